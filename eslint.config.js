@@ -1,0 +1,51 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import prettier from 'eslint-config-prettier';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.data/**', 'coverage/**', 'bin/**', 'scripts/**/*.mjs', 'eslint.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/explicit-module-boundary-types': 'error',
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      'import-x/no-cycle': 'error',
+      'import-x/order': ['warn', { 'newlines-between': 'never' }],
+      'no-console': 'error',
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read env only in config.ts / main.ts (house style §5).' }],
+    },
+  },
+  {
+    files: ['**/config.ts', '**/main.ts', 'cli/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'vitest.config.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/explicit-module-boundary-types': 'off', '@typescript-eslint/unbound-method': 'off' },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Workflow code must be deterministic: no Node built-ins.' },
+            { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'Not in the workflow sandbox.' },
+            { group: ['pg', 'better-sqlite3', '@whiskeysockets/baileys', 'pino', 'pino-*'], message: 'I/O belongs in activities.' },
+            { group: ['**/activities/**', '../activities/*'], allowTypeImports: true, message: 'Import activity types only.' },
+          ],
+          paths: ['fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'],
+        },
+      ],
+    },
+  },
+  prettier
+);
