@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * Thrown by every `load*Config(env)` when the environment is invalid; `issues` lists every problem
+ * (house style §5: print them all, exit 1 before opening any connection).
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`);
+  }
+}
+
+/**
+ * Parses `env` with `schema` and freezes the result.
+ * @throws ConfigError listing every issue as `KEY: message`.
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, env: Readonly<Record<string, string | undefined>>): Readonly<z.output<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
+  }
+  return Object.freeze(result.data);
+}
+
+/** `'true'` / `'false'` only; anything else is an error (never `Boolean('false') === true`). */
+export const envBoolean = (defaultValue: boolean) =>
+  z
+    .enum(['true', 'false'])
+    .default(defaultValue ? 'true' : 'false')
+    .transform((value) => value === 'true');
+
+/** A decimal integer within bounds, from a string. */
+export const envInt = (defaultValue: number, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, 'must be an integer')
+    .default(String(defaultValue))
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+/** Log level names pino accepts. */
+export const envLogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+
+/** An http(s) URL. */
+export const envHttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/**
+ * `WHATSAPP_WEBHOOK_SECRET`: one secret, or several separated by commas during rotation (the first
+ * one signs; any one verifies). Each at least 16 characters. Source: DESIGN §8 (rotation), §11.
+ */
+export const envWebhookSecrets = z
+  .string({ error: 'is required' })
+  .transform((value) => value.split(',').map((secret) => secret.trim()).filter((secret) => secret.length > 0))
+  .pipe(z.array(z.string().min(16, 'each secret must be at least 16 characters')).min(1, 'needs at least one secret'));
