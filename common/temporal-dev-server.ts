@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/contracts.js';
+import { findFreePort } from './embedded-postgres.js';
+
+/** A running `temporal server start-dev` process. */
+export interface RunningTemporalDevServer {
+  /** gRPC frontend, `127.0.0.1:<port>` (TEMPORAL_ADDRESS). */
+  address: string;
+  /** Web UI URL, or null when started headless. */
+  uiUrl: string | null;
+  /** Stops the server (SIGTERM, then SIGKILL after 10 s) and waits for the process to exit. */
+  stop(): Promise<void>;
+}
+
+/** Thrown when the dev server exits or does not answer before `startTimeoutMs`. */
+export class TemporalDevServerStartError extends Error {
+  override readonly name = 'TemporalDevServerStartError';
+}
+
+/**
+ * Starts the official `temporal` CLI's dev server with the wa-lake search attributes registered
+ * (DESIGN §7: `WaDeliveryState`, `WaEventType`, `WaChatJid` Keyword; `WaLastHttpStatus` Int) and waits
+ * until its frontend accepts a connection.
+ *
+ * @param options.cliPath - from `resolveTemporalCliPath(env)`.
+ * @param options.dbFile - SQLite state file; in-memory when omitted (state lost on exit).
+ * @param options.port / uiPort - free ports are chosen when omitted; `uiPort: null` starts headless.
+ * @param options.startTimeoutMs - how long to wait for the frontend (default 60 000 ms).
+ * @throws TemporalDevServerStartError when the process exits early or never answers.
+ */
+export async function startTemporalDevServer(options: {
+  cliPath: string;
+  dbFile?: string;
+  port?: number;
+  uiPort?: number | null;
+  namespace?: string;
+  startTimeoutMs?: number;
+  onLog?: (line: string) => void;
+}): Promise<RunningTemporalDevServer> {
+  const port = options.port ?? (await findFreePort());
+  const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
+  args.push(...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
+  for (const attribute of SEARCH_ATTRIBUTE_DEFINITIONS) args.push('--search-attribute', `${attribute.name}=${attribute.cliType}`);
+
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const forward = (chunk: Buffer): void => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) options.onLog?.(line);
+  };
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const address = `127.0.0.1:${port}`;
+  await waitForFrontend(address, child, exited, options.startTimeoutMs ?? 60_000);
+  return {
+    address,
+    uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`,
+    stop: () => stopChild(child, exited),
+  };
+}
+
+async function waitForFrontend(address: string, child: ChildProcess, exited: Promise<number | null>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let hasExited = false;
+  void exited.then(() => (hasExited = true));
+  while (Date.now() < deadline) {
+    if (hasExited) throw new TemporalDevServerStartError(`temporal dev server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      // The frontend answers before the default namespace is registered; wait for it too.
+      await connection.workflowService.describeNamespace({ namespace: 'default' });
+      await connection.close();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new TemporalDevServerStartError(`temporal dev server did not answer on ${address} within ${timeoutMs} ms`);
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
