@@ -1,0 +1,87 @@
+import { rmSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import { awaitDeliveries } from '../demo/await-deliveries.js';
+import { countLakeRows } from '../demo/count-lake-rows.js';
+import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
+import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
+import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { createCliLogger, printLine } from './shared.js';
+
+interface DemoOptions {
+  json?: boolean;
+  keepRunning?: boolean;
+  dataDir: string;
+  timeoutMs: string;
+}
+
+/**
+ * Registers `wa-lake demo [capture]` (`npm run demo`, issue #2 item 4): starts the whole local stack in a
+ * fresh data folder, replays the capture through the live path, waits for every workflow, and prints a
+ * summary (with `--json`, also one JSON object on the last stdout line). Exit code 1 when the lake does
+ * not hold each distinct kept event exactly once.
+ */
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('replay a capture through the whole local pipeline and print what reached the lake')
+    .argument('[capture]', 'capture file (our JSON lines or the first collector trail)', 'examples/capture.jsonl')
+    .option('--json', 'also print the summary as one JSON object on the last line')
+    .option('--keep-running', 'keep the stack (and its Web UI) running after the summary, until Ctrl-C')
+    .option('--data-dir <dir>', 'state folder, wiped at start', '.data/demo')
+    .option('--timeout-ms <ms>', 'how long to wait for deliveries', '180000')
+    .action(async (capture: string, options: DemoOptions) => {
+      const logger = createCliLogger('warn');
+      rmSync(options.dataDir, { recursive: true, force: true });
+      const stack = await startLocalStack({
+        dataDir: options.dataDir,
+        env: { ...process.env, OUTBOX_POLL_INTERVAL_MS: process.env['OUTBOX_POLL_INTERVAL_MS'] ?? '100' },
+        logger,
+        source: { kind: 'replay', path: capture },
+        uiPort: undefined,
+      });
+      let summary: DemoSummary;
+      try {
+        summary = await collectSummary(stack, capture, Number(options.timeoutMs), logger);
+      } catch (err) {
+        await stack.stop();
+        throw err;
+      }
+      process.stdout.write(formatDemoSummary(summary));
+      if (options.keepRunning) {
+        printLine(`Stack still running; open ${summary.webUi ?? 'the Web UI'} — Ctrl-C stops everything.`);
+        await runUntilSignal(() => stack.stop(), logger);
+      } else {
+        await stack.stop();
+      }
+      if (options.json) printLine(JSON.stringify(summary));
+      process.exitCode = summary.ok ? 0 : 1;
+    });
+}
+
+async function collectSummary(stack: LocalStack, capture: string, timeoutMs: number, logger: Logger): Promise<DemoSummary> {
+  const collector = stack.collector;
+  if (!collector?.replayDone) throw new Error('demo needs a replaying collector');
+  const replay = await collector.replayDone;
+  const stillPending = await waitForOutboxDrain(collector.outbox, timeoutMs);
+  if (stillPending > 0) logger.warn({ stillPending }, 'outbox not drained before the timeout');
+  const deliverable = [...replay.eventIds].filter((eventId) => collector.outbox.get(eventId)?.state !== 'dead');
+  const workflows = await awaitDeliveries(stack.temporalClient, deliverable, timeoutMs);
+  const lakeRows = await countLakeRows(stack.databaseUrl, deliverable);
+  return {
+    capture,
+    read: replay.lines,
+    items: replay.items,
+    kept: replay.kept,
+    distinctKept: replay.eventIds.size,
+    dropped: replay.dropped,
+    duplicatesRejected: replay.duplicates,
+    malformedLines: replay.malformedLines,
+    outbox: collector.outbox.countByState(),
+    workflows,
+    lakeRows,
+    webUi: stack.uiUrl,
+    ok: lakeRows === deliverable.length && workflows.failed === 0 && workflows.unfinished === 0,
+  };
+}

@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
+import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
+import { prepareDataDir } from '../local-stack/data-dir.js';
+import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { createCliLogger, parsePortOption, printLine } from './shared.js';
+
+interface DevOptions {
+  dataDir: string;
+  replay?: string;
+  record?: string;
+  pairPhone?: string;
+  temporalPort: number;
+  uiPort: number;
+  ingestPort: number;
+}
+
+/** Registers `wa-lake dev` (= `npm start`) and `wa-lake dev:temporal` (DESIGN §2, issue #2 item 3). */
+export function registerDevCommands(program: Command): void {
+  program
+    .command('dev')
+    .description('run Temporal dev server, embedded PostgreSQL, ingest API, worker and collector on this machine')
+    .option('--data-dir <dir>', 'state folder (Temporal, PostgreSQL, outbox, auth)', '.data')
+    .option('--replay <file>', 'feed this capture file instead of a live WhatsApp session')
+    .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines')
+    .option('--pair-phone <number>', 'link with a pairing code for this phone number instead of a QR code')
+    .option('--temporal-port <port>', 'Temporal frontend port', (v) => parsePortOption(v, 'temporal-port'), 7233)
+    .option('--ui-port <port>', 'Temporal Web UI port', (v) => parsePortOption(v, 'ui-port'), 8233)
+    .option('--ingest-port <port>', 'ingest API port', (v) => parsePortOption(v, 'ingest-port'), 8080)
+    .action(async (options: DevOptions) => {
+      const logger = createCliLogger();
+      const source: CollectorSource = options.replay
+        ? { kind: 'replay', path: options.replay }
+        : { kind: 'live', pairPhone: options.pairPhone };
+      const stack = await startLocalStack({
+        dataDir: options.dataDir,
+        env: process.env,
+        logger,
+        source,
+        recordPath: options.record,
+        temporalPort: options.temporalPort,
+        uiPort: options.uiPort,
+        ingestPort: options.ingestPort,
+      });
+      printLine(`wa-lake dev is running (Ctrl-C stops everything)`);
+      printLine(`  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`);
+      printLine(`  Temporal        : ${stack.temporalAddress}`);
+      printLine(`  Ingest API      : ${stack.ingestUrl}`);
+      printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
+      await runUntilSignal(() => stack.stop(), logger);
+    });
+
+  program
+    .command('dev:temporal')
+    .description('run only the Temporal dev server (Web UI, wa-lake search attributes registered)')
+    .option('--data-dir <dir>', 'state folder', '.data')
+    .option('--temporal-port <port>', 'Temporal frontend port', (v) => parsePortOption(v, 'temporal-port'), 7233)
+    .option('--ui-port <port>', 'Temporal Web UI port', (v) => parsePortOption(v, 'ui-port'), 8233)
+    .action(async (options: { dataDir: string; temporalPort: number; uiPort: number }) => {
+      const logger = createCliLogger();
+      const server = await startTemporalDevServer({
+        cliPath: resolveTemporalCliPath(process.env),
+        dbFile: prepareDataDir(options.dataDir).temporalDbFile,
+        port: options.temporalPort,
+        uiPort: options.uiPort,
+      });
+      printLine(`Temporal dev server on ${server.address}, Web UI ${server.uiUrl ?? '(headless)'} (Ctrl-C stops it)`);
+      await runUntilSignal(() => server.stop(), logger);
+    });
+}

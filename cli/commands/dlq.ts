@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { loadCollectorConfig } from '../../collector/config.js';
+import { listDeadLetters, replayDeadLetters, type ReplaySelection } from '../../ops/index.js';
+import { createLazyTemporalClient, printLine } from './shared.js';
+
+/** Registers `wa-lake dlq list` and `wa-lake dlq replay` (DESIGN §7, issue #3 item 6). */
+export function registerDlqCommands(program: Command): void {
+  const dlq = program.command('dlq').description('dead-lettered events (kept in the dead-letter workflow)');
+
+  dlq
+    .command('list')
+    .description('list dead-lettered events, oldest first')
+    .option('--all', 'include resolved entries')
+    .option('--offset <n>', 'start at this entry', '0')
+    .option('--limit <n>', 'entries to show', '50')
+    .option('--json', 'print the page as JSON')
+    .action(async (options: { all?: boolean; offset: string; limit: string; json?: boolean }) => {
+      await withClient(async (client) => {
+        const page = await listDeadLetters(client, {
+          pageSize: Number(options.limit),
+          offset: Number(options.offset),
+          includeResolved: options.all ?? false,
+        });
+        if (options.json) return printLine(JSON.stringify(page));
+        printLine(`${page.unresolvedCount} open, ${page.total} listed by this filter`);
+        for (const entry of page.entries) {
+          const state = entry.resolvedAt ? `resolved (${entry.resolution ?? ''})` : 'open';
+          printLine(`${entry.eventId}  ${entry.deadLetteredAt}  HTTP ${entry.httpStatus ?? '-'}  ${entry.type}  ${state}  ${entry.responseExcerpt.slice(0, 80)}`);
+        }
+        if (page.nextOffset !== null) printLine(`more: wa-lake dlq list --offset ${page.nextOffset}`);
+      });
+    });
+
+  dlq
+    .command('replay')
+    .description('reset the failed deliverEvent workflows to their first workflow task (workflowId stays the event_id)')
+    .argument('[eventIds...]', 'event ids to replay')
+    .option('--all', 'replay every open dead letter')
+    .option('--reason <text>', 'reason recorded in Temporal and in the dead-letter entry', 'wa-lake dlq replay')
+    .action(async (eventIds: string[], options: { all?: boolean; reason: string }) => {
+      if (!options.all && eventIds.length === 0) throw new Error('name event ids or pass --all');
+      const selection: ReplaySelection = options.all ? { all: true } : { eventIds };
+      await withClient(async (client) => {
+        const report = await replayDeadLetters(client, selection, options.reason);
+        for (const item of report.replayed) printLine(`replayed ${item.eventId} (new run ${item.newRunId})`);
+        for (const item of report.skipped) printLine(`skipped  ${item.eventId} (${item.status})`);
+        for (const item of report.failed) printLine(`FAILED   ${item.eventId}: ${item.error}`);
+        if (report.failed.length > 0) process.exitCode = 1;
+      });
+    });
+}
+
+async function withClient(run: (client: ReturnType<typeof createLazyTemporalClient>['client']) => Promise<void>): Promise<void> {
+  const config = loadCollectorConfig(process.env);
+  const temporal = createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  try {
+    await run(temporal.client);
+  } finally {
+    await temporal.close();
+  }
+}

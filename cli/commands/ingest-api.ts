@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { createPool } from '../../ingest-api/db/pool.js';
+import { runMigrations } from '../../ingest-api/db/migrate.js';
+import { loadIngestConfig } from '../../ingest-api/config.js';
+import { rebuildProjections } from '../../ingest-api/projections/rebuild.js';
+import { startIngestServer } from '../../ingest-api/server.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { createCliLogger, printLine } from './shared.js';
+
+/** Reads `DATABASE_URL` for the commands that need nothing else. @throws Error when it is unset. */
+function requireDatabaseUrl(): string {
+  const url = process.env['DATABASE_URL'];
+  if (!url) throw new Error('DATABASE_URL is required (postgres://user:password@host:port/database)');
+  return url;
+}
+
+/** Registers `wa-lake ingest-api`, `wa-lake migrate` and `wa-lake rebuild` (DESIGN §8–§10). */
+export function registerIngestCommands(program: Command): void {
+  program
+    .command('ingest-api')
+    .description('run the HTTP ingest API in front of PostgreSQL')
+    .action(async () => {
+      const config = loadIngestConfig(process.env);
+      const logger = createCliLogger();
+      const server = await startIngestServer({ config, logger });
+      printLine(`ingest API listening on ${server.url}`);
+      await runUntilSignal(() => server.close(), logger);
+    });
+
+  program
+    .command('migrate')
+    .description('apply the lake schema migrations to DATABASE_URL')
+    .action(async () => {
+      const logger = createCliLogger();
+      await runMigrations({ databaseUrl: requireDatabaseUrl(), logger });
+      printLine('migrations applied');
+    });
+
+  program
+    .command('rebuild')
+    .description('rebuild groups, participants and memberships from the raw whatsapp_event_logs table')
+    .action(async () => {
+      const pool = createPool(requireDatabaseUrl());
+      try {
+        const result = await rebuildProjections(pool);
+        printLine(`projections rebuilt from ${result.events} events`);
+      } finally {
+        await pool.end();
+      }
+    });
+}

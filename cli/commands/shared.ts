@@ -1,0 +1,29 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { createRootLogger } from '../../common/logger.js';
+
+/** The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6). */
+export function createCliLogger(defaultLevel = 'info'): Logger {
+  return createRootLogger({ level: process.env['LOG_LEVEL'] ?? defaultLevel });
+}
+
+/**
+ * A Temporal client whose connection is opened lazily, so a command that starts while Temporal is
+ * down keeps working and retries later (DESIGN §6: capture never stops because delivery is down).
+ */
+export function createLazyTemporalClient(address: string, namespace: string): { client: Client; close(): Promise<void> } {
+  const connection = Connection.lazy({ address });
+  return { client: new Client({ connection, namespace }), close: () => connection.close() };
+}
+
+/** Parses a TCP port option (0–65535). @throws Error naming the option when invalid. */
+export function parsePortOption(value: string, name = 'port'): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--${name} must be an integer from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+/** Writes one line to stdout (CLI output for humans and scripts, not a log record). */
+export function printLine(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}

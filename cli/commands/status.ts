@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { loadCollectorConfig } from '../../collector/config.js';
+import { readCollectorStatus } from '../../collector/heartbeat.js';
+import { OutboxStore } from '../../collector/outbox-store.js';
+import { countDeadLetters } from '../../ops/index.js';
+import { createLazyTemporalClient, printLine } from './shared.js';
+
+/** What `wa-lake status --json` prints (DESIGN §10). */
+interface StatusReport {
+  session: { state: string; since: string; pid: number; lastHeartbeatAt: string; heartbeatAgeMs: number } | null;
+  outbox: { pending: number; started: number; dead: number; oldestPendingAgeMs: number | null } | null;
+  deadLetters: { open: number } | { error: string };
+  /** True when the collector's last heartbeat is at most three intervals old. */
+  isHealthy: boolean;
+}
+
+/** Registers `wa-lake status` (DESIGN §10; `--healthcheck` is the container HEALTHCHECK). */
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('session state, outbox pending/started/dead, oldest pending age, dead letters, last heartbeat')
+    .option('--json', 'print one JSON object')
+    .option('--healthcheck', 'print nothing; exit 1 unless the collector heartbeat is fresh')
+    .action(async (options: { json?: boolean; healthcheck?: boolean }) => {
+      const config = loadCollectorConfig(process.env);
+      const now = Date.now();
+      const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);
+      const heartbeatAgeMs = status ? now - Date.parse(status.lastHeartbeatAt) : null;
+      const isHealthy = heartbeatAgeMs !== null && heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS;
+      if (options.healthcheck) {
+        process.exitCode = isHealthy ? 0 : 1;
+        return;
+      }
+      const report: StatusReport = {
+        session: status
+          ? { state: status.sessionState, since: status.sessionStateSince, pid: status.pid, lastHeartbeatAt: status.lastHeartbeatAt, heartbeatAgeMs: heartbeatAgeMs ?? 0 }
+          : null,
+        outbox: readOutbox(config.OUTBOX_PATH, now),
+        deadLetters: await readDeadLetters(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE),
+        isHealthy,
+      };
+      if (options.json) printLine(JSON.stringify(report));
+      else printReport(report, config.OUTBOX_PATH, config.TEMPORAL_ADDRESS);
+    });
+}
+
+function readOutbox(path: string, now: number): StatusReport['outbox'] {
+  if (!existsSync(path)) return null;
+  const outbox = OutboxStore.open({ path });
+  try {
+    const oldest = outbox.oldestPendingCreatedAt();
+    return { ...outbox.countByState(), oldestPendingAgeMs: oldest === null ? null : now - oldest };
+  } finally {
+    outbox.close();
+  }
+}
+
+async function readDeadLetters(address: string, namespace: string): Promise<StatusReport['deadLetters']> {
+  const temporal = createLazyTemporalClient(address, namespace);
+  try {
+    const open = await Promise.race([
+      countDeadLetters(temporal.client),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Temporal at ${address} did not answer within 5 s`)), 5_000).unref()),
+    ]);
+    return { open };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    await temporal.close().catch(() => undefined);
+  }
+}
+
+function formatAge(ms: number | null): string {
+  if (ms === null) return '—';
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}
+
+function printReport(report: StatusReport, outboxPath: string, temporalAddress: string): void {
+  const session = report.session;
+  printLine(
+    session
+      ? `session      : ${session.state} since ${session.since} (pid ${session.pid}); last heartbeat ${formatAge(session.heartbeatAgeMs)} ago${report.isHealthy ? '' : ' — STALE'}`
+      : 'session      : no collector status file (the collector has not run with this OUTBOX_PATH)'
+  );
+  const outbox = report.outbox;
+  printLine(
+    outbox
+      ? `outbox       : pending ${outbox.pending} · started ${outbox.started} · dead ${outbox.dead} · oldest pending ${formatAge(outbox.oldestPendingAgeMs)} (${outboxPath})`
+      : `outbox       : none at ${outboxPath}`
+  );
+  const dlq = report.deadLetters;
+  printLine('open' in dlq ? `dead letters : ${dlq.open} open (Temporal ${temporalAddress})` : `dead letters : unknown — ${dlq.error}`);
+}

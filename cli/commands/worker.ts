@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { loadWorkerConfig } from '../../worker/config.js';
+import { runWorker } from '../../worker/run-worker.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { createCliLogger } from './shared.js';
+
+/** Registers `wa-lake worker`: the Temporal worker for `deliverEvent` and the dead-letter workflow (DESIGN §7). */
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('run the Temporal worker that delivers events to the ingest API')
+    .action(async () => {
+      const config = loadWorkerConfig(process.env);
+      const logger = createCliLogger();
+      const worker = await runWorker({ config, logger, installRuntimeLogger: true });
+      await runUntilSignal(() => worker.stop(), logger);
+    });
+}

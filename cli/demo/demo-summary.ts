@@ -1,0 +1,48 @@
+import type { OutboxState } from '../../collector/outbox-store.js';
+import type { DeliveryTally } from './await-deliveries.js';
+
+/** What `wa-lake demo --json` prints as one JSON object on its last stdout line (issue #2 item 4). */
+export interface DemoSummary {
+  capture: string;
+  /** Baileys events (capture lines) read. */
+  read: number;
+  /** Items after fan-out (one per message, reaction, participant update…). */
+  items: number;
+  kept: number;
+  /** Distinct event ids among the kept items: what the lake must hold. */
+  distinctKept: number;
+  dropped: Record<string, number>;
+  /** Kept items whose event_id was already in the outbox (INSERT OR IGNORE). */
+  duplicatesRejected: number;
+  malformedLines: number;
+  outbox: Record<OutboxState, number>;
+  workflows: DeliveryTally;
+  /** Rows in whatsapp_event_logs for the capture's kept event ids. */
+  lakeRows: number;
+  webUi: string | null;
+  /** True when every distinct kept event is in the lake exactly once. */
+  ok: boolean;
+}
+
+/** Renders the human-readable demo summary (one string, trailing newline). */
+export function formatDemoSummary(summary: DemoSummary): string {
+  const dropped = Object.entries(summary.dropped)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([reason, count]) => `      ${String(count).padStart(5)}  ${reason}`);
+  const droppedTotal = Object.values(summary.dropped).reduce((sum, count) => sum + count, 0);
+  const lines = [
+    `wa-lake demo — ${summary.capture}`,
+    `  events read (capture lines) : ${summary.read}${summary.malformedLines ? ` (${summary.malformedLines} malformed)` : ''}`,
+    `  items after fan-out         : ${summary.items}`,
+    `  kept                        : ${summary.kept} (${summary.distinctKept} distinct event ids)`,
+    `  dropped                     : ${droppedTotal}`,
+    ...dropped,
+    `  duplicates rejected (outbox): ${summary.duplicatesRejected}`,
+    `  outbox rows                 : pending ${summary.outbox.pending} · started ${summary.outbox.started} · dead ${summary.outbox.dead}`,
+    `  workflows                   : completed ${summary.workflows.completed} · failed ${summary.workflows.failed} · unfinished ${summary.workflows.unfinished}`,
+    `  lake rows for these events  : ${summary.lakeRows}`,
+    `  Temporal Web UI             : ${summary.webUi ?? '(headless)'}`,
+    summary.ok ? `  OK: the lake holds each distinct kept event exactly once` : `  MISMATCH: lake rows ≠ distinct kept events`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,132 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { type CollectorHandle, runCollector } from '../../collector/run-collector.js';
+import { loadCollectorConfig } from '../../collector/config.js';
+import { startEmbeddedPostgres } from '../../common/embedded-postgres.js';
+import { INGEST_PATH } from '../../common/ingest-body.js';
+import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
+import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
+import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
+import { runMigrations } from '../../ingest-api/db/migrate.js';
+import { loadIngestConfig } from '../../ingest-api/config.js';
+import { startIngestServer } from '../../ingest-api/server.js';
+import { loadWorkerConfig } from '../../worker/config.js';
+import { runWorker } from '../../worker/run-worker.js';
+import { loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
+import { type StartedComponent, stopAll } from './stop-all.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where the collector's events come from. `none` starts no collector (delivery side only). */
+export type CollectorSource = { kind: 'live'; pairPhone?: string } | { kind: 'replay'; path: string } | { kind: 'none' };
+
+/** Options of {@link startLocalStack}; ports of 0 / undefined mean "pick a free one" except where noted. */
+export interface LocalStackOptions {
+  dataDir: string;
+  /** Base environment (process.env at the edge); values set here win over the stack's defaults. */
+  env: Env;
+  logger: Logger;
+  source: CollectorSource;
+  recordPath?: string;
+  temporalPort?: number;
+  /** null: headless Temporal (no Web UI). */
+  uiPort?: number | null;
+  postgresPort?: number;
+  ingestPort?: number;
+}
+
+/** Everything `wa-lake dev` runs, with addresses an operator needs. */
+export interface LocalStack {
+  temporalAddress: string;
+  uiUrl: string | null;
+  databaseUrl: string;
+  ingestUrl: string;
+  temporalClient: Client;
+  collector: CollectorHandle | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole pipeline on one machine (DESIGN §2 `wa-lake dev`): the Temporal dev server (state in
+ * the data folder, Web UI, search attributes registered), embedded PostgreSQL migrated (unless
+ * `DATABASE_URL` is set), the ingest API, the worker and a collector. A component that fails to start
+ * stops everything started before it.
+ *
+ * @throws ConfigError when the environment is invalid; whatever a component throws at start.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const { env, logger } = options;
+  const layout = prepareDataDir(options.dataDir);
+  const started: StartedComponent[] = [];
+  try {
+    const temporal = await startTemporalDevServer({
+      cliPath: resolveTemporalCliPath(env),
+      dbFile: layout.temporalDbFile,
+      port: options.temporalPort,
+      uiPort: options.uiPort,
+      onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
+    });
+    started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
+    logger.info({ address: temporal.address, uiUrl: temporal.uiUrl }, 'temporal dev server ready');
+
+    let databaseUrl = env['DATABASE_URL'];
+    if (!databaseUrl) {
+      const postgres = await startEmbeddedPostgres({ dataDir: layout.postgresDir, database: 'wa_lake', port: options.postgresPort });
+      started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
+      databaseUrl = postgres.databaseUrl;
+      logger.info({ port: postgres.port }, 'embedded postgresql ready');
+    }
+    await runMigrations({ databaseUrl, logger });
+
+    const stackEnv: Env = {
+      TEMPORAL_ADDRESS: temporal.address,
+      WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
+      OUTBOX_PATH: layout.outboxPath,
+      AUTH_DIR: layout.authDir,
+      INGEST_PORT: String(options.ingestPort ?? 0),
+      ...env,
+      DATABASE_URL: databaseUrl,
+    };
+    const ingest = await startIngestServer({ config: loadIngestConfig(stackEnv), logger });
+    started.push({ name: 'ingest-api', stop: () => ingest.close() });
+    const ingestUrl = ingest.url;
+
+    const workerEnv: Env = { ...stackEnv, WEBHOOK_URL: env['WEBHOOK_URL'] ?? `${ingestUrl}${INGEST_PATH}`, TEMPORAL_ADDRESS: temporal.address };
+    const worker = await runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true });
+    started.push({ name: 'worker', stop: () => worker.stop() });
+
+    const connection = await Connection.connect({ address: temporal.address });
+    started.push({ name: 'temporal-client', stop: () => connection.close() });
+    const temporalClient = new Client({ connection, namespace: env['TEMPORAL_NAMESPACE'] ?? 'default' });
+
+    const collector = await startCollector(options, { ...stackEnv, TEMPORAL_ADDRESS: temporal.address }, temporalClient);
+    if (collector) started.push({ name: 'collector', stop: () => collector.stop() });
+
+    return {
+      temporalAddress: temporal.address,
+      uiUrl: temporal.uiUrl,
+      databaseUrl,
+      ingestUrl,
+      temporalClient,
+      collector,
+      stop: () => stopAll(started, logger),
+    };
+  } catch (err) {
+    await stopAll(started, logger);
+    throw err;
+  }
+}
+
+async function startCollector(options: LocalStackOptions, env: Env, temporalClient: Client): Promise<CollectorHandle | null> {
+  if (options.source.kind === 'none') return null;
+  const config = loadCollectorConfig(env);
+  const alertSink = createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger: options.logger });
+  return runCollector({
+    config,
+    logger: options.logger,
+    alertSink,
+    temporalClient,
+    source: options.source,
+    recordPath: options.recordPath,
+  });
+}

@@ -1,0 +1,34 @@
+import { Command } from 'commander';
+import { ConfigError } from '../common/config-schema.js';
+import { registerCollectorCommands } from './commands/collector.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerDevCommands } from './commands/dev.js';
+import { registerDlqCommands } from './commands/dlq.js';
+import { registerIngestCommands } from './commands/ingest-api.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerWorkerCommand } from './commands/worker.js';
+
+// Entry of the `wa-lake` CLI (DESIGN §10): wiring only; every command lives in cli/commands/.
+const program = new Command('wa-lake')
+  .description('WhatsApp group events → SQLite outbox → Temporal → ingest API → PostgreSQL lake')
+  .showHelpAfterError();
+
+registerDevCommands(program);
+registerDemoCommand(program);
+registerCollectorCommands(program);
+registerWorkerCommand(program);
+registerIngestCommands(program);
+registerStatusCommand(program);
+registerDlqCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\nSee .env.example and docs/configuration.md.\n`);
+    process.exit(1);
+  }
+  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`wa-lake: ${message}\n`);
+  process.exit(1);
+}
