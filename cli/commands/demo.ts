@@ -6,7 +6,7 @@ import { countLakeRows } from '../demo/count-lake-rows.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { createShutdownSignal, runUntilSignal } from '../run-until-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 interface DemoOptions {
@@ -34,7 +34,9 @@ export function registerDemoCommand(program: Command): void {
     .action(async (capture: string, options: DemoOptions) => {
       const logger = createCliLogger('warn');
       rmSync(options.dataDir, { recursive: true, force: true });
+      const shutdown = createShutdownSignal(logger);
       const stack = await startLocalStack({
+        abortSignal: shutdown.signal,
         dataDir: options.dataDir,
         env: { ...process.env, OUTBOX_POLL_INTERVAL_MS: process.env['OUTBOX_POLL_INTERVAL_MS'] ?? '100' },
         logger,
@@ -46,14 +48,16 @@ export function registerDemoCommand(program: Command): void {
         summary = await collectSummary(stack, capture, Number(options.timeoutMs), logger);
       } catch (err) {
         await stack.stop();
+        shutdown.dispose();
         throw err;
       }
       process.stdout.write(formatDemoSummary(summary));
       if (options.keepRunning) {
         printLine(`Stack still running; open ${summary.webUi ?? 'the Web UI'} — Ctrl-C stops everything.`);
-        await runUntilSignal(() => stack.stop(), logger);
+        await runUntilSignal(() => stack.stop(), logger, shutdown);
       } else {
         await stack.stop();
+        shutdown.dispose();
       }
       if (options.json) printLine(JSON.stringify(summary));
       process.exitCode = summary.ok ? 0 : 1;

@@ -3,7 +3,7 @@ import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
 import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { createShutdownSignal, runUntilSignal } from '../run-until-signal.js';
 import { createCliLogger, parsePortOption, printLine } from './shared.js';
 
 interface DevOptions {
@@ -33,7 +33,9 @@ export function registerDevCommands(program: Command): void {
       const source: CollectorSource = options.replay
         ? { kind: 'replay', path: options.replay }
         : { kind: 'live', pairPhone: options.pairPhone };
+      const shutdown = createShutdownSignal(logger);
       const stack = await startLocalStack({
+        abortSignal: shutdown.signal,
         dataDir: options.dataDir,
         env: process.env,
         logger,
@@ -48,7 +50,7 @@ export function registerDevCommands(program: Command): void {
       printLine(`  Temporal        : ${stack.temporalAddress}`);
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
-      await runUntilSignal(() => stack.stop(), logger);
+      await runUntilSignal(() => stack.stop(), logger, shutdown);
     });
 
   program
@@ -59,6 +61,7 @@ export function registerDevCommands(program: Command): void {
     .option('--ui-port <port>', 'Temporal Web UI port', (v) => parsePortOption(v, 'ui-port'), 8233)
     .action(async (options: { dataDir: string; temporalPort: number; uiPort: number }) => {
       const logger = createCliLogger();
+      const shutdown = createShutdownSignal(logger);
       const server = await startTemporalDevServer({
         cliPath: resolveTemporalCliPath(process.env),
         dbFile: prepareDataDir(options.dataDir).temporalDbFile,
@@ -66,6 +69,6 @@ export function registerDevCommands(program: Command): void {
         uiPort: options.uiPort,
       });
       printLine(`Temporal dev server on ${server.address}, Web UI ${server.uiUrl ?? '(headless)'} (Ctrl-C stops it)`);
-      await runUntilSignal(() => server.stop(), logger);
+      await runUntilSignal(() => server.stop(), logger, shutdown);
     });
 }

@@ -33,6 +33,8 @@ export interface LocalStackOptions {
   uiPort?: number | null;
   postgresPort?: number;
   ingestPort?: number;
+  /** Aborting it (Ctrl-C during start-up) stops what was started and rejects with the abort reason. */
+  abortSignal?: AbortSignal;
 }
 
 /** Everything `wa-lake dev` runs, with addresses an operator needs. */
@@ -58,6 +60,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const { env, logger } = options;
   const layout = prepareDataDir(options.dataDir);
   const started: StartedComponent[] = [];
+  const checkpoint = (): void => options.abortSignal?.throwIfAborted();
   try {
     const temporal = await startTemporalDevServer({
       cliPath: resolveTemporalCliPath(env),
@@ -68,6 +71,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
     logger.info({ address: temporal.address, uiUrl: temporal.uiUrl }, 'temporal dev server ready');
+    checkpoint();
 
     let databaseUrl = env['DATABASE_URL'];
     if (!databaseUrl) {
@@ -77,6 +81,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       logger.info({ port: postgres.port }, 'embedded postgresql ready');
     }
     await runMigrations({ databaseUrl, logger });
+    checkpoint();
 
     const stackEnv: Env = {
       TEMPORAL_ADDRESS: temporal.address,
@@ -90,10 +95,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const ingest = await startIngestServer({ config: loadIngestConfig(stackEnv), logger });
     started.push({ name: 'ingest-api', stop: () => ingest.close() });
     const ingestUrl = ingest.url;
+    checkpoint();
 
     const workerEnv: Env = { ...stackEnv, WEBHOOK_URL: env['WEBHOOK_URL'] ?? `${ingestUrl}${INGEST_PATH}`, TEMPORAL_ADDRESS: temporal.address };
     const worker = await runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true });
     started.push({ name: 'worker', stop: () => worker.stop() });
+    checkpoint();
 
     const connection = await Connection.connect({ address: temporal.address });
     started.push({ name: 'temporal-client', stop: () => connection.close() });
@@ -101,6 +108,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const collector = await startCollector(options, { ...stackEnv, TEMPORAL_ADDRESS: temporal.address }, temporalClient);
     if (collector) started.push({ name: 'collector', stop: () => collector.stop() });
+    checkpoint();
 
     return {
       temporalAddress: temporal.address,
