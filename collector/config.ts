@@ -1,0 +1,69 @@
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { envHttpUrl, envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
+import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
+
+const MIB = 1024 * 1024;
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/**
+ * Environment of the collector (DESIGN §5, §6, §10, §11); keys are the environment variable names.
+ * Durations are in ms, sizes in bytes, as their names say.
+ */
+export const collectorEnvSchema = z.object({
+  OUTBOX_PATH: z.string().min(1).default('.data/outbox.sqlite'),
+  AUTH_DIR: z.string().min(1).default('.data/auth'),
+  /** Status file read by `wa-lake status`; default `collector-status.json` next to the outbox. */
+  COLLECTOR_STATUS_PATH: z.string().min(1).optional(),
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  OUTBOX_RETENTION_DAYS: envInt(7, 1, 3650),
+  OUTBOX_BODY_LIMIT_BYTES: envInt(MIB, 16 * 1024, 2 * MIB - 64 * 1024),
+  OUTBOX_INLINE_BINARY_LIMIT_BYTES: envInt(64 * 1024, 0, MIB),
+  OUTBOX_POLL_INTERVAL_MS: envInt(1000, 10, 60_000),
+  OUTBOX_PRUNE_INTERVAL_MS: envInt(60 * MINUTE_MS, 1000, DAY_MS),
+  OUTBOX_MONITOR_INTERVAL_MS: envInt(30_000, 100, 60 * MINUTE_MS),
+  OUTBOX_PENDING_ALERT_THRESHOLD: envInt(10_000, 1, 100_000_000),
+  OUTBOX_OLDEST_PENDING_ALERT_MS: envInt(15 * MINUTE_MS, 1000, 30 * DAY_MS),
+  SEND_BATCH_SIZE: envInt(100, 1, 10_000),
+  SEND_CONCURRENCY: envInt(8, 1, 256),
+  SEND_START_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+  SEND_RETRY_BASE_DELAY_MS: envInt(1000, 1, 60 * MINUTE_MS),
+  SEND_RETRY_MAX_DELAY_MS: envInt(5 * MINUTE_MS, 1, DAY_MS),
+  SESSION_RECONNECT_BASE_DELAY_MS: envInt(2000, 1, 60 * MINUTE_MS),
+  SESSION_RECONNECT_MAX_DELAY_MS: envInt(5 * MINUTE_MS, 1, DAY_MS),
+  SESSION_RECONNECT_WINDOW_MS: envInt(10 * MINUTE_MS, 1000, DAY_MS),
+  SESSION_DOWN_ALERT_MS: envInt(5 * MINUTE_MS, 1000, DAY_MS),
+  SESSION_REPLACED_ALERT_COUNT: envInt(2, 1, 100),
+  HEARTBEAT_INTERVAL_MS: envInt(MINUTE_MS, 1000, 60 * MINUTE_MS),
+  ALERT_WEBHOOK_URL: envHttpUrl.optional(),
+  ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1000, DAY_MS),
+  LOG_LEVEL: envLogLevel,
+  /** Baileys' own log level; `silent` by default because its records can carry DM JIDs (DESIGN §3). */
+  BAILEYS_LOG_LEVEL: envLogLevel.default('silent'),
+});
+
+/**
+ * Frozen, typed configuration of the collector: the parsed environment, keys = env var names (as the
+ * CLI reads them), with `COLLECTOR_STATUS_PATH` resolved (default `collector-status.json` next to
+ * the outbox). Durations in ms, sizes in bytes.
+ */
+export type CollectorConfig = Readonly<
+  Omit<z.output<typeof collectorEnvSchema>, 'COLLECTOR_STATUS_PATH'> & { COLLECTOR_STATUS_PATH: string }
+>;
+
+/**
+ * Parses the collector's environment once (house style §5).
+ * @param env - usually `process.env`; tests pass explicit values.
+ * @returns a frozen {@link CollectorConfig}.
+ * @throws ConfigError listing every invalid key.
+ */
+export function loadCollectorConfig(env: Readonly<Record<string, string | undefined>>): CollectorConfig {
+  const parsed = parseConfig(collectorEnvSchema, env);
+  return Object.freeze({
+    ...parsed,
+    COLLECTOR_STATUS_PATH: parsed.COLLECTOR_STATUS_PATH ?? join(dirname(parsed.OUTBOX_PATH), 'collector-status.json'),
+  });
+}

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import { jidNormalizedUser } from './normalize/baileys-helpers.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './normalize/json-value.js';
+import { isVolatileField } from './volatile-fields.js';
+
+/** UUIDv5 namespace of the first collector; keeping it keeps the lake free of duplicates (DESIGN §4). */
+export const EVENT_ID_NAMESPACE = 'b5f8c1e2-3a4d-4f6b-9c7e-1d2a3b4c5d6e';
+
+/** Input of `deriveEventId`: one kept item, already normalized (the same value that is POSTed). */
+export interface EventIdInput {
+  /** Stored event type, e.g. `messages.upsert`. */
+  type: string;
+  /** Group JID of the item, or null (identity data). */
+  chatJid: string | null;
+  /** The normalized item (`normalizeValue`). */
+  item: JsonValue;
+  /** The collector's own JID (any device form), for its own reactions; null before login. */
+  selfJid: string | null;
+}
+
+/**
+ * Keys left out of the hash: volatile fields, and empty arrays — protobufjs `decode` materializes
+ * every repeated field as `[]` (live events) while `toJSON`/`toObject` leave them out (history, the
+ * first collector's trail), so "empty" and "absent" must hash alike.
+ */
+const omitFromHash = (key: string, value: JsonValue): boolean =>
+  (Array.isArray(value) && value.length === 0) || isVolatileField(key, value);
+
+/**
+ * `hash(x)` of DESIGN §4: lower-case hex SHA-1 of the canonical JSON of a normalized value, with the
+ * volatile fields (`VOLATILE_FIELDS`) and empty arrays left out at every depth.
+ */
+export function hashItem(value: JsonValue): string {
+  return createHash('sha1').update(canonicalJson(value, omitFromHash)).digest('hex');
+}
+
+const field = (value: JsonValue | undefined, ...keys: string[]): JsonValue | undefined => {
+  let current = value;
+  for (const key of keys)
+    current = isJsonObject(current) ? current[key] : Array.isArray(current) ? current[Number(key)] : undefined;
+  return current;
+};
+const part = (value: JsonValue | undefined): string =>
+  value == null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+
+function upsertParts(chatJid: string | null, item: JsonObject): Array<string | null> {
+  const base = ['messages.upsert', chatJid, part(field(item, 'key', 'id'))];
+  const stubType = item.messageStubType;
+  const isStubOrPlaceholder = stubType != null || item.message == null;
+  if (!isStubOrPlaceholder) return base;
+  const parameters = item.messageStubParameters ?? null;
+  const hasParameters = Array.isArray(parameters) ? parameters.length > 0 : parameters !== null;
+  return [...base, 'stub', part(stubType), hasParameters ? hashItem(parameters) : ''];
+}
+
+function reactionParts(item: JsonObject, selfJid: string | null): string[] {
+  const reactionKey = field(item, 'reaction', 'key');
+  const participant = field(reactionKey, 'participant');
+  const isOwn = field(reactionKey, 'fromMe') === true;
+  const reactor =
+    typeof participant === 'string' && participant !== ''
+      ? participant
+      : isOwn && selfJid
+        ? jidNormalizedUser(selfJid)
+        : '';
+  return ['messages.reaction', part(field(item, 'key', 'id')), reactor, part(field(item, 'reaction', 'text'))];
+}
+
+/**
+ * The UUIDv5 name of an item: its parts joined with `|`, null/undefined parts as '' (DESIGN §4).
+ * - `messages.upsert` with content: type · `key.remoteJid` · `key.id`;
+ *   stub or placeholder (`messageStubType` set, or no `message`): + `stub` · `messageStubType` · `hash(messageStubParameters)`;
+ * - `messages.reaction`: type · target `key.id` · reactor (`reaction.key.participant`, or the
+ *   collector's own JID when absent and `fromMe`) · `reaction.text` (no `senderTimestampMs`);
+ * - `messages.update`, `messages.delete`: type · group JID · `key.id` · `hash(item)`;
+ * - every other type: type · group JID · `hash(item)`.
+ */
+export function eventIdName(input: EventIdInput): string {
+  const { type, chatJid, item, selfJid } = input;
+  let parts: Array<string | null>;
+  if (type === 'messages.upsert' && isJsonObject(item)) parts = upsertParts(chatJid, item);
+  else if (type === 'messages.reaction' && isJsonObject(item)) parts = reactionParts(item, selfJid);
+  else if (type === 'messages.update') parts = [type, chatJid, part(field(item, 'key', 'id')), hashItem(item)];
+  else if (type === 'messages.delete') parts = [type, chatJid, part(field(item, 'keys', '0', 'id')), hashItem(item)];
+  else parts = [type, chatJid, hashItem(item)];
+  return parts.map((p) => p ?? '').join('|');
+}
+
+const NAMESPACE_BYTES = Buffer.from(EVENT_ID_NAMESPACE.replaceAll('-', ''), 'hex');
+
+/**
+ * UUIDv5 (RFC 9562: SHA-1 of namespace bytes + UTF-8 name, version 5, RFC variant) of a name in
+ * `EVENT_ID_NAMESPACE`. Golden: `messages.upsert|120363000000000001@g.us|3EB0A0000000000000000001` →
+ * `7c301bfa-8af7-53a4-9bc3-8e9bcf75641d` (DESIGN §4). Computed here rather than with `uuid`'s `v5`,
+ * which throws `URIError` on a lone surrogate (a broken emoji in a reaction would lose the event);
+ * the name is made well-formed first, so equal to `uuid` on every well-formed name.
+ */
+export function eventIdFromName(name: string): string {
+  const wellFormed = (name as string & { toWellFormed(): string }).toWellFormed();
+  const digest = createHash('sha1').update(NAMESPACE_BYTES).update(wellFormed, 'utf8').digest();
+  digest[6] = ((digest[6] ?? 0) & 0x0f) | 0x50;
+  digest[8] = ((digest[8] ?? 0) & 0x3f) | 0x80;
+  const hex = digest.toString('hex', 0, 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** `event_id` of one normalized item: `UUIDv5(EVENT_ID_NAMESPACE, eventIdName(input))` (DESIGN §4). */
+export function deriveEventId(input: EventIdInput): string {
+  return eventIdFromName(eventIdName(input));
+}

@@ -1,0 +1,116 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+
+/** Outbox row counts by state, as `OutboxStore.countByState()` returns them. */
+export type OutboxCounts = Record<'pending' | 'started' | 'dead', number>;
+
+/** What the collector knows about itself at one moment (input of each beat). */
+export interface CollectorSnapshot {
+  /** `live` or `replay`. */
+  mode: 'live' | 'replay';
+  /** Session state name, e.g. `open`, `reconnecting`, `logged_out`, `replay`. */
+  sessionState: string;
+  /** ISO time of the last session state change. */
+  sessionStateSince: string;
+  outbox: OutboxCounts;
+  /** Age of the oldest pending row in ms, or null when nothing is pending. */
+  oldestPendingAgeMs: number | null;
+}
+
+/** Content of the status file read by `wa-lake status` (DESIGN §10). */
+export interface CollectorStatus extends CollectorSnapshot {
+  pid: number;
+  startedAt: string;
+  lastHeartbeatAt: string;
+}
+
+/**
+ * Logs one `collector heartbeat` record at `info` every `intervalMs` (default 60 s) and rewrites a
+ * small JSON status file atomically (temp file + rename) so `wa-lake status` can read session state,
+ * outbox counts and the last heartbeat from another process. Source: DESIGN §10.
+ */
+export class Heartbeat {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly startedAt: string;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly deps: {
+      logger: Logger;
+      /** Path of the JSON status file. */
+      statusPath: string;
+      intervalMs: number;
+      getSnapshot: () => CollectorSnapshot;
+      now?: () => number;
+    }
+  ) {
+    this.logger = deps.logger.child({ component: 'heartbeat' });
+    this.now = deps.now ?? Date.now;
+    this.startedAt = new Date(this.now()).toISOString();
+  }
+
+  /** Beats once now, then every `intervalMs`; calling it twice has no effect. */
+  start(): void {
+    if (this.timer) return;
+    this.beat();
+    this.timer = setInterval(() => this.beat(), this.deps.intervalMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Logs one heartbeat and rewrites the status file. A write failure is logged at `warn`, never thrown.
+   * @returns the status that was written.
+   */
+  beat(): CollectorStatus {
+    const snapshot = this.deps.getSnapshot();
+    const status: CollectorStatus = {
+      ...snapshot,
+      pid: process.pid,
+      startedAt: this.startedAt,
+      lastHeartbeatAt: new Date(this.now()).toISOString(),
+    };
+    this.logger.info(
+      {
+        sessionState: status.sessionState,
+        pending: status.outbox.pending,
+        started: status.outbox.started,
+        dead: status.outbox.dead,
+        oldestPendingAgeMs: status.oldestPendingAgeMs,
+      },
+      'collector heartbeat'
+    );
+    try {
+      mkdirSync(dirname(this.deps.statusPath), { recursive: true });
+      const temporary = `${this.deps.statusPath}.${process.pid}.tmp`;
+      writeFileSync(temporary, `${JSON.stringify(status, null, 2)}\n`);
+      renameSync(temporary, this.deps.statusPath);
+    } catch (err) {
+      this.logger.warn({ err, statusPath: this.deps.statusPath }, 'cannot write collector status file');
+    }
+    return status;
+  }
+
+  /** Stops the timer and writes a last status (e.g. with `sessionState: 'stopped'`). */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.beat();
+  }
+}
+
+/**
+ * Reads the collector status file written by {@link Heartbeat}.
+ * @param path - the status file (`CollectorConfig.statusPath`).
+ * @returns the status, or null when the file is missing or unreadable (collector never ran here).
+ */
+export function readCollectorStatus(path: string): CollectorStatus | null {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CollectorStatus>;
+    if (typeof parsed.lastHeartbeatAt !== 'string' || typeof parsed.sessionState !== 'string') return null;
+    return parsed as CollectorStatus;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,208 @@
+import Database from 'better-sqlite3';
+import { OutboxOpenError } from './errors.js';
+import { OUTBOX_SCHEMA_SQL, OUTBOX_SQL } from './outbox-schema.js';
+
+/** Row state (DESIGN §5): `pending` → `started` → pruned; `dead` waits for an operator. */
+export type OutboxState = 'pending' | 'started' | 'dead';
+
+/** One outbox row. Times are ms since the Unix epoch. */
+export interface OutboxRow {
+  eventId: string;
+  type: string;
+  chatJid: string | null;
+  /** The exact JSON text (an `IngestBody`) that will be signed and POSTed. */
+  body: string;
+  state: OutboxState;
+  attempts: number;
+  nextAttemptAt: number;
+  createdAt: number;
+  startedAt: number | null;
+  lastError: string | null;
+}
+
+/** What the pipeline enqueues for one item. */
+export interface OutboxEventInput {
+  eventId: string;
+  type: string;
+  chatJid: string | null;
+  body: string;
+}
+
+/** An item the collector cannot hand over, with the reason kept in `last_error`. */
+export type OutboxDeadInput = OutboxEventInput & { reason: string };
+
+/** Counts of one enqueue: `ignored` rows already existed (same `event_id`). */
+export interface EnqueueResult {
+  /** Rows inserted (pending and dead). */
+  inserted: number;
+  ignored: number;
+  /** Of `inserted`, rows inserted as `dead`. */
+  deadInserted: number;
+}
+
+interface SqlRow {
+  event_id: string;
+  type: string;
+  chat_jid: string | null;
+  body: string;
+  state: OutboxState;
+  attempts: number;
+  next_attempt_at: number;
+  created_at: number;
+  started_at: number | null;
+  last_error: string | null;
+}
+
+const toRow = (row: SqlRow): OutboxRow => ({
+  eventId: row.event_id,
+  type: row.type,
+  chatJid: row.chat_jid,
+  body: row.body,
+  state: row.state,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  createdAt: row.created_at,
+  startedAt: row.started_at,
+  lastError: row.last_error,
+});
+
+type Statements = { [K in keyof typeof OUTBOX_SQL]: Database.Statement };
+
+/**
+ * The SQLite outbox, the only SQLite code of the collector (DESIGN §5, house style §1). WAL,
+ * `synchronous=FULL`, one writer; every method is synchronous so a Baileys callback can make an
+ * event durable before it returns (DESIGN §1). Idempotent on `event_id` (`INSERT OR IGNORE`).
+ */
+export class OutboxStore {
+  private readonly statements: Statements;
+  private readonly insertMany: (events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number) => EnqueueResult;
+  private readonly markStartedMany: (eventIds: string[], nowMs: number) => void;
+
+  private constructor(private readonly db: Database.Database) {
+    this.statements = Object.fromEntries(
+      Object.entries(OUTBOX_SQL).map(([name, sql]) => [name, db.prepare(sql)])
+    ) as Statements;
+    this.insertMany = db.transaction((events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number) => {
+      let inserted = 0;
+      let deadInserted = 0;
+      for (const e of events)
+        inserted += this.statements.insertPending.run(e.eventId, e.type, e.chatJid, e.body, nowMs, nowMs).changes;
+      for (const e of dead)
+        deadInserted += this.statements.insertDead.run(
+          e.eventId,
+          e.type,
+          e.chatJid,
+          e.body,
+          nowMs,
+          nowMs,
+          e.reason
+        ).changes;
+      return {
+        inserted: inserted + deadInserted,
+        ignored: events.length + dead.length - inserted - deadInserted,
+        deadInserted,
+      };
+    });
+    this.markStartedMany = db.transaction((eventIds: string[], nowMs: number) => {
+      for (const eventId of eventIds) this.statements.markStarted.run(nowMs, eventId);
+    });
+  }
+
+  /**
+   * Opens (or creates) the outbox file and its schema.
+   * @param options.path - SQLite file path; its directory must exist.
+   * @throws OutboxOpenError when the file cannot be opened or the schema created.
+   */
+  static open(options: { path: string }): OutboxStore {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(options.path);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('busy_timeout = 5000');
+      // Random UUID keys dirty many index pages per batch: a larger checkpoint interval writes each
+      // page back once for many commits, and a 16 MiB cache keeps the event_id index in memory.
+      db.pragma('wal_autocheckpoint = 4000');
+      db.pragma('cache_size = -16384');
+      db.exec(OUTBOX_SCHEMA_SQL);
+      return new OutboxStore(db);
+    } catch (err) {
+      db?.close();
+      throw new OutboxOpenError(options.path, { cause: err });
+    }
+  }
+
+  /** Inserts `pending` rows in one synchronous transaction; existing `event_id`s are ignored (DESIGN §5). */
+  enqueueBatch(events: OutboxEventInput[], nowMs: number): EnqueueResult {
+    return this.insertMany(events, [], nowMs);
+  }
+
+  /** Inserts `dead` rows (reason in `last_error`) in one transaction; existing `event_id`s are ignored. */
+  enqueueDead(items: OutboxDeadInput[], nowMs: number): EnqueueResult {
+    return this.insertMany([], items, nowMs);
+  }
+
+  /** `pending` and `dead` rows of one Baileys event in ONE transaction (DESIGN §5). */
+  enqueueWithDead(events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number): EnqueueResult {
+    return this.insertMany(events, dead, nowMs);
+  }
+
+  /**
+   * Up to `limit` `pending` rows with `next_attempt_at <= nowMs`, oldest first: ordered by
+   * `next_attempt_at` then `created_at`, so never-tried rows come in capture order
+   * (`next_attempt_at = created_at`) and a retried row when its backoff ends. Does not change them.
+   */
+  claimDue(limit: number, nowMs: number): OutboxRow[] {
+    return (this.statements.claimDue.all(nowMs, limit) as SqlRow[]).map(toRow);
+  }
+
+  /** Marks `pending` rows `started` (Temporal accepted or already had the workflow), in one transaction. */
+  markStarted(eventIds: string[], nowMs: number): void {
+    this.markStartedMany(eventIds, nowMs);
+  }
+
+  /** Counts a failed hand-over: `attempts + 1`, `last_error`, new `next_attempt_at`; the row stays `pending`. */
+  recordAttemptFailure(eventId: string, error: string, nextAttemptAtMs: number): void {
+    this.statements.recordFailure.run(error, nextAttemptAtMs, eventId);
+  }
+
+  /** Number of rows per state (every state present, zero when empty). */
+  countByState(): Record<OutboxState, number> {
+    return this.statements.countByState.get() as Record<OutboxState, number>;
+  }
+
+  /** `created_at` (ms) of the oldest `pending` row, or null when none is pending. */
+  oldestPendingCreatedAt(): number | null {
+    const row = this.statements.oldestPending.get() as { created_at: number | null } | undefined;
+    return row?.created_at ?? null;
+  }
+
+  /** Deletes `started` rows with `started_at < olderThanMs` (retention, DESIGN §5). @returns rows deleted. */
+  pruneStarted(olderThanMs: number): number {
+    return this.statements.pruneStarted.run(olderThanMs).changes;
+  }
+
+  /** One row by `event_id`, or undefined. */
+  get(eventId: string): OutboxRow | undefined {
+    const row = this.statements.get.get(eventId) as SqlRow | undefined;
+    return row ? toRow(row) : undefined;
+  }
+
+  /** Up to `limit` `dead` rows, oldest first. */
+  listDead(limit: number): OutboxRow[] {
+    return (this.statements.listDead.all(limit) as SqlRow[]).map(toRow);
+  }
+
+  /** The durability pragmas in force (`journal_mode`, `synchronous`: 2 = FULL), for status and tests. */
+  durabilitySettings(): { journalMode: string; synchronous: number } {
+    return {
+      journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+      synchronous: Number(this.db.pragma('synchronous', { simple: true })),
+    };
+  }
+
+  /** Closes the database (idempotent). The store is unusable afterwards. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,249 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { AlertSink } from '../common/alert-sink.js';
+import type { Logger } from '../common/logger.js';
+import { CaptureRecorder } from './capture/capture-recorder.js';
+import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
+import type { CollectorConfig } from './config.js';
+import { EventPipeline } from './event-pipeline.js';
+import { Heartbeat } from './heartbeat.js';
+import { acquireInstanceLock } from './instance-lock.js';
+import { OutboxMonitor } from './outbox-monitor.js';
+import { OutboxStore } from './outbox-store.js';
+import { OutboxSender } from './sender.js';
+import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
+import { normalizePairPhone } from './session/login-prompt.js';
+import { WhatsAppSession, type SessionStopReason } from './session/whatsapp-session.js';
+
+/** Where events come from: the live WhatsApp session, or a capture file / trail folder. */
+export type CollectorSource = { kind: 'live'; pairPhone?: string | undefined } | { kind: 'replay'; path: string };
+
+/** Options of {@link runCollector}. */
+export interface RunCollectorOptions {
+  config: CollectorConfig;
+  logger: Logger;
+  alertSink: AlertSink;
+  /** Null: nothing is handed to Temporal (rows stay pending for the next run). */
+  temporalClient: Client | null;
+  source: CollectorSource;
+  /** `--record FILE`: capture every received event (minus `creds.update`). Live only. */
+  recordPath?: string | undefined;
+  /** Test seam: replaces the Baileys socket factory (only WhatsApp may be faked). */
+  socketFactory?: SocketFactory;
+}
+
+/** A running collector. */
+export interface CollectorHandle {
+  outbox: OutboxStore;
+  /** Replay only: resolves after the capture was read and no pending row is due any more. */
+  replayDone?: Promise<ReplaySummary>;
+  /** Live only: resolves when the session ends for good (`logged_out`, `forbidden`, `stopped`). */
+  sessionStopped?: Promise<SessionStopReason>;
+  /** Stops everything (session or replay, sender, timers), closes the outbox, releases the lock. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Thrown by {@link runCollector} when `--pair-phone` is not an international number. */
+export class InvalidPairPhoneError extends Error {
+  override readonly name = 'InvalidPairPhoneError';
+  constructor() {
+    super('--pair-phone must be an international number with country code, digits only (8–15 digits)');
+  }
+}
+
+/**
+ * Wires one collector (DESIGN §2, §5, §6, §10): instance lock → outbox → pipeline → sender (when a
+ * Temporal client is given) → outbox monitor, pruning timer, heartbeat → live session (optionally
+ * recording) or capture replay. Live and replay use the same `EventPipeline`.
+ *
+ * @throws InstanceLockedError when another collector holds the auth dir (live) or the outbox.
+ * @throws OutboxOpenError when the outbox cannot be opened; InvalidPairPhoneError for a bad `pairPhone`.
+ */
+export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
+  const { config, alertSink, source } = options;
+  const logger = options.logger.child({ component: 'collector' });
+  const pairPhone =
+    source.kind === 'live' && source.pairPhone !== undefined ? normalizePairPhone(source.pairPhone) : undefined;
+  if (pairPhone === null) throw new InvalidPairPhoneError();
+  mkdirSync(dirname(config.OUTBOX_PATH), { recursive: true });
+  // A replay only needs the outbox; it may run next to a live collector that uses another outbox.
+  const lock = acquireInstanceLock({
+    authDir: source.kind === 'live' ? config.AUTH_DIR : undefined,
+    outboxPath: config.OUTBOX_PATH,
+  });
+  const stack: Array<() => Promise<void> | void> = [() => lock.release()];
+  const stopAll = async (): Promise<void> => {
+    for (const step of stack.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        logger.error({ err }, 'error while stopping the collector');
+      }
+    }
+  };
+  try {
+    const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
+    stack.push(() => outbox.close());
+    let session: WhatsAppSession | null = null;
+    const pipeline = new EventPipeline({
+      outbox,
+      logger: options.logger,
+      getSelfJid: () => session?.getSelfJid() ?? null,
+      limits: {
+        bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,
+        inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,
+      },
+    });
+    const sender = startSender(options, outbox);
+    if (sender) stack.push(() => sender.stop());
+    startHousekeeping(options, outbox, stack);
+    const handle: CollectorHandle = { outbox, stop: stopAll };
+    if (source.kind === 'replay') {
+      const abort = new AbortController();
+      const replayStartedAt = new Date();
+      startHeartbeat(options, outbox, stack, () => ({ state: 'replay', since: replayStartedAt }), 'replay');
+      const replayDone = runReplay(source.path, pipeline, sender, logger, abort.signal);
+      handle.replayDone = replayDone;
+      // Unwinds as: abort → wait for the reader to stop → heartbeat → sender → outbox.
+      stack.push(() =>
+        replayDone.then(
+          () => undefined,
+          () => undefined
+        )
+      );
+      stack.push(() => abort.abort());
+      return handle;
+    }
+    const recorder = options.recordPath ? CaptureRecorder.open(options.recordPath, options.logger) : null;
+    if (recorder) stack.push(() => recorder.close());
+    const liveSession = new WhatsAppSession({
+      socketFactory:
+        options.socketFactory ??
+        createBaileysSocketFactory({
+          authDir: config.AUTH_DIR,
+          logger: options.logger,
+          baileysLogLevel: config.BAILEYS_LOG_LEVEL,
+        }),
+      onEvent: (event, data, capturedAt) => {
+        recorder?.record(event, data, capturedAt);
+        pipeline.handle(event, data, capturedAt);
+      },
+      logger: options.logger,
+      alertSink,
+      authDir: config.AUTH_DIR,
+      ...(pairPhone !== undefined ? { pairPhone } : {}),
+      reconnect: {
+        baseDelayMs: config.SESSION_RECONNECT_BASE_DELAY_MS,
+        maxDelayMs: config.SESSION_RECONNECT_MAX_DELAY_MS,
+        windowMs: config.SESSION_RECONNECT_WINDOW_MS,
+      },
+      downAlertMs: config.SESSION_DOWN_ALERT_MS,
+      replacedAlertCount: config.SESSION_REPLACED_ALERT_COUNT,
+    });
+    session = liveSession;
+    startHeartbeat(options, outbox, stack, () => ({ state: liveSession.state, since: liveSession.stateSince }), 'live');
+    stack.push(() => liveSession.stop());
+    liveSession.start();
+    handle.sessionStopped = liveSession.stopped;
+    return handle;
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxSender | null {
+  if (options.temporalClient === null) return null;
+  const { config } = options;
+  const sender = new OutboxSender({
+    client: options.temporalClient,
+    outbox,
+    logger: options.logger,
+    alertSink: options.alertSink,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    batchSize: config.SEND_BATCH_SIZE,
+    concurrency: config.SEND_CONCURRENCY,
+    pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+    startTimeoutMs: config.SEND_START_TIMEOUT_MS,
+    retryBaseDelayMs: config.SEND_RETRY_BASE_DELAY_MS,
+    retryMaxDelayMs: config.SEND_RETRY_MAX_DELAY_MS,
+  });
+  sender.start();
+  return sender;
+}
+
+function startHousekeeping(
+  options: RunCollectorOptions,
+  outbox: OutboxStore,
+  stack: Array<() => Promise<void> | void>
+): void {
+  const { config, logger } = options;
+  const monitor = new OutboxMonitor({
+    outbox,
+    alertSink: options.alertSink,
+    logger,
+    pendingThreshold: config.OUTBOX_PENDING_ALERT_THRESHOLD,
+    oldestPendingAgeThresholdMs: config.OUTBOX_OLDEST_PENDING_ALERT_MS,
+    windowMs: config.ALERT_WINDOW_MS,
+  });
+  monitor.start(config.OUTBOX_MONITOR_INTERVAL_MS);
+  stack.push(() => monitor.stop());
+  const prune = (): void => {
+    const pruned = outbox.pruneStarted(Date.now() - config.OUTBOX_RETENTION_DAYS * 24 * 60 * 60 * 1000);
+    if (pruned > 0) logger.info({ component: 'collector', pruned }, 'outbox rows pruned after the retention period');
+  };
+  prune();
+  const pruneTimer = setInterval(prune, config.OUTBOX_PRUNE_INTERVAL_MS);
+  pruneTimer.unref();
+  stack.push(() => clearInterval(pruneTimer));
+}
+
+function startHeartbeat(
+  options: RunCollectorOptions,
+  outbox: OutboxStore,
+  stack: Array<() => Promise<void> | void>,
+  getState: () => { state: string; since: Date },
+  mode: 'live' | 'replay'
+): void {
+  const heartbeat = new Heartbeat({
+    logger: options.logger,
+    statusPath: options.config.COLLECTOR_STATUS_PATH,
+    intervalMs: options.config.HEARTBEAT_INTERVAL_MS,
+    getSnapshot: () => {
+      const oldest = outbox.oldestPendingCreatedAt();
+      const { state, since } = getState();
+      return {
+        mode,
+        sessionState: state,
+        sessionStateSince: since.toISOString(),
+        outbox: outbox.countByState(),
+        oldestPendingAgeMs: oldest === null ? null : Date.now() - oldest,
+      };
+    },
+  });
+  heartbeat.start();
+  // Runs before the outbox closes (the stack unwinds in reverse), so the last status has real counts.
+  stack.push(() => heartbeat.stop());
+}
+
+async function runReplay(
+  path: string,
+  pipeline: EventPipeline,
+  sender: OutboxSender | null,
+  logger: Logger,
+  signal: AbortSignal
+): Promise<ReplaySummary> {
+  logger.info({ path }, 'replay started');
+  const summary = await replayCapture({
+    path,
+    pipeline,
+    signal,
+    onProgress: (progress) => logger.info(progress, 'replay progress'),
+    onMalformedLine: (line) => logger.warn(line, 'malformed capture line skipped'),
+  });
+  if (sender && !signal.aborted) await sender.waitUntilIdle();
+  const { eventIds, ...counts } = summary;
+  logger.info({ ...counts, distinctEventIds: eventIds.size }, 'replay finished');
+  return summary;
+}
