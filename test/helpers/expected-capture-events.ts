@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { BufferJSON } from '@whiskeysockets/baileys';
 import { deriveEventId } from '../../collector/event-id.js';
-import { normalizeValue } from '../../collector/normalize/normalize-value.js';
+import { normalizeItem } from '../../collector/normalize/normalize-value.js';
 
 /**
  * The test's own reading of DESIGN §3 (which items of which event are kept, and their group JID),
@@ -32,7 +32,7 @@ function deleteItems(data: Record<string, unknown>): Array<{ item: unknown; grou
 export function expectedDistinctEventIds(capturePath: string): Set<string> {
   const ids = new Set<string>();
   const add = (type: string, chatJid: string | null, item: unknown): void => {
-    ids.add(deriveEventId({ type, chatJid, item: normalizeValue(item), selfJid: null }));
+    ids.add(deriveEventId({ type, chatJid, item: normalizeItem(type, item), selfJid: null }));
   };
   for (const line of readFileSync(capturePath, 'utf8').split('\n')) {
     if (!line.trim()) continue;
