@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { envInt, envLogLevel, envWebhookSecrets, parseConfig } from '../common/config-schema.js';
+
+const FOUR_MIB = 4 * 1024 * 1024;
+
+/**
+ * Environment of the ingest API (DESIGN §8, §11); keys are the environment variable names.
+ * `WHATSAPP_WEBHOOK_SECRET` may hold several comma-separated secrets: any one verifies (rotation).
+ */
+export const ingestEnvSchema = z.object({
+  DATABASE_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+  WHATSAPP_WEBHOOK_SECRET: envWebhookSecrets,
+  INGEST_HOST: z.string().min(1).default('127.0.0.1'),
+  INGEST_PORT: envInt(8080, 0, 65_535),
+  INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
+  DATABASE_POOL_MAX: envInt(10, 1, 200),
+  LOG_LEVEL: envLogLevel,
+});
+
+/** Frozen, typed configuration of the ingest API (built from {@link ingestEnvSchema}). */
+export interface IngestConfig {
+  readonly databaseUrl: string;
+  /** One or more secrets; the first signs (collector side), any one verifies. */
+  readonly webhookSecrets: readonly string[];
+  readonly host: string;
+  /** TCP port; 0 lets the OS choose. */
+  readonly port: number;
+  readonly bodyLimitBytes: number;
+  readonly databasePoolMax: number;
+  readonly logLevel: z.output<typeof envLogLevel>;
+}
+
+/**
+ * Parses the ingest API's environment once (house style §5).
+ * @param env - usually `process.env`; tests pass explicit values.
+ * @returns `{ databaseUrl, webhookSecrets: string[], host, port, bodyLimitBytes, databasePoolMax, logLevel }`.
+ * @throws ConfigError listing every invalid or missing key.
+ */
+export function loadIngestConfig(env: Readonly<Record<string, string | undefined>>): IngestConfig {
+  const parsed = parseConfig(ingestEnvSchema, env);
+  return Object.freeze({
+    databaseUrl: parsed.DATABASE_URL,
+    webhookSecrets: Object.freeze([...parsed.WHATSAPP_WEBHOOK_SECRET]),
+    host: parsed.INGEST_HOST,
+    port: parsed.INGEST_PORT,
+    bodyLimitBytes: parsed.INGEST_BODY_LIMIT_BYTES,
+    databasePoolMax: parsed.DATABASE_POOL_MAX,
+    logLevel: parsed.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,114 @@
+import type pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import type { Logger } from '../../common/logger.js';
+import type { ParsedIngestBody } from '../parse-ingest-body.js';
+import { applyProjectionsInSavepoint, hasProjectionWork } from '../projections/apply-projections.js';
+import { extractProjectionFacts, type ProjectionEvent } from '../projections/extract-projection-facts.js';
+import { DatabaseUnavailableError } from './errors.js';
+import { isDatabaseUnavailable } from './pool.js';
+
+/** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
+export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | { status: 'duplicate' };
+
+// The payload is extracted by PostgreSQL from the body text, so numbers are parsed exactly once, by jsonb.
+// A named statement: each pooled connection parses and plans it once.
+const INSERT_EVENT_STATEMENT = 'wa_insert_event_log';
+const INSERT_EVENT_SQL = `
+  INSERT INTO whatsapp_event_logs
+    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized)
+  VALUES ($1, $2, $3, $4, ($5::jsonb) -> 'payload', $6, $7, $8, $9, $10)
+  ON CONFLICT (event_id) DO NOTHING
+  RETURNING id`;
+
+/**
+ * Stores raw events idempotently and updates the projections in the same transaction (DESIGN §1,
+ * §8, §9). One client per transaction, released in `finally` (house style §10.5).
+ */
+export class EventsRepository {
+  private readonly log: Logger;
+  constructor(
+    private readonly pool: pg.Pool,
+    logger: Logger
+  ) {
+    this.log = logger.child({ component: 'events-repository' });
+  }
+
+  /**
+   * Inserts one event with `ON CONFLICT (event_id) DO NOTHING`, then (only when inserted) applies
+   * the projections inside a savepoint, and commits. Resolves only after COMMIT, so a caller may
+   * answer 2xx. A concurrent first delivery of the same id waits on the unique index and resolves
+   * `duplicate` once the other transaction commits.
+   *
+   * @param eventId - the `X-Event-Id` UUID.
+   * @param body - the parsed, sanitized delivery.
+   * @param receivedAt - when the request arrived (`received_at`).
+   * @throws DatabaseUnavailableError when PostgreSQL cannot be reached or drops the connection (HTTP 503).
+   * @throws pg.DatabaseError for statement errors that are not about availability (HTTP 4xx/500 by code).
+   */
+  async store(eventId: string, body: ParsedIngestBody, receivedAt: Date): Promise<StoreOutcome> {
+    const params = [
+      uuidv7(),
+      eventId,
+      body.type,
+      body.chatJid,
+      body.bodyText,
+      receivedAt,
+      body.capturedAt,
+      body.upsertType,
+      body.occurredAt,
+      body.isSanitized,
+    ];
+    const event: ProjectionEvent = {
+      eventId,
+      type: body.type,
+      chatJid: body.chatJid,
+      payload: body.payload,
+      effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
+    };
+    const facts = extractProjectionFacts(event);
+    const client = await this.connect();
+    let releaseError: Error | undefined;
+    try {
+      if (!hasProjectionWork(facts)) {
+        // Nothing to project: one autocommit statement is the whole transaction (durable when it returns).
+        const inserted = await client.query({ name: INSERT_EVENT_STATEMENT, text: INSERT_EVENT_SQL, values: params });
+        return inserted.rowCount === 0 ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
+      }
+      await client.query('BEGIN');
+      const inserted = await client.query({ name: INSERT_EVENT_STATEMENT, text: INSERT_EVENT_SQL, values: params });
+      if (inserted.rowCount === 0) {
+        await client.query('COMMIT');
+        return { status: 'duplicate' };
+      }
+      const projection = await applyProjectionsInSavepoint(client, event, facts);
+      await client.query('COMMIT');
+      if (projection.error) this.log.warn({ eventId, err: projection.error }, 'projection failed, raw event stored');
+      return { status: 'stored', isProjectionFailed: projection.error !== undefined };
+    } catch (err) {
+      releaseError = err instanceof Error ? err : new Error('non-error thrown');
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (isDatabaseUnavailable(err)) throw new DatabaseUnavailableError(err);
+      throw err;
+    } finally {
+      // A client whose transaction failed is destroyed, never returned to the pool mid-transaction.
+      client.release(releaseError);
+    }
+  }
+
+  /** Checks that PostgreSQL answers (`/readyz`). @throws DatabaseUnavailableError otherwise. */
+  async ping(): Promise<void> {
+    try {
+      await this.pool.query('SELECT 1');
+    } catch (err) {
+      throw new DatabaseUnavailableError(err);
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw new DatabaseUnavailableError(err);
+    }
+  }
+}

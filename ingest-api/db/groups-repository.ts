@@ -1,0 +1,76 @@
+import type pg from 'pg';
+import { mergeGroupFields, toGroupColumns, toVersion } from '../projections/group-fields.js';
+import type { JsonValue } from '../sanitize.js';
+
+/** Advisory-lock class ids: one lock space per projection key kind. */
+const GROUP_LOCK_CLASS = 1;
+const LID_LOCK_CLASS = 2;
+
+/**
+ * Serializes projection work on one group until the transaction ends, so two events of the same
+ * group never recompute from each other's uncommitted state (READ COMMITTED sees the first commit).
+ */
+export async function lockGroup(client: pg.ClientBase, groupJid: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [GROUP_LOCK_CLASS, groupJid]);
+}
+
+/** Locks identity keys in sorted order (after the group lock; never the reverse, so no deadlock). */
+export async function lockIdentities(client: pg.ClientBase, keys: readonly string[]): Promise<void> {
+  for (const key of [...new Set(keys)].sort()) {
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LID_LOCK_CLASS, key]);
+  }
+}
+
+/**
+ * Applies last-writer-wins field writes (and optionally a newer snapshot document) to one
+ * `whatsapp_groups` row. Caller holds {@link lockGroup}.
+ *
+ * @param snapshot - the full metadata document of a `groups.metadata`/`groups.upsert` event.
+ */
+export async function applyGroupWrites(
+  client: pg.ClientBase,
+  groupJid: string,
+  writes: Record<string, JsonValue>,
+  at: { atMs: number; eventId: string },
+  snapshot: JsonValue | null
+): Promise<void> {
+  await client.query('INSERT INTO whatsapp_groups (jid) VALUES ($1) ON CONFLICT (jid) DO NOTHING', [groupJid]);
+  const { rows } = await client.query<{
+    fields: Record<string, JsonValue>;
+    field_versions: Record<string, string>;
+    snapshot_version: string | null;
+  }>(
+    `SELECT fields, field_versions,
+            CASE WHEN snapshot_at IS NULL THEN NULL
+                 ELSE lpad((extract(epoch FROM snapshot_at) * 1000)::bigint::text, 16, '0') || '|' || snapshot_event_id END AS snapshot_version
+       FROM whatsapp_groups WHERE jid = $1`,
+    [groupJid]
+  );
+  const row = rows[0];
+  if (!row) return;
+  const version = toVersion(at.atMs, at.eventId);
+  const merged = mergeGroupFields({ fields: row.fields, versions: row.field_versions }, writes, version);
+  const columns = toGroupColumns(merged.fields);
+  const isNewerSnapshot = snapshot !== null && (row.snapshot_version === null || row.snapshot_version < version);
+  await client.query(
+    `UPDATE whatsapp_groups
+        SET subject = $2, description = $3, settings = $4, fields = $5, field_versions = $6,
+            latest_snapshot = CASE WHEN $7::boolean THEN $8::jsonb ELSE latest_snapshot END,
+            snapshot_at = CASE WHEN $7::boolean THEN $9::timestamptz ELSE snapshot_at END,
+            snapshot_event_id = CASE WHEN $7::boolean THEN $10::uuid ELSE snapshot_event_id END,
+            updated_at = now()
+      WHERE jid = $1`,
+    [
+      groupJid,
+      columns.subject,
+      columns.description,
+      JSON.stringify(columns.settings),
+      JSON.stringify(merged.fields),
+      JSON.stringify(merged.versions),
+      isNewerSnapshot,
+      JSON.stringify(snapshot),
+      new Date(at.atMs),
+      at.eventId,
+    ]
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * Error codes of the ingest API (DESIGN §8; catalogue in ingest-api/README.md). Stable: the
+ * collector's operators and dashboards read them.
+ */
+export const INGEST_ERROR_CODES = {
+  WA_ERR_MISSING_SIGNATURE: 401,
+  WA_ERR_BAD_SIGNATURE: 401,
+  WA_ERR_INVALID_EVENT_ID: 400,
+  WA_ERR_BODY_TOO_LARGE: 413,
+  WA_ERR_UNSUPPORTED_MEDIA_TYPE: 415,
+  WA_ERR_INVALID_JSON: 400,
+  WA_ERR_BAD_REQUEST: 400,
+  WA_ERR_INVALID_BODY: 422,
+  WA_ERR_UNSTORABLE_PAYLOAD: 422,
+  WA_ERR_NOT_FOUND: 404,
+  WA_ERR_DATABASE_UNAVAILABLE: 503,
+  WA_ERR_INTERNAL: 500,
+} as const;
+
+/** One of the codes in {@link INGEST_ERROR_CODES}. */
+export type IngestErrorCode = keyof typeof INGEST_ERROR_CODES;
+
+/** One invalid field of a 422 answer. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * Thrown by request handling for any answer that is not 2xx; the error handler turns it into
+ * `{"error": message, "code": code, "fields"?: [...]}` with `statusCode` (DESIGN §8).
+ */
+export class IngestHttpError extends Error {
+  override readonly name = 'IngestHttpError';
+  readonly statusCode: number;
+  constructor(
+    readonly code: IngestErrorCode,
+    message: string,
+    readonly fields?: FieldError[],
+    options?: { cause?: unknown }
+  ) {
+    super(message, options);
+    this.statusCode = INGEST_ERROR_CODES[code];
+  }
+}

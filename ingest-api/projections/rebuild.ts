@@ -1,0 +1,85 @@
+import type pg from 'pg';
+import type { JsonValue } from '../sanitize.js';
+import { applyProjectionsInSavepoint, hasProjectionWork } from './apply-projections.js';
+import { RebuildFailedError } from './errors.js';
+import { extractProjectionFacts, type ProjectionEvent } from './extract-projection-facts.js';
+
+const BATCH_SIZE = 500;
+/** The only types `extractProjectionFacts` reads (messages.upsert only when it is a stub). */
+const PROJECTED_TYPES = [
+  'groups.metadata',
+  'groups.upsert',
+  'groups.update',
+  'group-participants.update',
+  'messages.upsert',
+  'lid-mapping.update',
+];
+const PROJECTION_TABLES = [
+  'whatsapp_groups',
+  'whatsapp_participants',
+  'whatsapp_lid_aliases',
+  'whatsapp_group_memberships',
+  'whatsapp_membership_facts',
+  'whatsapp_group_snapshots',
+  'whatsapp_projection_errors',
+];
+
+/**
+ * Rebuilds every projection from the raw `whatsapp_event_logs` table (`wa-lake rebuild`, DESIGN §9).
+ * One transaction: the raw table is locked in SHARE mode (ingest inserts wait, reads go on), the
+ * projection tables are emptied and every event is applied again in `id` order with the same code
+ * as live ingest — projections are order-independent, so the result equals the incremental one.
+ *
+ * @returns `{ events }`: how many raw events carrying projection input were replayed.
+ * @throws RebuildFailedError when a query fails (the transaction is rolled back and the old projections stay).
+ */
+export async function rebuildProjections(pool: pg.Pool): Promise<{ events: number }> {
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  let events = 0;
+  try {
+    await client.query('BEGIN');
+    await client.query('LOCK TABLE whatsapp_event_logs IN SHARE MODE');
+    await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
+    let lastId = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const { rows } = await client.query<{
+        id: string;
+        event_id: string;
+        type: string;
+        chat_jid: string | null;
+        payload: JsonValue;
+        effective_at: Date;
+      }>(
+        `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at
+           FROM whatsapp_event_logs
+          WHERE id > $1 AND type = ANY($3::text[]) AND (type <> 'messages.upsert' OR payload ? 'messageStubType')
+          ORDER BY id LIMIT $2`,
+        [lastId, BATCH_SIZE, PROJECTED_TYPES]
+      );
+      for (const row of rows) {
+        const event: ProjectionEvent = {
+          eventId: row.event_id,
+          type: row.type,
+          chatJid: row.chat_jid,
+          payload: row.payload,
+          effectiveAt: row.effective_at,
+        };
+        const facts = extractProjectionFacts(event);
+        if (hasProjectionWork(facts)) await applyProjectionsInSavepoint(client, event, facts);
+      }
+      events += rows.length;
+      const last = rows.at(-1);
+      if (!last || rows.length < BATCH_SIZE) break;
+      lastId = last.id;
+    }
+    await client.query('COMMIT');
+    return { events };
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw new RebuildFailedError(events, err);
+  } finally {
+    client.release(failure);
+  }
+}

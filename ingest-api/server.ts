@@ -1,0 +1,58 @@
+import type { Logger } from '../common/logger.js';
+import { buildApp } from './app.js';
+import type { IngestConfig } from './config.js';
+import { EventsRepository } from './db/events-repository.js';
+import { createPool } from './db/pool.js';
+import { createIngestMetrics } from './metrics.js';
+
+/** A listening ingest API. */
+export interface RunningIngestServer {
+  /** Base URL, e.g. `http://127.0.0.1:8080` (the real port when `INGEST_PORT=0`). */
+  url: string;
+  /** Stops accepting, waits for in-flight requests, then ends the pool. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the ingest API: pool, app, listen on `config.host:config.port` (DESIGN §8). Migrations are
+ * not run here (`wa-lake migrate`, DESIGN §8).
+ *
+ * @throws the listen error (port in use, bad host); the pool is ended first.
+ */
+export async function startIngestServer(options: {
+  config: IngestConfig;
+  logger: Logger;
+}): Promise<RunningIngestServer> {
+  const { config, logger } = options;
+  const pool = createPool(config.databaseUrl, { max: config.databasePoolMax, logger });
+  const app = buildApp({
+    webhookSecrets: config.webhookSecrets,
+    bodyLimitBytes: config.bodyLimitBytes,
+    repository: new EventsRepository(pool, logger),
+    metrics: createIngestMetrics({ withDefaultMetrics: true }),
+    logger,
+  });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  logger.info({ component: 'ingest-api', host: config.host, port }, 'ingest api listening');
+  return {
+    url: `http://${host}:${port}`,
+    close: () => {
+      closing ??= (async () => {
+        await app.close();
+        await pool.end();
+        logger.info({ component: 'ingest-api' }, 'ingest api closed');
+      })();
+      return closing;
+    },
+  };
+}

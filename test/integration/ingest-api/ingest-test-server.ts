@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
+import { computeSignature } from '../../../common/hmac-signature.js';
+import { INGEST_PATH } from '../../../common/ingest-body.js';
+import { createRootLogger, type Logger } from '../../../common/logger.js';
+import { buildApp } from '../../../ingest-api/app.js';
+import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
+import { createPool } from '../../../ingest-api/db/pool.js';
+import { createIngestMetrics, type IngestMetrics } from '../../../ingest-api/metrics.js';
+
+export const SECRET_A = 'test-secret-aaaaaaaaaaaaaaaa';
+export const SECRET_B = 'test-secret-bbbbbbbbbbbbbbbb';
+
+/** A real ingest API on 127.0.0.1 with its own pool, for one test file. */
+export interface TestIngestServer {
+  url: string;
+  pool: pg.Pool;
+  app: FastifyInstance;
+  metrics: IngestMetrics;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** Starts the app over real HTTP (`listen({ port: 0 })`) against `databaseUrl`. */
+export async function startTestIngestServer(
+  databaseUrl: string,
+  options: { secrets?: string[]; bodyLimitBytes?: number } = {}
+): Promise<TestIngestServer> {
+  const logs: string[] = [];
+  const logger: Logger = createRootLogger({
+    level: 'warn',
+    destination: new Writable({
+      write: (chunk: Buffer, _enc, done) => {
+        logs.push(chunk.toString());
+        done();
+      },
+    }),
+  });
+  const pool = createPool(databaseUrl, { max: 8, logger });
+  const metrics = createIngestMetrics();
+  const app = buildApp({
+    webhookSecrets: options.secrets ?? [SECRET_A, SECRET_B],
+    bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
+    repository: new EventsRepository(pool, logger),
+    metrics,
+    logger,
+  });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url: address,
+    pool,
+    app,
+    metrics,
+    logs,
+    close: async () => {
+      await app.close();
+      await pool.end();
+    },
+  };
+}
+
+/** Options of {@link postSigned}. */
+export interface PostOptions {
+  eventId?: string;
+  secret?: string;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+  signature?: string;
+}
+
+/** POSTs the exact bytes `body` to the ingest path, signed like the collector signs (DESIGN §7). */
+export async function postSigned(
+  url: string,
+  body: string | Buffer,
+  options: PostOptions = {}
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const eventId = options.eventId ?? randomUUID();
+  const headers: Record<string, string> = {
+    'x-event-id': eventId,
+    'x-signature': options.signature ?? computeSignature(options.secret ?? SECRET_A, eventId, body),
+    ...options.headers,
+  };
+  if (options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+  const response = await fetch(`${url}${INGEST_PATH}`, { method: 'POST', headers, body, redirect: 'manual' });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: text.length > 0 ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
+}
+
+/** A valid delivery body for a group text message; `overrides` replace top-level fields. */
+export function messageBody(overrides: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type: 'messages.upsert',
+    chat_jid: '120363000000000001@g.us',
+    captured_at: '2026-01-01T00:00:00.000Z',
+    upsert_type: 'notify',
+    payload: {
+      key: {
+        remoteJid: '120363000000000001@g.us',
+        fromMe: false,
+        id: randomUUID(),
+        participant: '100000000000001@lid',
+      },
+      messageTimestamp: 1700000000,
+      message: { conversation: 'hello group' },
+    },
+    ...overrides,
+  });
+}

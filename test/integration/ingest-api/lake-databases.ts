@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { createRootLogger, type Logger } from '../../../common/logger.js';
+import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
+import { runMigrations } from '../../../ingest-api/db/migrate.js';
+import { createPool } from '../../../ingest-api/db/pool.js';
+import { parseIngestBody } from '../../../ingest-api/parse-ingest-body.js';
+
+/** A silent logger for tests that only assert rows. */
+export function silentLogger(): Logger {
+  return createRootLogger({ level: 'warn', destination: new Writable({ write: (_chunk, _enc, done) => done() }) });
+}
+
+/** Creates a fresh, migrated database on the same server as `databaseUrl` and returns its URL. */
+export async function createMigratedDatabase(databaseUrl: string): Promise<string> {
+  const name = `wa_lake_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  await runMigrations({ databaseUrl: url.toString() });
+  return url.toString();
+}
+
+/** Drops a database made by {@link createMigratedDatabase} (its pools must be ended first). */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A lake database with a repository, to store events without HTTP. */
+export interface TestLake {
+  pool: pg.Pool;
+  repository: EventsRepository;
+  /** Stores one delivery body (JSON text) as the API would. */
+  store(eventId: string, body: string, receivedAt?: Date): Promise<string>;
+}
+
+/** Opens a pool and repository on `databaseUrl`. */
+export function openLake(databaseUrl: string): TestLake {
+  const logger = silentLogger();
+  const pool = createPool(databaseUrl, { max: 4, logger });
+  const repository = new EventsRepository(pool, logger);
+  return {
+    pool,
+    repository,
+    store: async (eventId, body, receivedAt = new Date('2030-01-01T00:00:00Z')) =>
+      (await repository.store(eventId, parseIngestBody(Buffer.from(body, 'utf8'), 'application/json'), receivedAt))
+        .status,
+  };
+}
+
+/** Every projection table as plain rows, without processing-time columns, in a stable order. */
+export async function readProjections(pool: pg.Pool, groupJids: readonly string[]): Promise<Record<string, unknown[]>> {
+  const queries: Record<string, string> = {
+    groups: `SELECT jid, subject, description, settings, latest_snapshot, snapshot_at, snapshot_event_id FROM whatsapp_groups WHERE jid = ANY($1) ORDER BY jid`,
+    memberships: `SELECT group_jid, participant_id, role, joined_at, left_at FROM whatsapp_group_memberships WHERE group_jid = ANY($1) ORDER BY group_jid, participant_id`,
+    participants: `SELECT id, lid, phone_jid FROM whatsapp_participants ORDER BY id`,
+    aliases: `SELECT lid, phone_jid, first_seen_at, last_seen_at FROM whatsapp_lid_aliases ORDER BY lid, phone_jid`,
+    errors: `SELECT event_id, error_name FROM whatsapp_projection_errors ORDER BY event_id`,
+  };
+  const result: Record<string, unknown[]> = {};
+  for (const [name, sql] of Object.entries(queries))
+    result[name] = (await pool.query(sql, sql.includes('$1') ? [groupJids] : [])).rows;
+  return result;
+}

@@ -1,0 +1,34 @@
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { runMigrations } from '../../../ingest-api/db/migrate.js';
+
+describe('runMigrations', () => {
+  it('is idempotent: a second and a concurrent run apply nothing and keep the schema', async () => {
+    const databaseUrl = inject('databaseUrl');
+    const [first, second] = await Promise.all([runMigrations({ databaseUrl }), runMigrations({ databaseUrl })]);
+    expect([...first, ...second]).toEqual([]);
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ column_name: string }>(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'whatsapp_event_logs' ORDER BY column_name"
+      );
+      expect(rows.map((row) => row.column_name)).toEqual([
+        'captured_at',
+        'chat_jid',
+        'created_at',
+        'event_id',
+        'id',
+        'occurred_at',
+        'payload',
+        'received_at',
+        'sanitized',
+        'type',
+        'updated_at',
+        'upsert_type',
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+});

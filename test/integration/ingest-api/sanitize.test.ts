@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { postSigned, startTestIngestServer, type TestIngestServer } from './ingest-test-server.js';
+
+let server: TestIngestServer;
+beforeAll(async () => {
+  server = await startTestIngestServer(inject('databaseUrl'));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** Posts the exact bytes and returns the stored row's payload and flag. */
+async function store(
+  body: Buffer | string
+): Promise<{ status: number; payload: unknown; sanitized: unknown; type?: unknown }> {
+  const eventId = randomUUID();
+  const response = await postSigned(server.url, body, { eventId });
+  const { rows } = await server.pool.query(
+    'SELECT type, payload, sanitized FROM whatsapp_event_logs WHERE event_id = $1',
+    [eventId]
+  );
+  return { status: response.status, ...(rows[0] as { payload: unknown; sanitized: unknown; type: unknown }) };
+}
+
+describe('sanitizing on ingest (DESIGN §8)', () => {
+  it('removes NUL from values and keys, keeping colliding keys under a defined name', async () => {
+    const result = await store(
+      '{"type":"messages\\u0000.upsert","payload":{"te\\u0000xt":"a\\u0000b","text":"clean","list":["\\u0000x"]}}'
+    );
+    expect(result).toMatchObject({ status: 201, sanitized: true, type: 'messages.upsert' });
+    expect(result.payload).toEqual({ text: 'clean', 'text\uFFFD1': 'ab', list: ['x'] });
+  });
+
+  it('replaces lone high and low surrogates sent as JSON escapes, and keeps valid pairs', async () => {
+    const result = await store('{"type":"t","payload":{"high":"a\\ud83db","low":"\\ude00","pair":"\\ud83d\\ude00"}}');
+    expect(result).toMatchObject({ status: 201, sanitized: true });
+    expect(result.payload).toEqual({ high: 'a\uFFFDb', low: '\uFFFD', pair: '😀' });
+  });
+
+  it('replaces invalid UTF-8 bytes in the raw body with U+FFFD', async () => {
+    const body = Buffer.concat([
+      Buffer.from('{"type":"t","payload":{"t":"x'),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('y"}}'),
+    ]);
+    const result = await store(body);
+    expect(result).toMatchObject({ status: 201, sanitized: true });
+    expect(result.payload).toEqual({ t: 'x\uFFFD(\uFFFDy' });
+  });
+
+  it('stores valid text byte-for-byte and unflagged, numbers exactly', async () => {
+    const result = await store(
+      '{"type":"t","payload":{"t":"Ünïcødé 😀 \\"quoted\\" \\\\u0000 literal","big":123456789012345678901234567890}}'
+    );
+    expect(result).toMatchObject({ status: 201, sanitized: false });
+    expect(result.payload).toEqual({ t: 'Ünïcødé 😀 "quoted" \\u0000 literal', big: 1.2345678901234568e29 });
+    const { rows } = await server.pool.query(
+      `SELECT payload->>'big' AS big FROM whatsapp_event_logs WHERE payload->>'big' IS NOT NULL AND type = 't' ORDER BY received_at DESC LIMIT 1`
+    );
+    expect(rows[0]).toEqual({ big: '123456789012345678901234567890' });
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../common/config-schema.js';
+import { loadIngestConfig } from '../../../ingest-api/config.js';
+
+describe('loadIngestConfig', () => {
+  it('applies the documented defaults and splits rotated secrets', () => {
+    const config = loadIngestConfig({
+      DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/lake',
+      WHATSAPP_WEBHOOK_SECRET: 'first-secret-0123456789, second-secret-0123456789',
+    });
+    expect(config).toEqual({
+      databaseUrl: 'postgres://u:p@127.0.0.1:5432/lake',
+      webhookSecrets: ['first-secret-0123456789', 'second-secret-0123456789'],
+      host: '127.0.0.1',
+      port: 8080,
+      bodyLimitBytes: 4 * 1024 * 1024,
+      databasePoolMax: 10,
+      logLevel: 'info',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('accepts port 0 and lists every invalid key at once', () => {
+    expect(
+      loadIngestConfig({ DATABASE_URL: 'x', WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1', INGEST_PORT: '0' }).port
+    ).toBe(0);
+    try {
+      loadIngestConfig({ WHATSAPP_WEBHOOK_SECRET: 'short', INGEST_PORT: 'http', DATABASE_POOL_MAX: '0' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const keys = (err as ConfigError).issues.map((issue) => issue.split(/[:.]/)[0]);
+      expect(keys).toEqual(
+        expect.arrayContaining(['DATABASE_URL', 'WHATSAPP_WEBHOOK_SECRET', 'INGEST_PORT', 'DATABASE_POOL_MAX'])
+      );
+    }
+  });
+});
