@@ -33,7 +33,9 @@ try {
     process.stderr.write(`wa-lake: ${err.message} during start-up; everything started was stopped\n`);
     process.exit(130);
   }
-  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  // Operators get the sentence; the stack only when they asked for detail (LOG_LEVEL=debug|trace).
+  const isVerbose = ['debug', 'trace'].includes(process.env['LOG_LEVEL'] ?? '');
+  const message = err instanceof Error ? (isVerbose ? (err.stack ?? err.message) : err.message) : String(err);
   process.stderr.write(`wa-lake: ${message}\n`);
   process.exit(1);
 }

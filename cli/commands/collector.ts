@@ -3,7 +3,7 @@ import { loadCollectorConfig } from '../../collector/config.js';
 import { runCollector } from '../../collector/run-collector.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { createShutdownSignal, waitForAbort } from '../run-until-signal.js';
 import { createCliLogger, createLazyTemporalClient, printLine } from './shared.js';
 
 /** Registers `wa-lake collector` and `wa-lake replay <capture>` (DESIGN §10). */
@@ -16,6 +16,7 @@ export function registerCollectorCommands(program: Command): void {
     .action(async (options: { record?: string; pairPhone?: string }) => {
       const config = loadCollectorConfig(process.env);
       const logger = createCliLogger();
+      const shutdown = createShutdownSignal(logger);
       const temporal = createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
       const collector = await runCollector({
         config,
@@ -25,10 +26,15 @@ export function registerCollectorCommands(program: Command): void {
         source: { kind: 'live', pairPhone: options.pairPhone },
         recordPath: options.record,
       });
-      await runUntilSignal(async () => {
-        await collector.stop();
-        await temporal.close();
-      }, logger);
+      // The session ends by itself on 401/403 (logged out: it has logged how to re-link); exit non-zero then.
+      const ended = await Promise.race([
+        waitForAbort(shutdown.signal).then(() => 'signal' as const),
+        collector.sessionStopped ?? new Promise<never>(() => undefined),
+      ]);
+      await collector.stop();
+      await temporal.close();
+      shutdown.dispose();
+      if (ended === 'logged_out' || ended === 'forbidden') process.exitCode = 2;
     });
 
   program

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/config.js';
 import { listDeadLetters, replayDeadLetters, type ReplaySelection } from '../../ops/index.js';
-import { createLazyTemporalClient, printLine } from './shared.js';
+import { connectTemporalClient, printLine } from './shared.js';
 
 /** Registers `wa-lake dlq list` and `wa-lake dlq replay` (DESIGN §7, issue #3 item 6). */
 export function registerDlqCommands(program: Command): void {
@@ -50,9 +50,9 @@ export function registerDlqCommands(program: Command): void {
     });
 }
 
-async function withClient(run: (client: ReturnType<typeof createLazyTemporalClient>['client']) => Promise<void>): Promise<void> {
+async function withClient(run: (client: Awaited<ReturnType<typeof connectTemporalClient>>['client']) => Promise<void>): Promise<void> {
   const config = loadCollectorConfig(process.env);
-  const temporal = createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const temporal = await connectTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
   try {
     await run(temporal.client);
   } finally {

@@ -16,6 +16,33 @@ export function createLazyTemporalClient(address: string, namespace: string): { 
   return { client: new Client({ connection, namespace }), close: () => connection.close() };
 }
 
+/** Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`). */
+export class TemporalUnreachableError extends Error {
+  override readonly name = 'TemporalUnreachableError';
+  constructor(readonly address: string, options: { cause: unknown }) {
+    super(`cannot reach Temporal at ${address} (is it running? TEMPORAL_ADDRESS selects it)`, options);
+  }
+}
+
+/**
+ * Connects to Temporal now, failing fast: for operator commands that need an answer, not a retry loop
+ * (a lazy connection keeps retrying in the background and outlives a short command).
+ * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
+ */
+export async function connectTemporalClient(
+  address: string,
+  namespace: string,
+  connectTimeoutMs = 5_000
+): Promise<{ client: Client; close(): Promise<void> }> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: connectTimeoutMs });
+  } catch (err) {
+    throw new TemporalUnreachableError(address, { cause: err });
+  }
+  return { client: new Client({ connection, namespace }), close: () => connection.close() };
+}
+
 /** Parses a TCP port option (0–65535). @throws Error naming the option when invalid. */
 export function parsePortOption(value: string, name = 'port'): number {
   const port = Number(value);

@@ -4,7 +4,7 @@ import { loadCollectorConfig } from '../../collector/config.js';
 import { readCollectorStatus } from '../../collector/heartbeat.js';
 import { OutboxStore } from '../../collector/outbox-store.js';
 import { countDeadLetters } from '../../ops/index.js';
-import { createLazyTemporalClient, printLine } from './shared.js';
+import { connectTemporalClient, printLine } from './shared.js';
 
 /** What `wa-lake status --json` prints (DESIGN §10). */
 interface StatusReport {
@@ -57,17 +57,15 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
 }
 
 async function readDeadLetters(address: string, namespace: string): Promise<StatusReport['deadLetters']> {
-  const temporal = createLazyTemporalClient(address, namespace);
   try {
-    const open = await Promise.race([
-      countDeadLetters(temporal.client),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Temporal at ${address} did not answer within 5 s`)), 5_000).unref()),
-    ]);
-    return { open };
+    const temporal = await connectTemporalClient(address, namespace);
+    try {
+      return { open: await countDeadLetters(temporal.client) };
+    } finally {
+      await temporal.close();
+    }
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
-  } finally {
-    await temporal.close().catch(() => undefined);
   }
 }
 
