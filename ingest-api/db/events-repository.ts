@@ -11,14 +11,14 @@ import { isDatabaseUnavailable } from './pool.js';
 export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | { status: 'duplicate' };
 
 // The payload is extracted by PostgreSQL from the body text, so numbers are parsed exactly once, by jsonb.
-// A named statement: each pooled connection parses and plans it once.
+// A named statement: each pooled connection parses and plans it once. No RETURNING: the command tag's
+// row count (1 inserted, 0 duplicate) is all the caller needs, and a result row costs a round of parsing.
 const INSERT_EVENT_STATEMENT = 'wa_insert_event_log';
 const INSERT_EVENT_SQL = `
   INSERT INTO whatsapp_event_logs
     (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized)
   VALUES ($1, $2, $3, $4, ($5::jsonb) -> 'payload', $6, $7, $8, $9, $10)
-  ON CONFLICT (event_id) DO NOTHING
-  RETURNING id`;
+  ON CONFLICT (event_id) DO NOTHING`;
 
 /**
  * Stores raw events idempotently and updates the projections in the same transaction (DESIGN §1,
