@@ -4,6 +4,7 @@
  * Changing a string here is a breaking change for running workflows and stored histories.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /** Default task queue of the delivery worker (kebab-case; `TEMPORAL_TASK_QUEUE` overrides). */
 export const DEFAULT_TASK_QUEUE = 'wa-lake-delivery';
@@ -60,3 +61,83 @@ export const FailureType = {
   IngestTransient: 'IngestTransientError',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
+
+/** Workflow type names as shown in the Web UI (equal to the exported workflow function names). */
+export const DELIVER_EVENT_WORKFLOW_TYPE = 'deliverEvent';
+export const DEAD_LETTER_WORKFLOW_TYPE = 'deadLetter';
+
+/**
+ * `startToCloseTimeout` of one `postEventToIngest` attempt, in ms. The HTTP client timeout
+ * (`HTTP_TIMEOUT_MS`) must stay below it so the client, not Temporal, ends a slow request (DESIGN §7).
+ */
+export const POST_EVENT_START_TO_CLOSE_TIMEOUT_MS = 60_000;
+
+/** State `deliverEvent` carries across continue-as-new while the endpoint is blocked (401/403/3xx/404…). */
+export interface DeliverEventCarry {
+  /** Blocked turns already taken by earlier runs; drives the capped backoff. */
+  blockedTurns: number;
+}
+
+/** Details attached (as `details[0]`) to every `Ingest*Error` ApplicationFailure thrown by `postEventToIngest`. */
+export interface IngestFailureDetails {
+  /** HTTP status, or null for a timeout / network error. */
+  status: number | null;
+  /** First characters of the response body (at most 1 000), empty when there was none. */
+  responseExcerpt: string;
+}
+
+/** One dead-lettered event, as kept by the dead-letter workflow (DESIGN §7). */
+export interface DeadLetterEntry {
+  eventId: string;
+  type: string;
+  chatJid: string | null;
+  httpStatus: number | null;
+  responseExcerpt: string;
+  /** Size of the kept body; the full body stays in the input of the failed `deliverEvent` run `eventId`. */
+  bodySizeBytes: number;
+  /** ISO-8601 workflow time at which the entry was recorded. */
+  deadLetteredAt: string;
+  /** ISO-8601 time of resolution (replayed or delivered after reset), null while open. */
+  resolvedAt: string | null;
+  resolution: string | null;
+}
+
+/** Input of the `deadLetter` workflow; also what it carries across continue-as-new. */
+export interface DeadLetterWorkflowInput {
+  entries?: DeadLetterEntry[];
+  /** Continue-as-new after this many signals in one run (default 2 000; the server caps a run at 10 000). */
+  continueAsNewAfterSignals?: number;
+  /** Resolved entries kept across continue-as-new, newest first (default 1 000); open ones are always kept. */
+  maxResolvedKept?: number;
+}
+
+/** Argument of {@link listDeadLettersQuery}: offset paging, oldest first. */
+export interface DeadLetterListRequest {
+  offset?: number;
+  /** Page size, 1–1 000 (default 100). */
+  limit?: number;
+  includeResolved?: boolean;
+}
+
+/** Result of {@link listDeadLettersQuery}. */
+export interface DeadLetterPage {
+  entries: DeadLetterEntry[];
+  /** Number of entries matching the request's filter. */
+  total: number;
+  unresolvedCount: number;
+  /** Offset of the next page, or null on the last page. */
+  nextOffset: number | null;
+}
+
+/** Argument of {@link resolveDeadLettersSignal}. */
+export interface ResolveDeadLettersRequest {
+  eventIds: string[];
+  reason: string;
+}
+
+/** Adds (or re-opens) one entry in the dead-letter workflow; sent by signal-with-start. */
+export const addDeadLetterSignal = defineSignal<[DeadLetterEntry]>('addDeadLetter');
+/** Marks entries resolved; unknown ids are ignored. */
+export const resolveDeadLettersSignal = defineSignal<[ResolveDeadLettersRequest]>('resolveDeadLetters');
+/** Pages through the entries. */
+export const listDeadLettersQuery = defineQuery<DeadLetterPage, [DeadLetterListRequest]>('listDeadLetters');

@@ -1,0 +1,55 @@
+import type { Client } from '@temporalio/client';
+import type { Alert, AlertSink } from '../common/alert-sink.js';
+import type { DeadLetterEntry, DeadLetterWorkflowInput, ResolveDeadLettersRequest } from '../workflows/contracts.js';
+import { createPostEventToIngest, type PostEventInput, type PostEventResult } from './post-event.js';
+import { createRecordDeadLetter } from './record-dead-letter.js';
+import { createResolveDeadLetters } from './resolve-dead-letters.js';
+import { createSendAlert, type SendAlertResult } from './send-alert.js';
+
+/** The activity interface workflows proxy (type import only). Names are verb-object (house style §3). */
+export interface Activities {
+  postEventToIngest(input: PostEventInput): Promise<PostEventResult>;
+  sendAlert(alert: Alert): Promise<SendAlertResult>;
+  recordDeadLetter(entry: DeadLetterEntry): Promise<void>;
+  resolveDeadLetters(request: ResolveDeadLettersRequest): Promise<void>;
+}
+
+/** Everything the activities need, built once by the worker (house style §1: factory over injected clients). */
+export interface ActivityDeps {
+  /** `WEBHOOK_URL`: the full ingest URL. */
+  webhookUrl: string;
+  /** Signing secret: the first of `WHATSAPP_WEBHOOK_SECRET`. */
+  webhookSecret: string;
+  /** Client timeout of one POST in ms (`HTTP_TIMEOUT_MS`). */
+  httpTimeoutMs: number;
+  /** Windowed alert sink (`createWindowedAlertSink`). */
+  alertSink: AlertSink;
+  /** Temporal client, for signal-with-start of the dead-letter workflow. */
+  client: Client;
+  /** The worker's task queue (the dead-letter workflow runs there too). */
+  taskQueue: string;
+  /** Start input of the dead-letter workflow when it has to be started (tests lower its threshold). */
+  deadLetterStartInput?: DeadLetterWorkflowInput;
+  /** Injectable `fetch` (tests). */
+  fetchImpl?: typeof fetch;
+}
+
+/**
+ * Builds the activity implementations registered by the worker. Workflows type their proxies with
+ * {@link Activities} (type import only). Source: DESIGN §7, house style §1.
+ *
+ * @returns `{ postEventToIngest, sendAlert, recordDeadLetter, resolveDeadLetters }`.
+ */
+export function createActivities(deps: ActivityDeps): Activities {
+  const deadLetterDeps = {
+    client: deps.client,
+    taskQueue: deps.taskQueue,
+    deadLetterStartInput: deps.deadLetterStartInput,
+  };
+  return {
+    postEventToIngest: createPostEventToIngest(deps),
+    sendAlert: createSendAlert(deps),
+    recordDeadLetter: createRecordDeadLetter(deadLetterDeps),
+    resolveDeadLetters: createResolveDeadLetters(deadLetterDeps),
+  };
+}

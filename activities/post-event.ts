@@ -1,0 +1,154 @@
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { computeSignature } from '../common/hmac-signature.js';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
+import { FailureType, type IngestFailureDetails } from '../workflows/contracts.js';
+import {
+  classifyDeliveryResponse,
+  type DeliveryAttemptOutcome,
+  type DeliveryClass,
+} from './classify-delivery-response.js';
+
+/** Dependencies of {@link createPostEventToIngest}. */
+export interface PostEventDeps {
+  /** Full ingest URL (`WEBHOOK_URL`), e.g. `http://127.0.0.1:8080/api/webhooks/whatsapp`. */
+  webhookUrl: string;
+  /** The signing secret (the first of `WHATSAPP_WEBHOOK_SECRET`). */
+  webhookSecret: string;
+  /** Client timeout per attempt in ms; below `POST_EVENT_START_TO_CLOSE_TIMEOUT_MS` (default 15 000). */
+  httpTimeoutMs: number;
+  /** Injectable `fetch` (tests); defaults to the global one. */
+  fetchImpl?: typeof fetch;
+  /** Clock in epoch ms for `Retry-After` dates; defaults to `Date.now`. */
+  now?: () => number;
+}
+
+/** Input of `postEventToIngest`: the exact body string from the workflow input (DESIGN §7). */
+export interface PostEventInput {
+  eventId: string;
+  body: string;
+}
+
+/** Result of an accepted delivery. */
+export interface PostEventResult {
+  status: number;
+  outcome: 'stored' | 'duplicate';
+  responseExcerpt: string;
+}
+
+const EXCERPT_MAX_CHARS = 1_000;
+
+async function readExcerpt(response: Response): Promise<string> {
+  try {
+    return (await response.text()).slice(0, EXCERPT_MAX_CHARS);
+  } catch {
+    return '';
+  }
+}
+
+function toFailure(
+  eventId: string,
+  verdict: Exclude<DeliveryClass, { kind: 'delivered' }>,
+  responseExcerpt: string,
+  cause?: unknown
+): ApplicationFailure {
+  const details: IngestFailureDetails = { status: verdict.status, responseExcerpt };
+  const suffix = verdict.status === null ? '' : ` (HTTP ${verdict.status})`;
+  switch (verdict.kind) {
+    case 'rejected':
+      return ApplicationFailure.create({
+        type: FailureType.IngestRejected,
+        message: `ingest rejected event ${eventId}${suffix}`,
+        nonRetryable: true,
+        details: [details],
+      });
+    // Unauthorized and misconfigured are non-retryable for the activity only: the workflow handles them
+    // (alert, then retry forever in its own loop), see workflows/deliver-event.ts.
+    case 'unauthorized':
+      return ApplicationFailure.create({
+        type: FailureType.IngestUnauthorized,
+        message: `ingest refused the signature${suffix}`,
+        nonRetryable: true,
+        details: [details],
+      });
+    case 'misconfigured':
+      return ApplicationFailure.create({
+        type: FailureType.IngestMisconfigured,
+        message: `ingest endpoint misconfigured${suffix}`,
+        nonRetryable: true,
+        details: [details],
+      });
+    case 'transient':
+      return ApplicationFailure.create({
+        type: FailureType.IngestTransient,
+        message: `transient delivery failure: ${verdict.reason}${suffix}`,
+        nonRetryable: false,
+        details: [details],
+        nextRetryDelay: verdict.retryAfterMs ?? undefined,
+        cause: cause instanceof Error ? cause : undefined,
+      });
+  }
+}
+
+function isDuplicate(response: Response, excerpt: string): boolean {
+  if (response.headers.get('idempotent-replayed') === 'true') return true;
+  return response.status === 200 && excerpt.includes('"duplicate"');
+}
+
+async function sendOnce(
+  deps: PostEventDeps,
+  input: PostEventInput,
+  cancellation: AbortSignal
+): Promise<{ outcome: DeliveryAttemptOutcome; response?: Response; cause?: unknown }> {
+  const timeout = AbortSignal.timeout(deps.httpTimeoutMs);
+  try {
+    const response = await (deps.fetchImpl ?? fetch)(deps.webhookUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [EVENT_ID_HEADER]: input.eventId,
+        [SIGNATURE_HEADER]: computeSignature(deps.webhookSecret, input.eventId, input.body),
+      },
+      body: input.body,
+      redirect: 'manual',
+      signal: AbortSignal.any([timeout, cancellation]),
+    });
+    return {
+      outcome: { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') },
+      response,
+    };
+  } catch (err) {
+    // A cancelled activity rethrows as is: the SDK reports the cancellation, not a delivery failure.
+    if (cancellation.aborted) throw err;
+    if (timeout.aborted) return { outcome: { kind: 'timeout' }, cause: err };
+    const code =
+      err instanceof Error && err.cause instanceof Error ? (err.cause as NodeJS.ErrnoException).code : undefined;
+    return { outcome: { kind: 'network_error', code }, cause: err };
+  }
+}
+
+/**
+ * Builds the `postEventToIngest` activity: one signed POST of the exact body (DESIGN §7). Headers
+ * `Content-Type: application/json`, `X-Event-Id`, `X-Signature`; redirects are never followed; the
+ * client timeout and the activity's cancellation signal both abort the request.
+ *
+ * @returns the activity; it resolves with {@link PostEventResult} on 2xx.
+ * @throws ApplicationFailure typed `IngestRejectedError` (non-retryable), `IngestUnauthorizedError` /
+ *   `IngestMisconfiguredError` (non-retryable, handled by the workflow), or `IngestTransientError`
+ *   (retryable; `nextRetryDelay` = `Retry-After`). Details: {@link IngestFailureDetails}.
+ */
+export function createPostEventToIngest(deps: PostEventDeps): (input: PostEventInput) => Promise<PostEventResult> {
+  return async function postEventToIngest(input: PostEventInput): Promise<PostEventResult> {
+    const { outcome, response, cause } = await sendOnce(deps, input, Context.current().cancellationSignal);
+    const responseExcerpt = response ? await readExcerpt(response) : '';
+    const verdict = classifyDeliveryResponse(outcome, (deps.now ?? Date.now)());
+    if (verdict.kind === 'delivered') {
+      return {
+        status: verdict.status,
+        outcome: response && isDuplicate(response, responseExcerpt) ? 'duplicate' : 'stored',
+        responseExcerpt,
+      };
+    }
+    log.warn('ingest delivery attempt failed', { eventId: input.eventId, class: verdict.kind, status: verdict.status });
+    throw toFailure(input.eventId, verdict, responseExcerpt, cause);
+  };
+}

@@ -1,0 +1,93 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWindowedAlertSink } from '../../../common/windowed-alert-sink.js';
+import { runWorker } from '../../../worker/run-worker.js';
+import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';
+import { WA_DELIVERY_STATE } from '../../../workflows/contracts.js';
+import { deliverEvent } from '../../../workflows/index.js';
+import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
+import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
+import { silentLogger, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { waitUntil } from '../../helpers/temporal-poll.js';
+import { newDeliverInput } from '../../helpers/temporal-worker.js';
+
+// Issue #3 item 3 at its stated size. It runs on the real dev server: the time-skipping test server
+// loses its time lock under hundreds of concurrent activity failures ("Unbalanced lock and unlock calls").
+const EVENT_COUNT = 500;
+const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
+
+let temporal: DevTemporal;
+let ingest: FakeIngest;
+
+beforeAll(async () => {
+  [temporal, ingest] = await Promise.all([startDevTemporal(), startFakeIngest({ secrets: [OTHER_SECRET] })]);
+});
+afterAll(async () => {
+  await ingest?.close();
+  await temporal?.close();
+});
+
+describe('deliverEvent behind a wrong secret at scale', () => {
+  it(`sends one alert per window for ${EVENT_COUNT} blocked events, then delivers all of them with no operator action`, async () => {
+    const taskQueue = uniqueTaskQueue('scale');
+    const logger = silentLogger();
+    const config = testWorkerConfig({
+      WEBHOOK_URL: ingest.webhookUrl,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ALERT_WEBHOOK_URL: ingest.alertUrl,
+      TEMPORAL_ADDRESS: temporal.server.address,
+    });
+    let raisedCount = 0;
+    const windowed = createWindowedAlertSink({
+      windowMs: config.ALERT_WINDOW_MS,
+      webhookUrl: config.ALERT_WEBHOOK_URL,
+      logger,
+    });
+    const worker = await runWorker({
+      config,
+      logger,
+      workflowBundle: await bundleWorkflowCode({
+        workflowsPath: resolveWorkflowsPath(),
+        logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+      }),
+      alertSink: { send: (alert) => ((raisedCount += 1), windowed.send(alert)) },
+    });
+    try {
+      const handles: Array<WorkflowHandle<typeof deliverEvent>> = [];
+      for (let i = 0; i < EVENT_COUNT; i += 50) {
+        const batch = Array.from({ length: 50 }, () => newDeliverInput());
+        handles.push(
+          ...(await Promise.all(
+            batch.map((input) =>
+              temporal.client.workflow.start(deliverEvent, { taskQueue, workflowId: input.eventId, args: [input] })
+            )
+          ))
+        );
+      }
+      const refusedIds = (): number =>
+        new Set(ingest.requests.filter((request) => !request.isSignatureValid).map((request) => request.eventId)).size;
+      await waitUntil(
+        'every event was refused',
+        () => refusedIds() === EVENT_COUNT && raisedCount >= EVENT_COUNT,
+        180_000
+      );
+      const lastHandle = handles[EVENT_COUNT - 1];
+      await waitUntil(
+        'the last event is marked auth_blocked',
+        async () => (await lastHandle?.describe())?.typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked'
+      );
+      expect(ingest.rows.size).toBe(0);
+
+      ingest.setSecrets([OTHER_SECRET, TEST_SECRET]);
+      const results = await Promise.all(handles.map((handle) => handle.result()));
+      expect(results.filter((result) => result.outcome === 'stored')).toHaveLength(EVENT_COUNT);
+      expect(ingest.rows.size).toBe(EVENT_COUNT);
+      expect(ingest.requests.filter((request) => request.isSignatureValid)).toHaveLength(EVENT_COUNT);
+      expect(ingest.alertBodies).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
+    // Real time on a dev server: the earliest events sit in their 40–80 s blocked backoff when the fix lands.
+  }, 300_000);
+});

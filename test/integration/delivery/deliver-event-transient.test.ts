@@ -1,0 +1,108 @@
+import { createServer } from 'node:net';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningWorker } from '../../../worker/run-worker.js';
+import { deliverEvent } from '../../../workflows/index.js';
+import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
+import { bundleWorkflows, createTimeSkippingEnv, TEST_SECRET } from '../../helpers/temporal-env.js';
+import { newDeliverInput, startTestWorker } from '../../helpers/temporal-worker.js';
+
+// temporal.api.enums.v1.EventType wire values.
+const ACTIVITY_TASK_SCHEDULED = 10;
+const ACTIVITY_TASK_STARTED = 11;
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let ingest: FakeIngest | undefined;
+let running: RunningWorker | undefined;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows()]);
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+  await ingest?.close();
+  ingest = undefined;
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('deliverEvent on transient failures', () => {
+  it('waits the Retry-After of a 429 before the next attempt', async () => {
+    ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
+    ingest.script((_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '7200' } } : undefined));
+    const worker = await startTestWorker(env, bundle, ingest);
+    running = worker.running;
+    const input = newDeliverInput();
+    const handle = await env.client.workflow.start(deliverEvent, {
+      taskQueue: worker.taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    expect((await handle.result()).status).toBe(201);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const eventTimeMs = (type: number): number => {
+      const seconds = events.find((event) => Number(event.eventType) === type)?.eventTime?.seconds;
+      return Number(seconds ?? 0) * 1_000;
+    };
+    // The last attempt's start is recorded; with Retry-After honoured it is ≥ 2 h (workflow time) after scheduling.
+    expect(eventTimeMs(ACTIVITY_TASK_STARTED) - eventTimeMs(ACTIVITY_TASK_SCHEDULED)).toBeGreaterThanOrEqual(7_200_000);
+    expect(ingest.requests).toHaveLength(2);
+  });
+
+  it('keeps retrying while the connection is refused, then delivers once the ingest is up', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const worker = await startTestWorker(env, bundle, {
+      webhookUrl: `${url}/api/webhooks/whatsapp`,
+      alertUrl: `${url}/alerts`,
+    });
+    running = worker.running;
+    const input = newDeliverInput();
+    const handle = await env.client.workflow.start(deliverEvent, {
+      taskQueue: worker.taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    await env.sleep('10 minutes');
+    const pending = (await handle.describe()).raw.pendingActivities?.[0];
+    expect(pending?.attempt).toBeGreaterThan(2);
+    expect(pending?.lastFailure?.applicationFailureInfo?.type).toBe('IngestTransientError');
+    ingest = await startFakeIngest({ secrets: [TEST_SECRET], port });
+    expect((await handle.result()).status).toBe(201);
+    expect([...ingest.rows.keys()]).toEqual([input.eventId]);
+  });
+
+  it('survives a three-day outage with one row and a bounded history', async () => {
+    ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
+    let isDown = true;
+    ingest.script(() => (isDown ? { status: 503, body: { code: 'WA_ERR_DB_UNAVAILABLE' } } : undefined));
+    const worker = await startTestWorker(env, bundle, ingest);
+    running = worker.running;
+    const input = newDeliverInput();
+    const handle = await env.client.workflow.start(deliverEvent, {
+      taskQueue: worker.taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    await env.sleep('3 days');
+    isDown = false;
+    expect((await handle.result()).status).toBe(201);
+    expect(ingest.requests.length).toBeGreaterThan(100);
+    expect(ingest.rows.size).toBe(1);
+    const history = await handle.fetchHistory();
+    expect(history.events?.length ?? 0).toBeLessThan(25);
+  });
+});

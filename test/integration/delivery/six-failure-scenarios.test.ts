@@ -1,0 +1,198 @@
+import { createServer } from 'node:net';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { INGEST_PATH } from '../../../common/ingest-body.js';
+import { loadIngestConfig } from '../../../ingest-api/config.js';
+import { startIngestServer, type RunningIngestServer } from '../../../ingest-api/server.js';
+import { listDeadLetters } from '../../../ops/index.js';
+import { WA_DELIVERY_STATE } from '../../../workflows/contracts.js';
+import { deliverEvent } from '../../../workflows/index.js';
+import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
+import { startCuttableTcpProxy, startFrontProxy, type CuttableTcpProxy } from '../../helpers/fake-ingest-proxies.js';
+import { bundleWorkflows, createTimeSkippingEnv, silentLogger, TEST_SECRET } from '../../helpers/temporal-env.js';
+import { waitUntil } from '../../helpers/temporal-poll.js';
+import { newDeliverInput, startTestWorker, type TestWorker } from '../../helpers/temporal-worker.js';
+
+// Issue #3 item 7: the replan's six failure scenarios through the REAL ingest API and PostgreSQL.
+const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let lake: pg.Pool;
+let dbProxy: CuttableTcpProxy;
+let alerts: FakeIngest;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  const databaseUrl = inject('databaseUrl');
+  const target = new URL(databaseUrl);
+  [env, bundle, dbProxy, alerts] = await Promise.all([
+    createTimeSkippingEnv(),
+    bundleWorkflows(),
+    startCuttableTcpProxy({ host: target.hostname, port: Number(target.port) }),
+    startFakeIngest({ secrets: [] }),
+  ]);
+  lake = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+});
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await lake?.end();
+  await dbProxy?.close();
+  await alerts?.close();
+  await env?.teardown();
+});
+
+async function startIngest(options: { secrets?: string[]; port?: number } = {}): Promise<RunningIngestServer> {
+  const viaProxy = new URL(inject('databaseUrl'));
+  viaProxy.port = String(dbProxy.port);
+  const config = loadIngestConfig({
+    DATABASE_URL: viaProxy.toString(),
+    WHATSAPP_WEBHOOK_SECRET: (options.secrets ?? [TEST_SECRET]).join(','),
+    INGEST_PORT: String(options.port ?? 0),
+    LOG_LEVEL: 'silent',
+  });
+  const server = await startIngestServer({ config, logger: silentLogger() });
+  closers.push(() => server.close());
+  return server;
+}
+
+async function worker(baseUrl: string): Promise<TestWorker> {
+  const started = await startTestWorker(env, bundle, {
+    webhookUrl: `${baseUrl}${INGEST_PATH}`,
+    alertUrl: alerts.alertUrl,
+  });
+  closers.push(() => started.running.stop());
+  return started;
+}
+
+async function rowsOf(eventId: string): Promise<Array<{ sanitized: boolean; payload: unknown }>> {
+  return (
+    await lake.query<{ sanitized: boolean; payload: unknown }>(
+      'SELECT sanitized, payload FROM whatsapp_event_logs WHERE event_id = $1',
+      [eventId]
+    )
+  ).rows;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('six failure scenarios', () => {
+  it('ingest down: retries while the port refuses connections, then stores one row', async () => {
+    const port = await freePort();
+    const { taskQueue } = await worker(`http://127.0.0.1:${port}`);
+    const input = newDeliverInput();
+    const handle = await env.client.workflow.start(deliverEvent, {
+      taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    await env.sleep('30 minutes');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await startIngest({ port });
+    expect(await handle.result()).toMatchObject({ status: 201, outcome: 'stored' });
+    expect(await rowsOf(input.eventId)).toHaveLength(1);
+  });
+
+  it('database down: 503 is retried, the row is stored once the database is back', async () => {
+    const ingest = await startIngest();
+    const { taskQueue } = await worker(ingest.url);
+    dbProxy.setDown(true);
+    const input = newDeliverInput();
+    const handle = await env.client.workflow.start(deliverEvent, {
+      taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    await waitUntil(
+      'an attempt failed with 503',
+      async () =>
+        (await handle.describe()).raw.pendingActivities?.[0]?.lastFailure?.message?.includes('HTTP 503') === true
+    );
+    dbProxy.setDown(false);
+    expect(await handle.result()).toMatchObject({ status: 201 });
+    expect(await rowsOf(input.eventId)).toHaveLength(1);
+  });
+
+  it('response lost after commit: the retry gets 200 duplicate and the lake has one row', async () => {
+    const ingest = await startIngest();
+    let lostCount = 0;
+    const proxy = await startFrontProxy(ingest.url, () => (lostCount += 1) === 1);
+    closers.push(() => proxy.close());
+    const { taskQueue } = await worker(proxy.url);
+    const input = newDeliverInput();
+    const result = await env.client.workflow.execute(deliverEvent, {
+      taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    expect(result).toMatchObject({ status: 200, outcome: 'duplicate' });
+    expect(lostCount).toBeGreaterThanOrEqual(2);
+    expect(await rowsOf(input.eventId)).toHaveLength(1);
+  });
+
+  it('poison payload: NUL and a lone surrogate are sanitized and stored with 201', async () => {
+    const ingest = await startIngest();
+    const { taskQueue } = await worker(ingest.url);
+    const input = newDeliverInput({ payload: { text: 'bad\u0000byte \ud800 end', 'k\u0000ey': 1 } });
+    const result = await env.client.workflow.execute(deliverEvent, {
+      taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    expect(result).toMatchObject({ status: 201, outcome: 'stored' });
+    const rows = await rowsOf(input.eventId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.sanitized).toBe(true);
+  });
+
+  it('permanent 422: dead-lettered with nothing lost and the body kept', async () => {
+    const ingest = await startIngest();
+    const { taskQueue } = await worker(ingest.url);
+    const input = newDeliverInput({ payload: {} });
+    const handle = await env.client.workflow.start(deliverEvent, {
+      taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    expect((await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE)).toBe('dead_lettered');
+    expect(await rowsOf(input.eventId)).toHaveLength(0);
+    const entry = (await listDeadLetters(env.client, { pageSize: 1_000 })).entries.find(
+      (item) => item.eventId === input.eventId
+    );
+    expect(entry).toMatchObject({ httpStatus: 422, bodySizeBytes: Buffer.byteLength(input.body) });
+    const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+    const kept = JSON.parse(Buffer.from(started?.input?.payloads?.[0]?.data ?? new Uint8Array()).toString('utf8')) as {
+      body: string;
+    };
+    expect(kept.body).toBe(input.body);
+  });
+
+  it('secret mismatch 401: alerts, keeps the event, and self-heals after the secret is fixed', async () => {
+    const port = await freePort();
+    const wrong = await startIngest({ secrets: [OTHER_SECRET], port });
+    const { taskQueue, raised } = await worker(wrong.url);
+    const input = newDeliverInput();
+    const handle = await env.client.workflow.start(deliverEvent, {
+      taskQueue,
+      workflowId: input.eventId,
+      args: [input],
+    });
+    await waitUntil('the alert was raised', () => raised.some((alert) => alert.kind === 'ingest_unauthorized'));
+    expect((await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE)).toBe('auth_blocked');
+    expect(alerts.alertBodies.some((body) => body.content.includes('ingest_unauthorized'))).toBe(true);
+    await wrong.close();
+    await startIngest({ secrets: [OTHER_SECRET, TEST_SECRET], port });
+    expect(await handle.result()).toMatchObject({ status: 201 });
+    expect(await rowsOf(input.eventId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { envHttpUrl, envInt, envLogLevel, envWebhookSecrets, parseConfig } from '../common/config-schema.js';
+import { DEFAULT_TASK_QUEUE, POST_EVENT_START_TO_CLOSE_TIMEOUT_MS } from '../workflows/contracts.js';
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Environment of the worker (DESIGN §7, §11); keys are the environment variable names. Durations in ms.
+ * `HTTP_TIMEOUT_MS` stays below the activity's start-to-close timeout; `WORKER_SHUTDOWN_GRACE_TIME_MS`
+ * must exceed `HTTP_TIMEOUT_MS` so a deploy never kills a POST in flight.
+ */
+export const workerEnvSchema = z
+  .object({
+    TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+    WEBHOOK_URL: envHttpUrl,
+    /** One or more comma-separated secrets; the first one signs. */
+    WHATSAPP_WEBHOOK_SECRET: envWebhookSecrets,
+    HTTP_TIMEOUT_MS: envInt(15_000, 100, POST_EVENT_START_TO_CLOSE_TIMEOUT_MS - 5_000),
+    ALERT_WEBHOOK_URL: envHttpUrl.optional(),
+    ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1_000, 24 * 60 * MINUTE_MS),
+    WORKER_SHUTDOWN_GRACE_TIME_MS: envInt(30_000, 1_000, 10 * MINUTE_MS),
+    LOG_LEVEL: envLogLevel,
+  })
+  .superRefine((config, ctx) => {
+    if (config.WORKER_SHUTDOWN_GRACE_TIME_MS <= config.HTTP_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WORKER_SHUTDOWN_GRACE_TIME_MS'],
+        message: `must exceed HTTP_TIMEOUT_MS (${config.HTTP_TIMEOUT_MS}) so an in-flight POST can finish on shutdown`,
+      });
+    }
+  });
+
+/** Frozen, typed worker configuration; keys = env var names, durations in ms. */
+export type WorkerConfig = Readonly<z.output<typeof workerEnvSchema>>;
+
+/**
+ * Parses the worker's environment once (house style §5).
+ * @param env - usually `process.env`; tests pass explicit values.
+ * @returns a frozen {@link WorkerConfig}.
+ * @throws ConfigError listing every invalid key.
+ */
+export function loadWorkerConfig(env: Readonly<Record<string, string | undefined>>): WorkerConfig {
+  return parseConfig(workerEnvSchema, env);
+}

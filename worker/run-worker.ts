@@ -1,0 +1,94 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import type { AlertSink } from '../common/alert-sink.js';
+import type { Logger } from '../common/logger.js';
+import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
+import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
+import type { WorkerConfig } from './config.js';
+import { installRuntimeLoggerOnce } from './runtime-logger.js';
+import { resolveWorkflowsPath } from './workflows-path.js';
+
+/** Options of {@link runWorker}. Everything after `installRuntimeLogger` is an injection point for tests. */
+export interface RunWorkerOptions {
+  config: WorkerConfig;
+  logger: Logger;
+  /** Bridge the Temporal Runtime logger to `logger` (once per process). Default false. */
+  installRuntimeLogger?: boolean;
+  /** Existing worker connection (e.g. `TestWorkflowEnvironment.nativeConnection`); not closed on stop. */
+  connection?: NativeConnection;
+  /** Existing client for the dead-letter activities (e.g. `env.client`); not closed on stop. */
+  client?: Client;
+  /** Pre-built bundle (`bundleWorkflowCode`) instead of `workflowsPath`: tests bundle once per file. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Alert sink; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`. */
+  alertSink?: AlertSink;
+  /** Start input of the dead-letter workflow (tests lower its continue-as-new threshold). */
+  deadLetterStartInput?: DeadLetterWorkflowInput;
+}
+
+/** A running worker. */
+export interface RunningWorker {
+  /** Graceful shutdown: stops polling, lets in-flight activities finish within `WORKER_SHUTDOWN_GRACE_TIME_MS`. */
+  stop(): Promise<void>;
+  /** Settles when the worker has stopped (rejects if it crashed); connections it opened are closed. */
+  done: Promise<void>;
+}
+
+/**
+ * Starts the delivery worker (DESIGN §7): `deliverEvent` and `deadLetter` workflows plus the activities,
+ * on `TEMPORAL_TASK_QUEUE`, with `shutdownGraceTime` = `WORKER_SHUTDOWN_GRACE_TIME_MS` (validated to
+ * exceed `HTTP_TIMEOUT_MS`). The only module that imports both activities and the workflows path.
+ *
+ * @returns once the worker is created and polling.
+ * @throws connection errors, WorkflowsPathNotFoundError, or bundling errors from `Worker.create`.
+ */
+export async function runWorker(options: RunWorkerOptions): Promise<RunningWorker> {
+  const { config, logger } = options;
+  const log = logger.child({ component: 'worker' });
+  if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
+  const address = config.TEMPORAL_ADDRESS;
+  const connection = options.connection ?? (await NativeConnection.connect({ address }));
+  const clientConnection = options.client ? undefined : await Connection.connect({ address });
+  const client = options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const closeOwned = async (): Promise<void> => {
+    await clientConnection?.close();
+    if (!options.connection) await connection.close();
+  };
+  try {
+    const activities = createActivities({
+      webhookUrl: config.WEBHOOK_URL,
+      webhookSecret: config.WHATSAPP_WEBHOOK_SECRET[0] ?? '',
+      httpTimeoutMs: config.HTTP_TIMEOUT_MS,
+      alertSink:
+        options.alertSink ??
+        createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger }),
+      client,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      deadLetterStartInput: options.deadLetterStartInput,
+    });
+    const worker = await Worker.create({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      ...(options.workflowBundle
+        ? { workflowBundle: options.workflowBundle }
+        : { workflowsPath: resolveWorkflowsPath() }),
+      activities,
+      shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME_MS,
+    });
+    const done = worker.run().finally(closeOwned);
+    log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+    return {
+      done,
+      async stop(): Promise<void> {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await done;
+        log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker stopped');
+      },
+    };
+  } catch (err) {
+    await closeOwned();
+    throw err;
+  }
+}

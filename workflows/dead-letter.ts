@@ -1,0 +1,89 @@
+import { allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  addDeadLetterSignal,
+  listDeadLettersQuery,
+  resolveDeadLettersSignal,
+  type DeadLetterEntry,
+  type DeadLetterListRequest,
+  type DeadLetterPage,
+  type DeadLetterWorkflowInput,
+} from './contracts.js';
+
+/** Signals per run before continue-as-new; far below the server's cap of 10 000 (DESIGN §7). */
+export const DEFAULT_CONTINUE_AS_NEW_AFTER_SIGNALS = 2_000;
+export const DEFAULT_MAX_RESOLVED_KEPT = 1_000;
+/**
+ * Open entries carried across continue-as-new, newest kept. Bounds the 2 MB payload limit; an entry
+ * beyond it stays findable as its failed `deliverEvent` with `WaDeliveryState = 'dead_lettered'`.
+ */
+export const MAX_OPEN_ENTRIES_CARRIED = 3_000;
+
+function listPage(entries: Map<string, DeadLetterEntry>, request: DeadLetterListRequest): DeadLetterPage {
+  const all = [...entries.values()];
+  const unresolvedCount = all.filter((entry) => entry.resolvedAt === null).length;
+  const matching = request.includeResolved ? all : all.filter((entry) => entry.resolvedAt === null);
+  const offset = Math.max(0, Math.floor(request.offset ?? 0));
+  const limit = Math.min(1_000, Math.max(1, Math.floor(request.limit ?? 100)));
+  const end = offset + limit;
+  return {
+    entries: matching.slice(offset, end),
+    total: matching.length,
+    unresolvedCount,
+    nextOffset: end < matching.length ? end : null,
+  };
+}
+
+function entriesToCarry(entries: Map<string, DeadLetterEntry>, maxResolvedKept: number): DeadLetterEntry[] {
+  const all = [...entries.values()];
+  const open = all.filter((entry) => entry.resolvedAt === null);
+  const resolved = all.filter((entry) => entry.resolvedAt !== null);
+  if (open.length > MAX_OPEN_ENTRIES_CARRIED) {
+    log.warn('dead-letter entries over the carry limit; oldest stay visible only in the Web UI', {
+      dropped: open.length - MAX_OPEN_ENTRIES_CARRIED,
+    });
+  }
+  const keptIds = new Set(
+    [...open.slice(-MAX_OPEN_ENTRIES_CARRIED), ...resolved.slice(-maxResolvedKept)].map((entry) => entry.eventId)
+  );
+  return all.filter((entry) => keptIds.has(entry.eventId));
+}
+
+/**
+ * The single long-lived dead-letter workflow (id `DEAD_LETTER_WORKFLOW_ID`, DESIGN §7). Receives entries
+ * by signal-with-start ({@link addDeadLetterSignal}; a second entry for the same event re-opens it),
+ * marks them resolved ({@link resolveDeadLettersSignal}), answers {@link listDeadLettersQuery} with
+ * offset pages (oldest first), and continues-as-new after `continueAsNewAfterSignals` signals or when the
+ * server suggests it, carrying its entries. Never completes on its own.
+ *
+ * @param input - carried entries and thresholds (see {@link DeadLetterWorkflowInput}).
+ */
+export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<void> {
+  const threshold = input.continueAsNewAfterSignals ?? DEFAULT_CONTINUE_AS_NEW_AFTER_SIGNALS;
+  const maxResolvedKept = input.maxResolvedKept ?? DEFAULT_MAX_RESOLVED_KEPT;
+  const entries = new Map<string, DeadLetterEntry>((input.entries ?? []).map((entry) => [entry.eventId, entry]));
+  let signalsThisRun = 0;
+
+  setHandler(addDeadLetterSignal, (entry) => {
+    signalsThisRun += 1;
+    entries.delete(entry.eventId);
+    entries.set(entry.eventId, { ...entry, resolvedAt: null, resolution: null });
+  });
+  setHandler(resolveDeadLettersSignal, (request) => {
+    signalsThisRun += 1;
+    const resolvedAt = new Date().toISOString();
+    for (const eventId of request.eventIds) {
+      const entry = entries.get(eventId);
+      if (entry && entry.resolvedAt === null)
+        entries.set(eventId, { ...entry, resolvedAt, resolution: request.reason });
+    }
+  });
+  setHandler(listDeadLettersQuery, (request) => listPage(entries, request ?? {}));
+
+  await condition(() => signalsThisRun >= threshold || workflowInfo().continueAsNewSuggested);
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof deadLetter>({
+    entries: entriesToCarry(entries, maxResolvedKept),
+    continueAsNewAfterSignals: threshold,
+    maxResolvedKept,
+  });
+}

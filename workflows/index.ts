@@ -1,0 +1,6 @@
+/**
+ * The worker's `workflowsPath`: exports workflow functions and nothing else (house style §1).
+ * Signals, queries and types live in `./contracts.ts`.
+ */
+export { deliverEvent } from './deliver-event.js';
+export { deadLetter } from './dead-letter.js';
