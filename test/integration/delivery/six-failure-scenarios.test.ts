@@ -102,7 +102,8 @@ describe('six failure scenarios', () => {
     expect(await rowsOf(input.eventId)).toHaveLength(1);
   });
 
-  it('database down: 503 is retried, the row is stored once the database is back', async () => {
+  // Also issue #2 item 6: the ingest answers 503 for three simulated hours, then 201.
+  it('database down: 503 for three hours of workflow time is retried, then exactly one row and a completed workflow', async () => {
     const ingest = await startIngest();
     const { taskQueue } = await worker(ingest.url);
     dbProxy.setDown(true);
@@ -117,8 +118,14 @@ describe('six failure scenarios', () => {
       async () =>
         (await handle.describe()).raw.pendingActivities?.[0]?.lastFailure?.message?.includes('HTTP 503') === true
     );
+    await env.sleep('3 hours');
+    const during = await handle.describe();
+    expect(during.status.name).toBe('RUNNING');
+    expect(during.raw.pendingActivities?.[0]?.attempt).toBeGreaterThan(5);
+    expect(await rowsOf(input.eventId)).toHaveLength(0);
     dbProxy.setDown(false);
     expect(await handle.result()).toMatchObject({ status: 201 });
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
     expect(await rowsOf(input.eventId)).toHaveLength(1);
   });
 
