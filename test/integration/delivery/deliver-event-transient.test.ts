@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { findFreePort } from '../../../common/embedded-postgres.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningWorker } from '../../../worker/run-worker.js';
 import { deliverEvent } from '../../../workflows/index.js';
@@ -30,14 +30,6 @@ afterEach(async () => {
   ingest = undefined;
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('deliverEvent on transient failures', () => {
   it('waits the Retry-After of a 429 before the next attempt', async () => {
@@ -63,7 +55,7 @@ describe('deliverEvent on transient failures', () => {
   });
 
   it('keeps retrying while the connection is refused, then delivers once the ingest is up', async () => {
-    const port = await freePort();
+    const port = await findFreePort();
     const url = `http://127.0.0.1:${port}`;
     const worker = await startTestWorker(env, bundle, {
       webhookUrl: `${url}/api/webhooks/whatsapp`,

@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
+import { findFreePort } from '../../../common/embedded-postgres.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
@@ -76,18 +76,10 @@ async function rowsOf(eventId: string): Promise<Array<{ sanitized: boolean; payl
   ).rows;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('six failure scenarios', () => {
   it('ingest down: retries while the port refuses connections, then stores one row', async () => {
-    const port = await freePort();
+    const port = await findFreePort();
     const { taskQueue } = await worker(`http://127.0.0.1:${port}`);
     const input = newDeliverInput();
     const handle = await env.client.workflow.start(deliverEvent, {
@@ -185,7 +177,7 @@ describe('six failure scenarios', () => {
   });
 
   it('secret mismatch 401: alerts, keeps the event, and self-heals after the secret is fixed', async () => {
-    const port = await freePort();
+    const port = await findFreePort();
     const wrong = await startIngest({ secrets: [OTHER_SECRET], port });
     const { taskQueue, raised } = await worker(wrong.url);
     const input = newDeliverInput();

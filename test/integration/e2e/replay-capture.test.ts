@@ -8,7 +8,7 @@ import { awaitDeliveries } from '../../../cli/demo/await-deliveries.js';
 import { waitForOutboxDrain } from '../../../cli/demo/wait-for-outbox-drain.js';
 import { startLocalStack } from '../../../cli/local-stack/start-local-stack.js';
 import { expectedDistinctEventIds } from '../../helpers/expected-capture-events.js';
-import { createFreshDatabase } from '../../helpers/fresh-database.js';
+import { createMigratedDatabase } from '../ingest-api/lake-databases.js';
 
 const CAPTURE = 'examples/capture.jsonl';
 const logger = pino({ level: 'silent' });
@@ -50,7 +50,7 @@ describe('replaying examples/capture.jsonl through the whole pipeline', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wa-lake-e2e-'));
-    databaseUrl = await createFreshDatabase(inject('databaseUrl'), 'e2e');
+    databaseUrl = await createMigratedDatabase(inject('databaseUrl'));
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

