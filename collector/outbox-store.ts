@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { OutboxOpenError } from './errors.js';
-import { OUTBOX_SCHEMA_SQL, OUTBOX_SQL } from './outbox-schema.js';
+import { INSERT_ROWS_PER_STATEMENT, insertPendingRowsSql, OUTBOX_SCHEMA_SQL, OUTBOX_SQL } from './outbox-schema.js';
 
 /** Row state (DESIGN §5): `pending` → `started` → pruned; `dead` waits for an operator. */
 export type OutboxState = 'pending' | 'started' | 'dead';
@@ -75,6 +75,8 @@ type Statements = { [K in keyof typeof OUTBOX_SQL]: Database.Statement };
  */
 export class OutboxStore {
   private readonly statements: Statements;
+  /** Multi-row pending inserts by row count (1…`INSERT_ROWS_PER_STATEMENT`), prepared on first use. */
+  private readonly insertPendingRows = new Map<number, Database.Statement>();
   private readonly insertMany: (events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number) => EnqueueResult;
   private readonly markStartedMany: (eventIds: string[], nowMs: number) => void;
 
@@ -85,8 +87,8 @@ export class OutboxStore {
     this.insertMany = db.transaction((events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number) => {
       let inserted = 0;
       let deadInserted = 0;
-      for (const e of events)
-        inserted += this.statements.insertPending.run(e.eventId, e.type, e.chatJid, e.body, nowMs, nowMs).changes;
+      for (let first = 0; first < events.length; first += INSERT_ROWS_PER_STATEMENT)
+        inserted += this.insertPendingChunk(events, first, nowMs);
       for (const e of dead)
         deadInserted += this.statements.insertDead.run(
           e.eventId,
@@ -106,6 +108,28 @@ export class OutboxStore {
     this.markStartedMany = db.transaction((eventIds: string[], nowMs: number) => {
       for (const eventId of eventIds) this.statements.markStarted.run(nowMs, eventId);
     });
+  }
+
+  /** Inserts `events[first … first + INSERT_ROWS_PER_STATEMENT)` with one statement; @returns rows inserted. */
+  private insertPendingChunk(events: OutboxEventInput[], first: number, nowMs: number): number {
+    const end = Math.min(events.length, first + INSERT_ROWS_PER_STATEMENT);
+    const rows = end - first;
+    let statement = this.insertPendingRows.get(rows);
+    if (statement === undefined) {
+      statement = this.db.prepare(insertPendingRowsSql(rows));
+      this.insertPendingRows.set(rows, statement);
+    }
+    const parameters: Array<string | number | null> = new Array<string | number | null>(rows * 6);
+    for (let i = first, p = 0; i < end; i++) {
+      const e = events[i] as OutboxEventInput;
+      parameters[p++] = e.eventId;
+      parameters[p++] = e.type;
+      parameters[p++] = e.chatJid;
+      parameters[p++] = e.body;
+      parameters[p++] = nowMs;
+      parameters[p++] = nowMs;
+    }
+    return statement.run(parameters).changes;
   }
 
   /**

@@ -15,10 +15,24 @@ import {
 export const MAX_NORMALIZE_DEPTH = 200;
 
 interface WalkContext {
-  /** Objects on the current path, to detect cycles (a shared, non-circular object is fine). */
-  onPath: Set<object>;
-  path: string[];
+  /**
+   * Containers on the current path, root first: detects cycles (a shared, non-circular object is
+   * fine) and its length is the nesting depth. An array beats a `Set` here: paths are a few levels deep.
+   */
+  onPath: object[];
   schema: ProtoSchema;
+}
+
+/**
+ * Internal failure on its way up: each enclosing container adds its key, so the dotted path is built
+ * only when an item fails instead of being pushed and popped for every field of every item.
+ */
+class WalkFailure extends Error {
+  override readonly name = 'WalkFailure';
+  readonly reversedPath: string[] = [];
+  constructor(readonly reason: string) {
+    super(reason);
+  }
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -43,8 +57,14 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  */
 export function normalizeValue(value: unknown, rootType?: string): JsonValue {
   const root: ProtoField | undefined = rootType === undefined ? undefined : { kind: 'message', typeName: rootType };
-  const result = walk(value, '', '', root, { onPath: new Set(), path: [], schema: waProtoSchema() });
-  return result === undefined ? null : result;
+  try {
+    const result = walk(value, '', '', root, { onPath: [], schema: waProtoSchema() });
+    return result === undefined ? null : result;
+  } catch (err) {
+    if (err instanceof WalkFailure)
+      throw new UnserializableValueError(err.reversedPath.reverse().join('.'), err.reason);
+    throw err;
+  }
 }
 
 /**
@@ -70,8 +90,24 @@ function normalizeTypedString(value: string, field: ProtoField, ctx: WalkContext
   }
 }
 
-function fail(ctx: WalkContext, reason: string): never {
-  throw new UnserializableValueError(ctx.path.join('.'), reason);
+function fail(reason: string): never {
+  throw new WalkFailure(reason);
+}
+
+/** Walks the field `key` of an object; on failure adds `key` to the failure's path (outermost last). */
+function walkChild(
+  value: unknown,
+  parentKey: string,
+  key: string,
+  field: ProtoField | undefined,
+  ctx: WalkContext
+): JsonValue | undefined {
+  try {
+    return walk(value, parentKey, key, field, ctx);
+  } catch (err) {
+    if (err instanceof WalkFailure) err.reversedPath.push(key);
+    throw err;
+  }
 }
 
 function walk(
@@ -87,7 +123,7 @@ function walk(
       if (LONG_FIELD_NAMES.has(key)) return decimalStringToJson(value);
       return enumNumber(parentKey, key, value) ?? value;
     case 'number':
-      return Number.isFinite(value) ? value : fail(ctx, `non-finite number ${String(value)}`);
+      return Number.isFinite(value) ? value : fail(`non-finite number ${String(value)}`);
     case 'boolean':
       return value;
     case 'bigint':
@@ -106,22 +142,42 @@ function walkObject(
   field: ProtoField | undefined,
   ctx: WalkContext
 ): JsonValue {
-  if (ArrayBuffer.isView(value)) return { ...viewToTagged(value) };
-  if (value instanceof ArrayBuffer) return { ...viewToTagged(new Uint8Array(value)) };
-  if (value instanceof Date) {
-    return Number.isNaN(value.getTime()) ? fail(ctx, 'invalid date') : value.toISOString();
+  const prototype: unknown = Object.getPrototypeOf(value);
+  // Plain objects (most of an item) cannot be views, buffers, dates, arrays, sets, errors or maps.
+  const isPlain = prototype === Object.prototype || prototype === null;
+  if (!isPlain) {
+    if (ArrayBuffer.isView(value)) return viewToJson(value);
+    if (value instanceof ArrayBuffer) return viewToJson(new Uint8Array(value));
+    if (value instanceof Date) return Number.isNaN(value.getTime()) ? fail('invalid date') : value.toISOString();
   }
   const record = value as Record<string, unknown>;
-  // Cheap property probes first: most objects are neither Longs nor serialized bytes.
+  // Cheap property probes first: most objects are neither Longs nor serialized bytes. An array is
+  // never index-keyed bytes (`serializedBytesToTagged` rejects it), so only its `type` is probed.
   if (typeof record.low === 'number' && isLongLike(value)) return longToJson(value);
-  if (record.type === 'Buffer' || record['0'] !== undefined) {
+  if (record.type === 'Buffer' || (record['0'] !== undefined && !Array.isArray(value))) {
     const tagged = serializedBytesToTagged(value);
-    if (tagged) return { ...tagged };
+    if (tagged) return { type: tagged.type, data: tagged.data };
   }
-  if (ctx.onPath.has(value)) fail(ctx, 'circular reference');
-  if (ctx.path.length >= MAX_NORMALIZE_DEPTH) fail(ctx, `nesting deeper than ${MAX_NORMALIZE_DEPTH}`);
-  ctx.onPath.add(value);
-  try {
+  const onPath = ctx.onPath;
+  if (onPath.includes(value)) fail('circular reference');
+  if (onPath.length >= MAX_NORMALIZE_DEPTH) fail(`nesting deeper than ${MAX_NORMALIZE_DEPTH}`);
+  onPath.push(value);
+  // No `finally`: a failure abandons the whole walk (and its context).
+  const out = walkContainer(value, record, isPlain, parentKey, key, field, ctx);
+  onPath.pop();
+  return out;
+}
+
+function walkContainer(
+  value: object,
+  record: Record<string, unknown>,
+  isPlain: boolean,
+  parentKey: string,
+  key: string,
+  field: ProtoField | undefined,
+  ctx: WalkContext
+): JsonValue {
+  if (!isPlain) {
     if (Array.isArray(value)) return walkArray(value, parentKey, key, field, ctx);
     if (value instanceof Set) return walkArray([...(value as Set<unknown>)], parentKey, key, field, ctx);
     if (value instanceof Error) return walkEntries(errorEntries(value), key, ctx);
@@ -131,11 +187,15 @@ function walkObject(
         key,
         ctx
       );
-    const fields = field?.kind === 'message' ? ctx.schema.messages.get(field.typeName ?? '') : undefined;
-    return walkRecord(record, key, fields, ctx);
-  } finally {
-    ctx.onPath.delete(value);
   }
+  const fields = field?.kind === 'message' ? ctx.schema.messages.get(field.typeName ?? '') : undefined;
+  return walkRecord(record, key, fields, ctx);
+}
+
+/** `BufferJSON` tagged base64 of a typed-array view (a `Buffer` encodes itself without a copy). */
+function viewToJson(view: ArrayBufferView): JsonObject {
+  const data = Buffer.isBuffer(view) ? view.toString('base64') : viewToTagged(view).data;
+  return { type: 'Buffer', data };
 }
 
 /** Own enumerable fields of an object (protobufjs instances included: their methods live on the prototype). */
@@ -147,9 +207,7 @@ function walkRecord(
 ): JsonObject {
   const out: JsonObject = {};
   for (const childKey of Object.keys(record)) {
-    ctx.path.push(childKey);
-    const normalized = walk(record[childKey], ownKey, childKey, fields?.get(childKey), ctx);
-    ctx.path.pop();
+    const normalized = walkChild(record[childKey], ownKey, childKey, fields?.get(childKey), ctx);
     if (normalized !== undefined) out[childKey] = normalized;
   }
   return out;
@@ -164,20 +222,33 @@ function walkArray(
 ): JsonValue[] {
   const out: JsonValue[] = new Array<JsonValue>(items.length);
   for (let i = 0; i < items.length; i++) {
-    ctx.path.push(String(i));
     // Elements of a repeated field keep the field's key, so repeated enums and longs convert too.
-    out[i] = walk(items[i], parentKey, key, field, ctx) ?? null;
-    ctx.path.pop();
+    out[i] = walkIndex(items, i, parentKey, key, field, ctx) ?? null;
   }
   return out;
+}
+
+/** One array element; its index joins the path only on failure (no string per element otherwise). */
+function walkIndex(
+  items: unknown[],
+  index: number,
+  parentKey: string,
+  key: string,
+  field: ProtoField | undefined,
+  ctx: WalkContext
+): JsonValue | undefined {
+  try {
+    return walk(items[index], parentKey, key, field, ctx);
+  } catch (err) {
+    if (err instanceof WalkFailure) err.reversedPath.push(String(index));
+    throw err;
+  }
 }
 
 function walkEntries(entries: Array<[string, unknown]>, ownKey: string, ctx: WalkContext): JsonObject {
   const out: JsonObject = {};
   for (const [childKey, childValue] of entries) {
-    ctx.path.push(childKey);
-    const normalized = walk(childValue, ownKey, childKey, undefined, ctx);
-    ctx.path.pop();
+    const normalized = walkChild(childValue, ownKey, childKey, undefined, ctx);
     if (normalized !== undefined) out[childKey] = normalized;
   }
   return out;

@@ -5,11 +5,12 @@
  * both sides share.
  */
 
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Safe integer → number, otherwise the exact decimal string. */
 export function bigIntToJson(value: bigint): number | string {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(value)
-    : value.toString();
+  return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
 }
 
 /** True for a Long instance or a plain `{low, high, unsigned?}` object (the JSON of a Long). */
@@ -22,6 +23,13 @@ export function isLongLike(value: object): value is { low: number; high: number;
 
 /** Exact value of a Long given as 32-bit halves. */
 export function longToJson(value: { low: number; high: number; unsigned?: boolean }): number | string {
+  const highHalf = value.unsigned === true ? value.high >>> 0 : value.high | 0;
+  // |high| < 2^21 keeps |high·2^32 + low| ≤ 2^53, which a double holds exactly: no BigInt needed
+  // for the common case (timestamps), and the safe-integer test below is the same rule.
+  if (highHalf < 0x200000 && highHalf >= -0x200000) {
+    const exact = highHalf * 0x100000000 + (value.low >>> 0);
+    if (Number.isSafeInteger(exact)) return exact;
+  }
   const high = value.unsigned === true ? BigInt(value.high >>> 0) : BigInt(value.high | 0);
   return bigIntToJson((high << 32n) + BigInt(value.low >>> 0));
 }
