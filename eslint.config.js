@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.data/**', 'coverage/**', 'bin/**', 'scripts/**/*.mjs', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.data/**', 'coverage/**', '.bench-dist/**', 'bin/**', 'scripts/**/*.mjs', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
