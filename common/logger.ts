@@ -20,7 +20,11 @@ const REDACT_PATHS = [
  * @param options.level - pino level name (`LOG_LEVEL`).
  * @param options.destination - optional stream (tests capture records through it).
  */
-export function createRootLogger(options: { level: string; destination?: pino.DestinationStream; name?: string }): Logger {
+export function createRootLogger(options: {
+  level: string;
+  destination?: pino.DestinationStream;
+  name?: string;
+}): Logger {
   const base: LoggerOptions = {
     level: options.level,
     name: options.name ?? 'wa-lake',

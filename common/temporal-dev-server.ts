@@ -44,7 +44,8 @@ export async function startTemporalDevServer(options: {
   args.push(...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
-  for (const attribute of SEARCH_ATTRIBUTE_DEFINITIONS) args.push('--search-attribute', `${attribute.name}=${attribute.cliType}`);
+  for (const attribute of SEARCH_ATTRIBUTE_DEFINITIONS)
+    args.push('--search-attribute', `${attribute.name}=${attribute.cliType}`);
 
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const forward = (chunk: Buffer): void => {
@@ -63,7 +64,12 @@ export async function startTemporalDevServer(options: {
   };
 }
 
-async function waitForFrontend(address: string, child: ChildProcess, exited: Promise<number | null>, timeoutMs: number): Promise<void> {
+async function waitForFrontend(
+  address: string,
+  child: ChildProcess,
+  exited: Promise<number | null>,
+  timeoutMs: number
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let hasExited = false;
   void exited.then(() => (hasExited = true));

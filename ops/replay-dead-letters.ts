@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { signalResolveDeadLetters } from '../activities/resolve-dead-letters.js';
-import { ResetPointNotFoundError } from './errors.js';
 import type { DeadLetterPage } from '../workflows/contracts.js';
+import { ResetPointNotFoundError } from './errors.js';
 import { listDeadLetters } from './list-dead-letters.js';
 
 /** Which dead-lettered events to replay. */
@@ -23,7 +23,9 @@ const EVENT_TYPE_WORKFLOW_TASK_COMPLETED = 7;
 async function resetToFirstWorkflowTask(client: Client, eventId: string, reason: string): Promise<string> {
   const handle = client.workflow.getHandle(eventId);
   const history = await handle.fetchHistory();
-  const firstCompleted = history.events?.find((event) => event.eventType === EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  const firstCompleted = history.events?.find(
+    (event) => Number(event.eventType) === EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+  );
   if (!firstCompleted?.eventId) throw new ResetPointNotFoundError(eventId);
   const response = await client.workflowService.resetWorkflowExecution({
     namespace: client.options.namespace,

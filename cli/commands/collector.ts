@@ -10,8 +10,17 @@ import { createCliLogger, createLazyTemporalClient, printLine } from './shared.j
 function createCollectorDeps() {
   const config = loadCollectorConfig(process.env);
   const logger = createCliLogger();
-  const alertSink = createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger });
-  return { config, logger, alertSink, temporal: createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE) };
+  const alertSink = createWindowedAlertSink({
+    windowMs: config.ALERT_WINDOW_MS,
+    webhookUrl: config.ALERT_WEBHOOK_URL,
+    logger,
+  });
+  return {
+    config,
+    logger,
+    alertSink,
+    temporal: createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE),
+  };
 }
 
 /** Registers `wa-lake collector` and `wa-lake replay <capture>` (DESIGN §10). */

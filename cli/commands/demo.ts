@@ -64,7 +64,12 @@ export function registerDemoCommand(program: Command): void {
     });
 }
 
-async function collectSummary(stack: LocalStack, capture: string, timeoutMs: number, logger: Logger): Promise<DemoSummary> {
+async function collectSummary(
+  stack: LocalStack,
+  capture: string,
+  timeoutMs: number,
+  logger: Logger
+): Promise<DemoSummary> {
   const collector = stack.collector;
   if (!collector?.replayDone) throw new Error('demo needs a replaying collector');
   const replay = await collector.replayDone;

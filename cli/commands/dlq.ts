@@ -25,7 +25,9 @@ export function registerDlqCommands(program: Command): void {
         printLine(`${page.unresolvedCount} open, ${page.total} listed by this filter`);
         for (const entry of page.entries) {
           const state = entry.resolvedAt ? `resolved (${entry.resolution ?? ''})` : 'open';
-          printLine(`${entry.eventId}  ${entry.deadLetteredAt}  HTTP ${entry.httpStatus ?? '-'}  ${entry.type}  ${state}  ${entry.responseExcerpt.slice(0, 80)}`);
+          printLine(
+            `${entry.eventId}  ${entry.deadLetteredAt}  HTTP ${entry.httpStatus ?? '-'}  ${entry.type}  ${state}  ${entry.responseExcerpt.slice(0, 80)}`
+          );
         }
         if (page.nextOffset !== null) printLine(`more: wa-lake dlq list --offset ${page.nextOffset}`);
       });
@@ -50,7 +52,9 @@ export function registerDlqCommands(program: Command): void {
     });
 }
 
-async function withClient(run: (client: Awaited<ReturnType<typeof connectTemporalClient>>['client']) => Promise<void>): Promise<void> {
+async function withClient(
+  run: (client: Awaited<ReturnType<typeof connectTemporalClient>>['client']) => Promise<void>
+): Promise<void> {
   const config = loadCollectorConfig(process.env);
   const temporal = await connectTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
   try {

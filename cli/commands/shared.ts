@@ -11,7 +11,10 @@ export function createCliLogger(defaultLevel = 'info'): Logger {
  * A Temporal client whose connection is opened lazily, so a command that starts while Temporal is
  * down keeps working and retries later (DESIGN §6: capture never stops because delivery is down).
  */
-export function createLazyTemporalClient(address: string, namespace: string): { client: Client; close(): Promise<void> } {
+export function createLazyTemporalClient(
+  address: string,
+  namespace: string
+): { client: Client; close(): Promise<void> } {
   const connection = Connection.lazy({ address });
   return { client: new Client({ connection, namespace }), close: () => connection.close() };
 }
@@ -19,7 +22,10 @@ export function createLazyTemporalClient(address: string, namespace: string): { 
 /** Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`). */
 export class TemporalUnreachableError extends Error {
   override readonly name = 'TemporalUnreachableError';
-  constructor(readonly address: string, options: { cause: unknown }) {
+  constructor(
+    readonly address: string,
+    options: { cause: unknown }
+  ) {
     super(`cannot reach Temporal at ${address} (is it running? TEMPORAL_ADDRESS selects it)`, options);
   }
 }
@@ -46,7 +52,8 @@ export async function connectTemporalClient(
 /** Parses a TCP port option (0–65535). @throws Error naming the option when invalid. */
 export function parsePortOption(value: string, name = 'port'): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--${name} must be an integer from 0 to 65535, got "${value}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`--${name} must be an integer from 0 to 65535, got "${value}"`);
   return port;
 }
 

@@ -34,7 +34,13 @@ export function registerStatusCommand(program: Command): void {
       }
       const report: StatusReport = {
         session: status
-          ? { state: status.sessionState, since: status.sessionStateSince, pid: status.pid, lastHeartbeatAt: status.lastHeartbeatAt, heartbeatAgeMs: heartbeatAgeMs ?? 0 }
+          ? {
+              state: status.sessionState,
+              since: status.sessionStateSince,
+              pid: status.pid,
+              lastHeartbeatAt: status.lastHeartbeatAt,
+              heartbeatAgeMs: heartbeatAgeMs ?? 0,
+            }
           : null,
         outbox: readOutbox(config.OUTBOX_PATH, now),
         deadLetters: await readDeadLetters(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE),
@@ -90,5 +96,9 @@ function printReport(report: StatusReport, outboxPath: string, temporalAddress: 
       : `outbox       : none at ${outboxPath}`
   );
   const dlq = report.deadLetters;
-  printLine('open' in dlq ? `dead letters : ${dlq.open} open (Temporal ${temporalAddress})` : `dead letters : unknown — ${dlq.error}`);
+  printLine(
+    'open' in dlq
+      ? `dead letters : ${dlq.open} open (Temporal ${temporalAddress})`
+      : `dead letters : unknown — ${dlq.error}`
+  );
 }

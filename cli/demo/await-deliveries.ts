@@ -12,7 +12,11 @@ export interface DeliveryTally {
  * Waits for the `deliverEvent` workflow of each event id (workflowId = event_id, DESIGN §6) to close,
  * up to `timeoutMs` in total, and counts how they ended. Dead-lettered events count as failed.
  */
-export async function awaitDeliveries(client: Client, eventIds: readonly string[], timeoutMs: number): Promise<DeliveryTally> {
+export async function awaitDeliveries(
+  client: Client,
+  eventIds: readonly string[],
+  timeoutMs: number
+): Promise<DeliveryTally> {
   const tally: DeliveryTally = { completed: 0, failed: 0, unfinished: 0 };
   const deadline = Date.now() + timeoutMs;
   for (const eventId of eventIds) {

@@ -42,7 +42,9 @@ export function formatDemoSummary(summary: DemoSummary): string {
     `  workflows                   : completed ${summary.workflows.completed} · failed ${summary.workflows.failed} · unfinished ${summary.workflows.unfinished}`,
     `  lake rows for these events  : ${summary.lakeRows}`,
     `  Temporal Web UI             : ${summary.webUi ?? '(headless)'}`,
-    summary.ok ? `  OK: the lake holds each distinct kept event exactly once` : `  MISMATCH: lake rows ≠ distinct kept events`,
+    summary.ok
+      ? `  OK: the lake holds each distinct kept event exactly once`
+      : `  MISMATCH: lake rows ≠ distinct kept events`,
   ];
   return `${lines.join('\n')}\n`;
 }

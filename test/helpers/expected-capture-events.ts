@@ -8,10 +8,26 @@ import { normalizeItem } from '../../collector/normalize/normalize-value.js';
  * written apart from collector/event-kinds.ts so the end-to-end test does not grade the filter with
  * itself. Keys come from `deriveEventId`, pinned by its golden-value unit tests.
  */
-const KEPT: Record<string, { items: (data: Record<string, unknown>) => unknown[]; group: (item: Record<string, unknown>) => unknown; type?: string }> = {
-  'messages.upsert': { items: (d) => d['messages'] as unknown[], group: (i) => (i['key'] as Record<string, unknown>)['remoteJid'] },
-  'messages.update': { items: (d) => d as unknown as unknown[], group: (i) => (i['key'] as Record<string, unknown>)['remoteJid'] },
-  'messages.reaction': { items: (d) => d as unknown as unknown[], group: (i) => (i['key'] as Record<string, unknown>)['remoteJid'] },
+const KEPT: Record<
+  string,
+  {
+    items: (data: Record<string, unknown>) => unknown[];
+    group: (item: Record<string, unknown>) => unknown;
+    type?: string;
+  }
+> = {
+  'messages.upsert': {
+    items: (d) => d['messages'] as unknown[],
+    group: (i) => (i['key'] as Record<string, unknown>)['remoteJid'],
+  },
+  'messages.update': {
+    items: (d) => d as unknown as unknown[],
+    group: (i) => (i['key'] as Record<string, unknown>)['remoteJid'],
+  },
+  'messages.reaction': {
+    items: (d) => d as unknown as unknown[],
+    group: (i) => (i['key'] as Record<string, unknown>)['remoteJid'],
+  },
   'group-participants.update': { items: (d) => [d], group: (i) => i['id'] },
   'groups.update': { items: (d) => d as unknown as unknown[], group: (i) => i['id'] },
   'groups.upsert': { items: (d) => d as unknown as unknown[], group: (i) => i['id'] },
@@ -23,7 +39,10 @@ const KEPT: Record<string, { items: (data: Record<string, unknown>) => unknown[]
 
 function deleteItems(data: Record<string, unknown>): Array<{ item: unknown; group: unknown }> {
   if (Array.isArray(data['keys'])) {
-    return (data['keys'] as Array<Record<string, unknown>>).map((key) => ({ item: { keys: [key] }, group: key['remoteJid'] }));
+    return (data['keys'] as Array<Record<string, unknown>>).map((key) => ({
+      item: { keys: [key] },
+      group: key['remoteJid'],
+    }));
   }
   return [{ item: data, group: data['jid'] }];
 }
@@ -38,7 +57,8 @@ export function expectedDistinctEventIds(capturePath: string): Set<string> {
     if (!line.trim()) continue;
     const { event, data } = JSON.parse(line, BufferJSON.reviver) as { event: string; data: Record<string, unknown> };
     if (event === 'messaging-history.set') {
-      for (const mapping of (data['lidPnMappings'] as unknown[] | undefined) ?? []) add('lid-mapping.update', null, mapping);
+      for (const mapping of (data['lidPnMappings'] as unknown[] | undefined) ?? [])
+        add('lid-mapping.update', null, mapping);
       continue;
     }
     if (event === 'lid-mapping.update') {
@@ -49,7 +69,9 @@ export function expectedDistinctEventIds(capturePath: string): Set<string> {
       event === 'messages.delete'
         ? deleteItems(data)
         : KEPT[event]
-          ? KEPT[event].items(data).map((item) => ({ item, group: KEPT[event]!.group(item as Record<string, unknown>) }))
+          ? KEPT[event]
+              .items(data)
+              .map((item) => ({ item, group: KEPT[event]!.group(item as Record<string, unknown>) }))
           : [];
     for (const { item, group } of pairs) {
       if (typeof group === 'string' && group.endsWith('@g.us')) add(event, group, item);

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { findFreePort } from '../../../common/embedded-postgres.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../../../common/embedded-postgres.js';
 import type { RunningWorker } from '../../../worker/run-worker.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
@@ -29,7 +29,6 @@ afterEach(async () => {
   await ingest?.close();
   ingest = undefined;
 });
-
 
 describe('deliverEvent on transient failures', () => {
   it('waits the Retry-After of a 429 before the next attempt', async () => {

@@ -2,8 +2,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
-import { findFreePort } from '../../../common/embedded-postgres.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { findFreePort } from '../../../common/embedded-postgres.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { startIngestServer, type RunningIngestServer } from '../../../ingest-api/server.js';
@@ -75,7 +75,6 @@ async function rowsOf(eventId: string): Promise<Array<{ sanitized: boolean; payl
     )
   ).rows;
 }
-
 
 describe('six failure scenarios', () => {
   it('ingest down: retries while the port refuses connections, then stores one row', async () => {

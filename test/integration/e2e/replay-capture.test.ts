@@ -17,7 +17,9 @@ async function lakeEventIds(databaseUrl: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const result = await client.query<{ event_id: string }>('SELECT event_id FROM whatsapp_event_logs ORDER BY event_id');
+    const result = await client.query<{ event_id: string }>(
+      'SELECT event_id FROM whatsapp_event_logs ORDER BY event_id'
+    );
     return result.rows.map((row) => row.event_id);
   } finally {
     await client.end();
