@@ -9,6 +9,21 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-signal.js';
 
+/** `message: cause: cause…`, so a wrapped failure still says why (e.g. which database refused). */
+function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = err; current != null && parts.length < 5;) {
+    if (current instanceof Error) {
+      parts.push(current.message || current.name);
+      current = current.cause;
+    } else {
+      parts.push(typeof current === 'string' ? current : JSON.stringify(current));
+      break;
+    }
+  }
+  return parts.join(': ') || 'a component failed without giving a reason (run with LOG_LEVEL=debug)';
+}
+
 // Entry of the `wa-lake` CLI (DESIGN §10): wiring only; every command lives in cli/commands/.
 const program = new Command('wa-lake')
   .description('WhatsApp group events → SQLite outbox → Temporal → ingest API → PostgreSQL lake')
@@ -35,7 +50,7 @@ try {
   }
   // Operators get the sentence; the stack only when they asked for detail (LOG_LEVEL=debug|trace).
   const isVerbose = ['debug', 'trace'].includes(process.env['LOG_LEVEL'] ?? '');
-  const message = err instanceof Error ? (isVerbose ? (err.stack ?? err.message) : err.message) : String(err);
+  const message = isVerbose && err instanceof Error ? (err.stack ?? err.message) : describeError(err);
   process.stderr.write(`wa-lake: ${message}\n`);
   process.exit(1);
 }

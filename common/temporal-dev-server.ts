@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/contracts.js';
-import { findFreePort } from './embedded-postgres.js';
+import { assertPortFree, findFreePort } from './tcp-ports.js';
 
 /** A running `temporal server start-dev` process. */
 export interface RunningTemporalDevServer {
@@ -40,6 +40,8 @@ export async function startTemporalDevServer(options: {
 }): Promise<RunningTemporalDevServer> {
   const port = options.port ?? (await findFreePort());
   const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
+  if (options.port !== undefined) await assertPortFree(port, 'the Temporal frontend (--temporal-port)');
+  if (typeof options.uiPort === 'number') await assertPortFree(options.uiPort, 'the Temporal Web UI (--ui-port)');
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
   args.push(...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
@@ -48,15 +50,28 @@ export async function startTemporalDevServer(options: {
     args.push('--search-attribute', `${attribute.name}=${attribute.cliType}`);
 
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const recentLines: string[] = [];
   const forward = (chunk: Buffer): void => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) options.onLog?.(line);
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      recentLines.push(line);
+      if (recentLines.length > 5) recentLines.shift();
+      options.onLog?.(line);
+    }
   };
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const address = `127.0.0.1:${port}`;
-  await waitForFrontend(address, child, exited, options.startTimeoutMs ?? 60_000);
+  try {
+    await waitForFrontend(address, child, exited, options.startTimeoutMs ?? 60_000);
+  } catch (err) {
+    const ports = `ports ${port} (gRPC)${uiPort === null ? '' : ` and ${uiPort} (Web UI)`}`;
+    throw new TemporalDevServerStartError(
+      `${err instanceof Error ? err.message : String(err)}; are ${ports} free? Last output: ${recentLines.join(' | ') || '(none)'}`
+    );
+  }
   return {
     address,
     uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`,

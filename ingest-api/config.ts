@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt, envLogLevel, envWebhookSecrets, parseConfig } from '../common/config-schema.js';
+import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
@@ -8,7 +8,7 @@ const FOUR_MIB = 4 * 1024 * 1024;
  * `WHATSAPP_WEBHOOK_SECRET` may hold several comma-separated secrets: any one verifies (rotation).
  */
 export const ingestEnvSchema = z.object({
-  DATABASE_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+  DATABASE_URL: envPostgresUrl,
   WHATSAPP_WEBHOOK_SECRET: envWebhookSecrets,
   INGEST_HOST: z.string().min(1).default('127.0.0.1'),
   INGEST_PORT: envInt(8080, 0, 65_535),

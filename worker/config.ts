@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { envHttpUrl, envInt, envLogLevel, envWebhookSecrets, parseConfig } from '../common/config-schema.js';
+import {
+  envHttpUrl,
+  envInt,
+  envLogLevel,
+  envWebhookSecrets,
+  parseConfig,
+  envHostPort,
+} from '../common/config-schema.js';
 import { DEFAULT_TASK_QUEUE, POST_EVENT_START_TO_CLOSE_TIMEOUT_MS } from '../workflows/contracts.js';
 
 const MINUTE_MS = 60_000;
@@ -11,7 +18,7 @@ const MINUTE_MS = 60_000;
  */
 export const workerEnvSchema = z
   .object({
-    TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+    TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
     WEBHOOK_URL: envHttpUrl,

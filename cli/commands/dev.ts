@@ -14,6 +14,7 @@ interface DevOptions {
   temporalPort: number;
   uiPort: number;
   ingestPort: number;
+  postgresPort: number;
 }
 
 /** Registers `wa-lake dev` (= `npm start`) and `wa-lake dev:temporal` (DESIGN §2, issue #2 item 3). */
@@ -28,6 +29,12 @@ export function registerDevCommands(program: Command): void {
     .option('--temporal-port <port>', 'Temporal frontend port', (v) => parsePortOption(v, 'temporal-port'), 7233)
     .option('--ui-port <port>', 'Temporal Web UI port', (v) => parsePortOption(v, 'ui-port'), 8233)
     .option('--ingest-port <port>', 'ingest API port', (v) => parsePortOption(v, 'ingest-port'), 8080)
+    .option(
+      '--postgres-port <port>',
+      'embedded PostgreSQL port (unused when DATABASE_URL is set)',
+      (v) => parsePortOption(v, 'postgres-port'),
+      54329
+    )
     .action(async (options: DevOptions) => {
       const logger = createCliLogger();
       const source: CollectorSource = options.replay
@@ -44,11 +51,19 @@ export function registerDevCommands(program: Command): void {
         temporalPort: options.temporalPort,
         uiPort: options.uiPort,
         ingestPort: options.ingestPort,
+        postgresPort: options.postgresPort,
       });
+      // A replay that fails (unreadable file, outbox error) is reported; the rest of the stack keeps running.
+      stack.collector?.replayDone?.then(
+        (summary) =>
+          logger.info({ lines: summary.lines, kept: summary.kept, inserted: summary.inserted }, 'replay finished'),
+        (err: unknown) => logger.error({ err }, 'replay failed')
+      );
       printLine(`wa-lake dev is running (Ctrl-C stops everything)`);
       printLine(`  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`);
       printLine(`  Temporal        : ${stack.temporalAddress}`);
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
+      printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
       await runUntilSignal(() => stack.stop(), logger, shutdown);
     });

@@ -1,10 +1,16 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
+import { z } from 'zod';
+import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
 
 /** The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6). */
 export function createCliLogger(defaultLevel = 'info'): Logger {
-  return createRootLogger({ level: process.env['LOG_LEVEL'] ?? defaultLevel });
+  const level = parseConfig(
+    z.object({ LOG_LEVEL: envLogLevel.default(defaultLevel as 'info') }),
+    process.env
+  ).LOG_LEVEL;
+  return createRootLogger({ level });
 }
 
 /**

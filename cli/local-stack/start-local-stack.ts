@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { type CollectorHandle, runCollector } from '../../collector/run-collector.js';
 import { loadCollectorConfig } from '../../collector/config.js';
+import { acquireInstanceLock } from '../../collector/instance-lock.js';
 import { startEmbeddedPostgres } from '../../common/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
@@ -59,17 +61,28 @@ export interface LocalStack {
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const { env, logger } = options;
+  if (options.source.kind === 'replay' && !existsSync(options.source.path)) {
+    throw new Error(`capture not found: ${options.source.path}`);
+  }
   const layout = prepareDataDir(options.dataDir);
   const started: StartedComponent[] = [];
+  // One stack per data folder: a second one would share the Temporal state file and PostgreSQL cluster.
+  const dataDirLock = acquireInstanceLock({ outboxPath: `${layout.root}/wa-lake-dev` });
+  started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });
   const checkpoint = (): void => options.abortSignal?.throwIfAborted();
+  // A step that hangs (e.g. the worker retrying a Temporal server that Ctrl-C already killed) must not
+  // keep the stack from stopping: each step is raced against the abort signal.
+  const step = <T>(promise: Promise<T>): Promise<T> => raceAbort(promise, options.abortSignal);
   try {
-    const temporal = await startTemporalDevServer({
-      cliPath: resolveTemporalCliPath(env),
-      dbFile: layout.temporalDbFile,
-      port: options.temporalPort,
-      uiPort: options.uiPort,
-      onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
-    });
+    const temporal = await step(
+      startTemporalDevServer({
+        cliPath: resolveTemporalCliPath(env),
+        dbFile: layout.temporalDbFile,
+        port: options.temporalPort,
+        uiPort: options.uiPort,
+        onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
+      })
+    );
     started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
     logger.info({ address: temporal.address, uiUrl: temporal.uiUrl }, 'temporal dev server ready');
     checkpoint();
@@ -85,7 +98,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       databaseUrl = postgres.databaseUrl;
       logger.info({ port: postgres.port }, 'embedded postgresql ready');
     }
-    await runMigrations({ databaseUrl, logger });
+    await step(runMigrations({ databaseUrl, logger }));
     checkpoint();
 
     const stackEnv: Env = {
@@ -97,7 +110,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...env,
       DATABASE_URL: databaseUrl,
     };
-    const ingest = await startIngestServer({ config: loadIngestConfig(stackEnv), logger });
+    const ingest = await step(startIngestServer({ config: loadIngestConfig(stackEnv), logger }));
     started.push({ name: 'ingest-api', stop: () => ingest.close() });
     const ingestUrl = ingest.url;
     checkpoint();
@@ -107,11 +120,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       WEBHOOK_URL: env['WEBHOOK_URL'] ?? `${ingestUrl}${INGEST_PATH}`,
       TEMPORAL_ADDRESS: temporal.address,
     };
-    const worker = await runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true });
+    const worker = await step(runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true }));
     started.push({ name: 'worker', stop: () => worker.stop() });
     checkpoint();
 
-    const connection = await Connection.connect({ address: temporal.address });
+    const connection = await step(Connection.connect({ address: temporal.address }));
     started.push({ name: 'temporal-client', stop: () => connection.close() });
     const temporalClient = new Client({ connection, namespace: env['TEMPORAL_NAMESPACE'] ?? 'default' });
 
@@ -134,8 +147,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
   } catch (err) {
     await stopAll(started, logger);
+    // Ctrl-C kills the children too, so the step that failed reports a symptom; the cause is the signal.
+    if (options.abortSignal?.aborted) throw options.abortSignal.reason;
     throw err;
   }
+}
+
+/** Rejects with the signal's reason as soon as it aborts, whatever `promise` is still doing. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 async function startCollector(

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../../common/embedded-postgres.js';
+import { findFreePort } from '../../../common/tcp-ports.js';
 import { resolveTemporalCliPath } from '../../../common/temporal-binaries.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { findFreePort } from '../../../common/embedded-postgres.js';
+import { findFreePort } from '../../../common/tcp-ports.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { startIngestServer, type RunningIngestServer } from '../../../ingest-api/server.js';

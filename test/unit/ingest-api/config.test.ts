@@ -22,7 +22,7 @@ describe('loadIngestConfig', () => {
 
   it('accepts port 0 and lists every invalid key at once', () => {
     expect(
-      loadIngestConfig({ DATABASE_URL: 'x', WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1', INGEST_PORT: '0' }).port
+      loadIngestConfig({ DATABASE_URL: 'postgresql://lake', WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1', INGEST_PORT: '0' }).port
     ).toBe(0);
     try {
       loadIngestConfig({ WHATSAPP_WEBHOOK_SECRET: 'short', INGEST_PORT: 'http', DATABASE_POOL_MAX: '0' });
@@ -32,6 +32,14 @@ describe('loadIngestConfig', () => {
       const keys = (err as ConfigError).issues.map((issue) => issue.split(/[:.]/)[0]);
       expect(keys).toEqual(
         expect.arrayContaining(['DATABASE_URL', 'WHATSAPP_WEBHOOK_SECRET', 'INGEST_PORT', 'DATABASE_POOL_MAX'])
+      );
+    }
+  });
+
+  it('refuses a DATABASE_URL that is not a postgres connection string, instead of answering 503 forever', () => {
+    for (const DATABASE_URL of ['hello', 'mysql://u:p@db/lake']) {
+      expect(() => loadIngestConfig({ DATABASE_URL, WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1' })).toThrow(
+        /DATABASE_URL: must be a postgres/
       );
     }
   });
