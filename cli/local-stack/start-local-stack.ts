@@ -158,7 +158,8 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   if (!signal) return promise;
   signal.throwIfAborted();
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
+    const onAbort = (): void =>
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted', { cause: signal.reason }));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

@@ -22,7 +22,11 @@ describe('loadIngestConfig', () => {
 
   it('accepts port 0 and lists every invalid key at once', () => {
     expect(
-      loadIngestConfig({ DATABASE_URL: 'postgresql://lake', WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1', INGEST_PORT: '0' }).port
+      loadIngestConfig({
+        DATABASE_URL: 'postgresql://lake',
+        WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1',
+        INGEST_PORT: '0',
+      }).port
     ).toBe(0);
     try {
       loadIngestConfig({ WHATSAPP_WEBHOOK_SECRET: 'short', INGEST_PORT: 'http', DATABASE_POOL_MAX: '0' });
