@@ -223,8 +223,21 @@ function startHeartbeat(
     },
   });
   heartbeat.start();
+  // A session state change is written at once, not at the next beat: `wa-lake status` and the container
+  // healthcheck must not report a connection that dropped up to a minute ago.
+  let lastState = getState().state;
+  const stateWatch = setInterval(() => {
+    const { state } = getState();
+    if (state === lastState) return;
+    lastState = state;
+    heartbeat.beat();
+  }, 1_000);
+  stateWatch.unref();
   // Runs before the outbox closes (the stack unwinds in reverse), so the last status has real counts.
-  stack.push(() => heartbeat.stop());
+  stack.push(() => {
+    clearInterval(stateWatch);
+    heartbeat.stop();
+  });
 }
 
 async function runReplay(
