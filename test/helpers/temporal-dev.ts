@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporalDevServer } from '../../common/temporal-dev-server.js';
 import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
-import { silentLogger } from './temporal-env.js';
+import { silentLogger } from './silent-logger.js';
 
 /** A real `temporal server start-dev` (SQLite in memory, headless) plus a client on it; one per test file. */
 export interface DevTemporal {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createRootLogger, type Logger } from '../../common/logger.js';
 import { resolveTestServerPath } from '../../common/temporal-binaries.js';
 import { loadWorkerConfig, type WorkerConfig } from '../../worker/config.js';
 import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
 import { resolveWorkflowsPath } from '../../worker/workflows-path.js';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../workflows/contracts.js';
+import { silentLogger } from './silent-logger.js';
 
 /** A 32-character test secret (the ingest needs ≥ 16). */
 export const TEST_SECRET = 'test-secret-0123456789abcdefghij';
@@ -56,11 +56,6 @@ export function testWorkerConfig(
     LOG_LEVEL: 'silent',
     ...overrides,
   });
-}
-
-/** A silent logger for tests that do not assert on log records. */
-export function silentLogger(): Logger {
-  return createRootLogger({ level: 'silent', destination: { write: () => undefined } });
 }
 
 /** A JSON body like the collector's, for `DeliverEventInput.body`. */

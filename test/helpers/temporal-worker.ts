@@ -5,8 +5,9 @@ import type { Alert, AlertSink } from '../../common/alert-sink.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { runWorker, type RunningWorker } from '../../worker/run-worker.js';
 import type { DeadLetterWorkflowInput, DeliverEventInput } from '../../workflows/contracts.js';
+import { silentLogger } from './silent-logger.js';
 import type { FakeIngest } from './fake-ingest.js';
-import { sampleBody, silentLogger, testWorkerConfig, uniqueTaskQueue } from './temporal-env.js';
+import { sampleBody, testWorkerConfig, uniqueTaskQueue } from './temporal-env.js';
 
 /** A worker started through the real `runWorker` on a test environment, with its alert sink exposed. */
 export interface TestWorker {

@@ -1,5 +1,6 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../helpers/silent-logger.js';
 import { resolveTemporalCliPath } from '../../../common/temporal-binaries.js';
 import { countDeadLetters, listDeadLetters, replayDeadLetters } from '../../../ops/index.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
@@ -8,7 +9,7 @@ import type { DeliverEventInput } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { silentLogger, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { readRunbookCommand, runBinary, splitShellWords } from '../../helpers/temporal-runbook.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';

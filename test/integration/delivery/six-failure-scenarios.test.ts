@@ -3,6 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../helpers/silent-logger.js';
 import { findFreePort } from '../../../common/tcp-ports.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
@@ -12,7 +13,7 @@ import { WA_DELIVERY_STATE } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startCuttableTcpProxy, startFrontProxy, type CuttableTcpProxy } from '../../helpers/fake-ingest-proxies.js';
-import { bundleWorkflows, createTimeSkippingEnv, silentLogger, TEST_SECRET } from '../../helpers/temporal-env.js';
+import { bundleWorkflows, createTimeSkippingEnv, TEST_SECRET } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput, startTestWorker, type TestWorker } from '../../helpers/temporal-worker.js';
 

@@ -1,11 +1,12 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../helpers/silent-logger.js';
 import { runWorker } from '../../../worker/run-worker.js';
 import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { silentLogger, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 

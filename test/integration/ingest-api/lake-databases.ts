@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import pg from 'pg';
-import { createRootLogger, type Logger } from '../../../common/logger.js';
+import { silentLogger } from '../../helpers/silent-logger.js';
 import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
 import { runMigrations } from '../../../ingest-api/db/migrate.js';
 import { createPool } from '../../../ingest-api/db/pool.js';
 import { parseIngestBody } from '../../../ingest-api/parse-ingest-body.js';
-
-/** A silent logger for tests that only assert rows. */
-export function silentLogger(): Logger {
-  return createRootLogger({ level: 'warn', destination: new Writable({ write: (_chunk, _enc, done) => done() }) });
-}
 
 /** Creates a fresh, migrated database on the same server as `databaseUrl` and returns its URL. */
 export async function createMigratedDatabase(databaseUrl: string): Promise<string> {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../helpers/silent-logger.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { startIngestServer } from '../../../ingest-api/server.js';
-import { silentLogger } from './lake-databases.js';
 import { SECRET_A, messageBody, postSigned } from './ingest-test-server.js';
 
 describe('startIngestServer', () => {
