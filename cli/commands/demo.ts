@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
-import { countLakeRows } from '../demo/count-lake-rows.js';
+import { countStoredEvents } from '../../ingest-api/db/count-stored-events.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
@@ -77,7 +77,7 @@ async function collectSummary(
   if (stillPending > 0) logger.warn({ stillPending }, 'outbox not drained before the timeout');
   const deliverable = [...replay.eventIds].filter((eventId) => collector.outbox.get(eventId)?.state !== 'dead');
   const workflows = await awaitDeliveries(stack.temporalClient, deliverable, timeoutMs);
-  const lakeRows = await countLakeRows(stack.databaseUrl, deliverable);
+  const lakeRows = await countStoredEvents(stack.databaseUrl, deliverable);
   return {
     capture,
     read: replay.lines,

@@ -2,9 +2,9 @@ import pg from 'pg';
 
 /**
  * Counts rows of `whatsapp_event_logs` whose `event_id` is in `eventIds` (DESIGN §9), over a short-lived
- * connection. Used by the demo summary to compare the lake with what the collector kept.
+ * connection. Used by `wa-lake demo` to compare the lake with what the collector kept.
  */
-export async function countLakeRows(databaseUrl: string, eventIds: readonly string[]): Promise<number> {
+export async function countStoredEvents(databaseUrl: string, eventIds: readonly string[]): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
