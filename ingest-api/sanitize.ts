@@ -42,8 +42,10 @@ export function sanitizeString(value: string): string {
  *   theirs under `key + U+FFFD + n` (n = 1, 2, … the first free), in document order — nothing is dropped.
  * Valid input is returned as the very same text, so PostgreSQL parses the received bytes.
  *
- * Numbers on the sanitizing path pass through `JSON.parse`, so integers beyond 2^53 lose precision
- * there only (the collector sends Longs as decimal strings, DESIGN §4).
+ * On the sanitizing path only the string tokens that need it are rewritten; everything else (numbers
+ * digit for digit, `1.0`, `-0`, `1e400`, whitespace, clean strings) is copied from the received text,
+ * so jsonb stores numbers exactly there too. `value` holds JS numbers (doubles). Any depth is handled
+ * without recursion; callers bound it afterwards (`measureJsonDepth`).
  *
  * @throws NotJsonError when the (decoded) text is not JSON.
  */
@@ -57,49 +59,104 @@ export function sanitizeRawJson(raw: Buffer): SanitizedJson {
     throw new NotJsonError(err);
   }
   if (isValidUtf8 && !SUSPICIOUS_ESCAPE.test(text)) return { text, value, isSanitized: false };
-  const state = { changed: !isValidUtf8 };
-  const cleaned = sanitizeValue(value, state);
-  if (!state.changed) return { text, value, isSanitized: false };
-  return { text: JSON.stringify(cleaned), value: cleaned, isSanitized: true };
+  const storable = rewriteUnstorableStrings(text);
+  if (storable === null) return { text, value, isSanitized: !isValidUtf8 };
+  return { text: storable, value: JSON.parse(storable) as JsonValue, isSanitized: true };
+}
+
+/** Keys of one object literal, collected until its closing brace decides the renames. */
+interface ObjectFrame {
+  cleanKeys: Set<string>;
+  /** Keys that sanitizing changed, in document order; `slot` is their place in the output parts. */
+  dirtyKeys: Array<{ slot: number; received: string; clean: string }>;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * Rewrites the string tokens of already validated JSON text that jsonb would refuse, copying every
+ * other character as received. Returns null when no token changed. Single pass with an explicit
+ * stack of open objects, so hostile depth cannot overflow the call stack.
+ */
+function rewriteUnstorableStrings(text: string): string | null {
+  const parts: string[] = [];
+  const frames: ObjectFrame[] = [];
+  let copiedTo = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === OPEN_BRACE) frames.push({ cleanKeys: new Set(), dirtyKeys: [] });
+    else if (code === CLOSE_BRACE) nameDirtyKeys(frames.pop() as ObjectFrame, parts);
+    if (code !== QUOTE) continue;
+    const end = findStringEnd(text, i);
+    const token = text.slice(i, end + 1);
+    const isKey = text.charCodeAt(skipWhitespace(text, end + 1)) === COLON;
+    // Decoded UTF-8 holds no lone surrogate and JSON forbids raw control characters, so only a
+    // \u escape can put U+0000 or a lone surrogate into a string.
+    const hasUnicodeEscape = token.includes('\\u');
+    if (!isKey && !hasUnicodeEscape) {
+      i = end;
+      continue;
+    }
+    const received = token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+    const clean = hasUnicodeEscape ? sanitizeString(received) : received;
+    if (isKey) {
+      const frame = frames[frames.length - 1] as ObjectFrame;
+      if (clean === received) frame.cleanKeys.add(received);
+      else frame.dirtyKeys.push({ slot: parts.length + 1, received, clean });
+    }
+    if (clean !== received) {
+      parts.push(text.slice(copiedTo, i), isKey ? '' : JSON.stringify(clean));
+      copiedTo = end + 1;
+    }
+    i = end;
+  }
+  if (parts.length === 0) return null;
+  parts.push(text.slice(copiedTo));
+  return parts.join('');
 }
 
 /**
- * Sanitizes a parsed JSON value (see {@link sanitizeRawJson} for the rules). Iterative over arrays
- * and objects is not needed: callers bound the depth first (`measureJsonDepth`).
+ * Fills the output slots of an object's sanitized keys once all its clean keys are known. A repeated
+ * received key gets the same name again, so jsonb keeps its last value, as for any duplicate key.
  */
-export function sanitizeValue(value: JsonValue, state: { changed: boolean }): JsonValue {
-  if (typeof value === 'string') {
-    const clean = sanitizeString(value);
-    if (clean !== value) state.changed = true;
-    return clean;
+function nameDirtyKeys(frame: ObjectFrame, parts: string[]): void {
+  const names = new Map<string, string>();
+  for (const key of frame.dirtyKeys) {
+    let name = names.get(key.received);
+    if (name === undefined) {
+      name = key.clean;
+      for (let n = 1; frame.cleanKeys.has(name); n += 1) name = `${key.clean}${REPLACEMENT}${n}`;
+      frame.cleanKeys.add(name);
+      names.set(key.received, name);
+    }
+    parts[key.slot] = JSON.stringify(name);
   }
-  if (Array.isArray(value)) return value.map((item) => sanitizeValue(item, state));
-  if (value === null || typeof value !== 'object') return value;
-  return sanitizeObject(value, state);
 }
 
-function sanitizeObject(
-  value: { [key: string]: JsonValue },
-  state: { changed: boolean }
-): { [key: string]: JsonValue } {
-  const entries = Object.entries(value).map(([key, item]) => ({ key, clean: sanitizeString(key), item }));
-  const taken = new Set(entries.filter((entry) => entry.clean === entry.key).map((entry) => entry.key));
-  const out: { [key: string]: JsonValue } = {};
-  for (const entry of entries) {
-    let key = entry.clean;
-    if (entry.clean !== entry.key) {
-      state.changed = true;
-      for (let n = 1; taken.has(key); n += 1) key = `${entry.clean}${REPLACEMENT}${n}`;
-      taken.add(key);
-    }
-    Object.defineProperty(out, key, {
-      value: sanitizeValue(entry.item, state),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+/** Index of the quote closing the string that opens at `start` (the text is valid JSON). */
+function findStringEnd(text: string, start: number): number {
+  for (let from = start + 1; ;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) throw new Error('unterminated string in validated JSON');
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    from = quote + 1;
   }
-  return out;
+}
+
+/** Index of the first character at or after `from` that is not JSON whitespace. */
+function skipWhitespace(text: string, from: number): number {
+  let i = from;
+  for (let code = text.charCodeAt(i); code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;) {
+    i += 1;
+    code = text.charCodeAt(i);
+  }
+  return i;
 }
 
 /**

@@ -60,4 +60,43 @@ describe('sanitizing on ingest (DESIGN §8)', () => {
     );
     expect(rows[0]).toEqual({ big: '123456789012345678901234567890' });
   });
+
+  it('stores numbers exactly, digit for digit, in a body that needed sanitizing', async () => {
+    const eventId = randomUUID();
+    const body = Buffer.concat([
+      Buffer.from(
+        '{"type":"t","payload":{"id":12345678901234567890,"dec":0.1000000000000000055511151231257827,' +
+          '"one":1.0,"huge":1e400,"k\\u0000":"\\ud800","t":"a\\u0000b","bad":"'
+      ),
+      Buffer.from([0xff]),
+      Buffer.from('"}}'),
+    ]);
+    const response = await postSigned(server.url, body, { eventId });
+    expect(response.status).toBe(201);
+    const { rows } = await server.pool.query(
+      `SELECT sanitized, payload #>> '{id}' AS id, payload #>> '{dec}' AS dec, payload #>> '{one}' AS one,
+              (payload -> 'huge')::numeric = 1e400 AS is_huge_exact, payload::text AS text
+         FROM whatsapp_event_logs WHERE event_id = $1`,
+      [eventId]
+    );
+    expect(rows[0]).toMatchObject({
+      sanitized: true,
+      id: '12345678901234567890',
+      dec: '0.1000000000000000055511151231257827',
+      one: '1.0',
+      is_huge_exact: true,
+    });
+    expect((rows[0] as { text: string }).text).toContain('"id": 12345678901234567890');
+    expect(JSON.parse((rows[0] as { text: string }).text)).toMatchObject({ k: '\uFFFD', t: 'ab', bad: '\uFFFD' });
+  });
+
+  it('answers 422 for a hostile depth of nesting that also needs sanitizing, never 5xx', async () => {
+    const depth = 20_000;
+    const response = await postSigned(
+      server.url,
+      `{"type":"t","payload":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`
+    );
+    expect(response.status).toBe(422);
+    expect(response.json['code']).toBe('WA_ERR_INVALID_BODY');
+  });
 });
