@@ -107,8 +107,10 @@ async function measure(
   return Math.round(total / (Number(process.hrtime.bigint() - started) / 1e9));
 }
 
-// The very statement the events repository runs for an event without projection work (named, so
-// prepared once per connection, and with the same parameters), so the ratio is the cost of HTTP and checks.
+// The baseline of issue #5: one single-row `INSERT … ON CONFLICT DO NOTHING` per event (named, so
+// prepared once per connection; the same columns and parameters the API stores), through the same pool
+// at the same concurrency. The API itself writes events without projection work by group commit
+// (ADR 0006); the table shows how many rows its statements carried.
 const RAW_INSERT = {
   name: 'bench_raw_insert',
   text: `INSERT INTO whatsapp_event_logs
@@ -145,10 +147,31 @@ function median(values: readonly number[]): number {
 
 const ratio = (http: number, raw: number): number => Number((http / raw).toFixed(2));
 
-function buildBenchApps(pool: pg.Pool): { app: FastifyInstance; noDatabaseApp: FastifyInstance } {
+/** Rows and statements written by the API's group commit since the last {@link BatchCounter.take}. */
+class BatchCounter {
+  private rows = 0;
+  private statements = 0;
+  readonly record = (rows: number): void => {
+    this.rows += rows;
+    this.statements += 1;
+  };
+  /** Mean rows per statement since the previous call (0 when none), then resets. */
+  take(): number {
+    const mean = this.statements === 0 ? 0 : this.rows / this.statements;
+    this.rows = 0;
+    this.statements = 0;
+    return Number(mean.toFixed(1));
+  }
+}
+
+function buildBenchApps(
+  pool: pg.Pool,
+  batches: BatchCounter
+): { app: FastifyInstance; noDatabaseApp: FastifyInstance } {
   const logger = createRootLogger({ level: 'warn', destination: new Writable({ write: (_c, _e, done) => done() }) });
   const common = { webhookSecrets: [SECRET], bodyLimitBytes: 4 * 1024 * 1024, logger };
-  const app = buildApp({ ...common, repository: new EventsRepository(pool, logger), metrics: createIngestMetrics() });
+  const repository = new EventsRepository(pool, logger, { onInsertBatch: batches.record });
+  const app = buildApp({ ...common, repository, metrics: createIngestMetrics() });
   // Diagnostic: the same app with a store that does nothing — the HTTP ceiling of this host.
   const noDatabaseApp = buildApp({
     ...common,
@@ -165,11 +188,13 @@ function buildBenchApps(pool: pg.Pool): { app: FastifyInstance; noDatabaseApp: F
 async function measureLevel(
   pool: pg.Pool,
   client: LoadClient,
+  batches: BatchCounter,
   ports: { app: number; noDatabase: number },
   concurrency: number
 ): Promise<Record<string, number>> {
   await rawInsertRate(pool, WARMUP_OPERATIONS, concurrency);
   await client.requestsPerSecond(ports.app, WARMUP_OPERATIONS, concurrency);
+  batches.take();
   const raw: number[] = [];
   const http: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
@@ -185,6 +210,7 @@ async function measureLevel(
     [`raw_insert_rps_median_c${c}`]: median(raw),
     [`ratio_c${c}`]: ratio(Math.max(...http), Math.max(...raw)),
     [`ratio_median_c${c}`]: ratio(median(http), median(raw)),
+    [`rows_per_statement_c${c}`]: batches.take(),
     [`http_no_db_rps_c${c}`]: await client.requestsPerSecond(ports.noDatabase, OPERATIONS, concurrency),
   };
 }
@@ -192,7 +218,8 @@ async function measureLevel(
 /**
  * Ingest API throughput (issue #5 item 8). For each concurrency level: best and median of ROUNDS
  * measurements of OPERATIONS signed requests (client in a worker thread) and of OPERATIONS raw inserts
- * (this process, same pool, same concurrency), their ratios, and `http_no_db_rps_c*`: the same app
+ * (this process, same pool, same concurrency), their ratios, `rows_per_statement_c*` (mean rows per
+ * group-commit statement during the HTTP rounds), and `http_no_db_rps_c*`: the same app
  * with a no-op store, i.e. the HTTP ceiling of the host. Also the 1-minute load average before and after.
  *
  * @returns `{ http_rps_c16, http_rps_median_c16, raw_insert_rps_c16, …, ratio_c16, ratio_median_c16, … }`.
@@ -202,14 +229,15 @@ export async function runIngestBench(): Promise<Record<string, number>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wa-lake-bench-pg-'));
   const postgres = await startEmbeddedPostgres({ dataDir, database: 'wa_lake_bench' });
   const pool = createPool(postgres.databaseUrl, { max: POOL_MAX });
-  const { app, noDatabaseApp } = buildBenchApps(pool);
+  const batches = new BatchCounter();
+  const { app, noDatabaseApp } = buildBenchApps(pool, batches);
   const client = new LoadClient();
   const results: Record<string, number> = { load_average_1m_start: loadavg()[0] ?? 0 };
   try {
     await runMigrations({ databaseUrl: postgres.databaseUrl });
     const ports = { app: await listenOnLoopback(app), noDatabase: await listenOnLoopback(noDatabaseApp) };
     for (const concurrency of CONCURRENCY_LEVELS) {
-      Object.assign(results, await measureLevel(pool, client, ports, concurrency));
+      Object.assign(results, await measureLevel(pool, client, batches, ports, concurrency));
     }
     results['load_average_1m_end'] = loadavg()[0] ?? 0;
     return results;
@@ -239,6 +267,7 @@ function printTable(results: Record<string, number>): void {
     'raw median',
     'ratio best',
     'ratio median',
+    'rows/stmt',
     'http, no db',
   ];
   process.stdout.write(`  ${header.map((h, i) => (i === 0 ? h.padEnd(12) : h.padStart(12))).join(' ')}\n`);
@@ -250,6 +279,7 @@ function printTable(results: Record<string, number>): void {
       'raw_insert_rps_median',
       'ratio',
       'ratio_median',
+      'rows_per_statement',
       'http_no_db_rps',
     ];
     const cells = keys.map((key) => String(results[`${key}_c${c}`]).padStart(12));

@@ -7,6 +7,8 @@ export interface IngestMetrics {
   requests: Counter<'status'>;
   /** `wa_ingest_insert_duration_seconds`: raw insert + projections + commit, in seconds. */
   insertDuration: Histogram;
+  /** `wa_ingest_insert_batch_rows`: rows written per group-commit statement (ADR 0006). */
+  insertBatchRows: Histogram;
   /** `wa_ingest_duplicates_total`: deliveries of an event_id already stored (200). */
   duplicates: Counter;
   /** `wa_ingest_sanitized_total`: rows stored with `sanitized = true`. */
@@ -34,6 +36,12 @@ export function createIngestMetrics(options: { withDefaultMetrics?: boolean } = 
       name: 'wa_ingest_insert_duration_seconds',
       help: 'Time to store one event (insert, projections, commit) in seconds',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    insertBatchRows: new Histogram({
+      name: 'wa_ingest_insert_batch_rows',
+      help: 'Raw rows written per group-commit INSERT statement',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
     }),
     duplicates: new Counter({

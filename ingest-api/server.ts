@@ -25,11 +25,12 @@ export async function startIngestServer(options: {
 }): Promise<RunningIngestServer> {
   const { config, logger } = options;
   const pool = createPool(config.databaseUrl, { max: config.databasePoolMax, logger });
+  const metrics = createIngestMetrics({ withDefaultMetrics: true });
   const app = buildApp({
     webhookSecrets: config.webhookSecrets,
     bodyLimitBytes: config.bodyLimitBytes,
-    repository: new EventsRepository(pool, logger),
-    metrics: createIngestMetrics({ withDefaultMetrics: true }),
+    repository: new EventsRepository(pool, logger, { onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows) }),
+    metrics,
     logger,
   });
   try {

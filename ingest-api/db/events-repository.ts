@@ -5,6 +5,7 @@ import type { ParsedIngestBody } from '../parse-ingest-body.js';
 import { applyProjectionsInSavepoint, hasProjectionWork } from '../projections/apply-projections.js';
 import { extractProjectionFacts, type ProjectionEvent } from '../projections/extract-projection-facts.js';
 import { DatabaseUnavailableError } from './errors.js';
+import { EventLogBatchWriter, type EventLogBatchLimits, type EventLogRow } from './event-log-batch-writer.js';
 import { isDatabaseUnavailable } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
@@ -20,17 +21,30 @@ const INSERT_EVENT_SQL = `
   VALUES ($1, $2, $3, $4, ($5::jsonb) -> 'payload', $6, $7, $8, $9, $10)
   ON CONFLICT (event_id) DO NOTHING`;
 
+/** Options of {@link EventsRepository}. */
+export interface EventsRepositoryOptions {
+  /** Limits of the group commit of events without projection work. */
+  batchLimits?: Partial<EventLogBatchLimits>;
+  /** Called with the row count of every batch statement that committed (the batch-size metric). */
+  onInsertBatch?: (rows: number) => void;
+}
+
 /**
  * Stores raw events idempotently and updates the projections in the same transaction (DESIGN §1,
- * §8, §9). One client per transaction, released in `finally` (house style §10.5).
+ * §8, §9). Events with projection work get a transaction of their own, on one client released in
+ * `finally` (house style §10.5); the others (most messages) are written together with concurrent
+ * ones by an {@link EventLogBatchWriter} (group commit, ADR 0006).
  */
 export class EventsRepository {
   private readonly log: Logger;
+  private readonly batchWriter: EventLogBatchWriter;
   constructor(
     private readonly pool: pg.Pool,
-    logger: Logger
+    logger: Logger,
+    options: EventsRepositoryOptions = {}
   ) {
     this.log = logger.child({ component: 'events-repository' });
+    this.batchWriter = new EventLogBatchWriter(pool, options.batchLimits, options.onInsertBatch);
   }
 
   /**
@@ -46,18 +60,18 @@ export class EventsRepository {
    * @throws pg.DatabaseError for statement errors that are not about availability (HTTP 4xx/500 by code).
    */
   async store(eventId: string, body: ParsedIngestBody, receivedAt: Date): Promise<StoreOutcome> {
-    const params = [
-      uuidv7(),
+    const row: EventLogRow = {
+      id: uuidv7(),
       eventId,
-      body.type,
-      body.chatJid,
-      body.bodyText,
+      type: body.type,
+      chatJid: body.chatJid,
+      bodyText: body.bodyText,
       receivedAt,
-      body.capturedAt,
-      body.upsertType,
-      body.occurredAt,
-      body.isSanitized,
-    ];
+      capturedAt: body.capturedAt,
+      upsertType: body.upsertType,
+      occurredAt: body.occurredAt,
+      isSanitized: body.isSanitized,
+    };
     const event: ProjectionEvent = {
       eventId,
       type: body.type,
@@ -66,14 +80,26 @@ export class EventsRepository {
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
     };
     const facts = extractProjectionFacts(event);
+    if (!hasProjectionWork(facts)) {
+      // Nothing to project: the raw row alone, committed in a batch statement before this resolves.
+      const outcome = await this.batchWriter.insert(row);
+      return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
+    }
+    const params = [
+      row.id,
+      row.eventId,
+      row.type,
+      row.chatJid,
+      row.bodyText,
+      row.receivedAt,
+      row.capturedAt,
+      row.upsertType,
+      row.occurredAt,
+      row.isSanitized,
+    ];
     const client = await this.connect();
     let releaseError: Error | undefined;
     try {
-      if (!hasProjectionWork(facts)) {
-        // Nothing to project: one autocommit statement is the whole transaction (durable when it returns).
-        const inserted = await client.query({ name: INSERT_EVENT_STATEMENT, text: INSERT_EVENT_SQL, values: params });
-        return inserted.rowCount === 0 ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
-      }
       await client.query('BEGIN');
       const inserted = await client.query({ name: INSERT_EVENT_STATEMENT, text: INSERT_EVENT_SQL, values: params });
       if (inserted.rowCount === 0) {

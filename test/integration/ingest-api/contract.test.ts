@@ -188,7 +188,7 @@ describe('POST /api/webhooks/whatsapp (DESIGN §8 table)', () => {
 });
 
 describe('health and metrics', () => {
-  it('answers /healthz and /readyz with 200 and exposes request, duplicate, sanitized and latency metrics', async () => {
+  it('answers /healthz and /readyz with 200 and exposes request, duplicate, sanitized, latency and batch-size metrics', async () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
@@ -202,5 +202,6 @@ describe('health and metrics', () => {
     expect(metrics).toMatch(/wa_ingest_duplicates_total [1-9]/);
     expect(metrics).toMatch(/wa_ingest_sanitized_total [1-9]/);
     expect(metrics).toMatch(/wa_ingest_insert_duration_seconds_count [1-9]/);
+    expect(metrics).toMatch(/wa_ingest_insert_batch_rows_count [1-9]/);
   });
 });

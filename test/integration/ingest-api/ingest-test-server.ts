@@ -43,7 +43,7 @@ export async function startTestIngestServer(
   const app = buildApp({
     webhookSecrets: options.secrets ?? [SECRET_A, SECRET_B],
     bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
-    repository: new EventsRepository(pool, logger),
+    repository: new EventsRepository(pool, logger, { onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows) }),
     metrics,
     logger,
   });
