@@ -2,28 +2,9 @@ import type pg from 'pg';
 import { mergeGroupFields, toGroupColumns, toVersion } from '../projections/group-fields.js';
 import type { JsonValue } from '../sanitize.js';
 
-/** Advisory-lock class ids: one lock space per projection key kind. */
-const GROUP_LOCK_CLASS = 1;
-const LID_LOCK_CLASS = 2;
-
-/**
- * Serializes projection work on one group until the transaction ends, so two events of the same
- * group never recompute from each other's uncommitted state (READ COMMITTED sees the first commit).
- */
-export async function lockGroup(client: pg.ClientBase, groupJid: string): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [GROUP_LOCK_CLASS, groupJid]);
-}
-
-/** Locks identity keys in sorted order (after the group lock; never the reverse, so no deadlock). */
-export async function lockIdentities(client: pg.ClientBase, keys: readonly string[]): Promise<void> {
-  for (const key of [...new Set(keys)].sort()) {
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LID_LOCK_CLASS, key]);
-  }
-}
-
 /**
  * Applies last-writer-wins field writes (and optionally a newer snapshot document) to one
- * `whatsapp_groups` row. Caller holds {@link lockGroup}.
+ * `whatsapp_groups` row. Caller holds the group's lock (`lockGroups`).
  *
  * @param snapshot - the full metadata document of a `groups.metadata`/`groups.upsert` event.
  */

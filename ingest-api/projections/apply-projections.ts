@@ -1,48 +1,88 @@
 import type pg from 'pg';
-import { applyGroupWrites, lockGroup, lockIdentities } from '../db/groups-repository.js';
-import { upsertIdentities } from '../db/identities-repository.js';
-import { insertMembershipFacts, insertSnapshot, recomputeMemberships } from '../db/memberships-repository.js';
+import { applyGroupWrites } from '../db/groups-repository.js';
+import { recomputeParticipants, recordAliases } from '../db/identities-repository.js';
+import {
+  findGroupsNaming,
+  insertMembershipFacts,
+  insertSnapshot,
+  recomputeMemberships,
+} from '../db/memberships-repository.js';
+import { lockGroupsThenIdentities, lockPhones } from '../db/projection-locks.js';
 import { extractProjectionFacts, type ProjectionEvent, type ProjectionFacts } from './extract-projection-facts.js';
+import { isPhoneJid } from './participant-ref.js';
 
 export type { ProjectionEvent } from './extract-projection-facts.js';
 
 /**
- * Updates groups, participants, aliases and memberships from one stored event (DESIGN §9), inside
- * the caller's transaction. Order-independent: every visible row is recomputed from stored facts.
+ * Updates groups, participants, aliases and memberships from one stored event (DESIGN §9, issue #5),
+ * inside the caller's transaction. Order-independent: every visible row is recomputed from stored
+ * facts, with phone-JID keys resolved to the LID that owns them, so an alias learnt late merges the
+ * phone's participant row and memberships into the LID (and moves them again if the phone changes
+ * owner). Locks follow the protocol of `db/projection-locks.ts`: phones, then groups, then LIDs.
+ *
+ * @throws pg.DatabaseError when a statement fails (for example an id longer than its column).
  */
 export async function applyProjections(
   client: pg.ClientBase,
   event: ProjectionEvent,
   facts = extractProjectionFacts(event)
 ): Promise<void> {
-  const atMs = event.effectiveAt.getTime();
-  if (facts.groupJid) await lockGroup(client, facts.groupJid);
-  if (facts.participants.length > 0) {
-    await lockIdentities(
-      client,
-      facts.participants.map((ref) => ref.participantId)
-    );
-    await upsertIdentities(client, facts.participants, event.effectiveAt);
+  const keys = facts.participants.map((ref) => ref.participantId);
+  // Phase 1, phones: under these locks the owner of each phone, and the groups that name it, are stable.
+  await lockPhones(
+    client,
+    facts.participants.flatMap((ref) => (ref.phoneJid ? [ref.phoneJid] : []))
+  );
+  const changes = await recordAliases(client, facts.participants, event.effectiveAt);
+  const movedPhones = changes.map((change) => change.phoneJid);
+  const owners = changes.flatMap((change) => [change.before, change.after]).filter((lid) => lid !== null);
+  const movedKeys = [...movedPhones, ...owners];
+  const mergedGroups = await findGroupsNaming(client, movedPhones);
+  // Phases 2 and 3 only now that every group and LID the merge touches is known: no lock is taken late.
+  await lockGroupsThenIdentities(
+    client,
+    facts.groupJid ? [facts.groupJid, ...mergedGroups] : mergedGroups,
+    [...keys, ...owners].filter((key) => !isPhoneJid(key))
+  );
+  await recomputeParticipants(client, [...keys, ...movedKeys]);
+  const recompute = new Map<string, string[] | null>(mergedGroups.map((group) => [group, movedKeys]));
+  if (facts.groupJid) {
+    const ownKeys = await applyGroupFacts(client, event, facts, facts.groupJid);
+    const mergeKeys = recompute.get(facts.groupJid) ?? [];
+    recompute.set(facts.groupJid, ownKeys === null ? null : [...ownKeys, ...mergeKeys]);
   }
-  if (!facts.groupJid) return;
+  for (const [group, groupKeys] of recompute) {
+    if (groupKeys?.length !== 0) await recomputeMemberships(client, group, groupKeys);
+  }
+}
+
+/**
+ * Writes the group-level facts of an event (field writes, snapshot, membership facts).
+ *
+ * @returns the participant keys whose memberships to recompute, or null for the whole group (snapshot).
+ */
+async function applyGroupFacts(
+  client: pg.ClientBase,
+  event: ProjectionEvent,
+  facts: ProjectionFacts,
+  groupJid: string
+): Promise<string[] | null> {
   if (Object.keys(facts.groupFields).length > 0 || facts.snapshot) {
     await applyGroupWrites(
       client,
-      facts.groupJid,
+      groupJid,
       facts.groupFields,
-      { atMs, eventId: event.eventId },
+      { atMs: event.effectiveAt.getTime(), eventId: event.eventId },
       facts.snapshot?.document ?? null
     );
   }
   if (facts.snapshot) {
-    await insertSnapshot(client, facts.groupJid, event.eventId, event.effectiveAt, facts.snapshot.members);
-    await recomputeMemberships(client, facts.groupJid, null);
-  } else if (facts.memberships.length > 0) {
-    await insertMembershipFacts(client, facts.groupJid, event.eventId, event.effectiveAt, facts.memberships);
-    await recomputeMemberships(client, facts.groupJid, [
-      ...new Set(facts.memberships.map((fact) => fact.participant.participantId)),
-    ]);
+    await insertSnapshot(client, groupJid, event.eventId, event.effectiveAt, facts.snapshot.members);
+    return null;
   }
+  if (facts.memberships.length === 0) return [];
+  await insertMembershipFacts(client, groupJid, event.eventId, event.effectiveAt, facts.memberships);
+  return [...new Set(facts.memberships.map((fact) => fact.participant.participantId))];
 }
 
 /** True when an event changes no projection (plain messages, reactions, …): the raw insert is enough. */
