@@ -82,9 +82,14 @@ describe('deliverEvent behind a wrong secret at scale', () => {
 
       ingest.setSecrets([OTHER_SECRET, TEST_SECRET]);
       const results = await Promise.all(handles.map((handle) => handle.result()));
-      expect(results.filter((result) => result.outcome === 'stored')).toHaveLength(EVENT_COUNT);
       expect(ingest.rows.size).toBe(EVENT_COUNT);
-      expect(ingest.requests.filter((request) => request.isSignatureValid)).toHaveLength(EVENT_COUNT);
+      // At-least-once (DESIGN §1): on a loaded host the tests' 1 s HTTP timeout can expire after the row
+      // was stored, and the retry is answered 200 duplicate. Every duplicate outcome must come from such
+      // a repeated signed request, never from a row that was not stored.
+      const signed = ingest.requests.filter((request) => request.isSignatureValid);
+      const duplicates = results.filter((result) => result.outcome === 'duplicate').length;
+      expect(new Set(signed.map((request) => request.eventId)).size).toBe(EVENT_COUNT);
+      expect(duplicates).toBeLessThanOrEqual(signed.length - EVENT_COUNT);
       expect(ingest.alertBodies).toHaveLength(1);
     } finally {
       await worker.stop();
