@@ -27,11 +27,13 @@ const SUSPICIOUS_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 const REPLACEMENT = '\uFFFD';
 
 /**
- * Makes one string storable: removes U+0000 and replaces unpaired surrogates with U+FFFD; valid
+ * Makes one string storable: replaces unpaired surrogates with U+FFFD and removes U+0000; valid
  * surrogate pairs and all other text are untouched. Source: DESIGN §8 (sanitizing).
+ * Surrogates first: removing a NUL between two lone halves must not join them into a character
+ * the sender never sent.
  */
 export function sanitizeString(value: string): string {
-  return value.replaceAll('\u0000', '').replace(LONE_SURROGATE, REPLACEMENT);
+  return value.replace(LONE_SURROGATE, REPLACEMENT).replaceAll('\u0000', '');
 }
 
 /**
@@ -43,7 +45,7 @@ export function sanitizeString(value: string): string {
  * Valid input is returned as the very same text, so PostgreSQL parses the received bytes.
  *
  * On the sanitizing path only the string tokens that need it are rewritten; everything else (numbers
- * digit for digit, `1.0`, `-0`, `1e400`, whitespace, clean strings) is copied from the received text,
+ * digit for digit, `1.0`, `1e400`, whitespace, clean strings) is copied from the received text,
  * so jsonb stores numbers exactly there too. `value` holds JS numbers (doubles). Any depth is handled
  * without recursion; callers bound it afterwards (`measureJsonDepth`).
  *
@@ -125,11 +127,21 @@ function rewriteUnstorableStrings(text: string): string | null {
  */
 function nameDirtyKeys(frame: ObjectFrame, parts: string[]): void {
   const names = new Map<string, string>();
+  // Per cleaned key, the first suffix not yet tried: names are only ever added, so every smaller
+  // suffix is still taken. Without it, n keys that clean to one name cost n² lookups (a 4 MiB body
+  // froze the event loop for minutes).
+  const nextSuffix = new Map<string, number>();
   for (const key of frame.dirtyKeys) {
     let name = names.get(key.received);
     if (name === undefined) {
       name = key.clean;
-      for (let n = 1; frame.cleanKeys.has(name); n += 1) name = `${key.clean}${REPLACEMENT}${n}`;
+      let n = nextSuffix.get(key.clean) ?? 1;
+      if (frame.cleanKeys.has(name)) {
+        while (frame.cleanKeys.has(`${key.clean}${REPLACEMENT}${n}`)) n += 1;
+        name = `${key.clean}${REPLACEMENT}${n}`;
+        n += 1;
+      }
+      nextSuffix.set(key.clean, n);
       frame.cleanKeys.add(name);
       names.set(key.received, name);
     }

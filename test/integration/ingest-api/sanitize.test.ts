@@ -32,6 +32,22 @@ describe('sanitizing on ingest (DESIGN §8)', () => {
     expect(result.payload).toEqual({ text: 'clean', 'text\uFFFD1': 'ab', list: ['x'] });
   });
 
+  it('stores a body whose 60 000 distinct keys all become one name, without stalling the server', async () => {
+    // Distinct lone surrogates all clean to U+FFFD: every key collides with every other once sanitized.
+    const hex = (n: number): string => (0xd800 + n).toString(16);
+    const keys = Array.from({ length: 60_000 }, (_, i) => `"k\\u${hex(i % 1024)}\\u${hex(Math.floor(i / 1024))}":${i}`);
+    const [result, health] = await Promise.all([
+      store(`{"type":"t","payload":{${keys.join(',')}}}`),
+      // Asked while the body is being sanitized: answered once the event loop is free again.
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => fetch(`${server.url}/healthz`)),
+    ]);
+    expect(result).toMatchObject({ status: 201, sanitized: true });
+    expect(Object.keys(result.payload as object)).toHaveLength(60_000);
+    expect(result.payload).toMatchObject({ 'k\uFFFD\uFFFD': 0, 'k\uFFFD\uFFFD\uFFFD59999': 59_999 });
+    expect(health.status).toBe(200);
+    // About 1 s with linear naming; naming that is quadratic in the colliding keys takes minutes.
+  }, 60_000);
+
   it('replaces lone high and low surrogates sent as JSON escapes, and keeps valid pairs', async () => {
     const result = await store('{"type":"t","payload":{"high":"a\\ud83db","low":"\\ude00","pair":"\\ud83d\\ude00"}}');
     expect(result).toMatchObject({ status: 201, sanitized: true });

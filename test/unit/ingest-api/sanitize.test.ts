@@ -28,6 +28,21 @@ describe('sanitizeRawJson', () => {
     expect(result.isSanitized).toBe(true);
   });
 
+  it('never joins two lone surrogates into a pair by removing the NUL between them', () => {
+    const result = sanitizeRawJson(raw('{"t":"\\ud800\\u0000\\udc00","\\ud83d\\u0000\\ude00":1}'));
+    expect(result.value).toEqual({ t: '\uFFFD\uFFFD', '\uFFFD\uFFFD': 1 });
+  });
+
+  it('names many keys that collide after sanitizing with successive counters, skipping names already taken', () => {
+    const keys = Array.from({ length: 2_000 }, (_, i) => `"a${'\\u0000'.repeat(i + 1)}":${i}`);
+    const result = sanitizeRawJson(raw(`{${keys.join(',')},"a":"clean","a\\ufffd3":"taken"}`));
+    const value = result.value as Record<string, JsonValue>;
+    expect(Object.keys(value)).toHaveLength(2_002);
+    expect(value).toMatchObject({ a: 'clean', 'a\uFFFD3': 'taken', 'a\uFFFD1': 0, 'a\uFFFD2': 1, 'a\uFFFD4': 2 });
+    expect(value['a\uFFFD2000']).toBe(1_998);
+    expect(value['a\uFFFD2001']).toBe(1_999);
+  });
+
   it('replaces invalid UTF-8 bytes with U+FFFD and flags the result', () => {
     const body = Buffer.concat([raw('{"t":"a'), Buffer.from([0xff, 0xc3]), raw('b"}')]);
     const result = sanitizeRawJson(body);
