@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { killTrackedChildProcesses } from '../common/child-processes.js';
 
 /** Reason of an aborted {@link ShutdownSignal}: the operator asked to stop (Ctrl-C or SIGTERM). */
 export class ShutdownRequestedError extends Error {
@@ -17,13 +18,16 @@ export interface ShutdownSignal {
 /**
  * Installs SIGINT/SIGTERM handlers at once, before anything starts, so a Ctrl-C during start-up still
  * stops what was started (issue #2: nothing left running, no port taken). The first signal aborts
- * `signal`; a second one while stopping exits with code 130, so a stuck shutdown never traps the operator.
+ * `signal`; a second one while stopping kills the spawned servers (Temporal dev server, PostgreSQL) and
+ * exits with code 130, so a stuck shutdown never traps the operator.
  */
 export function createShutdownSignal(logger: Logger): ShutdownSignal {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
       logger.warn({ signal }, 'second signal while stopping; exiting now');
+      // The ordered stop has not reached the servers yet; they would outlive us (ports, data files).
+      killTrackedChildProcesses();
       process.exit(130);
     }
     logger.info({ signal }, 'stopping');

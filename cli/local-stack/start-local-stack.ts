@@ -3,11 +3,11 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { type CollectorHandle, runCollector } from '../../collector/run-collector.js';
 import { loadCollectorConfig } from '../../collector/config.js';
-import { acquireInstanceLock } from '../../collector/instance-lock.js';
 import { startEmbeddedPostgres } from '../../common/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
 import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
+import { assertPortFree } from '../../common/tcp-ports.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { runMigrations } from '../../ingest-api/db/migrate.js';
 import { loadIngestConfig } from '../../ingest-api/config.js';
@@ -15,6 +15,7 @@ import { startIngestServer } from '../../ingest-api/server.js';
 import { loadWorkerConfig } from '../../worker/config.js';
 import { runWorker } from '../../worker/run-worker.js';
 import { loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
+import { lockDataDir, stopOrphanPostgres } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -66,14 +67,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
   const layout = prepareDataDir(options.dataDir);
   const started: StartedComponent[] = [];
-  // One stack per data folder: a second one would share the Temporal state file and PostgreSQL cluster.
-  const dataDirLock = acquireInstanceLock({ outboxPath: `${layout.root}/wa-lake-dev` });
+  const dataDirLock = lockDataDir(layout);
   started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });
   const checkpoint = (): void => options.abortSignal?.throwIfAborted();
   // A step that hangs (e.g. the worker retrying a Temporal server that Ctrl-C already killed) must not
   // keep the stack from stopping: each step is raced against the abort signal.
   const step = <T>(promise: Promise<T>): Promise<T> => raceAbort(promise, options.abortSignal);
   try {
+    if (!env['DATABASE_URL']) await step(stopOrphanPostgres(layout.postgresDir, logger));
+    // Checked before anything starts, like the other ports, so the error names the option.
+    if (options.ingestPort && env['INGEST_PORT'] === undefined) {
+      await assertPortFree(options.ingestPort, 'the ingest API (--ingest-port)');
+    }
     const temporal = await step(
       startTemporalDevServer({
         cliPath: resolveTemporalCliPath(env),
@@ -93,10 +98,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         dataDir: layout.postgresDir,
         database: 'wa_lake',
         port: options.postgresPort,
+        onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
       });
       started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
       databaseUrl = postgres.databaseUrl;
-      logger.info({ port: postgres.port }, 'embedded postgresql ready');
+      logger.info({ port: postgres.port, pid: postgres.pid }, 'embedded postgresql ready');
+      void postgres.unexpectedExit.then((exit) =>
+        logger.error(
+          { component: 'embedded-postgres', pid: postgres.pid, code: exit.code, signal: exit.signal },
+          'embedded postgresql exited unexpectedly; the lake is unavailable until wa-lake dev is restarted'
+        )
+      );
     }
     await step(runMigrations({ databaseUrl, logger }));
     checkpoint();
