@@ -33,10 +33,15 @@ export async function applyGroupWrites(
   const merged = mergeGroupFields({ fields: row.fields, versions: row.field_versions }, writes, version);
   const columns = toGroupColumns(merged.fields);
   const isNewerSnapshot = snapshot !== null && (row.snapshot_version === null || row.snapshot_version < version);
+  // The snapshot is copied from the stored raw row when there is one, so its numbers keep every digit
+  // (the JS document has doubles); the document itself is the fallback for a projection without a row.
+  // Merged fields and settings are doubles: group settings hold booleans and small integers.
   await client.query(
     `UPDATE whatsapp_groups
         SET subject = $2, description = $3, settings = $4, fields = $5, field_versions = $6,
-            latest_snapshot = CASE WHEN $7::boolean THEN $8::jsonb ELSE latest_snapshot END,
+            latest_snapshot = CASE WHEN $7::boolean
+              THEN COALESCE((SELECT payload FROM whatsapp_event_logs WHERE event_id = $10::uuid), $8::jsonb)
+              ELSE latest_snapshot END,
             snapshot_at = CASE WHEN $7::boolean THEN $9::timestamptz ELSE snapshot_at END,
             snapshot_event_id = CASE WHEN $7::boolean THEN $10::uuid ELSE snapshot_event_id END,
             updated_at = now()

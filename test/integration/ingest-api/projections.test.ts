@@ -54,6 +54,20 @@ async function memberships(group: string): Promise<Array<Record<string, unknown>
 }
 
 describe('projections', () => {
+  it('keeps the latest snapshot with every digit of its numbers, as the raw row has them', async () => {
+    const group = newGroup();
+    const text = snapshot(group, [{ id: lid(), admin: null }], '2024-01-01T00:00:00Z').replace(
+      '"subject":"Group"',
+      '"subject":"Group","creation":12345678901234567890,"size":9007199254740993'
+    );
+    await lake.store(randomUUID(), text);
+    const { rows } = await lake.pool.query<{ creation: string; size: string }>(
+      `SELECT latest_snapshot->>'creation' AS creation, latest_snapshot->>'size' AS size FROM whatsapp_groups WHERE jid = $1`,
+      [group]
+    );
+    expect(rows[0]).toEqual({ creation: '12345678901234567890', size: '9007199254740993' });
+  });
+
   it('projects a groups.metadata snapshot: group fields, LID-first participants with phone aliases, roles', async () => {
     const group = newGroup();
     const [a, b] = [
