@@ -1,8 +1,16 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, {
+  LogController,
+  type ConnectionError,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+} from 'fastify';
 import pg from 'pg';
 import type { Logger } from '../common/logger.js';
 import type { EventsRepository } from './db/events-repository.js';
-import { DatabaseUnavailableError } from './db/errors.js';
+import { DatabaseBusyError, DatabaseUnavailableError } from './db/errors.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
@@ -34,12 +42,15 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
     return503OnClosing: false,
+    clientErrorHandler: createClientErrorHandler(loggerInstance),
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const mapped = toHttpError(err);
-    if (mapped.statusCode >= 500) request.log.error({ err, code: mapped.code }, 'request failed');
+    // A busy pool is handled backpressure (the sender retries after Retry-After); the rest needs a human.
+    if (mapped.code === 'WA_ERR_DATABASE_BUSY') request.log.warn({ err, code: mapped.code }, 'request failed');
+    else if (mapped.statusCode >= 500) request.log.error({ err, code: mapped.code }, 'request failed');
     if (mapped.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     const body = mapped.fields
       ? { error: mapped.message, code: mapped.code, fields: mapped.fields }
@@ -50,7 +61,12 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     reply.code(404).type('application/json; charset=utf-8').send({ error: 'no such route', code: 'WA_ERR_NOT_FOUND' })
   );
   app.addHook('onResponse', async (request, reply) => {
-    if (!UNCOUNTED_PATHS.has(request.url)) deps.metrics.requests.inc({ status: String(reply.statusCode) });
+    // The matched route, not `request.url`: probes with a query string (`/healthz?probe=1`) stay uncounted.
+    // Unmatched requests (404) have no route and are counted.
+    const route = request.routeOptions.url;
+    if (route === undefined || !UNCOUNTED_PATHS.has(route)) {
+      deps.metrics.requests.inc({ status: String(reply.statusCode) });
+    }
   });
   registerIngestRoute(app, deps);
   registerHealthRoutes(app, deps);
@@ -65,6 +81,8 @@ export function toHttpError(err: unknown): IngestHttpError {
   if (err instanceof IngestHttpError) return err;
   if (err instanceof DatabaseUnavailableError)
     return new IngestHttpError('WA_ERR_DATABASE_UNAVAILABLE', 'database unavailable, retry later');
+  if (err instanceof DatabaseBusyError)
+    return new IngestHttpError('WA_ERR_DATABASE_BUSY', 'database busy, retry later');
   if (err instanceof pg.DatabaseError && CONTENT_SQLSTATE.test(err.code ?? '')) {
     return new IngestHttpError('WA_ERR_UNSTORABLE_PAYLOAD', 'payload cannot be stored');
   }
@@ -75,4 +93,62 @@ export function toHttpError(err: unknown): IngestHttpError {
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500)
     return new IngestHttpError('WA_ERR_BAD_REQUEST', 'malformed request');
   return new IngestHttpError('WA_ERR_INTERNAL', 'internal error');
+}
+
+/**
+ * Chooses the answer to a request that Node's HTTP parser rejected before Fastify saw it (README "Error
+ * codes", DESIGN §8: every error body carries a `code`). Same status split as Node's own handler.
+ *
+ * @param nodeErrorCode - `code` of the `clientError` event's error: `ERR_HTTP_REQUEST_TIMEOUT` → 408
+ *   `WA_ERR_REQUEST_TIMEOUT`, `HPE_HEADER_OVERFLOW` → 431 `WA_ERR_HEADERS_TOO_LARGE`, anything else
+ *   (`HPE_INVALID_METHOD`, `HPE_INVALID_CONTENT_LENGTH`, …) → 400 `WA_ERR_BAD_REQUEST`.
+ */
+export function toClientErrorAnswer(nodeErrorCode: string | undefined): IngestHttpError {
+  if (nodeErrorCode === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new IngestHttpError('WA_ERR_REQUEST_TIMEOUT', 'request timeout');
+  if (nodeErrorCode === 'HPE_HEADER_OVERFLOW')
+    return new IngestHttpError('WA_ERR_HEADERS_TOO_LARGE', 'request headers too large');
+  return new IngestHttpError('WA_ERR_BAD_REQUEST', 'malformed request');
+}
+
+/**
+ * Formats `answer` as a complete raw HTTP/1.1 response: JSON body `{"error", "code"}`,
+ * `Content-Type: application/json; charset=utf-8`, `Content-Length` in bytes and `Connection: close`
+ * (the parser cannot resume on this connection).
+ */
+export function formatClientErrorResponse(answer: IngestHttpError): string {
+  const body = JSON.stringify({ error: answer.message, code: answer.code });
+  return [
+    `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** Fastify's `clientErrorHandler`: answers malformed HTTP as JSON, then closes the socket. */
+function createClientErrorHandler(log: FastifyBaseLogger): (err: ConnectionError, socket: Socket) => void {
+  return (err, socket) => {
+    // The peer is gone (Node has destroyed the socket already): nothing to answer.
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const answer = toClientErrorAnswer(err.code);
+    // Only the codes: the error's `rawPacket` holds the request bytes (headers, message text).
+    log.debug({ parserCode: err.code, code: answer.code }, 'malformed request rejected');
+    if (!canAnswer(socket)) {
+      socket.destroy();
+      return;
+    }
+    // Destroyed once flushed: `end` alone would leave the half-open socket to the client.
+    socket.end(formatClientErrorResponse(answer), () => socket.destroy());
+  };
+}
+
+// Like Node's default handler: no answer on a socket that cannot take one, nor while a response of a
+// keep-alive request is already on the wire there (a second status line would corrupt it). `_httpMessage`
+// is Node's link from the socket to its in-flight response.
+function canAnswer(socket: Socket): boolean {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  return socket.writable && inFlight?.headersSent !== true;
 }

@@ -13,3 +13,15 @@ export class DatabaseUnavailableError extends Error {
     super('database unavailable', { cause });
   }
 }
+
+/**
+ * Thrown by the repositories when PostgreSQL is up but every pooled connection stayed busy for the pool's
+ * connection timeout (`CONNECTION_TIMEOUT_MS`): backpressure, mapped to HTTP 503 `WA_ERR_DATABASE_BUSY` with
+ * `Retry-After` so the senders retry later (DESIGN §8).
+ */
+export class DatabaseBusyError extends Error {
+  override readonly name = 'DatabaseBusyError';
+  constructor(cause: unknown) {
+    super('database busy', { cause });
+  }
+}

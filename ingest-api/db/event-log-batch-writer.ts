@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { DatabaseUnavailableError } from './errors.js';
-import { isDatabaseUnavailable } from './pool.js';
+import { toDatabaseAvailabilityError } from './pool.js';
 
 /** One raw row of `whatsapp_event_logs` (DESIGN §9), as the events repository builds it. */
 export interface EventLogRow {
@@ -90,6 +89,7 @@ export class EventLogBatchWriter {
    * Inserts one row (idempotent on `event_id`) and resolves once it is committed.
    *
    * @throws DatabaseUnavailableError when PostgreSQL cannot be reached or drops the connection (HTTP 503).
+   * @throws DatabaseBusyError when no pooled connection frees up within the connection timeout (HTTP 503).
    * @throws pg.DatabaseError when PostgreSQL refuses this row itself (e.g. a numeric out of range).
    * @throws RangeError when a time of the row is an invalid Date.
    */
@@ -136,12 +136,14 @@ export class EventLogBatchWriter {
       this.onBatch(batch.length);
       for (const pending of batch) pending.resolve(inserted.delete(pending.eventId) ? 'stored' : 'duplicate');
     } catch (err) {
-      if (batch.length > 1 && !isDatabaseUnavailable(err)) {
+      // Busy or unavailable concerns the whole statement: every row of the batch gets the same answer.
+      const availability = toDatabaseAvailabilityError(err);
+      if (batch.length > 1 && availability === undefined) {
         // Find the row PostgreSQL refused: each row alone, so the others are still stored.
         await Promise.all(batch.map((pending) => this.writeBatch([pending])));
         return;
       }
-      const failure = isDatabaseUnavailable(err) ? new DatabaseUnavailableError(err) : err;
+      const failure: unknown = availability ?? err;
       for (const pending of batch) pending.reject(failure);
     }
   }

@@ -6,7 +6,7 @@ import { applyProjectionsInSavepoint, hasProjectionWork } from '../projections/a
 import { extractProjectionFacts, type ProjectionEvent } from '../projections/extract-projection-facts.js';
 import { DatabaseUnavailableError } from './errors.js';
 import { EventLogBatchWriter, type EventLogBatchLimits, type EventLogRow } from './event-log-batch-writer.js';
-import { isDatabaseUnavailable } from './pool.js';
+import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
 export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | { status: 'duplicate' };
@@ -57,6 +57,7 @@ export class EventsRepository {
    * @param body - the parsed, sanitized delivery.
    * @param receivedAt - when the request arrived (`received_at`).
    * @throws DatabaseUnavailableError when PostgreSQL cannot be reached or drops the connection (HTTP 503).
+   * @throws DatabaseBusyError when no pooled connection frees up within the connection timeout (HTTP 503).
    * @throws pg.DatabaseError for statement errors that are not about availability (HTTP 4xx/500 by code).
    */
   async store(eventId: string, body: ParsedIngestBody, receivedAt: Date): Promise<StoreOutcome> {
@@ -113,8 +114,7 @@ export class EventsRepository {
     } catch (err) {
       releaseError = err instanceof Error ? err : new Error('non-error thrown');
       await client.query('ROLLBACK').catch(() => undefined);
-      if (isDatabaseUnavailable(err)) throw new DatabaseUnavailableError(err);
-      throw err;
+      throw toDatabaseAvailabilityError(err) ?? err;
     } finally {
       // A client whose transaction failed is destroyed, never returned to the pool mid-transaction.
       client.release(releaseError);
@@ -130,11 +130,12 @@ export class EventsRepository {
     }
   }
 
+  /** @throws DatabaseBusyError on a pool checkout timeout, DatabaseUnavailableError on any other failure. */
   private async connect(): Promise<pg.PoolClient> {
     try {
       return await this.pool.connect();
     } catch (err) {
-      throw new DatabaseUnavailableError(err);
+      throw toDatabaseAvailabilityError(err) ?? new DatabaseUnavailableError(err);
     }
   }
 }

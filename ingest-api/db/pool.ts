@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../common/logger.js';
+import { DatabaseBusyError, DatabaseUnavailableError } from './errors.js';
 
 /** How long a request waits for a connection before the API answers 503 (ms). */
 export const CONNECTION_TIMEOUT_MS = 5_000;
@@ -12,12 +13,17 @@ export const CONNECTION_TIMEOUT_MS = 5_000;
  * @param databaseUrl - PostgreSQL connection string (`DATABASE_URL`).
  * @param options.max - pool size (`DATABASE_POOL_MAX`, default 10).
  * @param options.logger - receives `warn` records for idle-client errors.
+ * @param options.connectionTimeoutMs - how long a checkout waits for a connection (ms, default
+ *   {@link CONNECTION_TIMEOUT_MS}); tests shorten it to reach the pool-busy answer quickly.
  */
-export function createPool(databaseUrl: string, options: { max?: number; logger?: Logger } = {}): pg.Pool {
+export function createPool(
+  databaseUrl: string,
+  options: { max?: number; logger?: Logger; connectionTimeoutMs?: number } = {}
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.max ?? 10,
-    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
   });
   const log = options.logger?.child({ component: 'pg-pool' });
@@ -34,9 +40,43 @@ const UNAVAILABLE_SQLSTATE = /^(08|53|57P0)/;
 /**
  * Whether an error from `pg` means the database is unavailable (connection refused, dropped, pool
  * timeout, shutting down, too many connections) rather than a statement error. Anything that is not
- * a server-side `DatabaseError` is a connection-level failure.
+ * a server-side `DatabaseError` is a connection-level failure; {@link toDatabaseAvailabilityError}
+ * singles out the pool checkout timeout as "busy" before asking this.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof pg.DatabaseError)) return true;
   return UNAVAILABLE_SQLSTATE.test(err.code ?? '');
+}
+
+// pg-pool (node_modules/pg-pool/index.js) rejects a checkout that waited `connectionTimeoutMillis` for a
+// client to be released with exactly this plain Error: it has no code or class, so its message is the only
+// signal. A slow *new* connection fails with another message ("Connection terminated due to connection
+// timeout") and stays "unavailable". test/integration/ingest-api/pool-busy.test.ts pins this message.
+const POOL_CHECKOUT_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
+/**
+ * Whether `err` is pg-pool's checkout timeout: every connection of a full pool stayed busy for the
+ * connection timeout, while PostgreSQL itself may be fine (issue #5 walkthrough).
+ */
+export function isPoolCheckoutTimeout(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    !(err instanceof pg.DatabaseError) &&
+    err.constructor === Error &&
+    err.message === POOL_CHECKOUT_TIMEOUT_MESSAGE
+  );
+}
+
+/**
+ * Translates a failure of `pool.connect()`/`pool.query()` into the repositories' availability errors
+ * (HTTP 503, DESIGN §8).
+ *
+ * @returns a {@link DatabaseBusyError} for a pool checkout timeout, a {@link DatabaseUnavailableError}
+ *   for any other connection-level failure (see {@link isDatabaseUnavailable}), `undefined` for a
+ *   statement error the caller handles itself.
+ */
+export function toDatabaseAvailabilityError(err: unknown): DatabaseBusyError | DatabaseUnavailableError | undefined {
+  if (isPoolCheckoutTimeout(err)) return new DatabaseBusyError(err);
+  if (isDatabaseUnavailable(err)) return new DatabaseUnavailableError(err);
+  return undefined;
 }

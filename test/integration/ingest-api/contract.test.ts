@@ -7,6 +7,7 @@ import {
   SECRET_B,
   messageBody,
   postSigned,
+  sendRawHttp,
   startTestIngestServer,
   type TestIngestServer,
 } from './ingest-test-server.js';
@@ -203,5 +204,50 @@ describe('health and metrics', () => {
     expect(metrics).toMatch(/wa_ingest_sanitized_total [1-9]/);
     expect(metrics).toMatch(/wa_ingest_insert_duration_seconds_count [1-9]/);
     expect(metrics).toMatch(/wa_ingest_insert_batch_rows_count [1-9]/);
+  });
+});
+
+describe('malformed HTTP (rejected by the parser before Fastify routes it)', () => {
+  it.each([
+    ['a garbage request line', 'GARBAGE\r\n\r\n'],
+    ['a Content-Length that is not a number', `POST ${INGEST_PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`],
+    ['a bare LF in the request line', `GET /healthz HTTP/1.1\nHost: x\n\n`],
+  ])('answers %s with JSON 400 WA_ERR_BAD_REQUEST and closes the connection', async (_name, bytes) => {
+    const answer = await sendRawHttp(server.url, bytes);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers['connection']).toBe('close');
+    expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)));
+    expect(JSON.parse(answer.body)).toEqual({ error: 'malformed request', code: 'WA_ERR_BAD_REQUEST' });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('answers headers over the size limit with JSON 431 WA_ERR_HEADERS_TOO_LARGE', async () => {
+    const answer = await sendRawHttp(
+      server.url,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20 * 1024)}\r\n\r\n`
+    );
+    expect(answer.status).toBe(431);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers['connection']).toBe('close');
+    expect(JSON.parse(answer.body)).toEqual({ error: 'request headers too large', code: 'WA_ERR_HEADERS_TOO_LARGE' });
+  });
+});
+
+describe('wa_ingest_requests_total', () => {
+  async function requestsCounted(): Promise<number> {
+    const { values } = await server.metrics.requests.get();
+    return values.reduce((sum, { value }) => sum + value, 0);
+  }
+
+  it('leaves out /healthz, /readyz and /metrics, with or without a query string, and counts the rest', async () => {
+    const before = await requestsCounted();
+    for (const path of ['/healthz', '/healthz?probe=1', '/readyz?probe=1&x=2', '/metrics?name[]=wa', '/readyz?']) {
+      expect((await fetch(`${server.url}${path}`)).status).toBe(200);
+    }
+    expect(await requestsCounted()).toBe(before);
+    expect((await fetch(`${server.url}/healthz-not?probe=1`)).status).toBe(404);
+    expect((await postSigned(server.url, messageBody())).status).toBe(201);
+    expect(await requestsCounted()).toBe(before + 2);
   });
 });

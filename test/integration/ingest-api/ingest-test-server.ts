@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
@@ -23,10 +24,20 @@ export interface TestIngestServer {
   close(): Promise<void>;
 }
 
+/** Options of {@link startTestIngestServer}. */
+export interface TestIngestServerOptions {
+  secrets?: string[];
+  bodyLimitBytes?: number;
+  /** Pool size (default 8). */
+  poolMax?: number;
+  /** How long a request waits for a pooled connection (ms; default `CONNECTION_TIMEOUT_MS`). */
+  connectionTimeoutMs?: number;
+}
+
 /** Starts the app over real HTTP (`listen({ port: 0 })`) against `databaseUrl`. */
 export async function startTestIngestServer(
   databaseUrl: string,
-  options: { secrets?: string[]; bodyLimitBytes?: number } = {}
+  options: TestIngestServerOptions = {}
 ): Promise<TestIngestServer> {
   const logs: string[] = [];
   const logger: Logger = createRootLogger({
@@ -38,7 +49,11 @@ export async function startTestIngestServer(
       },
     }),
   });
-  const pool = createPool(databaseUrl, { max: 8, logger });
+  const pool = createPool(databaseUrl, {
+    max: options.poolMax ?? 8,
+    logger,
+    connectionTimeoutMs: options.connectionTimeoutMs,
+  });
   const metrics = createIngestMetrics();
   const app = buildApp({
     webhookSecrets: options.secrets ?? [SECRET_A, SECRET_B],
@@ -111,4 +126,39 @@ export function messageBody(overrides: Record<string, unknown> = {}): string {
     },
     ...overrides,
   });
+}
+
+/** A raw HTTP answer as read off the socket: status code, lower-cased header names, body text. */
+export interface RawHttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Writes `bytes` as-is on a new TCP connection to `url` (no HTTP client to fix them up) and reads until
+ * the server closes the connection.
+ *
+ * @throws Error when the connection fails or the answer has no status line.
+ */
+export async function sendRawHttp(url: string, bytes: string): Promise<RawHttpAnswer> {
+  const { hostname, port } = new URL(url);
+  const text = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.write(bytes);
+  });
+  const headerEnd = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = text.slice(0, headerEnd === -1 ? text.length : headerEnd).split('\r\n');
+  const status = /^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1];
+  if (status === undefined) throw new Error(`no HTTP status line in ${JSON.stringify(text.slice(0, 200))}`);
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(status), headers, body: headerEnd === -1 ? '' : text.slice(headerEnd + 4) };
 }
