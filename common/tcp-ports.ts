@@ -7,7 +7,12 @@ export class PortInUseError extends Error {
     readonly port: number,
     readonly purpose: string
   ) {
-    super(`port ${port} for ${purpose} is already in use on 127.0.0.1 (another wa-lake dev? choose another port)`);
+    // Not only "choose another port": after a kill -9 of wa-lake dev its Temporal dev server may still hold
+    // the port and the data folder's temporal.sqlite, and a second server on that file must not start.
+    super(
+      `port ${port} for ${purpose} is already in use on 127.0.0.1: by another program, or by a server that a ` +
+        `killed wa-lake dev left running (find it with: ss -ltnp 'sport = :${port}'). Stop it, or choose another port.`
+    );
   }
 }
 
