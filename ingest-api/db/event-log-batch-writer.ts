@@ -97,7 +97,7 @@ export class EventLogBatchWriter {
     let recordJson: string;
     try {
       // Encoded here, so a row that cannot be encoded fails its own request and never a batch.
-      recordJson = toRecordJson(row);
+      recordJson = encodeEventLogRow(row);
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
@@ -148,22 +148,42 @@ export class EventLogBatchWriter {
     }
   }
 
-  /** Runs the statement; returns the event ids it inserted (once, even when an id repeats). */
-  private async runStatement(batch: readonly PendingRow[]): Promise<Set<string>> {
+  /** Runs the statement on the pool (autocommit); returns the event ids it inserted. */
+  private runStatement(batch: readonly PendingRow[]): Promise<Set<string>> {
     const members = [...batch]
       .sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0))
       .map((pending) => pending.recordJson);
-    // DO NOTHING also skips a repeat of an id inserted earlier by the same statement.
-    const result = await this.pool.query<{ event_id: string }>({
-      name: INSERT_BATCH_STATEMENT,
-      text: INSERT_BATCH_SQL,
-      values: [`[${members.join(',')}]`],
-    });
-    return new Set(result.rows.map((row) => row.event_id));
+    return insertEventLogRecords(this.pool, members);
   }
 }
 
-function toRecordJson(row: EventLogRow): string {
+/**
+ * The one raw-row INSERT of the lake (DESIGN §9): writes rows encoded by {@link encodeEventLogRow}
+ * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
+ * DO NOTHING also skips a repeat of an id inserted earlier by the same statement.
+ *
+ * @returns the event ids inserted now (once each); an id missing from it was already stored.
+ * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
+ */
+export async function insertEventLogRecords(
+  queryable: pg.Pool | pg.ClientBase,
+  recordJsons: readonly string[]
+): Promise<Set<string>> {
+  const result = await queryable.query<{ event_id: string }>({
+    name: INSERT_BATCH_STATEMENT,
+    text: INSERT_BATCH_SQL,
+    values: [`[${recordJsons.join(',')}]`],
+  });
+  return new Set(result.rows.map((row) => row.event_id));
+}
+
+/**
+ * Encodes one row as a member of {@link insertEventLogRecords}' JSON array; the body text is spliced
+ * in verbatim (it is a JSON value `JSON.parse` accepted).
+ *
+ * @throws RangeError when a time of the row is an invalid Date.
+ */
+export function encodeEventLogRow(row: EventLogRow): string {
   const scalars = JSON.stringify({
     i: row.id,
     e: row.eventId,

@@ -5,21 +5,17 @@ import type { ParsedIngestBody } from '../parse-ingest-body.js';
 import { applyProjectionsInSavepoint, hasProjectionWork } from '../projections/apply-projections.js';
 import { extractProjectionFacts, type ProjectionEvent } from '../projections/extract-projection-facts.js';
 import { DatabaseUnavailableError } from './errors.js';
-import { EventLogBatchWriter, type EventLogBatchLimits, type EventLogRow } from './event-log-batch-writer.js';
+import {
+  EventLogBatchWriter,
+  encodeEventLogRow,
+  insertEventLogRecords,
+  type EventLogBatchLimits,
+  type EventLogRow,
+} from './event-log-batch-writer.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
 export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | { status: 'duplicate' };
-
-// The payload is extracted by PostgreSQL from the body text, so numbers are parsed exactly once, by jsonb.
-// A named statement: each pooled connection parses and plans it once. No RETURNING: the command tag's
-// row count (1 inserted, 0 duplicate) is all the caller needs, and a result row costs a round of parsing.
-const INSERT_EVENT_STATEMENT = 'wa_insert_event_log';
-const INSERT_EVENT_SQL = `
-  INSERT INTO whatsapp_event_logs
-    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized)
-  VALUES ($1, $2, $3, $4, ($5::jsonb) -> 'payload', $6, $7, $8, $9, $10)
-  ON CONFLICT (event_id) DO NOTHING`;
 
 /** Options of {@link EventsRepository}. */
 export interface EventsRepositoryOptions {
@@ -86,24 +82,13 @@ export class EventsRepository {
       const outcome = await this.batchWriter.insert(row);
       return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
     }
-    const params = [
-      row.id,
-      row.eventId,
-      row.type,
-      row.chatJid,
-      row.bodyText,
-      row.receivedAt,
-      row.capturedAt,
-      row.upsertType,
-      row.occurredAt,
-      row.isSanitized,
-    ];
+    const record = encodeEventLogRow(row);
     const client = await this.connect();
     let releaseError: Error | undefined;
     try {
       await client.query('BEGIN');
-      const inserted = await client.query({ name: INSERT_EVENT_STATEMENT, text: INSERT_EVENT_SQL, values: params });
-      if (inserted.rowCount === 0) {
+      const inserted = await insertEventLogRecords(client, [record]);
+      if (inserted.size === 0) {
         await client.query('COMMIT');
         return { status: 'duplicate' };
       }
