@@ -14,6 +14,7 @@ import {
   recomputeMemberships,
 } from './memberships-repository.js';
 import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
+import { recomputeUnobservedPeriods } from './unobserved-periods-repository.js';
 
 /**
  * Updates groups, participants, aliases and memberships from one stored event (DESIGN §9, issue #5),
@@ -74,16 +75,18 @@ async function applyGroupFacts(
       client,
       groupJid,
       facts.groupFields,
-      { atMs: event.effectiveAt.getTime(), eventId: event.eventId },
+      { atMs: event.effectiveAt.getTime(), eventId: event.eventId, isTimed: facts.isTimed },
       facts.snapshot?.document ?? null
     );
   }
   if (facts.snapshot) {
-    await insertSnapshot(client, groupJid, event.eventId, event.effectiveAt, facts.snapshot.members);
+    const { members, isComplete } = facts.snapshot;
+    await insertSnapshot(client, groupJid, event.eventId, event.effectiveAt, members, isComplete);
     return null;
   }
   if (facts.memberships.length === 0) return [];
-  await insertMembershipFacts(client, groupJid, event.eventId, event.effectiveAt, facts.memberships);
+  await insertMembershipFacts(client, groupJid, event.eventId, event.effectiveAt, facts.memberships, facts.isTimed);
+  if (facts.memberships.some((fact) => fact.isAccount === true)) await recomputeUnobservedPeriods(client, groupJid);
   return [...new Set(facts.memberships.map((fact) => fact.participant.participantId))];
 }
 

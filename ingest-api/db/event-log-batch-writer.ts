@@ -16,6 +16,10 @@ export interface EventLogRow {
   upsertType: string | null;
   occurredAt: Date | null;
   isSanitized: boolean;
+  /** The linked account's JID as the collector sent it (`account_jid`); absent or null when not sent. */
+  accountJid?: string | null;
+  /** The first collector's id of the same item, when it differs (issue #12 item 8); absent or null otherwise. */
+  legacyEventId?: string | null;
 }
 
 /** What happened to one row: inserted now, or its `event_id` was already stored. */
@@ -51,10 +55,12 @@ interface PendingRow {
 const INSERT_BATCH_STATEMENT = 'wa_insert_event_log_batch';
 const INSERT_BATCH_SQL = `
   INSERT INTO whatsapp_event_logs
-    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized)
-  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s
+    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid)
+  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a
   FROM jsonb_to_recordset($1::jsonb)
-    AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean)
+    AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean,
+         a text, l uuid)
+  WHERE r.l IS NULL OR NOT EXISTS (SELECT 1 FROM whatsapp_event_logs AS stored WHERE stored.event_id = r.l)
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id`;
 
@@ -160,7 +166,8 @@ export class EventLogBatchWriter {
 /**
  * The one raw-row INSERT of the lake (DESIGN §9): writes rows encoded by {@link encodeEventLogRow}
  * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
- * DO NOTHING also skips a repeat of an id inserted earlier by the same statement.
+ * DO NOTHING also skips a repeat of an id inserted earlier by the same statement, and a row whose
+ * legacy id (the first collector's id of the same item) is already stored is skipped too (issue #12 item 8).
  *
  * @returns the event ids inserted now (once each); an id missing from it was already stored.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
@@ -194,6 +201,8 @@ export function encodeEventLogRow(row: EventLogRow): string {
     u: row.upsertType,
     o: row.occurredAt?.toISOString() ?? null,
     s: row.isSanitized,
+    a: row.accountJid ?? null,
+    l: row.legacyEventId ?? null,
   });
   return `${scalars.slice(0, -1)},"b":${row.bodyText}}`;
 }

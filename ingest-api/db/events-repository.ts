@@ -72,6 +72,8 @@ export class EventsRepository {
       upsertType: body.upsertType,
       occurredAt: body.occurredAt,
       isSanitized: body.isSanitized,
+      accountJid: body.accountJid,
+      legacyEventId: body.legacyEventId,
     };
     const event: ProjectionEvent = {
       eventId,
@@ -79,6 +81,8 @@ export class EventsRepository {
       chatJid: body.chatJid,
       payload: body.payload,
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
+      hasOwnTime: body.occurredAt !== null,
+      accountJids: body.accountJid ? [body.accountJid] : [],
     };
     const facts = extractProjectionFacts(event);
     if (!hasProjectionWork(facts)) {

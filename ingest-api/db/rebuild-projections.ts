@@ -9,7 +9,7 @@ import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
 
 const BATCH_SIZE = 500;
-/** The only types `extractProjectionFacts` reads (messages.upsert only when it is a stub). */
+/** The only types `extractProjectionFacts` reads (messages.upsert only when it is a stub or a protocol message). */
 const PROJECTED_TYPES = [
   'groups.metadata',
   'groups.upsert',
@@ -26,6 +26,7 @@ const PROJECTION_TABLES = [
   'whatsapp_membership_facts',
   'whatsapp_group_snapshots',
   'whatsapp_projection_errors',
+  'whatsapp_group_unobserved_periods',
 ];
 
 /**
@@ -54,10 +55,14 @@ export async function rebuildProjections(pool: pg.Pool): Promise<{ events: numbe
         chat_jid: string | null;
         payload: JsonValue;
         effective_at: Date;
+        has_own_time: boolean;
+        account_jid: string | null;
       }>(
-        `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at
+        `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
+                occurred_at IS NOT NULL AS has_own_time, account_jid
            FROM whatsapp_event_logs
-          WHERE id > $1 AND type = ANY($3::text[]) AND (type <> 'messages.upsert' OR payload ? 'messageStubType')
+          WHERE id > $1 AND type = ANY($3::text[]) AND (type <> 'messages.upsert' OR payload ? 'messageStubType'
+                 OR payload -> 'message' ? 'protocolMessage' OR payload -> 'message' ? 'ephemeralMessage')
           ORDER BY id LIMIT $2`,
         [lastId, BATCH_SIZE, PROJECTED_TYPES]
       );
@@ -68,6 +73,8 @@ export async function rebuildProjections(pool: pg.Pool): Promise<{ events: numbe
           chatJid: row.chat_jid,
           payload: row.payload,
           effectiveAt: row.effective_at,
+          hasOwnTime: row.has_own_time,
+          accountJids: row.account_jid ? [row.account_jid] : [],
         };
         const facts = extractProjectionFacts(event);
         if (hasProjectionWork(facts)) await applyProjectionsInSavepoint(client, event, facts);
