@@ -13,6 +13,7 @@ import {
   insertSnapshot,
   recomputeMemberships,
 } from './memberships-repository.js';
+import { recordProjectionError } from './projection-errors.js';
 import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
 import { recomputeUnobservedPeriods } from './unobserved-periods-repository.js';
 
@@ -110,17 +111,7 @@ export async function applyProjectionsInSavepoint(
   } catch (err) {
     await client.query('ROLLBACK TO SAVEPOINT projections');
     const error = err instanceof Error ? err : new Error(String(err));
-    const code = (error as { code?: unknown }).code;
-    await client.query(
-      `INSERT INTO whatsapp_projection_errors (event_id, type, error_name, error_code, message) VALUES ($1, $2, $3, $4, $5)`,
-      [
-        event.eventId,
-        event.type,
-        error.name.slice(0, 255),
-        typeof code === 'string' ? code.slice(0, 50) : null,
-        error.message,
-      ]
-    );
+    await recordProjectionError(client, event, error);
     return { error };
   }
 }

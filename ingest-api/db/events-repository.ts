@@ -7,15 +7,11 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
+import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
-import {
-  EventLogBatchWriter,
-  encodeEventLogRow,
-  insertEventLogRecords,
-  type EventLogBatchLimits,
-  type EventLogRow,
-} from './event-log-batch-writer.js';
+import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
+import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
@@ -85,11 +81,17 @@ export class EventsRepository {
       accountJids: body.accountJid ? [body.accountJid] : [],
     };
     const facts = extractProjectionFacts(event);
+    const messageFacts = extractMessageFacts(event);
     if (!hasProjectionWork(facts)) {
-      // Nothing to project: the raw row alone, committed in a batch statement before this resolves.
-      const outcome = await this.batchWriter.insert(row);
+      // No group work: the raw row (and the set-based message projections) in a batch statement,
+      // committed before this resolves.
+      const work = hasMessageWork(messageFacts)
+        ? { eventId, type: body.type, effectiveAt: event.effectiveAt, facts: messageFacts }
+        : null;
+      const outcome = await this.batchWriter.insert(row, work);
       return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
     }
+    facts.participants.push(...messageFacts.identities);
     const record = encodeEventLogRow(row);
     const client = await this.connect();
     let releaseError: Error | undefined;

@@ -269,6 +269,128 @@ describe("the account's own removal (issue #12 item 5)", () => {
   });
 });
 
+describe('identity from every message (issue #12 item 4)', () => {
+  async function readIdentity(lake: TestLake, lid: string): Promise<unknown> {
+    const aliases = await lake.pool.query('SELECT lid, phone_jid FROM whatsapp_lid_aliases WHERE lid = $1', [lid]);
+    const people = await lake.pool.query('SELECT id, lid, phone_jid FROM whatsapp_participants WHERE id = $1', [lid]);
+    return { aliases: aliases.rows, people: people.rows };
+  }
+  const message = (payload: Record<string, unknown>, type = 'messages.upsert'): string =>
+    body(type, '120363000000000001@g.us', payload, iso(1_700_100_000), { upsert_type: 'notify' });
+
+  it('records the alias and the participant of a plain text message (key.participant + participantAlt)', async () => {
+    await storeBothOrders([
+      message({
+        key: {
+          remoteJid: '120363000000000001@g.us',
+          id: '3EB0A0000000000000006',
+          fromMe: false,
+          participant: '20000000000001@lid',
+          participantAlt: '10000000001@s.whatsapp.net',
+        },
+        messageTimestamp: 1_700_100_000,
+        message: { conversation: 'hello' },
+      }),
+    ]);
+    for (const lake of lakes)
+      expect(await readIdentity(lake, '20000000000001@lid')).toEqual({
+        aliases: [{ lid: '20000000000001@lid', phone_jid: '10000000001@s.whatsapp.net' }],
+        people: [{ id: '20000000000001@lid', lid: '20000000000001@lid', phone_jid: '10000000001@s.whatsapp.net' }],
+      });
+  });
+
+  it('reads reaction keys, contextInfo and remoteJidAlt, concurrently through the batch path', async () => {
+    const [reactor, author, quoted, direct] = [0, 1, 2, 3].map(() => ({
+      lid: `2${randomDigits()}@lid`,
+      pn: `1${randomDigits()}@s.whatsapp.net`,
+    })) as Array<{ lid: string; pn: string }>;
+    if (!reactor || !author || !quoted || !direct) throw new Error('people');
+    const group = newGroup();
+    const deliveries = [
+      message(
+        {
+          key: { remoteJid: group, id: randomUUID(), participant: author.lid, participantAlt: author.pn },
+          reaction: {
+            key: { remoteJid: group, id: randomUUID(), participant: reactor.lid, participantAlt: reactor.pn },
+            text: '👍',
+            senderTimestampMs: 1_700_100_000_000,
+          },
+        },
+        'messages.reaction'
+      ),
+      message({
+        key: { remoteJid: group, id: randomUUID(), participant: author.lid },
+        messageTimestamp: 1_700_100_001,
+        message: {
+          extendedTextMessage: {
+            text: 'reply',
+            contextInfo: { stanzaId: 'Q1', participant: quoted.lid, participantAlt: quoted.pn },
+          },
+        },
+      }),
+      message({
+        key: { remoteJid: direct.lid, remoteJidAlt: direct.pn, id: randomUUID(), fromMe: false },
+        messageTimestamp: 1_700_100_002,
+        message: { conversation: 'direct' },
+      }),
+    ];
+    const lake = lakeAt(0);
+    await Promise.all(deliveries.map((delivery) => lake.store(randomUUID(), delivery)));
+    for (const person of [reactor, author, quoted, direct])
+      expect(await readIdentity(lake, person.lid)).toEqual({
+        aliases: [{ lid: person.lid, phone_jid: person.pn }],
+        people: [{ id: person.lid, lid: person.lid, phone_jid: person.pn }],
+      });
+  });
+
+  it('merges a phone-only member into the LID a later message pairs it with', async () => {
+    const group = newGroup();
+    const [lid, phone] = [`2${randomDigits()}@lid`, `1${randomDigits()}@s.whatsapp.net`];
+    await storeBothOrders([
+      stub(group, 27, [phone], 1_700_110_000),
+      message({
+        key: { remoteJid: group, id: randomUUID(), participant: lid, participantAlt: phone },
+        messageTimestamp: 1_700_110_100,
+        message: { conversation: 'hi' },
+      }),
+    ]);
+    for (const lake of lakes)
+      expect((await readMemberships(lake, group)).map((row) => row['participant_id'])).toEqual([lid]);
+  });
+
+  it('stores every row of a batch and records a projection error only for the message it cannot project', async () => {
+    const group = newGroup();
+    const good = `2${randomDigits()}@lid`;
+    const bad = `${'9'.repeat(300)}@lid`;
+    const lake = lakeAt(0);
+    const ids = [randomUUID(), randomUUID()];
+    const statuses = await Promise.all(
+      [good, bad].map((participant, index) =>
+        lake.store(
+          ids[index] ?? '',
+          message({
+            key: {
+              remoteJid: group,
+              id: randomUUID(),
+              participant,
+              participantAlt: `1${randomDigits()}@s.whatsapp.net`,
+            },
+            messageTimestamp: 1_700_120_000,
+            message: { conversation: 'x' },
+          })
+        )
+      )
+    );
+    expect(statuses).toEqual(['stored', 'stored']);
+    const errors = await lake.pool.query(
+      'SELECT event_id, error_code FROM whatsapp_projection_errors WHERE event_id = ANY($1::uuid[])',
+      [ids]
+    );
+    expect(errors.rows).toEqual([{ event_id: ids[1], error_code: '22001' }]);
+    expect(await readIdentity(lake, good)).toMatchObject({ people: [{ id: good }] });
+  });
+});
+
 describe('rebuild', () => {
   it('reproduces every projection of this file, including ranks, partial snapshots and unobserved periods', async () => {
     const lake = lakeAt(0);
