@@ -90,6 +90,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       outbox,
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
+      withFirstCollectorEventIds: source.kind === 'replay',
       limits: {
         bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,
         inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,
