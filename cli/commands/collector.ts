@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { loadCollectorConfig } from '../../collector/config.js';
-import { runCollector } from '../../collector/run-collector.js';
+import { loadCollectorConfig, runCollector } from '../../collector/index.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-signal.js';

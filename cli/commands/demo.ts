@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
-import { countStoredEvents } from '../../ingest-api/db/count-stored-events.js';
+import { countStoredEvents } from '../../ingest-api/index.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { loadWorkerConfig } from '../../worker/config.js';
-import { runWorker } from '../../worker/run-worker.js';
+import { loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { createCliLogger } from './shared.js';
 
