@@ -51,6 +51,12 @@ export const restrictedPathZones = [
     message: 'The collector starts deliverEvent by name: it may import workflows/contracts.ts only.',
   },
   {
+    target: './collector/normalize',
+    from: './collector',
+    except: ['./normalize'],
+    message: 'normalize/ is pure value normalization: it imports nothing from the collector above it.',
+  },
+  {
     target: ['./activities', './worker', './ops'],
     from: ['./cli', './dev-stack'],
     message: 'Only the CLI wires processes and starts the local stack (cli/README.md, dev-stack/README.md).',

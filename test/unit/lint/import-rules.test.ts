@@ -45,6 +45,11 @@ describe('folder import rules (eslint-import-rules.js)', () => {
       'collector/probe.ts',
       "import { deliverEvent } from '../workflows/deliver-event.js';",
     ],
+    [
+      'collector/normalize → the collector above it',
+      'collector/normalize/probe.ts',
+      "import { filterEvent } from '../edge-filter.js';",
+    ],
     ['workflows → collector', 'workflows/probe.ts', "import { OutboxStore } from '../collector/outbox-store.js';"],
     ['cli → a collector internal', 'cli/probe.ts', "import { OutboxStore } from '../collector/outbox-store.js';"],
     ['cli → an ingest-api internal', 'cli/probe.ts', "import { createPool } from '../ingest-api/db/pool.js';"],
@@ -78,6 +83,11 @@ describe('folder import rules (eslint-import-rules.js)', () => {
     ],
     ['workflows → @temporalio/workflow', 'workflows/probe.ts', "import { sleep } from '@temporalio/workflow';"],
     ['workflows → activity types', 'workflows/probe.ts', "import type { Activities } from '../activities/index.js';"],
+    [
+      'collector/normalize → itself',
+      'collector/normalize/probe.ts',
+      "import { lenientJson } from './lenient-json.js';",
+    ],
     ['cli → collector/index', 'cli/probe.ts', "import { OutboxStore } from '../collector/index.js';"],
     ['cli → dev-stack', 'cli/probe.ts', "import { findFreePort } from '../dev-stack/tcp-ports.js';"],
   ])('allows %s', async (_label, file, code) => {
