@@ -6,5 +6,5 @@ export { loadIngestConfig, type IngestConfig } from './config.js';
 export { countStoredEvents } from './db/count-stored-events.js';
 export { runMigrations } from './db/migrate.js';
 export { createPool } from './db/pool.js';
-export { rebuildProjections } from './projections/rebuild.js';
+export { rebuildProjections } from './db/rebuild-projections.js';
 export { startIngestServer, type RunningIngestServer } from './server.js';
