@@ -40,6 +40,12 @@ export const restrictedPathZones = [
     message: 'The ingest API imports no collector, workflow, activity or worker code (ingest-api/README.md).',
   },
   {
+    target: './ingest-api/projections',
+    from: ['./ingest-api/db', './ingest-api/routes', './ingest-api/app.ts', './ingest-api/server.ts'],
+    message:
+      'projections/ is pure (facts in, facts out): db/ imports projections/, never the other way (ingest-api/README.md).',
+  },
+  {
     target: './collector',
     from: ['./activities', './worker', './ingest-api', './ops', './cli', './dev-stack'],
     message: 'The collector imports no activity, worker or ingest code (collector/README.md).',

@@ -38,6 +38,7 @@ describe('folder import rules (eslint-import-rules.js)', () => {
     ['common → dev-stack', 'common/probe.ts', "import { findFreePort } from '../dev-stack/tcp-ports.js';"],
     ['ingest-api → collector', 'ingest-api/probe.ts', "import { OutboxStore } from '../collector/outbox-store.js';"],
     ['ingest-api → worker', 'ingest-api/probe.ts', "import { runWorker } from '../worker/run-worker.js';"],
+    ['ingest-api/projections → db', 'ingest-api/projections/probe.ts', "import { createPool } from '../db/pool.js';"],
     ['collector → activities', 'collector/probe.ts', "import { createActivities } from '../activities/index.js';"],
     ['collector → ingest-api', 'collector/probe.ts', "import { sanitizeRawJson } from '../ingest-api/sanitize.js';"],
     [
@@ -76,6 +77,11 @@ describe('folder import rules (eslint-import-rules.js)', () => {
       "import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';",
     ],
     ['ingest-api → common', 'ingest-api/probe.ts', "import type { JsonValue } from '../common/json-value.js';"],
+    [
+      'ingest-api/db → projections',
+      'ingest-api/db/probe.ts',
+      "import { extractProjectionFacts } from '../projections/extract-projection-facts.js';",
+    ],
     [
       'collector → workflows/contracts',
       'collector/probe.ts',
