@@ -4,7 +4,7 @@ import { runMigrations } from '../../ingest-api/db/migrate.js';
 import { loadIngestConfig } from '../../ingest-api/config.js';
 import { rebuildProjections } from '../../ingest-api/projections/rebuild.js';
 import { startIngestServer } from '../../ingest-api/server.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /** Reads `DATABASE_URL` for the commands that need nothing else. @throws Error when it is unset. */
@@ -24,7 +24,7 @@ export function registerIngestCommands(program: Command): void {
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
       printLine(`ingest API listening on ${server.url}`);
-      await runUntilSignal(() => server.close(), logger);
+      await runUntilTerminated(() => server.close(), logger);
     });
 
   program
