@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../../../common/tcp-ports.js';
+import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
