@@ -6,7 +6,7 @@ import {
   rebuildProjections,
   startIngestServer,
 } from '../../ingest-api/index.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /** Reads `DATABASE_URL` for the commands that need nothing else. @throws Error when it is unset. */
@@ -26,7 +26,7 @@ export function registerIngestCommands(program: Command): void {
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
       printLine(`ingest API listening on ${server.url}`);
-      await runUntilSignal(() => server.close(), logger);
+      await runUntilTerminated(() => server.close(), logger);
     });
 
   program
