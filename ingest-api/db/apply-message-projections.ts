@@ -67,25 +67,25 @@ async function trySavepoint(client: pg.ClientBase, items: readonly MessageProjec
  * client released in `finally` (a failed one destroyed, never returned mid-transaction).
  *
  * @param recordJsons - rows encoded by `encodeEventLogRow`, sorted by event_id.
- * @returns the event ids inserted now.
+ * @returns the event ids inserted now, and those whose projection failed (recorded).
  * @throws pg.DatabaseError or a connection error as `pg` reports it (the transaction is rolled back).
  */
 export async function insertWithMessageProjections(
   pool: pg.Pool,
   recordJsons: readonly string[],
   items: readonly MessageProjectionItem[]
-): Promise<Set<string>> {
+): Promise<{ inserted: Set<string>; failed: Set<string> }> {
   const client = await pool.connect();
   let releaseError: Error | undefined;
   try {
     await client.query('BEGIN');
     const inserted = await insertEventLogRecords(client, recordJsons);
-    await applyMessageProjections(
+    const failed = await applyMessageProjections(
       client,
       items.filter((item) => inserted.has(item.eventId))
     );
     await client.query('COMMIT');
-    return inserted;
+    return { inserted, failed: new Set(failed) };
   } catch (err) {
     releaseError = err instanceof Error ? err : new Error('non-error thrown');
     await client.query('ROLLBACK').catch(() => undefined);

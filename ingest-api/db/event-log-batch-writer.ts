@@ -3,8 +3,11 @@ import { insertWithMessageProjections, type MessageProjectionItem } from './appl
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
-/** What happened to one row: inserted now, or its `event_id` was already stored. */
-export type EventLogInsertOutcome = 'stored' | 'duplicate';
+/**
+ * What happened to one row: inserted now, or its `event_id` was already stored; `projection-failed`:
+ * inserted, but its message projections failed and were recorded in `whatsapp_projection_errors`.
+ */
+export type EventLogInsertOutcome = 'stored' | 'duplicate' | 'projection-failed';
 
 /** Limits of {@link EventLogBatchWriter}. */
 export interface EventLogBatchLimits {
@@ -108,9 +111,12 @@ export class EventLogBatchWriter {
 
   private async writeBatch(batch: PendingRow[]): Promise<void> {
     try {
-      const inserted = await this.runStatement(batch);
+      const { inserted, failed } = await this.runStatement(batch);
       this.onBatch(batch.length);
-      for (const pending of batch) pending.resolve(inserted.delete(pending.eventId) ? 'stored' : 'duplicate');
+      for (const pending of batch) {
+        const isInserted = inserted.delete(pending.eventId);
+        pending.resolve(isInserted ? (failed.has(pending.eventId) ? 'projection-failed' : 'stored') : 'duplicate');
+      }
     } catch (err) {
       // Busy or unavailable concerns the whole statement: every row of the batch gets the same answer.
       const availability = toDatabaseAvailabilityError(err);
@@ -126,13 +132,13 @@ export class EventLogBatchWriter {
 
   /**
    * Runs the statement on the pool (autocommit), or in a transaction with the message projections of
-   * its rows when any has some; returns the event ids it inserted.
+   * its rows when any has some; returns the event ids it inserted and those whose projection failed.
    */
-  private runStatement(batch: readonly PendingRow[]): Promise<Set<string>> {
+  private async runStatement(batch: readonly PendingRow[]): Promise<{ inserted: Set<string>; failed: Set<string> }> {
     const sorted = [...batch].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
     const members = sorted.map((pending) => pending.recordJson);
     const work = sorted.flatMap((pending) => (pending.work ? [pending.work] : []));
-    if (work.length === 0) return insertEventLogRecords(this.pool, members);
+    if (work.length === 0) return { inserted: await insertEventLogRecords(this.pool, members), failed: new Set() };
     return insertWithMessageProjections(this.pool, members, work);
   }
 }

@@ -12,6 +12,7 @@ import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
 import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
+import { KnownLoneLids } from './known-lone-lids.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
@@ -34,6 +35,7 @@ export interface EventsRepositoryOptions {
 export class EventsRepository {
   private readonly log: Logger;
   private readonly batchWriter: EventLogBatchWriter;
+  private readonly knownLids = new KnownLoneLids();
   constructor(
     private readonly pool: pg.Pool,
     logger: Logger,
@@ -82,6 +84,8 @@ export class EventsRepository {
     };
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);
+    // A lone LID already projected by this process has nothing left to project (its row is never deleted).
+    messageFacts.identities = this.knownLids.withoutKnown(messageFacts.identities);
     if (!hasProjectionWork(facts)) {
       // No group work: the raw row (and the set-based message projections) in a batch statement,
       // committed before this resolves.
@@ -89,7 +93,9 @@ export class EventsRepository {
         ? { eventId, type: body.type, effectiveAt: event.effectiveAt, facts: messageFacts }
         : null;
       const outcome = await this.batchWriter.insert(row, work);
-      return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
+      if (outcome === 'duplicate') return { status: 'duplicate' };
+      if (outcome === 'stored' && work) this.knownLids.remember(work.facts.identities);
+      return { status: 'stored', isProjectionFailed: outcome === 'projection-failed' };
     }
     facts.participants.push(...messageFacts.identities);
     const record = encodeEventLogRow(row);
