@@ -56,7 +56,7 @@ export interface ProjectionFacts {
   participants: ParticipantRef[];
 }
 
-/** Group settings copied from snapshots and `groups.update` (DESIGN §9 "settings"). */
+/** Group settings copied from snapshots and `groups.update` (DESIGN §9 "settings"); stubs: `stub-types.ts`. */
 const SETTINGS_KEYS = [
   'restrict',
   'announce',
@@ -68,6 +68,8 @@ const SETTINGS_KEYS = [
   'linkedParent',
   'owner',
   'creation',
+  // Written by GROUP_CHANGE_INVITE_LINK stubs and their groups.update hint (issue #12 item 2).
+  'inviteCode',
 ];
 const GPU_ACTIONS: ReadonlyMap<string, { isPresent: boolean; role: MembershipRole | null }> = new Map([
   ['add', { isPresent: true, role: null }],

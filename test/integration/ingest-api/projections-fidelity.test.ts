@@ -115,6 +115,25 @@ describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)
       });
   });
 
+  it('ranks a groups.update with its own time (subjectTime) as timed: the newer one wins', async () => {
+    const group = newGroup();
+    await storeBothOrders([
+      stub(group, 21, ['From stub'], 1_700_055_000),
+      body(
+        'groups.update',
+        group,
+        { id: group, subject: 'From update', subjectTime: 1_700_055_100 },
+        iso(1_700_055_200)
+      ),
+      body('groups.update', group, { id: group, inviteCode: 'HINTCODE' }, iso(1_700_055_300)),
+    ]);
+    for (const lake of lakes)
+      expect(await readGroup(lake, group)).toMatchObject({
+        subject: 'From update',
+        settings: { inviteCode: 'HINTCODE' },
+      });
+  });
+
   it('still applies a hint when no timed fact states the field', async () => {
     const group = newGroup();
     await storeBothOrders([body('groups.update', group, { id: group, restrict: true }, iso(1_700_060_000))]);
