@@ -30,7 +30,7 @@ export async function applyIdentityStatements(
     client,
     refs.flatMap((ref) => (ref.phoneJid ? [ref.phoneJid] : []))
   );
-  const changes = await recordAliasStatements(
+  const { changes, writtenLids } = await recordAliasStatements(
     client,
     statements.flatMap(({ at, refs: named }) => aliasPairs(named).map((pair) => ({ ...pair, firstAt: at, lastAt: at })))
   );
@@ -38,7 +38,13 @@ export async function applyIdentityStatements(
   const owners = changes.flatMap((change) => [change.before, change.after]).filter((lid) => lid !== null);
   const movedKeys = [...movedPhones, ...owners];
   const mergedGroups = await findGroupsNaming(client, movedPhones);
-  const keys = refs.map((ref) => ref.participantId);
+  // A pair whose alias row this statement left as it was changes no participant row: the transaction
+  // that last wrote that row recomputed its LID. Lone ids and written or moved keys are recomputed.
+  const written = new Set(writtenLids);
+  const keys = refs.flatMap((ref) =>
+    ref.lid !== null && ref.phoneJid !== null && !written.has(ref.lid) ? [] : [ref.participantId]
+  );
+  if (keys.length === 0 && movedKeys.length === 0) return;
   await lockGroupsThenIdentities(
     client,
     mergedGroups,

@@ -79,28 +79,35 @@ export async function recordAliases(
   refs: readonly ParticipantRef[],
   at: Date
 ): Promise<PhoneOwnerChange[]> {
-  return recordAliasStatements(
+  const { changes } = await recordAliasStatements(
     client,
     refs.flatMap((ref) =>
       ref.lid && ref.phoneJid ? [{ lid: ref.lid, phoneJid: ref.phoneJid, firstAt: at, lastAt: at }] : []
     )
   );
+  return changes;
 }
 
 /**
  * {@link recordAliases} for many events at once (the batch of messages, issue #12 item 4): one
  * set-based statement, each pair with its own first and last event time. Caller holds the phone locks.
  *
- * @returns the phones whose owner changed.
+ * @returns `changes`: the phones whose owner changed; `writtenLids`: the LIDs whose alias rows this
+ *   statement inserted or widened (only their participant rows can have changed).
  */
 export async function recordAliasStatements(
   client: pg.ClientBase,
   pairs: readonly AliasStatement[]
-): Promise<PhoneOwnerChange[]> {
-  if (pairs.length === 0) return [];
+): Promise<{ changes: PhoneOwnerChange[]; writtenLids: string[] }> {
+  if (pairs.length === 0) return { changes: [], writtenLids: [] };
   // One statement: CTEs read the rows as they were before it, so `merged` overlays the upserted rows
   // on the old ones to get the owners after it.
-  const { rows } = await client.query<{ phone_jid: string; before: string | null; after: string | null }>(
+  const { rows } = await client.query<{
+    kind: 'owner' | 'written';
+    phone_jid: string;
+    before: string | null;
+    after: string | null;
+  }>(
     `WITH incoming AS (SELECT lid, phone_jid, min(first_at) AS first_at, max(last_at) AS last_at
                          FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])
                            AS pairs (lid, phone_jid, first_at, last_at)
@@ -121,11 +128,13 @@ export async function recordAliasStatements(
                AND (lid, phone_jid) NOT IN (SELECT lid, phone_jid FROM upserted)
             UNION ALL SELECT lid, phone_jid, last_seen_at FROM upserted),
           after AS (${ownersOf('SELECT phone_jid FROM incoming', 'merged')})
-     SELECT phones.phone_jid, before.lid AS before, after.lid AS after
+     SELECT 'owner' AS kind, phones.phone_jid, before.lid AS before, after.lid AS after
        FROM (SELECT DISTINCT phone_jid FROM incoming) AS phones
        LEFT JOIN before USING (phone_jid) LEFT JOIN after USING (phone_jid)
       WHERE before.lid IS DISTINCT FROM after.lid
-      ORDER BY phones.phone_jid`,
+     UNION ALL
+     SELECT 'written', phone_jid, lid, NULL FROM upserted
+      ORDER BY kind, phone_jid`,
     [
       pairs.map((pair) => pair.lid),
       pairs.map((pair) => pair.phoneJid),
@@ -133,7 +142,12 @@ export async function recordAliasStatements(
       pairs.map((pair) => pair.lastAt),
     ]
   );
-  return rows.map((row) => ({ phoneJid: row.phone_jid, before: row.before, after: row.after }));
+  return {
+    changes: rows.flatMap((row) =>
+      row.kind === 'owner' ? [{ phoneJid: row.phone_jid, before: row.before, after: row.after }] : []
+    ),
+    writtenLids: [...new Set(rows.flatMap((row) => (row.kind === 'written' && row.before ? [row.before] : [])))],
+  };
 }
 
 /**
