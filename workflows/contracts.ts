@@ -72,6 +72,21 @@ export const DEAD_LETTER_WORKFLOW_TYPE = 'deadLetter';
  */
 export const POST_EVENT_START_TO_CLOSE_TIMEOUT_MS = 60_000;
 
+/**
+ * `heartbeatTimeout` of a regular `postEventToIngest` attempt, in ms, and how often the activity
+ * heartbeats while its POST is in flight: a worker killed mid-POST is noticed after this timeout,
+ * not after the start-to-close timeout (issue #14 item 6).
+ */
+export const POST_EVENT_HEARTBEAT_TIMEOUT_MS = 5_000;
+export const POST_EVENT_HEARTBEAT_INTERVAL_MS = 1_000;
+
+/**
+ * Patch id (`patched`) of the lean happy path (issue #14 items 1–2): the first POST runs as a local
+ * activity inside the first workflow task and a first-try delivery writes no search attribute.
+ * Histories recorded before it replay the old commands.
+ */
+export const LOCAL_FIRST_ATTEMPT_PATCH = 'wa-lake-local-first-attempt';
+
 /** State `deliverEvent` carries across continue-as-new while the endpoint is blocked (401/403/3xx/404…). */
 export interface DeliverEventCarry {
   /** Blocked turns already taken by earlier runs; drives the capped backoff. */

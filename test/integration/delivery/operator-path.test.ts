@@ -90,6 +90,15 @@ describe('operator path', () => {
     await temporal.client.workflow.getHandle(blocked.eventId).terminate('test done');
   });
 
+  it("finds a first-try delivery with the runbook's 'delivered' query, not with a failure-state query", async () => {
+    const input = newDeliverInput();
+    await temporal.client.workflow.execute(deliverEvent, { taskQueue, workflowId: input.eventId, args: [input] });
+    const delivered = `ExecutionStatus = 'Completed' AND WorkflowType = 'deliverEvent' AND WorkflowId = '${input.eventId}'`;
+    await waitUntil('visibility shows the delivery', async () => (await listIds(delivered)).includes(input.eventId));
+    const failureStates = "WaDeliveryState IN ('delivering', 'auth_blocked', 'misconfigured', 'dead_lettered')";
+    expect(await listIds(`${failureStates} AND WorkflowId = '${input.eventId}'`)).toEqual([]);
+  });
+
   it("replays a dead-lettered event with the runbook's exact temporal workflow reset command", async () => {
     const input = await startDeadLettered();
     expect((await listDeadLetters(temporal.client, { pageSize: 100 })).entries.map((entry) => entry.eventId)).toContain(
