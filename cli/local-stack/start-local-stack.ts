@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type CollectorHandle, runCollector } from '../../collector/run-collector.js';
 import { loadCollectorConfig } from '../../collector/config.js';
@@ -132,12 +133,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       WEBHOOK_URL: env['WEBHOOK_URL'] ?? `${ingestUrl}${INGEST_PATH}`,
       TEMPORAL_ADDRESS: temporal.address,
     };
-    const worker = await step(runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true }));
+    // One NativeConnection for the worker and the collector's client: with both in this process the
+    // sender asks for eager workflow start, and Temporal hands each new workflow's first task straight
+    // back to this worker in the start response, without a matching round trip (issue #14 item 1).
+    // Closed last (stopAll runs in reverse), after the collector and the worker.
+    const connection = await step(NativeConnection.connect({ address: temporal.address }));
+    started.push({ name: 'temporal-connection', stop: () => connection.close() });
+    const worker = await step(
+      runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true, connection })
+    );
     started.push({ name: 'worker', stop: () => worker.stop() });
     checkpoint();
 
-    const connection = await step(Connection.connect({ address: temporal.address }));
-    started.push({ name: 'temporal-client', stop: () => connection.close() });
     const temporalClient = new Client({ connection, namespace: env['TEMPORAL_NAMESPACE'] ?? 'default' });
 
     const collector = await startCollector(
@@ -194,6 +201,8 @@ async function startCollector(
     logger: options.logger,
     alertSink,
     temporalClient,
+    // The client shares the in-process worker's NativeConnection (above).
+    requestEagerStart: true,
     source: options.source,
     recordPath: options.recordPath,
   });
