@@ -6,7 +6,13 @@ import {
 } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { AlertSink } from '../common/alert-sink.js';
-import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
+import {
+  DELIVER_EVENT_LEAN_VERSION,
+  WA_CHAT_JID,
+  WA_DELIVERY_STATE,
+  WA_EVENT_TYPE,
+  type DeliverEventInput,
+} from '../workflows/contracts.js';
 import type { OutboxRow, OutboxStore } from './outbox-store.js';
 
 /** Workflow type started for each outbox row; by name so the collector never imports workflow code. */
@@ -209,7 +215,13 @@ export class OutboxSender {
     row: OutboxRow
   ): Promise<'started' | 'already-started' | { kind: 'failed-row' | 'failed-down'; error: string }> {
     const { client, taskQueue, startTimeoutMs, requestEagerStart } = this.options;
-    const input: DeliverEventInput = { eventId: row.eventId, type: row.type, chatJid: row.chatJid, body: row.body };
+    const input: DeliverEventInput = {
+      eventId: row.eventId,
+      type: row.type,
+      chatJid: row.chatJid,
+      body: row.body,
+      workflowVersion: DELIVER_EVENT_LEAN_VERSION,
+    };
     const searchAttributes: SearchAttributePair[] = [
       { key: WA_EVENT_TYPE, value: row.type },
       { key: WA_DELIVERY_STATE, value: 'pending' },

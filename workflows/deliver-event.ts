@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   continueAsNew,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -13,7 +12,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import {
   FailureType,
-  LOCAL_FIRST_ATTEMPT_PATCH,
+  DELIVER_EVENT_LEAN_VERSION,
   POST_EVENT_HEARTBEAT_TIMEOUT_MS,
   POST_EVENT_START_TO_CLOSE_TIMEOUT_MS,
   WA_DELIVERY_STATE,
@@ -151,8 +150,10 @@ function blockedDelayMs(blockedTurns: number): number {
 }
 
 /**
- * Delivers one event to the ingest API (DESIGN §7; workflowId = event_id). The first POST runs as a
- * local activity in the first workflow task; any failure hands over to the regular activity. Outcomes:
+ * Delivers one event to the ingest API (DESIGN §7; workflowId = event_id). With `input.workflowVersion`
+ * ≥ {@link DELIVER_EVENT_LEAN_VERSION} (the sender's) the first POST runs as a local activity in the
+ * first workflow task and any failure hands over to the regular activity; without it (histories
+ * written before issue #14) the run upserts `delivering` and uses the regular activity only. Outcomes:
  * 2xx → completes (on the first try with no upsert: `WaDeliveryState` stays `pending` and the Completed
  * status says delivered, issue #14 item 2; after a failure state, `delivered`); transient first try →
  * `delivering`, regular activity retried forever; 400/413/415/422/other 4xx → dead-letter entry, then fails
@@ -172,13 +173,13 @@ export async function deliverEvent(input: DeliverEventInput, carry?: DeliverEven
   let blockedTurns = carry?.blockedTurns ?? 0;
   let turnsThisRun = 0;
   let alertedState: BlockedState | null = null;
-  // Lean happy path (issue #14 item 2): a run that has written no state since `pending` completes
-  // without an upsert. Continued runs always come from a blocked state.
+  // Lean happy path (issue #14 item 2, ADR 0008): a run that has written no state since `pending`
+  // completes without an upsert. Continued runs always come from a blocked state.
   let hasWrittenState = carry !== undefined;
   let failureToHandle: unknown = null;
   let isFirstAttemptFailure = false;
   if (carry === undefined) {
-    if (patched(LOCAL_FIRST_ATTEMPT_PATCH)) {
+    if ((input.workflowVersion ?? 1) >= DELIVER_EVENT_LEAN_VERSION) {
       const first = await attempt(postEventFirstAttempt, input);
       if (first.ok) return completeDelivered(input, first.result, hasWrittenState);
       failureToHandle = first.error;

@@ -15,6 +15,7 @@ import { loadIngestConfig } from '../../ingest-api/config.js';
 import { startIngestServer } from '../../ingest-api/server.js';
 import { loadWorkerConfig } from '../../worker/config.js';
 import { runWorker } from '../../worker/run-worker.js';
+import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
 import { loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
 import { lockDataDir, stopOrphanPostgres } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
@@ -137,11 +138,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // sender asks for eager workflow start, and Temporal hands each new workflow's first task straight
     // back to this worker in the start response, without a matching round trip (issue #14 item 1).
     // Closed last (stopAll runs in reverse), after the collector and the worker.
+    // The Runtime logger must be installed before the first NativeConnection creates the Runtime.
+    installRuntimeLoggerOnce(logger);
     const connection = await step(NativeConnection.connect({ address: temporal.address }));
     started.push({ name: 'temporal-connection', stop: () => connection.close() });
-    const worker = await step(
-      runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true, connection })
-    );
+    const worker = await step(runWorker({ config: loadWorkerConfig(workerEnv), logger, connection }));
     started.push({ name: 'worker', stop: () => worker.stop() });
     checkpoint();
 

