@@ -100,7 +100,7 @@ describe('EventPipeline', () => {
     ]);
     const outcome = pipeline.handle(name, data, CAPTURED_AT);
     expect(outcome).toMatchObject({ items: 4, kept: 1, dropped: { not_group: 3 }, inserted: 1 });
-    expect(temp.outbox.claimDue(10, 100).map((row) => row.chatJid)).toEqual([GROUP]);
+    expect(temp.outbox.listDue(10, 100).map((row) => row.chatJid)).toEqual([GROUP]);
     const logs = logLines.join('');
     for (const secret of [DM, STATUS, NEWSLETTER, 'X1', 'X3', 'X4']) expect(logs).not.toContain(secret);
   });
