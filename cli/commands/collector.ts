@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/config.js';
+import { describeUnusableReplay } from '../../collector/capture/unusable-replay.js';
 import { runCollector } from '../../collector/run-collector.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
@@ -68,6 +69,12 @@ export function registerCollectorCommands(program: Command): void {
       });
       try {
         const summary = await collector.replayDone;
+        const unusable = summary ? describeUnusableReplay(summary, capture) : null;
+        if (unusable !== null) {
+          process.stderr.write(`wa-lake replay: ${unusable}\n`);
+          process.exitCode = 1;
+          return;
+        }
         const pending = await waitForOutboxDrain(collector.outbox, Number(options.waitMs));
         printLine(
           `replayed ${summary?.lines ?? 0} lines: ${summary?.kept ?? 0} kept, ${summary?.inserted ?? 0} new in the outbox, ` +
