@@ -102,9 +102,25 @@ export interface DeadLetterEntry {
   resolution: string | null;
 }
 
+/**
+ * One dead-letter entry packed for continue-as-new: `[eventId, type, chatJid, httpStatus, responseExcerpt,
+ * bodySizeBytes, deadLetteredAt ms, resolvedAt ms, resolution]`, strings as indexes into
+ * {@link PackedDeadLetterEntries.strings}; -1 stands for null. Issue #12 item 6.
+ */
+export type PackedDeadLetterRow = [string, number, number, number, number, number, number, number, number];
+
+/** Dead-letter entries in the compact form carried across continue-as-new (a string table and one row each). */
+export interface PackedDeadLetterEntries {
+  strings: string[];
+  rows: PackedDeadLetterRow[];
+}
+
 /** Input of the `deadLetter` workflow; also what it carries across continue-as-new. */
 export interface DeadLetterWorkflowInput {
+  /** Entries in the plain form (runs started before issue #12 item 6 carry these). */
   entries?: DeadLetterEntry[];
+  /** Entries in the compact form every run now carries; read after `entries`. */
+  packedEntries?: PackedDeadLetterEntries;
   /** Continue-as-new after this many signals in one run (default 2 000; the server caps a run at 10 000). */
   continueAsNewAfterSignals?: number;
   /** Resolved entries kept across continue-as-new, newest first (default 1 000); open ones are always kept. */
