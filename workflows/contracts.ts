@@ -157,3 +157,20 @@ export const addDeadLetterSignal = defineSignal<[DeadLetterEntry]>('addDeadLette
 export const resolveDeadLettersSignal = defineSignal<[ResolveDeadLettersRequest]>('resolveDeadLetters');
 /** Pages through the entries. */
 export const listDeadLettersQuery = defineQuery<DeadLetterPage, [DeadLetterListRequest]>('listDeadLetters');
+
+/** Workflow type of the per-kind alert window (issue #14 item 5). */
+export const ALERT_WINDOW_WORKFLOW_TYPE = 'alertWindow';
+
+/** Input of the `alertWindow` workflow. */
+export interface AlertWindowInput {
+  /** Dedup window in ms (`ALERT_WINDOW_MS`). */
+  windowMs: number;
+}
+
+/**
+ * Workflow id holding the alert window of `kind` for the workers of `taskQueue`: every worker of one
+ * deployment shares the task queue, so they share the window (issue #14 item 5).
+ */
+export function alertWindowWorkflowId(taskQueue: string, kind: string): string {
+  return `wa-lake-alert-window:${taskQueue}:${kind}`;
+}
