@@ -7,7 +7,7 @@ import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
-import { ShutdownRequestedError } from './run-until-signal.js';
+import { ShutdownRequestedError } from './run-until-os-signal.js';
 
 /** `message: cause: cause…`, so a wrapped failure still says why (e.g. which database refused). */
 function describeError(err: unknown): string {
