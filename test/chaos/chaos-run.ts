@@ -59,12 +59,13 @@ async function countLakeRows(databaseUrl: string): Promise<number | null> {
   }
 }
 
-function readOutbox(path: string): { pending: number; deadIds: string[] } {
-  const db = new Database(path, { readonly: true });
+function readOutbox(path: string): { pending: number; started: number; deadIds: string[] } {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const pending = db.prepare("SELECT count(*) AS n FROM outbox WHERE state = 'pending'").get() as { n: number };
+    const count = (state: string): number =>
+      (db.prepare('SELECT count(*) AS n FROM outbox WHERE state = ?').get(state) as { n: number }).n;
     const dead = db.prepare("SELECT event_id FROM outbox WHERE state = 'dead'").all() as Array<{ event_id: string }>;
-    return { pending: pending.n, deadIds: dead.map((row) => row.event_id) };
+    return { pending: count('pending'), started: count('started'), deadIds: dead.map((row) => row.event_id) };
   } finally {
     db.close();
   }
@@ -122,6 +123,20 @@ async function waitForLakeRows(stack: ChaosStack, rows: number, maxWaitMs = 30_0
   while (Date.now() < deadline && ((await countLakeRows(stack.databaseUrl)) ?? 0) < rows) await sleep(250);
 }
 
+/** Waits until the collector has handed some rows to Temporal and still holds pending ones (at most `maxWaitMs`). */
+async function waitForCollectorMidStream(stack: ChaosStack, maxWaitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + maxWaitMs;
+  while (Date.now() < deadline) {
+    try {
+      const { pending, started } = readOutbox(stack.outboxPath);
+      if (started > 0 && pending > 0) return;
+    } catch {
+      // The replay has not created the outbox yet.
+    }
+    await sleep(20);
+  }
+}
+
 async function injectFaults(stack: ChaosStack, total: number, options: ChaosOptions): Promise<string[]> {
   const faults: string[] = [];
   const at = async (fraction: number, name: string, fault: () => Promise<void>): Promise<void> => {
@@ -131,7 +146,8 @@ async function injectFaults(stack: ChaosStack, total: number, options: ChaosOpti
     await fault();
     faults.push(name);
   };
-  await at(0.05, 'collector SIGKILL mid-stream, restarted on the same outbox', async () => {
+  await at(0, 'collector SIGKILL mid-stream, restarted on the same outbox', async () => {
+    await waitForCollectorMidStream(stack);
     await stack.collector?.kill();
     stack.startCollector();
   });
