@@ -8,6 +8,7 @@ import { createWindowedAlertSink } from '../../../common/windowed-alert-sink.js'
 import { listDeadLetters, selectDeadLettersToReplay } from '../../../ops/index.js';
 import { DEAD_LETTER_WORKFLOW_ID, type DeadLetterEntry, type DeadLetterPage } from '../../../workflows/contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
+import { waitUntil } from '../../helpers/temporal-poll.js';
 import { startTestWorker } from '../../helpers/temporal-worker.js';
 
 let env: TestWorkflowEnvironment;
@@ -65,8 +66,23 @@ describe('dead letters at scale (issue #12 item 6)', () => {
     const entries = Array.from({ length: DEAD_LETTERS }, (_, index) => entry(index));
     try {
       const inFlight = 16;
-      for (let start = 0; start < entries.length; start += inFlight)
+      for (let start = 0; start < entries.length; start += inFlight) {
         await Promise.all(entries.slice(start, start + inFlight).map((item) => recordDeadLetter(item)));
+        // Let the workflow take each few hundred in before sending more, as failing deliveries arrive in
+        // production: on a loaded host thousands of queued signals in one activation crash the SDK's
+        // workflow thread ("async hook stack has become corrupted").
+        const sent = start + inFlight;
+        if (sent % 256 === 0) {
+          await waitUntil(
+            'the dead-letter workflow took the signals in',
+            async () =>
+              // A query that lands while the run continues as new fails; the next poll asks the new run.
+              ((await listDeadLetters(env.client, { pageSize: 1 }).catch(() => null))?.unresolvedCount ?? 0) >= sent,
+            120_000,
+            200
+          );
+        }
+      }
 
       const listed = await listAllOpen();
       expect(listed).toHaveLength(DEAD_LETTERS);
