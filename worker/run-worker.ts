@@ -1,7 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { createTemporalAlertLedger } from '../activities/temporal-alert-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
+import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { Logger } from '../common/logger.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
@@ -22,7 +24,10 @@ export interface RunWorkerOptions {
   client?: Client;
   /** Pre-built bundle (`bundleWorkflowCode`) instead of `workflowsPath`: tests bundle once per file. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Alert sink; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`. */
+  /**
+   * Alert sink, used as given; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`
+   * behind the Temporal alert ledger (one alert per kind and window across workers and restarts).
+   */
   alertSink?: AlertSink;
   /** Start input of the dead-letter workflow (tests lower its continue-as-new threshold). */
   deadLetterStartInput?: DeadLetterWorkflowInput;
@@ -63,7 +68,16 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       httpTimeoutMs: config.HTTP_TIMEOUT_MS,
       alertSink:
         options.alertSink ??
-        createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger }),
+        createLedgeredAlertSink({
+          inner: createWindowedAlertSink({
+            windowMs: config.ALERT_WINDOW_MS,
+            webhookUrl: config.ALERT_WEBHOOK_URL,
+            logger,
+          }),
+          ledger: createTemporalAlertLedger({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+          windowMs: config.ALERT_WINDOW_MS,
+          logger,
+        }),
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,

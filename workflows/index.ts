@@ -4,3 +4,4 @@
  */
 export { deliverEvent } from './deliver-event.js';
 export { deadLetter } from './dead-letter.js';
+export { alertWindow } from './alert-window.js';
