@@ -8,13 +8,14 @@ import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
 import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
 import { assertPortFree } from '../../common/tcp-ports.js';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { runMigrations } from '../../ingest-api/db/migrate.js';
 import { loadIngestConfig } from '../../ingest-api/config.js';
 import { startIngestServer } from '../../ingest-api/server.js';
 import { loadWorkerConfig } from '../../worker/config.js';
 import { runWorker } from '../../worker/run-worker.js';
-import { loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
+import { loadOrCreatePayloadEncryptionKeys, loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
 import { lockDataDir, stopOrphanPostgres } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
 
@@ -116,6 +117,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const stackEnv: Env = {
       TEMPORAL_ADDRESS: temporal.address,
       WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
+      PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
       OUTBOX_PATH: layout.outboxPath,
       AUTH_DIR: layout.authDir,
       INGEST_PORT: String(options.ingestPort ?? 0),
@@ -138,7 +140,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const connection = await step(Connection.connect({ address: temporal.address }));
     started.push({ name: 'temporal-client', stop: () => connection.close() });
-    const temporalClient = new Client({ connection, namespace: env['TEMPORAL_NAMESPACE'] ?? 'default' });
+    const temporalClient = new Client({
+      connection,
+      namespace: env['TEMPORAL_NAMESPACE'] ?? 'default',
+      dataConverter: createDataConverter(loadWorkerConfig(workerEnv).PAYLOAD_ENCRYPTION_KEYS),
+    });
 
     const collector = await startCollector(
       options,
