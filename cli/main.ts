@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../common/config-schema.js';
+import { registerCodecServerCommand } from './commands/codec-server.js';
 import { registerCollectorCommands } from './commands/collector.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDevCommands } from './commands/dev.js';
@@ -36,6 +37,7 @@ registerWorkerCommand(program);
 registerIngestCommands(program);
 registerStatusCommand(program);
 registerDlqCommands(program);
+registerCodecServerCommand(program);
 
 try {
   await program.parseAsync(process.argv);

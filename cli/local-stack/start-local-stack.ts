@@ -7,7 +7,7 @@ import { startEmbeddedPostgres } from '../../common/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
 import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
-import { assertPortFree } from '../../common/tcp-ports.js';
+import { assertPortFree, findFreePort } from '../../common/tcp-ports.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { runMigrations } from '../../ingest-api/db/migrate.js';
@@ -15,6 +15,7 @@ import { loadIngestConfig } from '../../ingest-api/config.js';
 import { startIngestServer } from '../../ingest-api/server.js';
 import { loadWorkerConfig } from '../../worker/config.js';
 import { runWorker } from '../../worker/run-worker.js';
+import { startDevCodecServer } from './dev-codec-server.js';
 import { loadOrCreatePayloadEncryptionKeys, loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
 import { lockDataDir, stopOrphanPostgres } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
@@ -46,6 +47,8 @@ export interface LocalStackOptions {
 export interface LocalStack {
   temporalAddress: string;
   uiUrl: string | null;
+  /** The codec server the Web UI decrypts payloads with (DESIGN §14); null when headless. */
+  codecServerUrl: string | null;
   databaseUrl: string;
   ingestUrl: string;
   temporalClient: Client;
@@ -80,12 +83,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.ingestPort && env['INGEST_PORT'] === undefined) {
       await assertPortFree(options.ingestPort, 'the ingest API (--ingest-port)');
     }
+    // DESIGN §14: the Web UI reads encrypted payloads through a codec server started before it.
+    const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
+    const codec = await step(startDevCodecServer(layout, env, uiPort, logger));
+    if (codec) started.push({ name: 'codec-server', stop: () => codec.server.close() });
     const temporal = await step(
       startTemporalDevServer({
         cliPath: resolveTemporalCliPath(env),
         dbFile: layout.temporalDbFile,
         port: options.temporalPort,
-        uiPort: options.uiPort,
+        uiPort,
+        uiCodecEndpoint: codec?.uiEndpoint,
         onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
       })
     );
@@ -157,6 +165,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     return {
       temporalAddress: temporal.address,
       uiUrl: temporal.uiUrl,
+      codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       ingestUrl,
       temporalClient,
