@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { killTrackedChildProcesses } from '../common/child-processes.js';
+import { killTrackedChildProcesses } from '../dev-stack/child-processes.js';
 
 /** Reason of an aborted {@link ShutdownSignal}: the operator asked to stop (Ctrl-C or SIGTERM). */
 export class ShutdownRequestedError extends Error {

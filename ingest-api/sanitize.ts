@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
+import type { JsonValue } from '../common/json-value.js';
 
-/** A JSON value as produced by `JSON.parse`. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+// Handed on so the ingest modules that take the type from here keep one definition (issue #15).
+export type { JsonValue };
 
 /** Result of {@link sanitizeRawJson}: the text to store and the parsed (sanitized) value. */
 export interface SanitizedJson {

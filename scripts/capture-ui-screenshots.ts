@@ -21,8 +21,8 @@ import { chromium, type Page } from 'playwright-core';
 import { createActivities } from '../activities/index.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import { EVENT_ID_HEADER } from '../common/ingest-body.js';
-import { resolveTemporalCliPath } from '../common/temporal-binaries.js';
-import { startTemporalDevServer } from '../common/temporal-dev-server.js';
+import { resolveTemporalCliPath } from '../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer } from '../dev-stack/temporal-dev-server.js';
 import { resolveWorkflowsPath } from '../worker/workflows-path.js';
 import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
-import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
+import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilSignal } from '../run-until-signal.js';

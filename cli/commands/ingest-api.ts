@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createPool } from '../../ingest-api/db/pool.js';
 import { runMigrations } from '../../ingest-api/db/migrate.js';
 import { loadIngestConfig } from '../../ingest-api/config.js';
-import { rebuildProjections } from '../../ingest-api/projections/rebuild.js';
+import { rebuildProjections } from '../../ingest-api/db/rebuild-projections.js';
 import { startIngestServer } from '../../ingest-api/server.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { createCliLogger, printLine } from './shared.js';

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../../common/tcp-ports.js';
+import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import type { RunningWorker } from '../../../worker/run-worker.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';

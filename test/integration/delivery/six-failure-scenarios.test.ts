@@ -4,7 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { findFreePort } from '../../../common/tcp-ports.js';
+import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { startIngestServer, type RunningIngestServer } from '../../../ingest-api/server.js';
