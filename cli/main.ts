@@ -6,6 +6,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
+import { registerPrivacyCommands } from './commands/privacy.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-signal.js';
@@ -38,6 +39,7 @@ registerIngestCommands(program);
 registerStatusCommand(program);
 registerDlqCommands(program);
 registerCodecServerCommand(program);
+registerPrivacyCommands(program);
 
 try {
   await program.parseAsync(process.argv);

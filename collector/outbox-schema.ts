@@ -25,7 +25,10 @@ CREATE INDEX IF NOT EXISTS outbox_dead_created ON outbox (created_at) WHERE stat
 DROP INDEX IF EXISTS outbox_state;
 `;
 
-const COLUMNS = 'event_id, type, chat_jid, body, state, attempts, next_attempt_at, created_at, started_at, last_error';
+/** Every column of `outbox`, in `OutboxRow` order. */
+export const OUTBOX_COLUMNS =
+  'event_id, type, chat_jid, body, state, attempts, next_attempt_at, created_at, started_at, last_error';
+const COLUMNS = OUTBOX_COLUMNS;
 
 /** Named statements, prepared once per store. */
 export const OUTBOX_SQL = {

@@ -141,3 +141,13 @@ export const addDeadLetterSignal = defineSignal<[DeadLetterEntry]>('addDeadLette
 export const resolveDeadLettersSignal = defineSignal<[ResolveDeadLettersRequest]>('resolveDeadLetters');
 /** Pages through the entries. */
 export const listDeadLettersQuery = defineQuery<DeadLetterPage, [DeadLetterListRequest]>('listDeadLetters');
+
+/** Argument of {@link redactDeadLettersSignal}: event ids only, so no personal data enters the history. */
+export interface RedactDeadLettersRequest {
+  eventIds: string[];
+}
+
+/** Text that replaces an erased entry's `responseExcerpt` (DESIGN §14, issue #13 item 4). */
+export const ERASED_EXCERPT = '[erased]';
+/** Erasure: blanks the response excerpt of these entries (`wa-lake forget`); unknown ids are ignored. */
+export const redactDeadLettersSignal = defineSignal<[RedactDeadLettersRequest]>('redactDeadLetters');

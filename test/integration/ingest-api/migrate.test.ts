@@ -14,6 +14,7 @@ describe('runMigrations', () => {
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'whatsapp_event_logs' ORDER BY column_name"
       );
       expect(rows.map((row) => row.column_name)).toEqual([
+        'body_redacted_at',
         'captured_at',
         'chat_jid',
         'created_at',
