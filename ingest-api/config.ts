@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
 import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
+import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
