@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec, ValueError } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+// CommonJS package: Node's ESM loader exposes only its default export.
+import proto from '@temporalio/proto';
 import type { PayloadEncryptionKey } from './payload-encryption-keys.js';
 
 /** Metadata `encoding` of an encrypted payload; the same string as Temporal's encryption samples. */
@@ -8,6 +9,7 @@ export const ENCRYPTED_ENCODING = 'binary/encrypted';
 /** Metadata key naming the key that encrypted a payload (DESIGN §14: rotation). */
 export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
 
+const { Payload: PayloadProto } = proto.temporal.api.common.v1;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const utf8 = new TextEncoder();
@@ -49,7 +51,7 @@ export class EncryptionCodec implements PayloadCodec {
   }
 
   private encryptOne(payload: Payload): Payload {
-    const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+    const plain = PayloadProto.encode(payload).finish();
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.encryptingKey.key, nonce);
     const data = Buffer.concat([nonce, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
@@ -79,6 +81,6 @@ export class EncryptionCodec implements PayloadCodec {
     } catch (err) {
       throw new ValueError(`payload with key "${keyId}" failed authentication (wrong key or tampered)`, err);
     }
-    return temporal.api.common.v1.Payload.decode(plain);
+    return PayloadProto.decode(plain);
   }
 }
