@@ -25,8 +25,8 @@ import { EVENT_ID_HEADER } from '../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../dev-stack/temporal-dev-server.js';
 import { resolveWorkflowsPath } from '../worker/workflows-path.js';
-import { capturePrivacyScreenshots } from './capture-privacy-screenshots.js';
 import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
+import { capturePrivacyScreenshots } from './capture-privacy-screenshots.js';
 
 const CHROMIUM_ARGS = [
   '--headless',
