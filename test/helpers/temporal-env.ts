@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { envPayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
@@ -22,6 +23,17 @@ export const TEST_PAYLOAD_ENCRYPTION_KEYS = `test1:${Buffer.alloc(32, 7).toStrin
 /** The data converter matching {@link TEST_PAYLOAD_ENCRYPTION_KEYS}, for clients a test builds itself. */
 export const testDataConverter = () =>
   createDataConverter(envPayloadEncryptionKeys.parse(TEST_PAYLOAD_ENCRYPTION_KEYS));
+
+/**
+ * The value of one payload as a history stores it (encrypted by the test codec), e.g. a workflow input
+ * read with `fetchHistory()`: decrypted, then converted from JSON. @throws when it does not decrypt.
+ */
+export async function decodeStoredPayload(payload: Payload | null | undefined): Promise<unknown> {
+  const codecs = testDataConverter()?.payloadCodecs ?? [];
+  let payloads: Payload[] = payload ? [payload] : [];
+  for (const codec of codecs) payloads = await codec.decode(payloads);
+  return payloads[0] ? defaultPayloadConverter.fromPayload(payloads[0]) : undefined;
+}
 
 // temporal.api.enums.v1.IndexedValueType wire values (KEYWORD = 2, INT = 3).
 const INDEXED_VALUE_TYPE = { Keyword: 2, Int: 3 } as const;

@@ -13,7 +13,12 @@ import { WA_DELIVERY_STATE } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startCuttableTcpProxy, startFrontProxy, type CuttableTcpProxy } from '../../helpers/fake-ingest-proxies.js';
-import { bundleWorkflows, createTimeSkippingEnv, TEST_SECRET } from '../../helpers/temporal-env.js';
+import {
+  bundleWorkflows,
+  createTimeSkippingEnv,
+  decodeStoredPayload,
+  TEST_SECRET,
+} from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput, startTestWorker, type TestWorker } from '../../helpers/temporal-worker.js';
 
@@ -170,9 +175,8 @@ describe('six failure scenarios', () => {
     );
     expect(entry).toMatchObject({ httpStatus: 422, bodySizeBytes: Buffer.byteLength(input.body) });
     const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-    const kept = JSON.parse(Buffer.from(started?.input?.payloads?.[0]?.data ?? new Uint8Array()).toString('utf8')) as {
-      body: string;
-    };
+    // Encrypted at rest (DESIGN §14); the test codec's keys read it back.
+    const kept = (await decodeStoredPayload(started?.input?.payloads?.[0])) as { body: string };
     expect(kept.body).toBe(input.body);
   });
 
