@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { JsonValue } from '../common/json-value.js';
 
-// Handed on so the ingest modules that take the type from here keep one definition (issue #15).
+// Handed on for the modules under projections/ and db/ that still take the type from here; they can
+// import common/json-value.ts directly once the SQL move of issue #15 has landed.
 export type { JsonValue };
 
 /** Result of {@link sanitizeRawJson}: the text to store and the parsed (sanitized) value. */

@@ -25,7 +25,13 @@ import { EVENT_ID_HEADER } from '../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../dev-stack/temporal-dev-server.js';
 import { resolveWorkflowsPath } from '../worker/workflows-path.js';
-import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
+import {
+  DELIVER_EVENT_WORKFLOW_TYPE,
+  WA_CHAT_JID,
+  WA_DELIVERY_STATE,
+  WA_EVENT_TYPE,
+  type DeliverEventInput,
+} from '../workflows/contracts.js';
 import { capturePrivacyScreenshots } from './capture-privacy-screenshots.js';
 
 const CHROMIUM_ARGS = [
@@ -108,7 +114,7 @@ async function startScenarioWorkflows(client: Client): Promise<Map<string, strin
       chatJid: scenario.chatJid,
       body: JSON.stringify({ type: scenario.type, chat_jid: scenario.chatJid, payload }),
     };
-    const handle = await client.workflow.start('deliverEvent', {
+    const handle = await client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
       workflowId: scenario.eventId,
       taskQueue: scenario.ingestStatus === null ? IDLE_TASK_QUEUE : TASK_QUEUE,
       args: [input],
@@ -194,7 +200,7 @@ async function main(): Promise<void> {
     const runIds = await startScenarioWorkflows(client);
     await waitForVisibility(client, `WaDeliveryState = 'auth_blocked'`, 2);
     await waitForVisibility(client, `WaDeliveryState = 'dead_lettered'`, 1);
-    await waitForVisibility(client, `WaDeliveryState = 'delivered'`, 3);
+    await waitForVisibility(client, `ExecutionStatus = 'Completed' AND WorkflowType = 'deliverEvent'`, 3);
     // Let the 503 event collect a few failed attempts, so its pending activity shows the last failure.
     await new Promise((resolveDelay) => setTimeout(resolveDelay, 12_000));
 

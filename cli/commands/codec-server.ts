@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadCodecServerConfig } from '../../codec-server/config.js';
 import { startCodecServer } from '../../codec-server/server.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /** Registers `wa-lake codec-server` (DESIGN §14, issue #13 item 2). */
@@ -16,6 +16,6 @@ export function registerCodecServerCommand(program: Command): void {
       printLine(
         `codec server listening on ${server.url} (Web UI origins: ${config.CODEC_SERVER_CORS_ORIGINS.join(', ')})`
       );
-      await runUntilSignal(() => server.close(), logger);
+      await runUntilTerminated(() => server.close(), logger);
     });
 }

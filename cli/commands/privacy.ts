@@ -1,11 +1,10 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { loadCollectorConfig } from '../../collector/config.js';
+import { loadCollectorConfig } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
-import { createPool } from '../../ingest-api/db/pool.js';
-import { parseRetentionPeriodMs, redactOldMessageBodies } from '../../ingest-api/db/redact-old-message-bodies.js';
+import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../ingest-api/index.js';
 import { runErasure } from '../privacy/run-erasure.js';
 import { connectTemporalClient, printLine } from './shared.js';
 

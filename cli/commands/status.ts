@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type CollectorConfig, loadCollectorConfig } from '../../collector/config.js';
-import { readCollectorStatus } from '../../collector/heartbeat.js';
-import { OutboxStore } from '../../collector/outbox-store.js';
+import { type CollectorConfig, loadCollectorConfig, readCollectorStatus, OutboxStore } from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { connectTemporalClient, printLine } from './shared.js';

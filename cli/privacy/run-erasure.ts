@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
-import { forgetParticipantInOutbox } from '../../collector/forget-in-outbox.js';
-import { OutboxStore } from '../../collector/outbox-store.js';
+import { forgetParticipantInOutbox, OutboxStore } from '../../collector/index.js';
 import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
-import { forgetParticipantInLake, type LakeErasureResult } from '../../ingest-api/db/forget-participant.js';
+import { forgetParticipantInLake, type LakeErasureResult } from '../../ingest-api/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
 
 /** What one `wa-lake forget` run did; recorded in `whatsapp_erasure_runs` (no identifiers in it). */

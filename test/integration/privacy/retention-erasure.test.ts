@@ -132,7 +132,7 @@ describe('wa-lake forget', () => {
     for (const value of [...caioDigits, seeded.recentText]) expect(text).not.toContain(value);
     expect(text).toContain(bia.phone);
     const reopened = OutboxStore.open({ path: outboxPath });
-    const bodies = [...reopened.claimDue(10, Date.now() + 1)].map((row) => row.body).join('\n');
+    const bodies = [...reopened.listDue(10, Date.now() + 1)].map((row) => row.body).join('\n');
     reopened.close();
     for (const value of [...caioDigits, pendingText]) expect(bodies).not.toContain(value);
     expect(bodies).toContain('bia keeps this');
