@@ -8,7 +8,7 @@ export { runMigrations } from './db/migrate.js';
 export { createPool } from './db/pool.js';
 export { rebuildProjections } from './db/rebuild-projections.js';
 export { startIngestServer, type RunningIngestServer } from './server.js';
-export { forgetParticipantInLake, type LakeErasureResult } from './db/forget-participant.js';
+export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './db/forget-participant.js';
 export {
   parseRetentionPeriodMs,
   redactOldMessageBodies,

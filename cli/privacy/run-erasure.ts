@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import { forgetParticipantInOutbox, OutboxStore } from '../../collector/index.js';
 import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
-import { forgetParticipantInLake, type LakeErasureResult } from '../../ingest-api/index.js';
+import { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from '../../ingest-api/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
 
 /** What one `wa-lake forget` run did; recorded in `whatsapp_erasure_runs` (no identifiers in it). */
@@ -83,11 +83,13 @@ export async function runErasure(options: {
     counts: { lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted },
     notReached,
   };
-  await options.pool.query(
-    `INSERT INTO whatsapp_erasure_runs (id, requested_by, started_at, finished_at, counts, not_reached)
-     VALUES ($1, $2, $3, now(), $4, $5)`,
-    [report.runId, report.requestedBy, startedAt, JSON.stringify(report.counts), JSON.stringify(notReached)]
-  );
+  await recordErasureRun(options.pool, {
+    id: report.runId,
+    requestedBy: report.requestedBy,
+    startedAt,
+    counts: report.counts,
+    notReached,
+  });
   return report;
 }
 

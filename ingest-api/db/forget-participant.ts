@@ -141,3 +141,18 @@ async function pseudonymizeEverywhere(
   }
   return counts;
 }
+
+/**
+ * Records one erasure run in `whatsapp_erasure_runs` (issue #13 item 4): who, when, counts and what was
+ * not reached — never the identifier or the erased data (the caller passes counts only).
+ */
+export async function recordErasureRun(
+  pool: pg.Pool,
+  run: { id: string; requestedBy: string; startedAt: Date; counts: object; notReached: readonly string[] }
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO whatsapp_erasure_runs (id, requested_by, started_at, finished_at, counts, not_reached)
+     VALUES ($1, $2, $3, now(), $4, $5)`,
+    [run.id, run.requestedBy, run.startedAt, JSON.stringify(run.counts), JSON.stringify(run.notReached)]
+  );
+}
