@@ -1,10 +1,12 @@
 import { Command } from 'commander';
 import { ConfigError } from '../common/config-schema.js';
+import { registerCodecServerCommand } from './commands/codec-server.js';
 import { registerCollectorCommands } from './commands/collector.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
+import { registerPrivacyCommands } from './commands/privacy.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
@@ -36,6 +38,8 @@ registerWorkerCommand(program);
 registerIngestCommands(program);
 registerStatusCommand(program);
 registerDlqCommands(program);
+registerCodecServerCommand(program);
+registerPrivacyCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { envHttpUrl, envInt, envLogLevel, parseConfig, envHostPort } from '../common/config-schema.js';
+import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 
 const MIB = 1024 * 1024;
@@ -43,6 +44,8 @@ export const collectorEnvSchema = z.object({
   LOG_LEVEL: envLogLevel,
   /** Baileys' own log level; `silent` by default because its records can carry DM JIDs (DESIGN §3). */
   BAILEYS_LOG_LEVEL: envLogLevel.default('silent'),
+  /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (DESIGN §14). */
+  PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
 });
 
 /**

@@ -14,3 +14,4 @@ export {
   type CollectorSource,
   type RunCollectorOptions,
 } from './run-collector.js';
+export { forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
+import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
@@ -15,6 +16,20 @@ export const ingestEnvSchema = z.object({
   INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
   DATABASE_POOL_MAX: envInt(10, 1, 200),
   LOG_LEVEL: envLogLevel,
+  /** Scheduled retention (DESIGN §14): redact message bodies older than this (`90d`, `12w`, `36h`); unset = off. */
+  RETENTION_PERIOD: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return null;
+      try {
+        return parseRetentionPeriodMs(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
+  RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
 });
 
 /** Frozen, typed configuration of the ingest API (built from {@link ingestEnvSchema}). */
@@ -28,6 +43,10 @@ export interface IngestConfig {
   readonly bodyLimitBytes: number;
   readonly databasePoolMax: number;
   readonly logLevel: z.output<typeof envLogLevel>;
+  /** Scheduled retention period in ms (`RETENTION_PERIOD`), or null when off. */
+  readonly retentionPeriodMs: number | null;
+  /** How often the scheduled retention runs, in ms. */
+  readonly retentionIntervalMs: number;
 }
 
 /**
@@ -46,5 +65,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     bodyLimitBytes: parsed.INGEST_BODY_LIMIT_BYTES,
     databasePoolMax: parsed.DATABASE_POOL_MAX,
     logLevel: parsed.LOG_LEVEL,
+    retentionPeriodMs: parsed.RETENTION_PERIOD,
+    retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
   });
 }

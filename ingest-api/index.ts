@@ -8,3 +8,9 @@ export { runMigrations } from './db/migrate.js';
 export { createPool } from './db/pool.js';
 export { rebuildProjections } from './db/rebuild-projections.js';
 export { startIngestServer, type RunningIngestServer } from './server.js';
+export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './db/forget-participant.js';
+export {
+  parseRetentionPeriodMs,
+  redactOldMessageBodies,
+  type RetentionResult,
+} from './db/redact-old-message-bodies.js';

@@ -4,6 +4,7 @@ import type { IngestConfig } from './config.js';
 import { EventsRepository } from './db/events-repository.js';
 import { createPool } from './db/pool.js';
 import { createIngestMetrics } from './metrics.js';
+import { startRetentionSchedule } from './retention-schedule.js';
 
 /** A listening ingest API. */
 export interface RunningIngestServer {
@@ -43,6 +44,15 @@ export async function startIngestServer(options: {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const retention =
+    config.retentionPeriodMs === null
+      ? null
+      : startRetentionSchedule({
+          pool,
+          periodMs: config.retentionPeriodMs,
+          intervalMs: config.retentionIntervalMs,
+          logger,
+        });
   let closing: Promise<void> | undefined;
   logger.info({ component: 'ingest-api', host: config.host, port }, 'ingest api listening');
   return {
@@ -53,6 +63,7 @@ export async function startIngestServer(options: {
         // it talks to (issue #12 item 9: the stack stops PostgreSQL right after this).
         try {
           await app.close();
+          await retention?.stop();
         } finally {
           await pool.end();
         }

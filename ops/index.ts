@@ -6,3 +6,4 @@ export {
   type ReplayReport,
   type ReplaySelection,
 } from './replay-dead-letters.js';
+export { forgetInDeadLetters } from './forget-dead-letters.js';

@@ -5,6 +5,7 @@ import { createTemporalAlertLedger } from '../activities/temporal-alert-ledger.j
 import type { AlertSink } from '../common/alert-sink.js';
 import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { Logger } from '../common/logger.js';
+import { createDataConverter, warnWhenPayloadsInClear } from '../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
 import type { WorkerConfig } from './config.js';
@@ -20,7 +21,10 @@ export interface RunWorkerOptions {
   installRuntimeLogger?: boolean;
   /** Existing worker connection (e.g. `TestWorkflowEnvironment.nativeConnection`); not closed on stop. */
   connection?: NativeConnection;
-  /** Existing client for the dead-letter activities (e.g. `env.client`); not closed on stop. */
+  /**
+   * Existing client for the dead-letter activities (e.g. `env.client`); not closed on stop. It must use
+   * the same data converter as `PAYLOAD_ENCRYPTION_KEYS` gives the worker (DESIGN §14).
+   */
   client?: Client;
   /** Pre-built bundle (`bundleWorkflowCode`) instead of `workflowsPath`: tests bundle once per file. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -54,9 +58,13 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const log = logger.child({ component: 'worker' });
   if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
   const address = config.TEMPORAL_ADDRESS;
+  // DESIGN §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike.
+  const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
+  warnWhenPayloadsInClear(log, config.PAYLOAD_ENCRYPTION_KEYS);
   const connection = options.connection ?? (await NativeConnection.connect({ address }));
   const clientConnection = options.client ? undefined : await Connection.connect({ address });
-  const client = options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const client =
+    options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const closeOwned = async (): Promise<void> => {
     await clientConnection?.close();
     if (!options.connection) await connection.close();
@@ -92,6 +100,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       activities,
       ...DELIVERY_WORKER_TUNING,
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME_MS,
+      dataConverter,
     });
     const done = worker.run().finally(closeOwned);
     log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');

@@ -196,3 +196,12 @@ export interface AlertWindowInput {
 export function alertWindowWorkflowId(taskQueue: string, kind: string): string {
   return `wa-lake-alert-window:${taskQueue}:${kind}`;
 }
+/** Argument of {@link redactDeadLettersSignal}: event ids only, so no personal data enters the history. */
+export interface RedactDeadLettersRequest {
+  eventIds: string[];
+}
+
+/** Text that replaces an erased entry's `responseExcerpt` (DESIGN §14, issue #13 item 4). */
+export const ERASED_EXCERPT = '[erased]';
+/** Erasure: blanks the response excerpt of these entries (`wa-lake forget`); unknown ids are ignored. */
+export const redactDeadLettersSignal = defineSignal<[RedactDeadLettersRequest]>('redactDeadLetters');

@@ -1,7 +1,9 @@
 import { allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   addDeadLetterSignal,
+  ERASED_EXCERPT,
   listDeadLettersQuery,
+  redactDeadLettersSignal,
   resolveDeadLettersSignal,
   type DeadLetterEntry,
   type DeadLetterListRequest,
@@ -68,6 +70,13 @@ export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<v
       const entry = entries.get(eventId);
       if (entry && entry.resolvedAt === null)
         entries.set(eventId, { ...entry, resolvedAt, resolution: request.reason });
+    }
+  });
+  setHandler(redactDeadLettersSignal, (request) => {
+    signalsThisRun += 1;
+    for (const eventId of request.eventIds) {
+      const entry = entries.get(eventId);
+      if (entry) entries.set(eventId, { ...entry, responseExcerpt: ERASED_EXCERPT });
     }
   });
   setHandler(listDeadLettersQuery, (request) => listPage(entries, request ?? {}));

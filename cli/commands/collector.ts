@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { describeUnusableReplay, loadCollectorConfig, runCollector } from '../../collector/index.js';
+import { createDataConverter, warnWhenPayloadsInClear } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
@@ -14,11 +15,16 @@ function createCollectorDeps() {
     webhookUrl: config.ALERT_WEBHOOK_URL,
     logger,
   });
+  warnWhenPayloadsInClear(logger, config.PAYLOAD_ENCRYPTION_KEYS);
   return {
     config,
     logger,
     alertSink,
-    temporal: createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE),
+    temporal: createLazyTemporalClient(
+      config.TEMPORAL_ADDRESS,
+      config.TEMPORAL_NAMESPACE,
+      createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+    ),
   };
 }
 
