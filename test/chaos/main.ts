@@ -24,4 +24,6 @@ const report = await runChaos({
   onProgress: (line) => process.stdout.write(`${line}\n`),
 });
 process.stdout.write(`state and logs: ${dir}\n${formatChaosFigures(report, events)}\n`);
-process.exitCode = report.ok ? 0 : 1;
+// Exit explicitly: a closed gRPC channel or pg socket can keep the event loop alive for minutes after the
+// report, and `npm run chaos` must end when it has said its result.
+process.exit(report.ok ? 0 : 1);
