@@ -5,6 +5,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
+import { registerSendAdminCommands } from './commands/send-admin.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-signal.js';
@@ -36,6 +37,7 @@ registerWorkerCommand(program);
 registerIngestCommands(program);
 registerStatusCommand(program);
 registerDlqCommands(program);
+registerSendAdminCommands(program);
 
 try {
   await program.parseAsync(process.argv);

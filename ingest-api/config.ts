@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
+import {
+  envHostPort,
+  envInt,
+  envLogLevel,
+  envWebhookSecrets,
+  parseConfig,
+  envPostgresUrl,
+} from '../common/config-schema.js';
+import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
@@ -15,6 +23,13 @@ export const ingestEnvSchema = z.object({
   INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
   DATABASE_POOL_MAX: envInt(10, 1, 200),
   LOG_LEVEL: envLogLevel,
+  // Outbound send (DESIGN §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
+  TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
+  SEND_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
+  SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
 });
 
 /** Frozen, typed configuration of the ingest API (built from {@link ingestEnvSchema}). */
@@ -28,6 +43,15 @@ export interface IngestConfig {
   readonly bodyLimitBytes: number;
   readonly databasePoolMax: number;
   readonly logLevel: z.output<typeof envLogLevel>;
+  /** Outbound send (DESIGN §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
+  readonly send: {
+    readonly temporalAddress: string;
+    readonly temporalNamespace: string;
+    readonly taskQueue: string;
+    readonly textMaxChars: number;
+    readonly startTimeoutMs: number;
+    readonly sweepIntervalMs: number;
+  };
 }
 
 /**
@@ -46,5 +70,13 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     bodyLimitBytes: parsed.INGEST_BODY_LIMIT_BYTES,
     databasePoolMax: parsed.DATABASE_POOL_MAX,
     logLevel: parsed.LOG_LEVEL,
+    send: Object.freeze({
+      temporalAddress: parsed.TEMPORAL_ADDRESS,
+      temporalNamespace: parsed.TEMPORAL_NAMESPACE,
+      taskQueue: parsed.TEMPORAL_TASK_QUEUE,
+      textMaxChars: parsed.SEND_TEXT_MAX_CHARS,
+      startTimeoutMs: parsed.SEND_START_TIMEOUT_MS,
+      sweepIntervalMs: parsed.SEND_SWEEP_INTERVAL_MS,
+    }),
   });
 }
