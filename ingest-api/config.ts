@@ -28,7 +28,7 @@ export const ingestEnvSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
-  SEND_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
+  SEND_API_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
   SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
 });
 
@@ -75,7 +75,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
       temporalNamespace: parsed.TEMPORAL_NAMESPACE,
       taskQueue: parsed.TEMPORAL_TASK_QUEUE,
       textMaxChars: parsed.SEND_TEXT_MAX_CHARS,
-      startTimeoutMs: parsed.SEND_START_TIMEOUT_MS,
+      startTimeoutMs: parsed.SEND_API_START_TIMEOUT_MS,
       sweepIntervalMs: parsed.SEND_SWEEP_INTERVAL_MS,
     }),
   });

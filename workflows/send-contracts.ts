@@ -213,3 +213,12 @@ export const PRESENCE_TIMEOUT_MS = 5_000;
 export const SEND_TIMEOUT_MS = 20_000;
 /** Start-to-close of one dispatch attempt: both calls plus a margin. */
 export const DISPATCH_START_TO_CLOSE_MS = PRESENCE_TIMEOUT_MS + SEND_TIMEOUT_MS + 5_000;
+
+/** Activities of the collector's session worker (implemented in collector/send/, typed here for workflows). */
+export interface SessionActivities {
+  /**
+   * Sends one text through the live socket with `messageId = waMessageId`: presence ≤ 5 s, send ≤ 20 s.
+   * Throws ApplicationFailure with a {@link SendFailureType} type.
+   */
+  dispatchWhatsAppMessage(input: DispatchWhatsAppMessageInput & { deliverByMs: number | null }): Promise<void>;
+}

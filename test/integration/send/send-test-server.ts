@@ -36,7 +36,7 @@ export async function startSendTestServer(
     DATABASE_URL: databaseUrl,
     WHATSAPP_WEBHOOK_SECRET: TEST_SECRET,
     TEMPORAL_ADDRESS: '127.0.0.1:1',
-    SEND_START_TIMEOUT_MS: '300',
+    SEND_API_START_TIMEOUT_MS: '300',
     SEND_TEXT_MAX_CHARS: '100',
     ...options.env,
   });

@@ -16,6 +16,14 @@ describe('loadIngestConfig', () => {
       bodyLimitBytes: 4 * 1024 * 1024,
       databasePoolMax: 10,
       logLevel: 'info',
+      send: {
+        temporalAddress: '127.0.0.1:7233',
+        temporalNamespace: 'default',
+        taskQueue: 'wa-lake-delivery',
+        textMaxChars: 4096,
+        startTimeoutMs: 2000,
+        sweepIntervalMs: 5000,
+      },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
