@@ -145,6 +145,8 @@ export interface SendGateCarry {
   nextSeq: number;
   paused: boolean;
   pausedReason: string | null;
+  /** Latest grants (epoch ms), so the rate stays observable across runs. */
+  recentGrants?: Array<{ messageId: string; atMs: number }>;
 }
 
 /** Asks the gate for a slot (signal-with-start by `sendMessage`). */
@@ -156,12 +158,16 @@ export const pauseSendingSignal = defineSignal<[{ reason: string }]>('pauseSendi
 /** Resumes the account's sending. */
 export const resumeSendingSignal = defineSignal<[]>('resumeSending');
 /** Gate status: queue length and pause state. */
-export const sendGateStatusQuery = defineQuery<{
+export const sendGateStatusQuery = defineQuery<SendGateStatus>('sendGateStatus');
+
+/** Answer of {@link sendGateStatusQuery}; `recentGrants` are workflow times (epoch ms) of the latest grants. */
+export interface SendGateStatus {
   queued: number;
   paused: boolean;
   pausedReason: string | null;
   tokens: number;
-}>('sendGateStatus');
+  recentGrants: Array<{ messageId: string; atMs: number }>;
+}
 
 /**
  * `ApplicationFailure.type` strings of the dispatch activity (the retry contract; each equals an error

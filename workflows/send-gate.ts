@@ -64,7 +64,7 @@ export async function sendGate(input: SendGateInput): Promise<never> {
   const queue: QueuedRequest[] = carry.queue;
   let { tokens, lastRefillMs, nextSeq, paused, pausedReason } = carry;
   let grantsThisRun = 0;
-  const recentGrants: Array<{ messageId: string; atMs: number }> = [];
+  const recentGrants: Array<{ messageId: string; atMs: number }> = carry.recentGrants ?? [];
   const msPerToken = 60_000 / input.ratePerMinute;
 
   setHandler(requestDispatchSignal, (request) => {
@@ -133,7 +133,7 @@ export async function sendGate(input: SendGateInput): Promise<never> {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sendGate>({
         ...input,
-        carry: { queue, tokens, lastRefillMs, nextSeq, paused, pausedReason },
+        carry: { queue, tokens, lastRefillMs, nextSeq, paused, pausedReason, recentGrants },
       });
     }
   }

@@ -8,7 +8,12 @@ import { createDispatchActivity } from '../../../collector/send/dispatch-activit
 import type { Alert } from '../../../common/alert-sink.js';
 import { deriveWaMessageId } from '../../../common/wa-message-id.js';
 import type { sendMessage } from '../../../workflows/send-message.js';
-import type { SendMessageInput, SendMessageOptions, SendTransition } from '../../../workflows/send-contracts.js';
+import type {
+  DispatchWhatsAppMessageInput,
+  SendMessageInput,
+  SendMessageOptions,
+  SendTransition,
+} from '../../../workflows/send-contracts.js';
 import { sendWorkflowId, sessionTaskQueue } from '../../../workflows/send-contracts.js';
 import { uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
@@ -22,6 +27,8 @@ export interface SendKit {
   isOpen: { value: boolean };
   alerts: Alert[];
   reported: Array<SendTransition & { messageId: string }>;
+  /** Inputs of every dispatch attempt that reached the session worker (with the gate's grant time). */
+  dispatched: DispatchWhatsAppMessageInput[];
   /** Runs `fn` while both workers poll. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   newInput(overrides?: Partial<SendMessageInput> & { options?: SendMessageOptions }): SendMessageInput;
@@ -61,14 +68,21 @@ export async function createSendKit(
     activities,
   });
   const sent = new Map<string, string>();
+  const dispatched: DispatchWhatsAppMessageInput[] = [];
+  const dispatch = createDispatchActivity({
+    getSocket: () => (isOpen.value ? double : null),
+    rememberSent: (waMessageId, messageId) => sent.set(waMessageId, messageId),
+    sendTimeoutMs: options.sendTimeoutMs ?? 2_000,
+  });
   const sessionWorker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: sessionTaskQueue(accountId),
-    activities: createDispatchActivity({
-      getSocket: () => (isOpen.value ? double : null),
-      rememberSent: (waMessageId, messageId) => sent.set(waMessageId, messageId),
-      sendTimeoutMs: options.sendTimeoutMs ?? 2_000,
-    }),
+    activities: {
+      dispatchWhatsAppMessage: (input: Parameters<typeof dispatch.dispatchWhatsAppMessage>[0]) => {
+        dispatched.push(input);
+        return dispatch.dispatchWhatsAppMessage(input);
+      },
+    },
   });
   return {
     taskQueue,
@@ -77,6 +91,7 @@ export async function createSendKit(
     isOpen,
     alerts,
     reported,
+    dispatched,
     run: (fn) => sessionWorker.runUntil(worker.runUntil(fn)),
     newInput: (overrides = {}) => {
       const messageId = randomUUID();
