@@ -8,7 +8,7 @@ import { registerIngestCommands } from './commands/ingest-api.js';
 import { registerSendAdminCommands } from './commands/send-admin.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
-import { ShutdownRequestedError } from './run-until-signal.js';
+import { ShutdownRequestedError } from './run-until-os-signal.js';
 
 /** `message: cause: cause…`, so a wrapped failure still says why (e.g. which database refused). */
 function describeError(err: unknown): string {

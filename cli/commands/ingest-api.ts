@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
-import { createPool } from '../../ingest-api/db/pool.js';
-import { runMigrations } from '../../ingest-api/db/migrate.js';
-import { loadIngestConfig } from '../../ingest-api/config.js';
-import { rebuildProjections } from '../../ingest-api/projections/rebuild.js';
-import { startIngestServer } from '../../ingest-api/server.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import {
+  createPool,
+  runMigrations,
+  loadIngestConfig,
+  rebuildProjections,
+  startIngestServer,
+} from '../../ingest-api/index.js';
+import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /** Reads `DATABASE_URL` for the commands that need nothing else. @throws Error when it is unset. */
@@ -24,7 +26,7 @@ export function registerIngestCommands(program: Command): void {
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
       printLine(`ingest API listening on ${server.url}`);
-      await runUntilSignal(() => server.close(), logger);
+      await runUntilTerminated(() => server.close(), logger);
     });
 
   program

@@ -2,8 +2,12 @@ import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../common/logger.js';
 import type { ParsedIngestBody } from '../parse-ingest-body.js';
-import { applyProjectionsInSavepoint, hasProjectionWork } from '../projections/apply-projections.js';
-import { extractProjectionFacts, type ProjectionEvent } from '../projections/extract-projection-facts.js';
+import {
+  extractProjectionFacts,
+  hasProjectionWork,
+  type ProjectionEvent,
+} from '../projections/extract-projection-facts.js';
+import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
 import {
   EventLogBatchWriter,

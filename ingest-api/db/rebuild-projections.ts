@@ -1,8 +1,12 @@
 import type pg from 'pg';
 import type { JsonValue } from '../sanitize.js';
-import { applyProjectionsInSavepoint, hasProjectionWork } from './apply-projections.js';
+import {
+  extractProjectionFacts,
+  hasProjectionWork,
+  type ProjectionEvent,
+} from '../projections/extract-projection-facts.js';
+import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
-import { extractProjectionFacts, type ProjectionEvent } from './extract-projection-facts.js';
 
 const BATCH_SIZE = 500;
 /** The only types `extractProjectionFacts` reads (messages.upsert only when it is a stub). */
