@@ -8,3 +8,7 @@ export { runMigrations } from './db/migrate.js';
 export { createPool } from './db/pool.js';
 export { rebuildProjections } from './db/rebuild-projections.js';
 export { startIngestServer, type RunningIngestServer } from './server.js';
+// Outbound send administration (DESIGN §12, issue #10): `wa-lake api-keys …` and `wa-lake opt-in …`.
+export { SendAdminRepository } from './db/send-admin-repository.js';
+export { generateApiKey } from './send/api-key.js';
+export { normalizeRecipient } from './send/recipient.js';

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
-import { createPool } from '../../ingest-api/db/pool.js';
-import { SendAdminRepository } from '../../ingest-api/db/send-admin-repository.js';
-import { generateApiKey } from '../../ingest-api/send/api-key.js';
-import { normalizeRecipient } from '../../ingest-api/send/recipient.js';
+import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
