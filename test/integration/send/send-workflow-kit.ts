@@ -39,12 +39,12 @@ export interface SendKit {
  * `env.client`, and the real collector dispatch activity over a {@link WhatsAppSendDouble}.
  */
 export async function createSendKit(
-  env: TestWorkflowEnvironment,
+  env: Pick<TestWorkflowEnvironment, 'client' | 'nativeConnection'>,
   bundle: WorkflowBundleWithSourceMap,
-  options: { gate?: SendGateSettings; sendTimeoutMs?: number } = {}
+  options: { gate?: SendGateSettings; sendTimeoutMs?: number; accountId?: string; taskQueue?: string } = {}
 ): Promise<SendKit> {
-  const taskQueue = uniqueTaskQueue('send');
-  const accountId = `acct-${randomUUID().slice(0, 8)}`;
+  const taskQueue = options.taskQueue ?? uniqueTaskQueue('send');
+  const accountId = options.accountId ?? `acct-${randomUUID().slice(0, 8)}`;
   const double = new WhatsAppSendDouble();
   const isOpen = { value: true };
   const alerts: Alert[] = [];
