@@ -77,7 +77,11 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   registerHealthRoutes(app, deps);
   if (deps.send) {
     registerSendRoutes(app, deps.send);
-    registerSendTransitionRoute(app, { webhookSecrets: deps.webhookSecrets, messages: deps.send.messages });
+    registerSendTransitionRoute(app, {
+      webhookSecrets: deps.webhookSecrets,
+      messages: deps.send.messages,
+      metrics: deps.send.metrics,
+    });
   }
   return app;
 }

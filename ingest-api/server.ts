@@ -27,7 +27,7 @@ export async function startIngestServer(options: {
   const { config, logger } = options;
   const pool = createPool(config.databaseUrl, { max: config.databasePoolMax, logger });
   const metrics = createIngestMetrics({ withDefaultMetrics: true });
-  const send = createSendComponents({ pool, config, logger });
+  const send = createSendComponents({ pool, config, logger, registry: metrics.registry });
   const app = buildApp({
     webhookSecrets: config.webhookSecrets,
     bodyLimitBytes: config.bodyLimitBytes,

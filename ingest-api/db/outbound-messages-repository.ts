@@ -167,9 +167,14 @@ export class OutboundMessagesRepository {
 
   /**
    * Records a state reached (idempotent per state) and moves the row's state forward only (monotonic,
-   * DESIGN §12). @returns whether the row's state changed.
+   * DESIGN §12). @returns whether the row's state changed and, if so, when the message was accepted.
    */
-  async recordTransition(id: string, state: SendState, at: Date, reasonCode: string | null): Promise<boolean> {
+  async recordTransition(
+    id: string,
+    state: SendState,
+    at: Date,
+    reasonCode: string | null
+  ): Promise<{ isChanged: boolean; createdAt: Date | null }> {
     const rows = await this.run(
       `WITH transition AS (
          INSERT INTO outbound_message_transitions (message_id, state, at, reason_code)
@@ -179,9 +184,10 @@ export class OutboundMessagesRepository {
        UPDATE outbound_messages SET state = $2, reason_code = COALESCE($4, reason_code), updated_at = now()
         WHERE id = $1 AND state NOT IN ('read', 'failed', 'expired')
           AND ${RANK_SQL('state')} < ${RANK_SQL('$2::varchar')}
-        RETURNING id`,
+        RETURNING created_at`,
       [id, state, at, reasonCode]
     );
-    return rows.length > 0;
+    const createdAt = (rows[0]?.['created_at'] as Date | undefined) ?? null;
+    return { isChanged: createdAt !== null, createdAt };
   }
 }

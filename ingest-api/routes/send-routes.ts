@@ -5,6 +5,7 @@ import type { OutboundMessage, OutboundMessagesRepository } from '../db/outbound
 import type { ApiKeyRecord, SendAdminRepository } from '../db/send-admin-repository.js';
 import { IngestHttpError } from '../errors.js';
 import { hashApiKey } from '../send/api-key.js';
+import type { SendMetrics } from '../send/send-metrics.js';
 import { normalizeRecipient } from '../send/recipient.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
@@ -21,6 +22,7 @@ export interface SendRouteDeps {
   onAccepted: (message: OutboundMessage) => void;
   /** Longest accepted text, in characters (`SEND_TEXT_MAX_CHARS`). */
   textMaxChars: number;
+  metrics?: SendMetrics | undefined;
 }
 
 function header(request: FastifyRequest, name: string): string {
@@ -110,6 +112,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     });
     if (!outcome.isInserted) return answerExisting(reply, outcome.message, requestHash);
     request.log.info({ messageId: id, category: sendRequest.category }, 'send request accepted');
+    deps.metrics?.accepted.inc({ category: sendRequest.category });
     deps.onAccepted(outcome.message);
     return reply.code(202).send({ id, status: outcome.message.state });
   });

@@ -4,6 +4,7 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../common/ingest-body.js';
 import { SEND_TRANSITIONS_PATH } from '../../common/send-transition-report.js';
 import { SEND_STATES } from '../../workflows/send-contracts.js';
 import type { OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
+import type { SendMetrics } from '../send/send-metrics.js';
 import { IngestHttpError } from '../errors.js';
 import { isSignatureValid } from '../signature.js';
 
@@ -27,7 +28,11 @@ function readHeader(request: FastifyRequest, name: string): string {
  */
 export function registerSendTransitionRoute(
   app: FastifyInstance,
-  deps: { webhookSecrets: readonly string[]; messages: Pick<OutboundMessagesRepository, 'recordTransition'> }
+  deps: {
+    webhookSecrets: readonly string[];
+    messages: Pick<OutboundMessagesRepository, 'recordTransition'>;
+    metrics?: SendMetrics | undefined;
+  }
 ): void {
   app.post(SEND_TRANSITIONS_PATH, async (request, reply) => {
     const messageId = readHeader(request, EVENT_ID_HEADER);
@@ -43,12 +48,16 @@ export function registerSendTransitionRoute(
     }
     if (report.message_id !== messageId)
       throw new IngestHttpError('WA_ERR_INVALID_EVENT_ID', 'X-Event-Id must be message_id');
-    const changed = await deps.messages.recordTransition(
-      messageId,
-      report.state,
-      new Date(report.at),
-      report.reason_code
-    );
-    return reply.code(200).send({ changed });
+    const at = new Date(report.at);
+    const outcome = await deps.messages.recordTransition(messageId, report.state, at, report.reason_code);
+    if (outcome.createdAt && deps.metrics) {
+      if (report.state === 'failed' || report.state === 'expired') {
+        deps.metrics.failures.inc({ state: report.state, reason: report.reason_code ?? 'unknown' });
+      } else {
+        const latencySeconds = Math.max(at.getTime() - outcome.createdAt.getTime(), 0) / 1000;
+        deps.metrics.stateLatency.observe({ state: report.state }, latencySeconds);
+      }
+    }
+    return reply.code(200).send({ changed: outcome.isChanged });
   });
 }

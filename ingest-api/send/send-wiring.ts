@@ -1,10 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
 import type pg from 'pg';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../../common/logger.js';
 import type { IngestAppDeps } from '../app.js';
 import type { IngestConfig } from '../config.js';
 import { OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
 import { SendAdminRepository } from '../db/send-admin-repository.js';
+import { createSendMetrics } from './send-metrics.js';
 import { SendWorkflowStarter } from './send-workflow-starter.js';
 
 /** The ingest API's send components: route deps, the workflow starter (with its sweeper) and cleanup. */
@@ -21,6 +23,7 @@ export interface SendComponents {
  *
  * @param options.client - an existing client (tests); otherwise one is made from `config.send`.
  * @param options.sweepBatchSize - rows per sweep (default 100).
+ * @param options.registry - where the send metrics are registered (`wa_send_*`).
  */
 export function createSendComponents(options: {
   pool: pg.Pool;
@@ -28,6 +31,8 @@ export function createSendComponents(options: {
   logger: Logger;
   client?: Client;
   sweepBatchSize?: number;
+  /** Registry of `GET /metrics`; the send metrics are registered there when given. */
+  registry?: Registry;
 }): SendComponents {
   const { config } = options;
   const connection = options.client ? null : Connection.lazy({ address: config.send.temporalAddress });
@@ -49,6 +54,7 @@ export function createSendComponents(options: {
       messages,
       onAccepted: (message) => starter.startSoon(message),
       textMaxChars: config.send.textMaxChars,
+      metrics: options.registry ? createSendMetrics(options.registry) : undefined,
     },
     starter,
     async close() {

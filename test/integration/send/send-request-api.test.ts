@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { computeSignature } from '../../../common/hmac-signature.js';
+import { TEST_SECRET } from '../../helpers/temporal-env.js';
 import {
   createTestApiKey,
   getMessage,
@@ -129,5 +131,38 @@ describe('POST /api/v1/messages (DESIGN §12, issue #10 item 1)', () => {
     const response = await getMessage(server.url, other.key, accepted.json['id'] as string);
     expect(response.status).toBe(404);
     expect(response.json['code']).toBe('WA_ERR_MESSAGE_NOT_FOUND');
+  });
+});
+
+describe('POST /api/internal/send-transitions (signed, monotonic) and the send metrics', () => {
+  async function report(messageId: string, state: string, secret = TEST_SECRET): Promise<Response> {
+    const body = JSON.stringify({ message_id: messageId, state, at: new Date().toISOString(), reason_code: null });
+    return fetch(`${server.url}/api/internal/send-transitions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-event-id': messageId,
+        'x-signature': computeSignature(secret, messageId, body),
+      },
+      body,
+    });
+  }
+
+  it('records each state once, only forward, refuses a bad signature, and observes the latency', async () => {
+    const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'tracked', category: 'otp' });
+    const id = accepted.json['id'] as string;
+    expect((await report(id, 'dispatched', 'another-secret-0123456789')).status).toBe(401);
+    expect(await (await report(id, 'delivered')).json()).toEqual({ changed: true });
+    expect(await (await report(id, 'sent')).json()).toEqual({ changed: false });
+    const status = await getMessage(server.url, apiKey.key, id);
+    expect(status.json['status']).toBe('delivered');
+    expect((status.json['transitions'] as Array<{ state: string }>).map((t) => t.state)).toEqual([
+      'queued',
+      'delivered',
+      'sent',
+    ]);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/wa_send_state_latency_seconds_count\{state="delivered"\} 1/);
+    expect(metrics).toMatch(/wa_send_accepted_total\{category="otp"\} \d+/);
   });
 });

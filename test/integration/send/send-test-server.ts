@@ -41,10 +41,12 @@ export async function startSendTestServer(
     ...options.env,
   });
   const pool = createPool(databaseUrl, { max: 8, logger });
+  const metrics = createIngestMetrics();
   const send = createSendComponents({
     pool,
     config,
     logger,
+    registry: metrics.registry,
     ...(options.client ? { client: options.client } : {}),
     ...(options.sweepBatchSize ? { sweepBatchSize: options.sweepBatchSize } : {}),
   });
@@ -52,7 +54,7 @@ export async function startSendTestServer(
     webhookSecrets: config.webhookSecrets,
     bodyLimitBytes: config.bodyLimitBytes,
     repository: new EventsRepository(pool, logger),
-    metrics: createIngestMetrics(),
+    metrics,
     logger,
     send: send.deps,
   });
