@@ -100,7 +100,7 @@ export const restrictedPathZones = [
   {
     target: './cli',
     from: ['./activities', './workflows'],
-    except: ['./contracts.ts'],
+    except: ['./contracts.ts', './send-contracts.ts'],
     message: 'The CLI reaches activities and workflows only through the worker and workflows/contracts.ts.',
   },
 ];

@@ -6,6 +6,7 @@ import { registerDevCommands } from './commands/dev.js';
 import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
 import { registerSendAdminCommands } from './commands/send-admin.js';
+import { registerSendCommands } from './commands/send.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
@@ -38,6 +39,7 @@ registerIngestCommands(program);
 registerStatusCommand(program);
 registerDlqCommands(program);
 registerSendAdminCommands(program);
+registerSendCommands(program);
 
 try {
   await program.parseAsync(process.argv);
