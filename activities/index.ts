@@ -61,7 +61,7 @@ export function createActivities(deps: ActivityDeps): Activities {
   return {
     postEventToIngest: createPostEventToIngest(deps),
     sendAlert: createSendAlert(deps),
-    recordDeadLetter: createRecordDeadLetter(deadLetterDeps),
+    recordDeadLetter: createRecordDeadLetter({ ...deadLetterDeps, alertSink: deps.alertSink }),
     resolveDeadLetters: createResolveDeadLetters(deadLetterDeps),
     reportSendTransition: createReportSendTransition(deps),
     ...createSendGateActivities({

@@ -2,6 +2,7 @@
  * The collector's public entry point: what the CLI may use to run, inspect or lock a collector
  * (issue #15; cli/README.md). Everything else in this folder is internal and may change freely.
  */
+export { describeUnusableReplay } from './capture/unusable-replay.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';
 export { readCollectorStatus, type CollectorStatus } from './heartbeat.js';
 export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';

@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import type { Logger } from '../common/logger.js';
+import { AlertStateStore } from './alert-state-store.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
@@ -28,6 +30,11 @@ export interface RunCollectorOptions {
   alertSink: AlertSink;
   /** Null: nothing is handed to Temporal (rows stay pending for the next run). */
   temporalClient: Client | null;
+  /**
+   * True only when `temporalClient` runs on the `NativeConnection` of a worker in this process polling
+   * `TEMPORAL_TASK_QUEUE` (`wa-lake dev`): the sender then requests eager workflow start. Default false.
+   */
+  requestEagerStart?: boolean;
   source: CollectorSource;
   /** `--record FILE`: capture every received event (minus `creds.update`). Live only. */
   recordPath?: string | undefined;
@@ -65,7 +72,7 @@ export class InvalidPairPhoneError extends Error {
  * @throws OutboxOpenError when the outbox cannot be opened; InvalidPairPhoneError for a bad `pairPhone`.
  */
 export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
-  const { config, alertSink, source } = options;
+  const { config, source } = options;
   const logger = options.logger.child({ component: 'collector' });
   const pairPhone =
     source.kind === 'live' && source.pairPhone !== undefined ? normalizePairPhone(source.pairPhone) : undefined;
@@ -89,11 +96,25 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
   try {
     const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
     stack.push(() => outbox.close());
+    const alertState = AlertStateStore.open({ path: config.OUTBOX_PATH });
+    stack.push(() => alertState.close());
+    // Issue #14 item 5: every alert of this collector goes through the ledger in the outbox file, so a
+    // restart inside a window (e.g. during one Temporal outage) does not alert again.
+    options = {
+      ...options,
+      alertSink: createLedgeredAlertSink({
+        inner: options.alertSink,
+        ledger: alertState,
+        windowMs: config.ALERT_WINDOW_MS,
+        logger: options.logger,
+      }),
+    };
     let session: WhatsAppSession | null = null;
     const pipeline = new EventPipeline({
       outbox,
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
+      withFirstCollectorEventIds: source.kind === 'replay',
       limits: {
         bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,
         inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,
@@ -101,7 +122,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     });
     const sender = startSender(options, outbox);
     if (sender) stack.push(() => sender.stop());
-    startHousekeeping(options, outbox, stack);
+    startHousekeeping(options, outbox, alertState, stack);
     const handle: CollectorHandle = { outbox, stop: stopAll };
     if (source.kind === 'replay') {
       const abort = new AbortController();
@@ -140,7 +161,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         if (state === 'open') sendSide?.onSessionOpen();
       },
       logger: options.logger,
-      alertSink,
+      alertSink: options.alertSink,
       authDir: config.AUTH_DIR,
       ...(pairPhone !== undefined ? { pairPhone } : {}),
       reconnect: {
@@ -188,6 +209,9 @@ function routeAcks(sendSide: SessionSendSide | null, event: string, data: unknow
   }
 }
 
+/** Mark holding the outbox dead-row count the monitor has already reported. */
+const DEAD_COUNT_REPORTED_MARK = 'outbox_dead_reported';
+
 function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxSender | null {
   if (options.temporalClient === null) return null;
   const { config } = options;
@@ -201,6 +225,7 @@ function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxS
     concurrency: config.SEND_CONCURRENCY,
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
     startTimeoutMs: config.SEND_START_TIMEOUT_MS,
+    requestEagerStart: options.requestEagerStart ?? false,
     retryBaseDelayMs: config.SEND_RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: config.SEND_RETRY_MAX_DELAY_MS,
   });
@@ -211,6 +236,7 @@ function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxS
 function startHousekeeping(
   options: RunCollectorOptions,
   outbox: OutboxStore,
+  alertState: AlertStateStore,
   stack: Array<() => Promise<void> | void>
 ): void {
   const { config, logger } = options;
@@ -221,6 +247,10 @@ function startHousekeeping(
     pendingThreshold: config.OUTBOX_PENDING_ALERT_THRESHOLD,
     oldestPendingAgeThresholdMs: config.OUTBOX_OLDEST_PENDING_ALERT_MS,
     windowMs: config.ALERT_WINDOW_MS,
+    deadCountMark: {
+      read: () => alertState.readMark(DEAD_COUNT_REPORTED_MARK),
+      write: (value) => alertState.writeMark(DEAD_COUNT_REPORTED_MARK, value),
+    },
   });
   monitor.start(config.OUTBOX_MONITOR_INTERVAL_MS);
   stack.push(() => monitor.stop());

@@ -54,9 +54,14 @@ export async function startIngestServer(options: {
     url: `http://${host}:${port}`,
     close: () => {
       closing ??= (async () => {
-        await app.close();
-        await send.close();
-        await pool.end();
+        // The pool ends even when closing the server fails, so no idle client outlives the database
+        // it talks to (issue #12 item 9: the stack stops PostgreSQL right after this).
+        try {
+          await app.close();
+          await send.close();
+        } finally {
+          await pool.end();
+        }
         logger.info({ component: 'ingest-api' }, 'ingest api closed');
       })();
       return closing;

@@ -1,13 +1,16 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { createTemporalAlertLedger } from '../activities/temporal-alert-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
+import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { Logger } from '../common/logger.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
 import type { WorkerConfig } from './config.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
 import { resolveWorkflowsPath } from './workflows-path.js';
+import { DELIVERY_WORKER_TUNING } from './worker-tuning.js';
 
 /** Options of {@link runWorker}. Everything after `installRuntimeLogger` is an injection point for tests. */
 export interface RunWorkerOptions {
@@ -21,7 +24,10 @@ export interface RunWorkerOptions {
   client?: Client;
   /** Pre-built bundle (`bundleWorkflowCode`) instead of `workflowsPath`: tests bundle once per file. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Alert sink; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`. */
+  /**
+   * Alert sink, used as given; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`
+   * behind the Temporal alert ledger (one alert per kind and window across workers and restarts).
+   */
   alertSink?: AlertSink;
   /** Start input of the dead-letter workflow (tests lower its continue-as-new threshold). */
   deadLetterStartInput?: DeadLetterWorkflowInput;
@@ -62,7 +68,16 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       httpTimeoutMs: config.HTTP_TIMEOUT_MS,
       alertSink:
         options.alertSink ??
-        createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger }),
+        createLedgeredAlertSink({
+          inner: createWindowedAlertSink({
+            windowMs: config.ALERT_WINDOW_MS,
+            webhookUrl: config.ALERT_WEBHOOK_URL,
+            logger,
+          }),
+          ledger: createTemporalAlertLedger({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+          windowMs: config.ALERT_WINDOW_MS,
+          logger,
+        }),
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,
@@ -80,6 +95,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath: resolveWorkflowsPath() }),
       activities,
+      ...DELIVERY_WORKER_TUNING,
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME_MS,
     });
     const done = worker.run().finally(closeOwned);

@@ -19,6 +19,11 @@ export interface DeliverEventInput {
   chatJid: string | null;
   /** Exact JSON text from the outbox `body` column. */
   body: string;
+  /**
+   * Version of `deliverEvent`'s command sequence the starter asks for; absent = 1 (every history written
+   * before issue #14). 2 = {@link DELIVER_EVENT_LEAN_VERSION}. Kept in the input, so replay and reset see it.
+   */
+  workflowVersion?: number;
 }
 
 /** Result of a completed `deliverEvent`. */
@@ -74,6 +79,23 @@ export const DEAD_LETTER_WORKFLOW_TYPE = 'deadLetter';
  */
 export const POST_EVENT_START_TO_CLOSE_TIMEOUT_MS = 60_000;
 
+/**
+ * `heartbeatTimeout` of a regular `postEventToIngest` attempt, in ms, and how often the activity
+ * heartbeats while its POST is in flight: a worker killed mid-POST is noticed after this timeout,
+ * not after the start-to-close timeout (issue #14 item 6).
+ */
+export const POST_EVENT_HEARTBEAT_TIMEOUT_MS = 5_000;
+export const POST_EVENT_HEARTBEAT_INTERVAL_MS = 1_000;
+
+/**
+ * `workflowVersion` of the lean happy path (issue #14 items 1–2, ADR 0008): the first POST runs as a
+ * local activity inside the first workflow task and a first-try delivery writes no search attribute.
+ * A version in the input, not `patched()`: a patch writes a marker and a `TemporalChangeVersion`
+ * upsert into every history, two of the six events the lean path costs. Runs without it (older
+ * starters, histories written before) keep the version 1 commands.
+ */
+export const DELIVER_EVENT_LEAN_VERSION = 2;
+
 /** State `deliverEvent` carries across continue-as-new while the endpoint is blocked (401/403/3xx/404…). */
 export interface DeliverEventCarry {
   /** Blocked turns already taken by earlier runs; drives the capped backoff. */
@@ -104,9 +126,25 @@ export interface DeadLetterEntry {
   resolution: string | null;
 }
 
+/**
+ * One dead-letter entry packed for continue-as-new: `[eventId, type, chatJid, httpStatus, responseExcerpt,
+ * bodySizeBytes, deadLetteredAt ms, resolvedAt ms, resolution]`, strings as indexes into
+ * {@link PackedDeadLetterEntries.strings}; -1 stands for null. Issue #12 item 6.
+ */
+export type PackedDeadLetterRow = [string, number, number, number, number, number, number, number, number];
+
+/** Dead-letter entries in the compact form carried across continue-as-new (a string table and one row each). */
+export interface PackedDeadLetterEntries {
+  strings: string[];
+  rows: PackedDeadLetterRow[];
+}
+
 /** Input of the `deadLetter` workflow; also what it carries across continue-as-new. */
 export interface DeadLetterWorkflowInput {
+  /** Entries in the plain form (runs started before issue #12 item 6 carry these). */
   entries?: DeadLetterEntry[];
+  /** Entries in the compact form every run now carries; read after `entries`. */
+  packedEntries?: PackedDeadLetterEntries;
   /** Continue-as-new after this many signals in one run (default 2 000; the server caps a run at 10 000). */
   continueAsNewAfterSignals?: number;
   /** Resolved entries kept across continue-as-new, newest first (default 1 000); open ones are always kept. */
@@ -143,3 +181,20 @@ export const addDeadLetterSignal = defineSignal<[DeadLetterEntry]>('addDeadLette
 export const resolveDeadLettersSignal = defineSignal<[ResolveDeadLettersRequest]>('resolveDeadLetters');
 /** Pages through the entries. */
 export const listDeadLettersQuery = defineQuery<DeadLetterPage, [DeadLetterListRequest]>('listDeadLetters');
+
+/** Workflow type of the per-kind alert window (issue #14 item 5). */
+export const ALERT_WINDOW_WORKFLOW_TYPE = 'alertWindow';
+
+/** Input of the `alertWindow` workflow. */
+export interface AlertWindowInput {
+  /** Dedup window in ms (`ALERT_WINDOW_MS`). */
+  windowMs: number;
+}
+
+/**
+ * Workflow id holding the alert window of `kind` for the workers of `taskQueue`: every worker of one
+ * deployment shares the task queue, so they share the window (issue #14 item 5).
+ */
+export function alertWindowWorkflowId(taskQueue: string, kind: string): string {
+  return `wa-lake-alert-window:${taskQueue}:${kind}`;
+}

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadCollectorConfig, runCollector } from '../../collector/index.js';
+import { describeUnusableReplay, loadCollectorConfig, runCollector } from '../../collector/index.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
@@ -68,6 +68,12 @@ export function registerCollectorCommands(program: Command): void {
       });
       try {
         const summary = await collector.replayDone;
+        const unusable = summary ? describeUnusableReplay(summary, capture) : null;
+        if (unusable !== null) {
+          process.stderr.write(`wa-lake replay: ${unusable}\n`);
+          process.exitCode = 1;
+          return;
+        }
         const pending = await waitForOutboxDrain(collector.outbox, Number(options.waitMs));
         printLine(
           `replayed ${summary?.lines ?? 0} lines: ${summary?.kept ?? 0} kept, ${summary?.inserted ?? 0} new in the outbox, ` +

@@ -7,15 +7,12 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
+import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
-import {
-  EventLogBatchWriter,
-  encodeEventLogRow,
-  insertEventLogRecords,
-  type EventLogBatchLimits,
-  type EventLogRow,
-} from './event-log-batch-writer.js';
+import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
+import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
+import { KnownIdentities } from './known-identities.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
@@ -38,6 +35,7 @@ export interface EventsRepositoryOptions {
 export class EventsRepository {
   private readonly log: Logger;
   private readonly batchWriter: EventLogBatchWriter;
+  private readonly knownIdentities = new KnownIdentities();
   constructor(
     private readonly pool: pg.Pool,
     logger: Logger,
@@ -72,6 +70,8 @@ export class EventsRepository {
       upsertType: body.upsertType,
       occurredAt: body.occurredAt,
       isSanitized: body.isSanitized,
+      accountJid: body.accountJid,
+      legacyEventId: body.legacyEventId,
     };
     const event: ProjectionEvent = {
       eventId,
@@ -79,13 +79,26 @@ export class EventsRepository {
       chatJid: body.chatJid,
       payload: body.payload,
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
+      hasOwnTime: body.occurredAt !== null,
+      accountJids: body.accountJid ? [body.accountJid] : [],
     };
     const facts = extractProjectionFacts(event);
+    const messageFacts = extractMessageFacts(event);
+    // Identities this process already committed at this time change nothing (rules in KnownIdentities).
+    messageFacts.identities = this.knownIdentities.withoutKnown(messageFacts.identities, event.effectiveAt.getTime());
     if (!hasProjectionWork(facts)) {
-      // Nothing to project: the raw row alone, committed in a batch statement before this resolves.
-      const outcome = await this.batchWriter.insert(row);
-      return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
+      // No group work: the raw row (and the set-based message projections) in a batch statement,
+      // committed before this resolves.
+      const work = hasMessageWork(messageFacts)
+        ? { eventId, type: body.type, effectiveAt: event.effectiveAt, facts: messageFacts }
+        : null;
+      const outcome = await this.batchWriter.insert(row, work);
+      if (outcome === 'duplicate') return { status: 'duplicate' };
+      if (outcome === 'stored' && work)
+        this.knownIdentities.remember(work.facts.identities, work.effectiveAt.getTime());
+      return { status: 'stored', isProjectionFailed: outcome === 'projection-failed' };
     }
+    facts.participants.push(...messageFacts.identities);
     const record = encodeEventLogRow(row);
     const client = await this.connect();
     let releaseError: Error | undefined;

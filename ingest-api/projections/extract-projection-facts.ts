@@ -8,6 +8,8 @@ import {
   type MembershipRole,
   type ParticipantRef,
 } from './participant-ref.js';
+import { markAccountFacts } from './account-membership.js';
+import { readProtocolSettings } from './protocol-settings.js';
 import { STUB_ACTIONS, STUB_GROUP_FIELDS } from './stub-types.js';
 
 /** The inputs a projection needs from one stored event. */
@@ -18,6 +20,10 @@ export interface ProjectionEvent {
   payload: JsonValue;
   /** Event time: `occurred_at`, else `captured_at`, else `received_at` (DESIGN §9: event times). */
   effectiveAt: Date;
+  /** True when the payload carried the event's own time (`occurred_at` not null). ADR 0007. */
+  hasOwnTime: boolean;
+  /** JIDs of the linked account (`account_jid` of the delivery), to tell its own removal (issue #12 item 5). */
+  accountJids?: readonly string[];
 }
 
 /** One statement about one participant of the event's group. */
@@ -25,21 +31,33 @@ export interface MembershipFact {
   participant: ParticipantRef;
   isPresent: boolean;
   role: MembershipRole | null;
+  /** True when the participant is the linked account itself (issue #12 item 5). */
+  isAccount?: boolean;
 }
 
 /** Everything the projections learn from one event (pure data, no I/O). */
 export interface ProjectionFacts {
   groupJid: string | null;
+  /**
+   * Precedence of the event's writes (ADR 0007): true for an event with its own time and for a
+   * snapshot (observed at its capture time); false for a hint timed only by its capture.
+   */
+  isTimed: boolean;
   /** Group field writes, last-writer-wins per field. */
   groupFields: Record<string, JsonValue>;
   /** Full member list of a snapshot with at least one participant (null otherwise: never empties a group). */
-  snapshot: { members: Record<string, MembershipRole>; document: JsonValue } | null;
+  snapshot: {
+    members: Record<string, MembershipRole>;
+    document: JsonValue;
+    /** False when it lists fewer participants than its `size`: it then removes no one (DESIGN §9). */
+    isComplete: boolean;
+  } | null;
   memberships: MembershipFact[];
   /** Every participant named, for `whatsapp_participants` and LID↔phone aliases. */
   participants: ParticipantRef[];
 }
 
-/** Group settings copied from snapshots and `groups.update` (DESIGN §9 "settings"). */
+/** Group settings copied from snapshots and `groups.update` (DESIGN §9 "settings"); stubs: `stub-types.ts`. */
 const SETTINGS_KEYS = [
   'restrict',
   'announce',
@@ -51,6 +69,8 @@ const SETTINGS_KEYS = [
   'linkedParent',
   'owner',
   'creation',
+  // Written by GROUP_CHANGE_INVITE_LINK stubs and their groups.update hint (issue #12 item 2).
+  'inviteCode',
 ];
 const GPU_ACTIONS: ReadonlyMap<string, { isPresent: boolean; role: MembershipRole | null }> = new Map([
   ['add', { isPresent: true, role: null }],
@@ -71,7 +91,14 @@ const asString = (value: JsonValue | undefined): string | null =>
  * `messages.upsert`, and `lid-mapping.update`. Other types yield empty facts.
  */
 export function extractProjectionFacts(event: ProjectionEvent): ProjectionFacts {
-  const facts: ProjectionFacts = { groupJid: null, groupFields: {}, snapshot: null, memberships: [], participants: [] };
+  const facts: ProjectionFacts = {
+    groupJid: null,
+    isTimed: event.hasOwnTime || SNAPSHOT_TYPES.has(event.type),
+    groupFields: {},
+    snapshot: null,
+    memberships: [],
+    participants: [],
+  };
   const payload = asObject(event.payload);
   if (!payload) return facts;
   switch (event.type) {
@@ -88,6 +115,7 @@ export function extractProjectionFacts(event: ProjectionEvent): ProjectionFacts 
       break;
     case 'messages.upsert':
       readStubMessage(payload, facts);
+      readProtocolMessage(payload, facts);
       break;
     case 'lid-mapping.update':
       addIdentity(facts, asString(payload['lid']), asString(payload['pn']));
@@ -95,8 +123,12 @@ export function extractProjectionFacts(event: ProjectionEvent): ProjectionFacts 
     default:
       break;
   }
+  markAccountFacts(facts.memberships, event, payload);
   return facts;
 }
+
+/** Snapshot types: observed at their capture time, so they rank as timed (ADR 0007). */
+const SNAPSHOT_TYPES: ReadonlySet<string> = new Set(['groups.metadata', 'groups.upsert']);
 
 function pickGroupFields(payload: JsonObject, isSnapshot: boolean): Record<string, JsonValue> {
   const writes: Record<string, JsonValue> = {};
@@ -119,7 +151,10 @@ function readSnapshot(payload: JsonObject, facts: ProjectionFacts): void {
     facts.participants.push(ref);
     members.set(ref.participantId, ref.role ?? 'member');
   }
-  if (members.size > 0) facts.snapshot = { members: Object.fromEntries(members), document: payload };
+  // Community announcement groups list only some participants to non-admins: such a list removes no one.
+  const size = typeof payload['size'] === 'number' ? payload['size'] : Number.NaN;
+  const isComplete = !(list.length < size);
+  if (members.size > 0) facts.snapshot = { members: Object.fromEntries(members), document: payload, isComplete };
 }
 
 function readParticipantsUpdate(payload: JsonObject, facts: ProjectionFacts): void {
@@ -167,6 +202,16 @@ function readStubMessage(payload: JsonObject, facts: ProjectionFacts): void {
     return;
   }
   if (fieldRule) facts.groupFields[fieldRule.field] = fieldRule.read(params[0]);
+}
+
+/** Settings carried by protocol messages (ephemeral timer …) of a group, at the message's own time. */
+function readProtocolMessage(payload: JsonObject, facts: ProjectionFacts): void {
+  const groupJid = asString(asObject(payload['key'])?.['remoteJid']);
+  if (!groupJid?.endsWith('@g.us')) return;
+  const writes = readProtocolSettings(payload['message']);
+  if (Object.keys(writes).length === 0) return;
+  facts.groupJid = groupJid;
+  Object.assign(facts.groupFields, writes);
 }
 
 function addIdentity(facts: ProjectionFacts, first: string | null, second: string | null): void {
