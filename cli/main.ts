@@ -7,6 +7,8 @@ import { registerDevCommands } from './commands/dev.js';
 import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
 import { registerPrivacyCommands } from './commands/privacy.js';
+import { registerSendAdminCommands } from './commands/send-admin.js';
+import { registerSendCommands } from './commands/send.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
@@ -40,6 +42,8 @@ registerStatusCommand(program);
 registerDlqCommands(program);
 registerCodecServerCommand(program);
 registerPrivacyCommands(program);
+registerSendAdminCommands(program);
+registerSendCommands(program);
 
 try {
   await program.parseAsync(process.argv);

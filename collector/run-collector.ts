@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import type { Logger } from '../common/logger.js';
+import { createDataConverter } from '../common/temporal-data-converter.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
@@ -14,6 +15,8 @@ import { acquireInstanceLock } from './instance-lock.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
 import { OutboxSender } from './sender.js';
+import { asSendSocket } from './send/send-socket.js';
+import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
 import { normalizePairPhone } from './session/login-prompt.js';
 import { WhatsAppSession, type SessionStopReason } from './session/whatsapp-session.js';
@@ -38,6 +41,8 @@ export interface RunCollectorOptions {
   recordPath?: string | undefined;
   /** Test seam: replaces the Baileys socket factory (only WhatsApp may be faked). */
   socketFactory?: SocketFactory;
+  /** Outbound send (DESIGN §12): run the session send worker and ACK router for this account. Live only. */
+  send?: Pick<SessionSendSideOptions, 'accountId' | 'connection' | 'sendTimeoutMs' | 'presenceTimeoutMs'>;
 }
 
 /** A running collector. */
@@ -138,6 +143,8 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     }
     const recorder = options.recordPath ? CaptureRecorder.open(options.recordPath, options.logger) : null;
     if (recorder) stack.push(() => recorder.close());
+    const sendSide = startSendSide(options, () => asSendSocket(session?.getOpenSocket() ?? null));
+    if (sendSide) stack.push(() => sendSide.stop());
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -148,7 +155,11 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         }),
       onEvent: (event, data, capturedAt) => {
         recorder?.record(event, data, capturedAt);
+        routeAcks(sendSide, event, data, logger);
         pipeline.handle(event, data, capturedAt);
+      },
+      onStateChange: (state) => {
+        if (state === 'open') sendSide?.onSessionOpen();
       },
       logger: options.logger,
       alertSink: options.alertSink,
@@ -171,6 +182,32 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
   } catch (err) {
     await stopAll();
     throw err;
+  }
+}
+
+function startSendSide(
+  options: RunCollectorOptions,
+  getSocket: SessionSendSideOptions['getSocket']
+): SessionSendSide | null {
+  if (!options.send || options.temporalClient === null) return null;
+  return startSessionSendSide({
+    ...options.send,
+    temporalAddress: options.config.TEMPORAL_ADDRESS,
+    namespace: options.config.TEMPORAL_NAMESPACE,
+    client: options.temporalClient,
+    dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
+    outboxPath: options.config.OUTBOX_PATH,
+    getSocket,
+    logger: options.logger,
+  });
+}
+
+// ACK routing must never cost an event its outbox write, so its failures are logged and swallowed.
+function routeAcks(sendSide: SessionSendSide | null, event: string, data: unknown, logger: Logger): void {
+  try {
+    sendSide?.onEvent(event, data);
+  } catch (err) {
+    logger.error({ err, event }, 'cannot route send acks');
   }
 }
 

@@ -1,6 +1,15 @@
 import { z } from 'zod';
-import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
 import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
+import {
+  envHostPort,
+  envInt,
+  envLogLevel,
+  envWebhookSecrets,
+  parseConfig,
+  envPostgresUrl,
+} from '../common/config-schema.js';
+import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
@@ -30,6 +39,14 @@ export const ingestEnvSchema = z.object({
       }
     }),
   RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
+  // Outbound send (DESIGN §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
+  TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
+  SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
+  SEND_API_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
+  SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
 });
 
 /** Frozen, typed configuration of the ingest API (built from {@link ingestEnvSchema}). */
@@ -47,6 +64,17 @@ export interface IngestConfig {
   readonly retentionPeriodMs: number | null;
   /** How often the scheduled retention runs, in ms. */
   readonly retentionIntervalMs: number;
+  /** Outbound send (DESIGN §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
+  readonly send: {
+    readonly temporalAddress: string;
+    readonly temporalNamespace: string;
+    readonly taskQueue: string;
+    readonly textMaxChars: number;
+    readonly startTimeoutMs: number;
+    readonly sweepIntervalMs: number;
+    /** `PAYLOAD_ENCRYPTION_KEYS`: the payload codec of the API's Temporal client (DESIGN §14); undefined = clear. */
+    readonly payloadEncryptionKeys: PayloadEncryptionKeys;
+  };
 }
 
 /**
@@ -67,5 +95,14 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     logLevel: parsed.LOG_LEVEL,
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
+    send: Object.freeze({
+      temporalAddress: parsed.TEMPORAL_ADDRESS,
+      temporalNamespace: parsed.TEMPORAL_NAMESPACE,
+      taskQueue: parsed.TEMPORAL_TASK_QUEUE,
+      textMaxChars: parsed.SEND_TEXT_MAX_CHARS,
+      startTimeoutMs: parsed.SEND_API_START_TIMEOUT_MS,
+      sweepIntervalMs: parsed.SEND_SWEEP_INTERVAL_MS,
+      payloadEncryptionKeys: parsed.PAYLOAD_ENCRYPTION_KEYS,
+    }),
   });
 }

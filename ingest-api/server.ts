@@ -5,6 +5,7 @@ import { EventsRepository } from './db/events-repository.js';
 import { createPool } from './db/pool.js';
 import { createIngestMetrics } from './metrics.js';
 import { startRetentionSchedule } from './retention-schedule.js';
+import { createSendComponents } from './send/send-wiring.js';
 
 /** A listening ingest API. */
 export interface RunningIngestServer {
@@ -27,17 +28,20 @@ export async function startIngestServer(options: {
   const { config, logger } = options;
   const pool = createPool(config.databaseUrl, { max: config.databasePoolMax, logger });
   const metrics = createIngestMetrics({ withDefaultMetrics: true });
+  const send = createSendComponents({ pool, config, logger, registry: metrics.registry });
   const app = buildApp({
     webhookSecrets: config.webhookSecrets,
     bodyLimitBytes: config.bodyLimitBytes,
     repository: new EventsRepository(pool, logger, { onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows) }),
     metrics,
     logger,
+    send: send.deps,
   });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     await app.close().catch(() => undefined);
+    await send.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
     throw err;
   }
@@ -53,6 +57,7 @@ export async function startIngestServer(options: {
           intervalMs: config.retentionIntervalMs,
           logger,
         });
+  send.starter.startSweeper();
   let closing: Promise<void> | undefined;
   logger.info({ component: 'ingest-api', host: config.host, port }, 'ingest api listening');
   return {
@@ -64,6 +69,7 @@ export async function startIngestServer(options: {
         try {
           await app.close();
           await retention?.stop();
+          await send.close();
         } finally {
           await pool.end();
         }

@@ -32,6 +32,10 @@ export const workerEnvSchema = z
     LOG_LEVEL: envLogLevel,
     /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (DESIGN §14). */
     PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
+    // Outbound send (DESIGN §12): per-account token bucket and marketing-only jitter.
+    SEND_RATE_PER_MINUTE: envInt(20, 1, 6_000),
+    SEND_RATE_BURST: envInt(5, 1, 1_000),
+    SEND_MARKETING_JITTER_MAX_MS: envInt(0, 0, 10 * MINUTE_MS),
   })
   .superRefine((config, ctx) => {
     if (config.WORKER_SHUTDOWN_GRACE_TIME_MS <= config.HTTP_TIMEOUT_MS) {

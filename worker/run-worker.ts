@@ -89,6 +89,11 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,
+      sendGate: {
+        ratePerMinute: config.SEND_RATE_PER_MINUTE,
+        burst: config.SEND_RATE_BURST,
+        marketingJitterMaxMs: config.SEND_MARKETING_JITTER_MAX_MS,
+      },
     });
     const worker = await Worker.create({
       connection,

@@ -49,6 +49,8 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; cliType
   { name: 'WaEventType', cliType: 'Keyword' },
   { name: 'WaChatJid', cliType: 'Keyword' },
   { name: 'WaLastHttpStatus', cliType: 'Int' },
+  // Outbound send (DESIGN §12): `WaSendState = 'dispatched'` finds messages waiting for an ACK.
+  { name: 'WaSendState', cliType: 'Keyword' },
 ];
 
 /**

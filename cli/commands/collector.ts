@@ -45,6 +45,7 @@ export function registerCollectorCommands(program: Command): void {
         temporalClient: temporal.client,
         source: { kind: 'live', pairPhone: options.pairPhone },
         recordPath: options.record,
+        ...(config.OUTBOUND_SEND_ENABLED ? { send: { accountId: config.SEND_ACCOUNT_ID } } : {}),
       });
       // The session ends by itself on 401/403 (logged out: it has logged how to re-link); exit non-zero then.
       const ended = await Promise.race([

@@ -216,5 +216,7 @@ async function startCollector(
     requestEagerStart: true,
     source: options.source,
     recordPath: options.recordPath,
+    // Outbound send (DESIGN §12): the dispatch worker on the account's session queue (live sessions only).
+    ...(config.OUTBOUND_SEND_ENABLED ? { send: { accountId: config.SEND_ACCOUNT_ID } } : {}),
   });
 }

@@ -113,6 +113,11 @@ export class WhatsAppSession {
     return this.lastSelfJid;
   }
 
+  /** The socket while the session is `open` (outbound send, DESIGN §12: sending waits while it is not), else null. */
+  getOpenSocket(): SessionSocket | null {
+    return this.state === 'open' ? this.socket : null;
+  }
+
   private setState(state: SessionState): void {
     if (this.state === state) return;
     this.state = state;

@@ -18,6 +18,14 @@ describe('loadIngestConfig', () => {
       logLevel: 'info',
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
+      send: {
+        temporalAddress: '127.0.0.1:7233',
+        temporalNamespace: 'default',
+        taskQueue: 'wa-lake-delivery',
+        textMaxChars: 4096,
+        startTimeoutMs: 2000,
+        sweepIntervalMs: 5000,
+      },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
