@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
-import { createDataConverter } from '../../common/temporal-data-converter.js';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
 import type { Logger } from '../../common/logger.js';
 import type { IngestAppDeps } from '../app.js';
 import type { IngestConfig } from '../config.js';
