@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { emptyEncodedFacts, messageReadModelCtes, type EncodedMessageFacts } from './messages-repository.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** One raw row of `whatsapp_event_logs` (DESIGN §9), as the events repository builds it. */
@@ -41,6 +42,8 @@ interface PendingRow {
   eventId: string;
   /** The row as a member of the statement's JSON array. */
   recordJson: string;
+  /** Message read-model facts of the row (issue #11), written by the same statement; null when none. */
+  messageFacts: EncodedMessageFacts | null;
   resolve: (outcome: EventLogInsertOutcome) => void;
   reject: (err: unknown) => void;
 }
@@ -57,6 +60,14 @@ const INSERT_BATCH_SQL = `
     AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean)
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id`;
+
+// The same insert plus the message read model (issue #11 item 1, ADR 0006): one statement, one commit;
+// facts apply only for rows inserted now, so a redelivery changes nothing.
+const INSERT_WITH_MESSAGES_STATEMENT = 'wa_insert_event_log_batch_with_messages';
+const INSERT_WITH_MESSAGES_SQL = `
+  WITH wa_inserted AS (${INSERT_BATCH_SQL}),
+  ${messageReadModelCtes('$2', 'f.ev IN (SELECT event_id FROM wa_inserted)')}
+  SELECT event_id FROM wa_inserted`;
 
 /**
  * Group commit for raw event rows that need no projection work: rows stored by concurrent requests
@@ -93,7 +104,7 @@ export class EventLogBatchWriter {
    * @throws pg.DatabaseError when PostgreSQL refuses this row itself (e.g. a numeric out of range).
    * @throws RangeError when a time of the row is an invalid Date.
    */
-  insert(row: EventLogRow): Promise<EventLogInsertOutcome> {
+  insert(row: EventLogRow, messageFacts: EncodedMessageFacts | null = null): Promise<EventLogInsertOutcome> {
     let recordJson: string;
     try {
       // Encoded here, so a row that cannot be encoded fails its own request and never a batch.
@@ -102,7 +113,7 @@ export class EventLogBatchWriter {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ eventId: row.eventId, recordJson, resolve, reject });
+      this.queue.push({ eventId: row.eventId, recordJson, messageFacts, resolve, reject });
       this.startBatches();
     });
   }
@@ -150,16 +161,26 @@ export class EventLogBatchWriter {
 
   /** Runs the statement on the pool (autocommit); returns the event ids it inserted. */
   private runStatement(batch: readonly PendingRow[]): Promise<Set<string>> {
-    const members = [...batch]
-      .sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0))
-      .map((pending) => pending.recordJson);
-    return insertEventLogRecords(this.pool, members);
+    const sorted = [...batch].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+    const members = sorted.map((pending) => pending.recordJson);
+    const withFacts = sorted.filter((pending) => pending.messageFacts !== null);
+    if (withFacts.length === 0) return insertEventLogRecords(this.pool, members);
+    const facts = emptyEncodedFacts();
+    for (const { messageFacts } of withFacts) {
+      if (!messageFacts) continue;
+      facts.m.push(...messageFacts.m);
+      facts.e.push(...messageFacts.e);
+      facts.v.push(...messageFacts.v);
+      facts.x.push(...messageFacts.x);
+    }
+    return insertEventLogRecords(this.pool, members, facts);
   }
 }
 
 /**
  * The one raw-row INSERT of the lake (DESIGN §9): writes rows encoded by {@link encodeEventLogRow}
- * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
+ * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction;
+ * with `messageFacts`, the same statement writes the message read model of the rows inserted now.
  * DO NOTHING also skips a repeat of an id inserted earlier by the same statement.
  *
  * @returns the event ids inserted now (once each); an id missing from it was already stored.
@@ -167,13 +188,19 @@ export class EventLogBatchWriter {
  */
 export async function insertEventLogRecords(
   queryable: pg.Pool | pg.ClientBase,
-  recordJsons: readonly string[]
+  recordJsons: readonly string[],
+  messageFacts: EncodedMessageFacts | null = null
 ): Promise<Set<string>> {
-  const result = await queryable.query<{ event_id: string }>({
-    name: INSERT_BATCH_STATEMENT,
-    text: INSERT_BATCH_SQL,
-    values: [`[${recordJsons.join(',')}]`],
-  });
+  const records = `[${recordJsons.join(',')}]`;
+  const result = await queryable.query<{ event_id: string }>(
+    messageFacts
+      ? {
+          name: INSERT_WITH_MESSAGES_STATEMENT,
+          text: INSERT_WITH_MESSAGES_SQL,
+          values: [records, JSON.stringify(messageFacts)],
+        }
+      : { name: INSERT_BATCH_STATEMENT, text: INSERT_BATCH_SQL, values: [records] }
+  );
   return new Set(result.rows.map((row) => row.event_id));
 }
 

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../common/logger.js';
 import type { ParsedIngestBody } from '../parse-ingest-body.js';
 import { applyProjectionsInSavepoint, hasProjectionWork } from '../projections/apply-projections.js';
+import { extractMessageFacts, isEmptyMessageFacts } from '../projections/extract-message-facts.js';
 import { extractProjectionFacts, type ProjectionEvent } from '../projections/extract-projection-facts.js';
 import { DatabaseUnavailableError } from './errors.js';
 import {
@@ -12,6 +13,7 @@ import {
   type EventLogBatchLimits,
   type EventLogRow,
 } from './event-log-batch-writer.js';
+import { emptyEncodedFacts, encodeMessageFacts, type EncodedMessageFacts } from './messages-repository.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
@@ -79,7 +81,7 @@ export class EventsRepository {
     const facts = extractProjectionFacts(event);
     if (!hasProjectionWork(facts)) {
       // Nothing to project: the raw row alone, committed in a batch statement before this resolves.
-      const outcome = await this.batchWriter.insert(row);
+      const outcome = await this.batchWriter.insert(row, encodeEventMessageFacts(event));
       return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
     }
     const record = encodeEventLogRow(row);
@@ -123,4 +125,13 @@ export class EventsRepository {
       throw toDatabaseAvailabilityError(err) ?? new DatabaseUnavailableError(err);
     }
   }
+}
+
+/** The message read-model facts of one event (issue #11), encoded; null when it has none. */
+function encodeEventMessageFacts(event: ProjectionEvent): EncodedMessageFacts | null {
+  const facts = extractMessageFacts(event);
+  if (isEmptyMessageFacts(facts)) return null;
+  const encoded = emptyEncodedFacts();
+  encodeMessageFacts(encoded, event.eventId, facts);
+  return encoded;
 }
