@@ -5,6 +5,8 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
+import { registerMembersCommands } from './commands/members.js';
+import { registerReportCommand } from './commands/report.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-signal.js';
@@ -36,6 +38,8 @@ registerWorkerCommand(program);
 registerIngestCommands(program);
 registerStatusCommand(program);
 registerDlqCommands(program);
+registerReportCommand(program);
+registerMembersCommands(program);
 
 try {
   await program.parseAsync(process.argv);

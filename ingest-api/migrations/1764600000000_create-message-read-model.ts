@@ -26,8 +26,15 @@ export function up(pgm: MigrationBuilder): void {
       mention_count    integer NOT NULL DEFAULT 0,
       record_rank      smallint NOT NULL,
       record_event_id  uuid NOT NULL,
+      -- The values this row had before its last update (null after an insert): the statement that
+      -- replaces a record reads them back to move its count between rollup days exactly.
+      prev_is_message  boolean NULL,
+      prev_sender_id   varchar(255) NULL,
+      prev_sent_at     timestamptz NULL,
+      prev_is_reply    boolean NULL,
       PRIMARY KEY (chat_jid, message_id)
     );
+    CREATE INDEX whatsapp_message_records_sender_index ON whatsapp_message_records (sender_id, sent_at);
 
     CREATE TABLE whatsapp_message_edits (
       chat_jid   varchar(255) NOT NULL,
@@ -50,8 +57,34 @@ export function up(pgm: MigrationBuilder): void {
       text        text NOT NULL,
       reacted_at  timestamptz NOT NULL,
       event_id    uuid NOT NULL,
+      prev_text        text NULL,
+      prev_reacted_at  timestamptz NULL,
       PRIMARY KEY (chat_jid, target_id, reactor_id)
     );
+
+    -- The time zone of engagement days (issue #11 item 6); \`wa-lake rebuild\` sets it from ENGAGEMENT_TIME_ZONE.
+    CREATE TABLE engagement_settings (
+      id         boolean PRIMARY KEY DEFAULT true CHECK (id),
+      time_zone  text NOT NULL DEFAULT 'America/Sao_Paulo'
+    );
+    INSERT INTO engagement_settings DEFAULT VALUES;
+    CREATE FUNCTION wa_engagement_time_zone() RETURNS text LANGUAGE sql STABLE AS $$
+      SELECT COALESCE((SELECT time_zone FROM engagement_settings), 'America/Sao_Paulo')
+    $$;
+
+    -- Rollup kept up to date by the ingest statement (a view over 1M messages is too slow, issue #11
+    -- item 7): per group, participant key as the event named it (resolved to its LID at read time), and
+    -- local day. Counts move exactly with every record and reaction change, so they equal a recount.
+    CREATE TABLE engagement_member_days (
+      group_jid        varchar(255) NOT NULL,
+      participant_key  varchar(255) NOT NULL,
+      day              date NOT NULL,
+      messages         integer NOT NULL DEFAULT 0,
+      replies          integer NOT NULL DEFAULT 0,
+      reactions_given  integer NOT NULL DEFAULT 0,
+      PRIMARY KEY (group_jid, participant_key, day)
+    );
+    CREATE INDEX engagement_member_days_day_index ON engagement_member_days (day);
 
     CREATE TABLE whatsapp_member_links (
       participant_id  varchar(255) PRIMARY KEY,
@@ -65,7 +98,8 @@ export function up(pgm: MigrationBuilder): void {
 
 export function down(pgm: MigrationBuilder): void {
   pgm.sql(`
-    DROP TABLE IF EXISTS whatsapp_member_links, whatsapp_message_reactions, whatsapp_message_revokes,
+    DROP FUNCTION IF EXISTS wa_engagement_time_zone();
+    DROP TABLE IF EXISTS engagement_member_days, engagement_settings, whatsapp_member_links, whatsapp_message_reactions, whatsapp_message_revokes,
       whatsapp_message_edits, whatsapp_message_records;
   `);
 }

@@ -9,10 +9,6 @@ import type { MigrationBuilder } from 'node-pg-migrate';
  */
 export function up(pgm: MigrationBuilder): void {
   pgm.sql(`
-    CREATE FUNCTION wa_engagement_time_zone() RETURNS text LANGUAGE sql STABLE AS $$
-      SELECT COALESCE(NULLIF(current_setting('wa_lake.engagement_time_zone', true), ''), 'America/Sao_Paulo')
-    $$;
-
     CREATE VIEW whatsapp_phone_owners AS
       SELECT DISTINCT ON (phone_jid) phone_jid, lid
         FROM whatsapp_lid_aliases
@@ -50,46 +46,42 @@ export function up(pgm: MigrationBuilder): void {
                ON x.chat_jid = r.chat_jid AND x.target_id = r.message_id
        WHERE r.is_message;
 
-    CREATE VIEW engagement_activity AS
-      SELECT r.chat_jid AS group_jid, COALESCE(o.lid, r.sender_id) AS participant_id, r.sent_at AS at,
-             'message'::text AS activity, (r.reply_to_id IS NOT NULL) AS is_reply
-        FROM whatsapp_message_records r
-        LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = r.sender_id
-       WHERE r.is_message AND r.sender_id IS NOT NULL
-      UNION ALL
-      SELECT chat_jid, reactor_id, reacted_at, 'reaction_given', false FROM whatsapp_reactions
-      UNION ALL
-      SELECT x.chat_jid, COALESCE(o.lid, m.sender_id), x.reacted_at, 'reaction_received', false
-        FROM whatsapp_reactions x
-        JOIN whatsapp_message_records m ON m.chat_jid = x.chat_jid AND m.message_id = x.target_id
-        LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = m.sender_id
-       WHERE m.sender_id IS NOT NULL
-      UNION ALL
-      SELECT e.chat_jid, COALESCE(o.lid, m.sender_id), e.edited_at, 'edit', false
-        FROM whatsapp_message_edits e
-        JOIN whatsapp_message_records m ON m.chat_jid = e.chat_jid AND m.message_id = e.target_id
-        LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = m.sender_id
-       WHERE m.sender_id IS NOT NULL
-      UNION ALL
-      SELECT v.chat_jid, COALESCE(o.lid, m.sender_id), v.deleted_at, 'deletion', false
-        FROM whatsapp_message_revokes v
-        JOIN whatsapp_message_records m ON m.chat_jid = v.chat_jid AND m.message_id = v.target_id
-        LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = m.sender_id
-       WHERE m.sender_id IS NOT NULL;
+    -- Fast part of the member rollup (from the incrementally kept engagement_member_days table).
+    CREATE VIEW engagement_member_activity_days AS
+      SELECT d.group_jid, COALESCE(o.lid, d.participant_key) AS participant_id, i.member_id,
+             COALESCE(i.member_id, COALESCE(o.lid, d.participant_key)) AS person_key, d.day,
+             sum(d.messages)::int AS messages, sum(d.replies)::int AS replies,
+             sum(d.reactions_given)::int AS reactions_given
+        FROM engagement_member_days d
+        LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = d.participant_key
+        LEFT JOIN whatsapp_member_identities i ON i.participant_id = COALESCE(o.lid, d.participant_key)
+       GROUP BY 1, 2, 3, 4, 5
+      HAVING sum(d.messages) > 0 OR sum(d.reactions_given) > 0;
+
+    -- What happened to a member's messages, counted on the day it happened (read time: joins the targets).
+    CREATE VIEW engagement_member_received_days AS
+      SELECT t.chat_jid AS group_jid, COALESCE(o.lid, t.sender_id) AS participant_id,
+             (a.at AT TIME ZONE wa_engagement_time_zone())::date AS day,
+             count(*) FILTER (WHERE a.activity = 'reaction')::int AS reactions_received,
+             count(*) FILTER (WHERE a.activity = 'edit')::int AS edits,
+             count(*) FILTER (WHERE a.activity = 'deletion')::int AS deletions
+        FROM (SELECT chat_jid, target_id, reacted_at AS at, 'reaction' AS activity FROM whatsapp_reactions
+              UNION ALL SELECT chat_jid, target_id, edited_at, 'edit' FROM whatsapp_message_edits
+              UNION ALL SELECT chat_jid, target_id, deleted_at, 'deletion' FROM whatsapp_message_revokes) a
+        JOIN whatsapp_message_records t ON t.chat_jid = a.chat_jid AND t.message_id = a.target_id
+        LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = t.sender_id
+       WHERE t.is_message AND t.sender_id IS NOT NULL
+       GROUP BY 1, 2, 3;
 
     CREATE VIEW engagement_member_daily AS
-      SELECT a.group_jid, a.participant_id, i.member_id, COALESCE(i.member_id, a.participant_id) AS person_key,
-             (a.at AT TIME ZONE wa_engagement_time_zone())::date AS day,
-             count(*) FILTER (WHERE a.activity = 'message')::int AS messages,
-             count(*) FILTER (WHERE a.is_reply)::int AS replies,
-             count(*) FILTER (WHERE a.activity = 'reaction_given')::int AS reactions_given,
-             count(*) FILTER (WHERE a.activity = 'reaction_received')::int AS reactions_received,
-             count(*) FILTER (WHERE a.activity = 'edit')::int AS edits,
-             count(*) FILTER (WHERE a.activity = 'deletion')::int AS deletions,
-             min(a.at) AS first_activity_at, max(a.at) AS last_activity_at
-        FROM engagement_activity a
-        LEFT JOIN whatsapp_member_identities i ON i.participant_id = a.participant_id
-       GROUP BY 1, 2, 3, 5;
+      SELECT group_jid, participant_id, i.member_id, COALESCE(i.member_id, participant_id) AS person_key, day,
+             COALESCE(a.messages, 0) AS messages, COALESCE(a.replies, 0) AS replies,
+             COALESCE(a.reactions_given, 0) AS reactions_given, COALESCE(r.reactions_received, 0) AS reactions_received,
+             COALESCE(r.edits, 0) AS edits, COALESCE(r.deletions, 0) AS deletions
+        FROM (SELECT group_jid, participant_id, day, messages, replies, reactions_given
+                FROM engagement_member_activity_days) a
+        FULL JOIN engagement_member_received_days r USING (group_jid, participant_id, day)
+        LEFT JOIN whatsapp_member_identities i USING (participant_id);
 
     -- A join is a presence after an absence (or a first presence); a leave is an absence after a presence
     -- (or a first absence). Facts under a phone JID and its LID collapse into one history.
@@ -106,7 +98,7 @@ export function up(pgm: MigrationBuilder): void {
       WITH activity AS (
         SELECT group_jid, day, sum(messages)::int AS messages, sum(replies)::int AS replies,
                sum(reactions_given)::int AS reactions, count(DISTINCT person_key)::int AS active_members
-          FROM engagement_member_daily GROUP BY group_jid, day),
+          FROM engagement_member_activity_days GROUP BY group_jid, day),
       changes AS (
         SELECT group_jid, (at AT TIME ZONE wa_engagement_time_zone())::date AS day,
                count(*) FILTER (WHERE change = 'join')::int AS joins,
@@ -129,9 +121,9 @@ export function up(pgm: MigrationBuilder): void {
     -- so the running sum is the number of distinct members active in the window. group_jid NULL = all groups.
     CREATE VIEW engagement_active_members AS
       WITH member_days AS (
-        SELECT group_jid, person_key, day FROM engagement_member_daily GROUP BY 1, 2, 3
+        SELECT group_jid, person_key, day FROM engagement_member_activity_days GROUP BY 1, 2, 3
         UNION ALL
-        SELECT NULL, person_key, day FROM engagement_member_daily GROUP BY 2, 3),
+        SELECT NULL, person_key, day FROM engagement_member_activity_days GROUP BY 2, 3),
       spans AS (
         SELECT group_jid, day, lead(day) OVER (PARTITION BY group_jid, person_key ORDER BY day) AS next_day
           FROM member_days),
@@ -164,7 +156,8 @@ export function up(pgm: MigrationBuilder): void {
           FROM engagement_membership_changes WHERE change = 'join' GROUP BY 1, 2),
       sizes AS (SELECT group_jid, cohort_week, count(*)::int AS cohort_size FROM cohorts GROUP BY 1, 2),
       active_weeks AS (
-        SELECT DISTINCT group_jid, participant_id, date_trunc('week', day)::date AS week FROM engagement_member_daily)
+        SELECT DISTINCT group_jid, participant_id, date_trunc('week', day)::date AS week
+          FROM engagement_member_activity_days)
       SELECT c.group_jid, c.cohort_week, ((w.week - c.cohort_week) / 7)::int AS week_offset, s.cohort_size,
              count(*)::int AS active_members, round(count(*)::numeric / s.cohort_size, 4) AS retention
         FROM cohorts c
@@ -174,13 +167,14 @@ export function up(pgm: MigrationBuilder): void {
        GROUP BY c.group_jid, c.cohort_week, w.week, s.cohort_size;
 
     CREATE VIEW engagement_lurkers AS
-      SELECT m.group_jid, m.participant_id, i.member_id, m.joined_at, last.last_activity_at,
-             floor(extract(epoch FROM now() - COALESCE(last.last_activity_at, m.joined_at)) / 86400)::int
+      SELECT m.group_jid, m.participant_id, i.member_id, m.joined_at, last.first_active_day, last.last_active_day,
+             (now() AT TIME ZONE wa_engagement_time_zone())::date
+               - COALESCE(last.last_active_day, (m.joined_at AT TIME ZONE wa_engagement_time_zone())::date)
                AS days_inactive
         FROM whatsapp_group_memberships m
         LEFT JOIN whatsapp_member_identities i ON i.participant_id = m.participant_id
-        LEFT JOIN (SELECT group_jid, participant_id, max(last_activity_at) AS last_activity_at
-                     FROM engagement_member_daily GROUP BY 1, 2) last
+        LEFT JOIN (SELECT group_jid, participant_id, min(day) AS first_active_day, max(day) AS last_active_day
+                     FROM engagement_member_activity_days GROUP BY 1, 2) last
                ON last.group_jid = m.group_jid AND last.participant_id = m.participant_id
        WHERE m.left_at IS NULL;
   `);
@@ -189,8 +183,8 @@ export function up(pgm: MigrationBuilder): void {
 export function down(pgm: MigrationBuilder): void {
   pgm.sql(`
     DROP VIEW IF EXISTS engagement_lurkers, engagement_cohort_retention, engagement_active_members,
-      engagement_group_daily, engagement_membership_changes, engagement_member_daily, engagement_activity,
+      engagement_group_daily, engagement_membership_changes, engagement_member_daily, engagement_member_received_days,
+      engagement_member_activity_days,
       whatsapp_messages, whatsapp_reactions, whatsapp_member_identities, whatsapp_phone_owners;
-    DROP FUNCTION IF EXISTS wa_engagement_time_zone();
   `);
 }
