@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importResolverSettings, importRuleConfigs } from './eslint-import-rules.js';
 
 export default tseslint.config(
   {
@@ -16,6 +16,8 @@ export default tseslint.config(
       'bin/**',
       'scripts/**/*.mjs',
       'eslint.config.js',
+      'eslint-import-rules.js',
+      'eslint-import-rules.d.ts',
     ],
   },
   js.configs.recommended,
@@ -23,7 +25,7 @@ export default tseslint.config(
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    settings: importResolverSettings,
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -47,32 +49,7 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off', '@typescript-eslint/unbound-method': 'off' },
   },
-  {
-    files: ['workflows/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['node:*'], message: 'Workflow code must be deterministic: no Node built-ins.' },
-            {
-              group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'],
-              message: 'Not in the workflow sandbox.',
-            },
-            {
-              group: ['pg', 'better-sqlite3', '@whiskeysockets/baileys', 'pino', 'pino-*'],
-              message: 'I/O belongs in activities.',
-            },
-            {
-              group: ['**/activities/**', '../activities/*'],
-              allowTypeImports: true,
-              message: 'Import activity types only.',
-            },
-          ],
-          paths: ['fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'],
-        },
-      ],
-    },
-  },
+  // Which folder may import which, and what workflow code may not import (issue #15).
+  ...importRuleConfigs,
   prettier
 );

@@ -12,7 +12,7 @@ import { createRootLogger } from '../common/logger.js';
 import { filterEvent } from '../collector/edge-filter.js';
 import { EventPipeline } from '../collector/event-pipeline.js';
 import { proto } from '../collector/normalize/baileys-helpers.js';
-import { DEFAULT_BODY_LIMITS, prepareItem } from '../collector/normalize/prepare-item.js';
+import { DEFAULT_BODY_LIMITS, prepareItem } from '../collector/prepare-item.js';
 import { OutboxStore } from '../collector/outbox-store.js';
 
 const GROUP = '120363000000000001@g.us';

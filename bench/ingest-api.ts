@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { startEmbeddedPostgres } from '../common/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
 import { computeSignature } from '../common/hmac-signature.js';
 import { INGEST_PATH } from '../common/ingest-body.js';
 import { createRootLogger } from '../common/logger.js';

@@ -9,7 +9,7 @@ import { registerMembersCommands } from './commands/members.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
-import { ShutdownRequestedError } from './run-until-signal.js';
+import { ShutdownRequestedError } from './run-until-os-signal.js';
 
 /** `message: cause: cause…`, so a wrapped failure still says why (e.g. which database refused). */
 function describeError(err: unknown): string {

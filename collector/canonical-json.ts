@@ -1,4 +1,4 @@
-import type { JsonValue } from './normalize/json-value.js';
+import type { JsonValue } from '../common/json-value.js';
 
 /** `String.prototype.toWellFormed` (ES2024; present in Node 20) — lone surrogates become U+FFFD. */
 const toWellFormed = (text: string): string => (text as string & { toWellFormed(): string }).toWellFormed();

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
+import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 import { canonicalJson } from './canonical-json.js';
 import { jidNormalizedUser } from './normalize/baileys-helpers.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './normalize/json-value.js';
 import { isVolatileField } from './volatile-fields.js';
 
 /** UUIDv5 namespace of the first collector; keeping it keeps the lake free of duplicates (DESIGN §4). */

@@ -1,6 +1,6 @@
 import type { Logger } from '../common/logger.js';
 import { filterEvent } from './edge-filter.js';
-import { DEFAULT_BODY_LIMITS, prepareItem, type BodyLimits } from './normalize/prepare-item.js';
+import { DEFAULT_BODY_LIMITS, prepareItem, type BodyLimits } from './prepare-item.js';
 import type { OutboxDeadInput, OutboxEventInput, OutboxStore } from './outbox-store.js';
 
 /** What one `handle` call did, item by item (counts), for logs, replay progress and tests. */

@@ -6,11 +6,14 @@ import {
 } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { AlertSink } from '../common/alert-sink.js';
-import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
+import {
+  DELIVER_EVENT_WORKFLOW_TYPE,
+  WA_CHAT_JID,
+  WA_DELIVERY_STATE,
+  WA_EVENT_TYPE,
+  type DeliverEventInput,
+} from '../workflows/contracts.js';
 import type { OutboxRow, OutboxStore } from './outbox-store.js';
-
-/** Workflow type started for each outbox row; by name so the collector never imports workflow code. */
-export const DELIVER_EVENT_WORKFLOW = 'deliverEvent';
 
 /** gRPC status codes that mean "this one row is wrong", not "Temporal is down". */
 const ROW_LEVEL_GRPC_CODES = new Set([3 /* INVALID_ARGUMENT */, 8 /* RESOURCE_EXHAUSTED: payload */]);
@@ -167,7 +170,7 @@ export class OutboxSender {
     try {
       // The deadline also ends the SDK's own gRPC retries, so no call outlives this method.
       await client.withDeadline(Date.now() + startTimeoutMs, () =>
-        client.workflow.start(DELIVER_EVENT_WORKFLOW, {
+        client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
           taskQueue,
           workflowId: row.eventId,
           args: [input],

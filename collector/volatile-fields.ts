@@ -1,4 +1,4 @@
-import type { JsonValue } from './normalize/json-value.js';
+import type { JsonValue } from '../common/json-value.js';
 
 /** One volatile field: left out of `hash(x)` at any depth (DESIGN §4), never out of the wire body. */
 export interface VolatileFieldRule {

@@ -1,4 +1,4 @@
-import type { JsonValue } from './sanitize.js';
+import type { JsonValue } from '../common/json-value.js';
 
 type Unit = 'seconds' | 'milliseconds' | 'auto';
 /** Where each event type keeps its own time: paths into the payload, first present wins. */

@@ -1,6 +1,7 @@
+import type { JsonValue } from '../common/json-value.js';
 import { IngestHttpError, type FieldError } from './errors.js';
 import { extractOccurredAt, toEpochMs } from './occurred-at.js';
-import { NotJsonError, measureJsonDepth, sanitizeRawJson, type JsonValue } from './sanitize.js';
+import { NotJsonError, measureJsonDepth, sanitizeRawJson } from './sanitize.js';
 
 /** Deepest nesting accepted; PostgreSQL's jsonb parser is recursive and hostile depth must get a 4xx. */
 export const MAX_JSON_DEPTH = 512;

@@ -1,7 +1,9 @@
 import { isUtf8 } from 'node:buffer';
+import type { JsonValue } from '../common/json-value.js';
 
-/** A JSON value as produced by `JSON.parse`. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+// Handed on for the modules under projections/ and db/ that still take the type from here; they can
+// import common/json-value.ts directly once the SQL move of issue #15 has landed.
+export type { JsonValue };
 
 /** Result of {@link sanitizeRawJson}: the text to store and the parsed (sanitized) value. */
 export interface SanitizedJson {

@@ -21,10 +21,16 @@ import { chromium, type Page } from 'playwright-core';
 import { createActivities } from '../activities/index.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import { EVENT_ID_HEADER } from '../common/ingest-body.js';
-import { resolveTemporalCliPath } from '../common/temporal-binaries.js';
-import { startTemporalDevServer } from '../common/temporal-dev-server.js';
+import { resolveTemporalCliPath } from '../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer } from '../dev-stack/temporal-dev-server.js';
 import { resolveWorkflowsPath } from '../worker/workflows-path.js';
-import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
+import {
+  DELIVER_EVENT_WORKFLOW_TYPE,
+  WA_CHAT_JID,
+  WA_DELIVERY_STATE,
+  WA_EVENT_TYPE,
+  type DeliverEventInput,
+} from '../workflows/contracts.js';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -106,7 +112,7 @@ async function startScenarioWorkflows(client: Client): Promise<Map<string, strin
       chatJid: scenario.chatJid,
       body: JSON.stringify({ type: scenario.type, chat_jid: scenario.chatJid, payload }),
     };
-    const handle = await client.workflow.start('deliverEvent', {
+    const handle = await client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
       workflowId: scenario.eventId,
       taskQueue: scenario.ingestStatus === null ? IDLE_TASK_QUEUE : TASK_QUEUE,
       args: [input],

@@ -48,7 +48,7 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; cliType
 
 /**
  * `ApplicationFailure.type` strings thrown by activities; they are the retry contract (house style §4).
- * Each equals the name of the error class it stands for.
+ * Named like error classes (house style §3: type = class name) though no class is thrown: only these strings cross.
  */
 export const FailureType = {
   /** 400/413/415/422/other 4xx: this event is rejected; non-retryable → dead-letter. */

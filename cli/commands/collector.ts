@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { loadCollectorConfig } from '../../collector/config.js';
-import { runCollector } from '../../collector/run-collector.js';
+import { loadCollectorConfig, runCollector } from '../../collector/index.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
-import { createShutdownSignal, waitForAbort } from '../run-until-signal.js';
+import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
 import { createCliLogger, createLazyTemporalClient, printLine } from './shared.js';
 
 /** Config, logger, windowed alert sink and a lazy Temporal client: what both collector commands run with. */

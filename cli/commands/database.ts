@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { createPool } from '../../ingest-api/db/pool.js';
+import { createPool } from '../../ingest-api/index.js';
 
 /** Reads `DATABASE_URL` for lake commands that need nothing else. @throws Error when it is unset. */
 export function requireDatabaseUrl(): string {

@@ -2,11 +2,11 @@ import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
-import { countStoredEvents } from '../../ingest-api/db/count-stored-events.js';
+import { countStoredEvents } from '../../ingest-api/index.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
-import { createShutdownSignal, runUntilSignal } from '../run-until-signal.js';
+import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 interface DemoOptions {
@@ -54,7 +54,7 @@ export function registerDemoCommand(program: Command): void {
       process.stdout.write(formatDemoSummary(summary));
       if (options.keepRunning) {
         printLine(`Stack still running; open ${summary.webUi ?? 'the Web UI'} — Ctrl-C stops everything.`);
-        await runUntilSignal(() => stack.stop(), logger, shutdown);
+        await runUntilTerminated(() => stack.stop(), logger, shutdown);
       } else {
         await stack.stop();
         shutdown.dispose();

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
-import { startTemporalDevServer } from '../../common/temporal-dev-server.js';
+import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
-import { createShutdownSignal, runUntilSignal } from '../run-until-signal.js';
+import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, parsePortOption, printLine } from './shared.js';
 
 interface DevOptions {
@@ -65,7 +65,7 @@ export function registerDevCommands(program: Command): void {
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
       printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
-      await runUntilSignal(() => stack.stop(), logger, shutdown);
+      await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 
   program
@@ -84,6 +84,6 @@ export function registerDevCommands(program: Command): void {
         uiPort: options.uiPort,
       });
       printLine(`Temporal dev server on ${server.address}, Web UI ${server.uiUrl ?? '(headless)'} (Ctrl-C stops it)`);
-      await runUntilSignal(() => server.stop(), logger, shutdown);
+      await runUntilTerminated(() => server.stop(), logger, shutdown);
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadCollectorConfig } from '../../collector/config.js';
+import { loadCollectorConfig } from '../../collector/index.js';
 import { listDeadLetters, replayDeadLetters, type ReplaySelection } from '../../ops/index.js';
 import { connectTemporalClient, printLine } from './shared.js';
 

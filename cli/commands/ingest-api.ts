@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
-import { createPool } from '../../ingest-api/db/pool.js';
-import { runMigrations } from '../../ingest-api/db/migrate.js';
-import { loadIngestConfig } from '../../ingest-api/config.js';
-import { rebuildProjections } from '../../ingest-api/projections/rebuild.js';
-import { startIngestServer } from '../../ingest-api/server.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { z } from 'zod';
+import {
+  createPool,
+  runMigrations,
+  loadIngestConfig,
+  rebuildProjections,
+  startIngestServer,
+} from '../../ingest-api/index.js';
+import { parseConfig } from '../../common/config-schema.js';
+import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /** Reads `DATABASE_URL` for the commands that need nothing else. @throws Error when it is unset. */
@@ -24,7 +28,7 @@ export function registerIngestCommands(program: Command): void {
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
       printLine(`ingest API listening on ${server.url}`);
-      await runUntilSignal(() => server.close(), logger);
+      await runUntilTerminated(() => server.close(), logger);
     });
 
   program
@@ -38,12 +42,19 @@ export function registerIngestCommands(program: Command): void {
 
   program
     .command('rebuild')
-    .description('rebuild groups, participants and memberships from the raw whatsapp_event_logs table')
+    .description(
+      'rebuild groups, participants, memberships and the message read model from the raw whatsapp_event_logs table'
+    )
     .action(async () => {
+      // Issue #11: the engagement time zone is stored in the lake; a rebuild is how it changes.
+      const { ENGAGEMENT_TIME_ZONE } = parseConfig(
+        z.object({ ENGAGEMENT_TIME_ZONE: z.string().min(1).optional() }),
+        process.env
+      );
       const pool = createPool(requireDatabaseUrl());
       try {
-        const result = await rebuildProjections(pool);
-        printLine(`projections rebuilt from ${result.events} events`);
+        const result = await rebuildProjections(pool, { engagementTimeZone: ENGAGEMENT_TIME_ZONE });
+        printLine(`projections rebuilt from ${result.events} events, messages from ${result.messageEvents} events`);
       } finally {
         await pool.end();
       }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { linkMembers, listMemberLinks, unlinkMember } from '../../ingest-api/db/member-links-repository.js';
+import { linkMembers, listMemberLinks, unlinkMember } from '../../ingest-api/index.js';
 import { parseLinksCsv } from '../report/parse-links-csv.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';

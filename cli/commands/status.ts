@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadCollectorConfig } from '../../collector/config.js';
-import { readCollectorStatus } from '../../collector/heartbeat.js';
-import { OutboxStore } from '../../collector/outbox-store.js';
+import { loadCollectorConfig, readCollectorStatus, OutboxStore } from '../../collector/index.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { connectTemporalClient, printLine } from './shared.js';
 

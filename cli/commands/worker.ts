@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { loadWorkerConfig } from '../../worker/config.js';
-import { runWorker } from '../../worker/run-worker.js';
-import { runUntilSignal } from '../run-until-signal.js';
+import { loadWorkerConfig, runWorker } from '../../worker/index.js';
+import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger } from './shared.js';
 
 /** Registers `wa-lake worker`: the Temporal worker for `deliverEvent` and the dead-letter workflow (DESIGN §7). */
@@ -13,6 +12,6 @@ export function registerWorkerCommand(program: Command): void {
       const config = loadWorkerConfig(process.env);
       const logger = createCliLogger();
       const worker = await runWorker({ config, logger, installRuntimeLogger: true });
-      await runUntilSignal(() => worker.stop(), logger);
+      await runUntilTerminated(() => worker.stop(), logger);
     });
 }

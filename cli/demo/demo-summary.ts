@@ -1,4 +1,4 @@
-import type { OutboxState } from '../../collector/outbox-store.js';
+import type { OutboxState } from '../../collector/index.js';
 import type { DeliveryTally } from './await-deliveries.js';
 
 /** What `wa-lake demo --json` prints as one JSON object on its last stdout line (issue #2 item 4). */

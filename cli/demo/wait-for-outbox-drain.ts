@@ -1,4 +1,4 @@
-import type { OutboxStore } from '../../collector/outbox-store.js';
+import type { OutboxStore } from '../../collector/index.js';
 
 /**
  * Polls the outbox until no row is `pending` (every kept event handed to Temporal) or `timeoutMs`

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { InstanceLockedError, acquireInstanceLock, type InstanceLock } from '../../collector/instance-lock.js';
-import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../common/leftover-postmaster.js';
+import { InstanceLockedError, acquireInstanceLock, type InstanceLock } from '../../collector/index.js';
+import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../dev-stack/leftover-postmaster.js';
 import type { DataDirLayout } from './data-dir.js';
 import { DataDirInUseError } from './errors.js';
 

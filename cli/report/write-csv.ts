@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EngagementReport } from '../../ingest-api/db/engagement-report-queries.js';
+import type { EngagementReport } from '../../ingest-api/index.js';
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
 function csvField(value: unknown): string {

@@ -1,5 +1,5 @@
-import { UnserializableValueError } from '../errors.js';
-import type { JsonObject, JsonValue } from './json-value.js';
+import type { JsonObject, JsonValue } from '../../common/json-value.js';
+import { UnserializableValueError } from './errors.js';
 import { enumNumber, LONG_FIELD_NAMES } from './proto-fields.js';
 import { ITEM_ROOT_TYPES, waProtoSchema, type ProtoField, type ProtoSchema } from './proto-schema.js';
 import {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonValue } from './json-value.js';
+import type { JsonValue } from '../../common/json-value.js';
 
 /** Marker that replaces an inline binary over the limit (DESIGN §5). */
 export interface OmittedBinaryMarker {

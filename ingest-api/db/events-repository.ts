@@ -2,9 +2,13 @@ import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../common/logger.js';
 import type { ParsedIngestBody } from '../parse-ingest-body.js';
-import { applyProjectionsInSavepoint, hasProjectionWork } from '../projections/apply-projections.js';
 import { extractMessageFacts, isEmptyMessageFacts } from '../projections/extract-message-facts.js';
-import { extractProjectionFacts, type ProjectionEvent } from '../projections/extract-projection-facts.js';
+import {
+  extractProjectionFacts,
+  hasProjectionWork,
+  type ProjectionEvent,
+} from '../projections/extract-projection-facts.js';
+import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
 import {
   EventLogBatchWriter,
@@ -89,7 +93,7 @@ export class EventsRepository {
     let releaseError: Error | undefined;
     try {
       await client.query('BEGIN');
-      const inserted = await insertEventLogRecords(client, [record]);
+      const inserted = await insertEventLogRecords(client, [record], encodeEventMessageFacts(event));
       if (inserted.size === 0) {
         await client.query('COMMIT');
         return { status: 'duplicate' };

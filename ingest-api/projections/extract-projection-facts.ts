@@ -175,3 +175,8 @@ function addIdentity(facts: ProjectionFacts, first: string | null, second: strin
   if (isLidJid(ref.participantId) || isPhoneJid(ref.participantId))
     facts.participants.push({ ...ref, role: toRole(undefined) });
 }
+
+/** True when an event changes no projection (plain messages, reactions, …): the raw insert is enough. */
+export function hasProjectionWork(facts: ProjectionFacts): boolean {
+  return facts.groupJid !== null || facts.participants.length > 0;
+}

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type RunningPostgres } from '../../common/embedded-postgres.js';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../dev-stack/embedded-postgres.js';
 import { runMigrations } from '../../ingest-api/db/migrate.js';
 
 declare module 'vitest' {

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { resolveTemporalCliPath } from '../../common/temporal-binaries.js';
-import { startTemporalDevServer, type RunningTemporalDevServer } from '../../common/temporal-dev-server.js';
+import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer, type RunningTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
 import { silentLogger } from './silent-logger.js';
 

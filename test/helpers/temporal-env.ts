@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { resolveTestServerPath } from '../../common/temporal-binaries.js';
+import { resolveTestServerPath } from '../../dev-stack/temporal-binaries.js';
 import { loadWorkerConfig, type WorkerConfig } from '../../worker/config.js';
 import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
 import { resolveWorkflowsPath } from '../../worker/workflows-path.js';

@@ -1,47 +1,22 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../../common/tcp-ports.js';
-import type { RunningWorker } from '../../../worker/run-worker.js';
-import { deliverEvent } from '../../../workflows/index.js';
-import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
-import { bundleWorkflows, createTimeSkippingEnv, TEST_SECRET } from '../../helpers/temporal-env.js';
-import { newDeliverInput, startTestWorker } from '../../helpers/temporal-worker.js';
+import { describe, expect, it } from 'vitest';
+import { findFreePort } from '../../../dev-stack/tcp-ports.js';
+import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
+import { TEST_SECRET } from '../../helpers/temporal-env.js';
+import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
 // temporal.api.enums.v1.EventType wire values.
 const ACTIVITY_TASK_SCHEDULED = 10;
 const ACTIVITY_TASK_STARTED = 11;
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-let ingest: FakeIngest | undefined;
-let running: RunningWorker | undefined;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows()]);
-});
-afterAll(async () => {
-  await env?.teardown();
-});
-afterEach(async () => {
-  await running?.stop();
-  running = undefined;
-  await ingest?.close();
-  ingest = undefined;
-});
+const testbed = useDeliveryTestbed();
 
 describe('deliverEvent on transient failures', () => {
   it('waits the Retry-After of a 429 before the next attempt', async () => {
-    ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
+    const ingest = await testbed.startFakeIngest({ secrets: [TEST_SECRET] });
     ingest.script((_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '7200' } } : undefined));
-    const worker = await startTestWorker(env, bundle, ingest);
-    running = worker.running;
+    const worker = await testbed.startWorker(ingest);
     const input = newDeliverInput();
-    const handle = await env.client.workflow.start(deliverEvent, {
-      taskQueue: worker.taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
+    const handle = await testbed.startDeliverEvent(worker.taskQueue, input);
     expect((await handle.result()).status).toBe(201);
     const events = (await handle.fetchHistory()).events ?? [];
     const eventTimeMs = (type: number): number => {
@@ -56,39 +31,29 @@ describe('deliverEvent on transient failures', () => {
   it('keeps retrying while the connection is refused, then delivers once the ingest is up', async () => {
     const port = await findFreePort();
     const url = `http://127.0.0.1:${port}`;
-    const worker = await startTestWorker(env, bundle, {
+    const worker = await testbed.startWorker({
       webhookUrl: `${url}/api/webhooks/whatsapp`,
       alertUrl: `${url}/alerts`,
     });
-    running = worker.running;
     const input = newDeliverInput();
-    const handle = await env.client.workflow.start(deliverEvent, {
-      taskQueue: worker.taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
-    await env.sleep('10 minutes');
+    const handle = await testbed.startDeliverEvent(worker.taskQueue, input);
+    await testbed.env.sleep('10 minutes');
     const pending = (await handle.describe()).raw.pendingActivities?.[0];
     expect(pending?.attempt).toBeGreaterThan(2);
     expect(pending?.lastFailure?.applicationFailureInfo?.type).toBe('IngestTransientError');
-    ingest = await startFakeIngest({ secrets: [TEST_SECRET], port });
+    const ingest = await testbed.startFakeIngest({ secrets: [TEST_SECRET], port });
     expect((await handle.result()).status).toBe(201);
     expect([...ingest.rows.keys()]).toEqual([input.eventId]);
   });
 
   it('survives a three-day outage with one row and a bounded history', async () => {
-    ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
+    const ingest = await testbed.startFakeIngest({ secrets: [TEST_SECRET] });
     let isDown = true;
     ingest.script(() => (isDown ? { status: 503, body: { code: 'WA_ERR_DB_UNAVAILABLE' } } : undefined));
-    const worker = await startTestWorker(env, bundle, ingest);
-    running = worker.running;
+    const worker = await testbed.startWorker(ingest);
     const input = newDeliverInput();
-    const handle = await env.client.workflow.start(deliverEvent, {
-      taskQueue: worker.taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
-    await env.sleep('3 days');
+    const handle = await testbed.startDeliverEvent(worker.taskQueue, input);
+    await testbed.env.sleep('3 days');
     isDown = false;
     expect((await handle.result()).status).toBe(201);
     expect(ingest.requests.length).toBeGreaterThan(100);

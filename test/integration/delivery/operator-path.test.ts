@@ -1,7 +1,7 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { resolveTemporalCliPath } from '../../../common/temporal-binaries.js';
+import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
 import { countDeadLetters, listDeadLetters, replayDeadLetters } from '../../../ops/index.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';

@@ -1,50 +1,44 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { findFreePort } from '../../../common/tcp-ports.js';
+import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { startIngestServer, type RunningIngestServer } from '../../../ingest-api/server.js';
 import { listDeadLetters } from '../../../ops/index.js';
 import { WA_DELIVERY_STATE } from '../../../workflows/contracts.js';
-import { deliverEvent } from '../../../workflows/index.js';
+import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startCuttableTcpProxy, startFrontProxy, type CuttableTcpProxy } from '../../helpers/fake-ingest-proxies.js';
-import { bundleWorkflows, createTimeSkippingEnv, TEST_SECRET } from '../../helpers/temporal-env.js';
+import { TEST_SECRET } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
-import { newDeliverInput, startTestWorker, type TestWorker } from '../../helpers/temporal-worker.js';
+import { newDeliverInput, type TestWorker } from '../../helpers/temporal-worker.js';
 
 // Issue #3 item 7: the replan's six failure scenarios through the REAL ingest API and PostgreSQL.
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+const testbed = useDeliveryTestbed();
+// File-wide: the lake pool, a TCP proxy in front of PostgreSQL (to cut the database) and the alert receiver.
 let lake: pg.Pool;
 let dbProxy: CuttableTcpProxy;
 let alerts: FakeIngest;
-const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   const databaseUrl = inject('databaseUrl');
   const target = new URL(databaseUrl);
-  [env, bundle, dbProxy, alerts] = await Promise.all([
-    createTimeSkippingEnv(),
-    bundleWorkflows(),
+  [dbProxy, alerts] = await Promise.all([
     startCuttableTcpProxy({ host: target.hostname, port: Number(target.port) }),
     startFakeIngest({ secrets: [] }),
   ]);
   lake = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 });
 afterAll(async () => {
-  for (const close of closers.reverse()) await close();
   await lake?.end();
   await dbProxy?.close();
   await alerts?.close();
-  await env?.teardown();
 });
 
+/** Starts the real ingest API through the database proxy; it is closed after the current test. */
 async function startIngest(options: { secrets?: string[]; port?: number } = {}): Promise<RunningIngestServer> {
   const viaProxy = new URL(inject('databaseUrl'));
   viaProxy.port = String(dbProxy.port);
@@ -55,17 +49,12 @@ async function startIngest(options: { secrets?: string[]; port?: number } = {}):
     LOG_LEVEL: 'silent',
   });
   const server = await startIngestServer({ config, logger: silentLogger() });
-  closers.push(() => server.close());
+  testbed.defer(() => server.close());
   return server;
 }
 
-async function worker(baseUrl: string): Promise<TestWorker> {
-  const started = await startTestWorker(env, bundle, {
-    webhookUrl: `${baseUrl}${INGEST_PATH}`,
-    alertUrl: alerts.alertUrl,
-  });
-  closers.push(() => started.running.stop());
-  return started;
+function worker(baseUrl: string): Promise<TestWorker> {
+  return testbed.startWorker({ webhookUrl: `${baseUrl}${INGEST_PATH}`, alertUrl: alerts.alertUrl });
 }
 
 async function rowsOf(eventId: string): Promise<Array<{ sanitized: boolean; payload: unknown }>> {
@@ -82,12 +71,8 @@ describe('six failure scenarios', () => {
     const port = await findFreePort();
     const { taskQueue } = await worker(`http://127.0.0.1:${port}`);
     const input = newDeliverInput();
-    const handle = await env.client.workflow.start(deliverEvent, {
-      taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
-    await env.sleep('30 minutes');
+    const handle = await testbed.startDeliverEvent(taskQueue, input);
+    await testbed.env.sleep('30 minutes');
     expect((await handle.describe()).status.name).toBe('RUNNING');
     await startIngest({ port });
     expect(await handle.result()).toMatchObject({ status: 201, outcome: 'stored' });
@@ -100,17 +85,13 @@ describe('six failure scenarios', () => {
     const { taskQueue } = await worker(ingest.url);
     dbProxy.setDown(true);
     const input = newDeliverInput();
-    const handle = await env.client.workflow.start(deliverEvent, {
-      taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
+    const handle = await testbed.startDeliverEvent(taskQueue, input);
     await waitUntil(
       'an attempt failed with 503',
       async () =>
         (await handle.describe()).raw.pendingActivities?.[0]?.lastFailure?.message?.includes('HTTP 503') === true
     );
-    await env.sleep('3 hours');
+    await testbed.env.sleep('3 hours');
     const during = await handle.describe();
     expect(during.status.name).toBe('RUNNING');
     expect(during.raw.pendingActivities?.[0]?.attempt).toBeGreaterThan(5);
@@ -125,14 +106,10 @@ describe('six failure scenarios', () => {
     const ingest = await startIngest();
     let lostCount = 0;
     const proxy = await startFrontProxy(ingest.url, () => (lostCount += 1) === 1);
-    closers.push(() => proxy.close());
+    testbed.defer(() => proxy.close());
     const { taskQueue } = await worker(proxy.url);
     const input = newDeliverInput();
-    const result = await env.client.workflow.execute(deliverEvent, {
-      taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
+    const result = await testbed.executeDeliverEvent(taskQueue, input);
     expect(result).toMatchObject({ status: 200, outcome: 'duplicate' });
     expect(lostCount).toBeGreaterThanOrEqual(2);
     expect(await rowsOf(input.eventId)).toHaveLength(1);
@@ -142,11 +119,7 @@ describe('six failure scenarios', () => {
     const ingest = await startIngest();
     const { taskQueue } = await worker(ingest.url);
     const input = newDeliverInput({ payload: { text: 'bad\u0000byte \ud800 end', 'k\u0000ey': 1 } });
-    const result = await env.client.workflow.execute(deliverEvent, {
-      taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
+    const result = await testbed.executeDeliverEvent(taskQueue, input);
     expect(result).toMatchObject({ status: 201, outcome: 'stored' });
     const rows = await rowsOf(input.eventId);
     expect(rows).toHaveLength(1);
@@ -157,15 +130,11 @@ describe('six failure scenarios', () => {
     const ingest = await startIngest();
     const { taskQueue } = await worker(ingest.url);
     const input = newDeliverInput({ payload: {} });
-    const handle = await env.client.workflow.start(deliverEvent, {
-      taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
+    const handle = await testbed.startDeliverEvent(taskQueue, input);
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect((await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE)).toBe('dead_lettered');
     expect(await rowsOf(input.eventId)).toHaveLength(0);
-    const entry = (await listDeadLetters(env.client, { pageSize: 1_000 })).entries.find(
+    const entry = (await listDeadLetters(testbed.env.client, { pageSize: 1_000 })).entries.find(
       (item) => item.eventId === input.eventId
     );
     expect(entry).toMatchObject({ httpStatus: 422, bodySizeBytes: Buffer.byteLength(input.body) });
@@ -181,11 +150,7 @@ describe('six failure scenarios', () => {
     const wrong = await startIngest({ secrets: [OTHER_SECRET], port });
     const { taskQueue, raised } = await worker(wrong.url);
     const input = newDeliverInput();
-    const handle = await env.client.workflow.start(deliverEvent, {
-      taskQueue,
-      workflowId: input.eventId,
-      args: [input],
-    });
+    const handle = await testbed.startDeliverEvent(taskQueue, input);
     await waitUntil('the alert was raised', () => raised.some((alert) => alert.kind === 'ingest_unauthorized'));
     // The alert is a local activity: it can run before the workflow task that upserts the state completes.
     await waitUntil(

@@ -50,7 +50,7 @@ describe('worker lifecycle', () => {
         args: [input],
       });
       await waitUntil('the POST is in flight', () => ingest.requests.length === 1);
-      // What SIGTERM does in `wa-lake worker` (runUntilSignal → stop()).
+      // What SIGTERM does in `wa-lake worker` (runUntilTerminated → stop()).
       await first.stop();
       expect(ingest.rows.has(input.eventId)).toBe(true);
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type RunningPostgres } from '../../../common/embedded-postgres.js';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../../dev-stack/embedded-postgres.js';
 import { runMigrations } from '../../../ingest-api/db/migrate.js';
 import { messageBody, postSigned, startTestIngestServer, type TestIngestServer } from './ingest-test-server.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { findFreePort } from '../../../common/tcp-ports.js';
+import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { DatabaseUnavailableError } from '../../../ingest-api/db/errors.js';
 import { EventLogBatchWriter, type EventLogRow } from '../../../ingest-api/db/event-log-batch-writer.js';
 import { createPool } from '../../../ingest-api/db/pool.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { rebuildProjections } from '../../../ingest-api/projections/rebuild.js';
+import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import { createMigratedDatabase, dropDatabase, openLake, readProjections, type TestLake } from './lake-databases.js';
 
 // Two fresh lakes: each test applies the same deliveries in one order to the first and in another order

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { rebuildProjections } from '../../../ingest-api/projections/rebuild.js';
+import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import { createMigratedDatabase, dropDatabase, openLake, readProjections, type TestLake } from './lake-databases.js';
 
 /**

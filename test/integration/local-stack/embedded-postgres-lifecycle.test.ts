@@ -6,8 +6,8 @@ import {
   EmbeddedPostgresStartError,
   startEmbeddedPostgres,
   type RunningPostgres,
-} from '../../../common/embedded-postgres.js';
-import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../../common/leftover-postmaster.js';
+} from '../../../dev-stack/embedded-postgres.js';
+import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../../dev-stack/leftover-postmaster.js';
 
 describe('startEmbeddedPostgres', () => {
   const toStop: RunningPostgres[] = [];

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLocalStack } from '../../../cli/local-stack/start-local-stack.js';
 import { acquireInstanceLock } from '../../../collector/instance-lock.js';
-import { startEmbeddedPostgres } from '../../../common/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../../dev-stack/embedded-postgres.js';
 
 interface LogLine {
   level: number;

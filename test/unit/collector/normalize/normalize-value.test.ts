@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnserializableValueError } from '../../../../collector/errors.js';
+import { UnserializableValueError } from '../../../../collector/normalize/errors.js';
 import { BufferJSON, proto } from '../../../../collector/normalize/baileys-helpers.js';
 import { normalizeItem, normalizeValue } from '../../../../collector/normalize/normalize-value.js';
 import { decodedLong } from '../../../fixtures/collector/baileys-events.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { killTrackedChildProcesses, trackChildProcess } from '../../../common/child-processes.js';
+import { killTrackedChildProcesses, trackChildProcess } from '../../../dev-stack/child-processes.js';
 
 describe('killTrackedChildProcesses', () => {
   it('sends each running tracked child its forced-exit signal', async () => {

@@ -1,4 +1,8 @@
-/** A JSON-safe value: what normalization produces and what the outbox body holds (DESIGN §4). */
+/**
+ * A JSON-safe value, as `JSON.parse` returns it: what the collector's normalization produces and its
+ * outbox body holds (DESIGN §4), and what the ingest API parses from a delivery. Defined once here,
+ * for both processes (issue #15).
+ */
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 /** A JSON object with JSON-safe values. */
 export interface JsonObject {

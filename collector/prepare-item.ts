@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { IngestBody } from '../../common/ingest-body.js';
-import type { KeptItem } from '../edge-filter.js';
-import { UnserializableValueError } from '../errors.js';
-import { deriveEventId, eventIdFromName } from '../event-id.js';
-import type { OutboxDeadInput, OutboxEventInput } from '../outbox-store.js';
-import { isJsonObject, type JsonValue } from './json-value.js';
-import { lenientJson } from './lenient-json.js';
-import { normalizeItem } from './normalize-value.js';
-import { stripLargeBinaries } from './strip-large-binaries.js';
+import type { IngestBody } from '../common/ingest-body.js';
+import { isJsonObject, type JsonValue } from '../common/json-value.js';
+import type { KeptItem } from './edge-filter.js';
+import { deriveEventId, eventIdFromName } from './event-id.js';
+import { UnserializableValueError } from './normalize/errors.js';
+import { lenientJson } from './normalize/lenient-json.js';
+import { normalizeItem } from './normalize/normalize-value.js';
+import { stripLargeBinaries } from './normalize/strip-large-binaries.js';
+import type { OutboxDeadInput, OutboxEventInput } from './outbox-store.js';
 
 /** Size limits of one outbox body (DESIGN §5). */
 export interface BodyLimits {

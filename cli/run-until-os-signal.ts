@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { killTrackedChildProcesses } from '../common/child-processes.js';
+import { killTrackedChildProcesses } from '../dev-stack/child-processes.js';
 
 /** Reason of an aborted {@link ShutdownSignal}: the operator asked to stop (Ctrl-C or SIGTERM). */
 export class ShutdownRequestedError extends Error {
@@ -51,10 +51,10 @@ export function waitForAbort(signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Waits for SIGINT/SIGTERM, then runs `stop` (errors logged, not thrown). For commands whose start-up
+ * Waits for the OS signals SIGINT/SIGTERM (not Temporal signals), then runs `stop` (errors logged, not thrown). For commands whose start-up
  * is a single step; `dev` and `demo` use {@link createShutdownSignal} directly to cover start-up too.
  */
-export async function runUntilSignal(
+export async function runUntilTerminated(
   stop: () => Promise<void>,
   logger: Logger,
   shutdown = createShutdownSignal(logger)

@@ -1,17 +1,19 @@
 import type pg from 'pg';
-import { applyGroupWrites } from '../db/groups-repository.js';
-import { recomputeParticipants, recordAliases } from '../db/identities-repository.js';
+import {
+  extractProjectionFacts,
+  type ProjectionEvent,
+  type ProjectionFacts,
+} from '../projections/extract-projection-facts.js';
+import { isPhoneJid } from '../projections/participant-ref.js';
+import { applyGroupWrites } from './groups-repository.js';
+import { recomputeParticipants, recordAliases } from './identities-repository.js';
 import {
   findGroupsNaming,
   insertMembershipFacts,
   insertSnapshot,
   recomputeMemberships,
-} from '../db/memberships-repository.js';
-import { lockGroupsThenIdentities, lockPhones } from '../db/projection-locks.js';
-import { extractProjectionFacts, type ProjectionEvent, type ProjectionFacts } from './extract-projection-facts.js';
-import { isPhoneJid } from './participant-ref.js';
-
-export type { ProjectionEvent } from './extract-projection-facts.js';
+} from './memberships-repository.js';
+import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
 
 /**
  * Updates groups, participants, aliases and memberships from one stored event (DESIGN §9, issue #5),
@@ -83,11 +85,6 @@ async function applyGroupFacts(
   if (facts.memberships.length === 0) return [];
   await insertMembershipFacts(client, groupJid, event.eventId, event.effectiveAt, facts.memberships);
   return [...new Set(facts.memberships.map((fact) => fact.participant.participantId))];
-}
-
-/** True when an event changes no projection (plain messages, reactions, …): the raw insert is enough. */
-export function hasProjectionWork(facts: ProjectionFacts): boolean {
-  return facts.groupJid !== null || facts.participants.length > 0;
 }
 
 /**

@@ -1,8 +1,13 @@
 import type pg from 'pg';
 import type { JsonValue } from '../sanitize.js';
-import { applyProjectionsInSavepoint, hasProjectionWork } from './apply-projections.js';
+import {
+  extractProjectionFacts,
+  hasProjectionWork,
+  type ProjectionEvent,
+} from '../projections/extract-projection-facts.js';
+import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
-import { extractProjectionFacts, type ProjectionEvent } from './extract-projection-facts.js';
+import { rebuildMessageReadModel } from './rebuild-messages.js';
 
 const BATCH_SIZE = 500;
 /** The only types `extractProjectionFacts` reads (messages.upsert only when it is a stub). */
@@ -30,10 +35,17 @@ const PROJECTION_TABLES = [
  * projection tables are emptied and every event is applied again in `id` order with the same code
  * as live ingest — projections are order-independent, so the result equals the incremental one.
  *
- * @returns `{ events }`: how many raw events carrying projection input were replayed.
+ * Then the message read model and its rollup (`db/rebuild-messages.ts`, issue #11), in the
+ * `engagementTimeZone` when one is given.
+ *
+ * @returns `{ events, messageEvents }`: how many raw events were replayed for the membership
+ *   projections and for the message read model.
  * @throws RebuildFailedError when a query fails (the transaction is rolled back and the old projections stay).
  */
-export async function rebuildProjections(pool: pg.Pool): Promise<{ events: number }> {
+export async function rebuildProjections(
+  pool: pg.Pool,
+  options: { engagementTimeZone?: string } = {}
+): Promise<{ events: number; messageEvents: number }> {
   const client = await pool.connect();
   let failure: Error | undefined;
   let events = 0;
@@ -73,8 +85,10 @@ export async function rebuildProjections(pool: pg.Pool): Promise<{ events: numbe
       if (!last || rows.length < BATCH_SIZE) break;
       lastId = last.id;
     }
+    // The message read model (issue #11) in the same transaction: all projections change at once.
+    const messageEvents = await rebuildMessageReadModel(client, options.engagementTimeZone);
     await client.query('COMMIT');
-    return { events };
+    return { events, messageEvents };
   } catch (err) {
     failure = err instanceof Error ? err : new Error(String(err));
     await client.query('ROLLBACK').catch(() => undefined);

@@ -1,0 +1,15 @@
+/**
+ * The collector's public entry point: what the CLI may use to run, inspect or lock a collector
+ * (issue #15; cli/README.md). Everything else in this folder is internal and may change freely.
+ */
+export { loadCollectorConfig, type CollectorConfig } from './config.js';
+export { readCollectorStatus, type CollectorStatus } from './heartbeat.js';
+export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
+export { OutboxStore, type OutboxState } from './outbox-store.js';
+export {
+  runCollector,
+  InvalidPairPhoneError,
+  type CollectorHandle,
+  type CollectorSource,
+  type RunCollectorOptions,
+} from './run-collector.js';

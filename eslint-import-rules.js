@@ -1,0 +1,153 @@
+// Which folder may import which (issue #15): the rules each folder's README states, as lint rules.
+// eslint.config.js spreads `importRuleConfigs` into the real configuration, and
+// test/unit/lint/import-rules.test.ts lints deliberately wrong imports against the same objects, so
+// the test proves the rules the repository runs, not a copy of them.
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/** Absolute path of the repository root: zones are resolved from it whatever the working directory. */
+export const repoRoot = fileURLToPath(new URL('.', import.meta.url));
+
+/** `settings` for the import-x plugin: resolve imports as TypeScript does, so zones see real files. */
+export const importResolverSettings = {
+  'import-x/resolver-next': [
+    createTypeScriptImportResolver({ project: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
+  ],
+};
+
+const PROCESS_FOLDERS = ['./collector', './ingest-api', './activities', './worker', './ops'];
+
+/**
+ * Zones of `import-x/no-restricted-paths`: a file under `target` may not import a file under `from`
+ * (but may import `except`, relative to each `from`). Paths are relative to {@link repoRoot}.
+ */
+export const restrictedPathZones = [
+  {
+    target: './common',
+    from: [...PROCESS_FOLDERS, './cli', './dev-stack'],
+    message: 'common/ is shared by the processes, so it imports none of them (common/README.md).',
+  },
+  {
+    target: './common',
+    from: './workflows',
+    except: ['./contracts.ts'],
+    message: 'common/ may import only the sandbox-safe workflows/contracts.ts (common/README.md).',
+  },
+  {
+    target: './ingest-api',
+    from: ['./collector', './workflows', './activities', './worker', './ops', './cli', './dev-stack'],
+    message: 'The ingest API imports no collector, workflow, activity or worker code (ingest-api/README.md).',
+  },
+  {
+    target: './ingest-api/projections',
+    from: ['./ingest-api/db', './ingest-api/routes', './ingest-api/app.ts', './ingest-api/server.ts'],
+    message:
+      'projections/ is pure (facts in, facts out): db/ imports projections/, never the other way (ingest-api/README.md).',
+  },
+  {
+    target: './collector',
+    from: ['./activities', './worker', './ingest-api', './ops', './cli', './dev-stack'],
+    message: 'The collector imports no activity, worker or ingest code (collector/README.md).',
+  },
+  {
+    target: './collector',
+    from: './workflows',
+    except: ['./contracts.ts'],
+    message: 'The collector starts deliverEvent by name: it may import workflows/contracts.ts only.',
+  },
+  {
+    target: './collector/normalize',
+    from: './collector',
+    except: ['./normalize'],
+    message: 'normalize/ is pure value normalization: it imports nothing from the collector above it.',
+  },
+  {
+    target: ['./activities', './worker', './ops'],
+    from: ['./cli', './dev-stack'],
+    message: 'Only the CLI wires processes and starts the local stack (cli/README.md, dev-stack/README.md).',
+  },
+  {
+    target: './workflows',
+    from: ['./collector', './ingest-api', './worker', './ops', './cli', './dev-stack'],
+    message: 'Workflow code runs in the Temporal sandbox: it imports only sandbox-safe code (workflows/README.md).',
+  },
+  {
+    target: './dev-stack',
+    from: [...PROCESS_FOLDERS, './cli'],
+    message: 'dev-stack/ starts servers for the CLI and tests; it imports no process (dev-stack/README.md).',
+  },
+  {
+    target: './dev-stack',
+    from: './workflows',
+    except: ['./contracts.ts'],
+    message: 'dev-stack/ may import only the sandbox-safe workflows/contracts.ts (dev-stack/README.md).',
+  },
+  {
+    target: './cli',
+    from: ['./collector', './ingest-api', './worker', './ops'],
+    except: ['./index.ts'],
+    message: "The CLI imports a process only through its public entry point, that folder's index.ts (cli/README.md).",
+  },
+  {
+    target: './cli',
+    from: ['./activities', './workflows'],
+    except: ['./contracts.ts'],
+    message: 'The CLI reaches activities and workflows only through the worker and workflows/contracts.ts.',
+  },
+];
+
+/** Every Node built-in, in both spellings (`fs` and `node:fs`), as `node:module` lists them. */
+export const nodeBuiltinNames = [
+  ...new Set(builtinModules.flatMap((name) => [name.replace(/^node:/, ''), `node:${name.replace(/^node:/, '')}`])),
+];
+
+/** Options of `no-restricted-imports` for workflow code: what the Temporal sandbox cannot run. */
+export const workflowRestrictedImports = {
+  paths: nodeBuiltinNames.map((name) => ({
+    name,
+    message: 'Workflow code must be deterministic: no Node built-ins.',
+  })),
+  patterns: [
+    {
+      // The prefix-only built-ins (node:test, node:sea, node:sqlite) are not in builtinModules.
+      group: ['node:*'],
+      message: 'Workflow code must be deterministic: no Node built-ins.',
+    },
+    {
+      group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'],
+      message: 'Not in the workflow sandbox.',
+    },
+    {
+      group: ['pg', 'better-sqlite3', '@whiskeysockets/baileys', 'pino', 'pino-*'],
+      message: 'I/O belongs in activities.',
+    },
+    {
+      group: ['**/activities/**', '../activities/*'],
+      allowTypeImports: true,
+      message: 'Import activity types only.',
+    },
+    {
+      group: ['**/common/**', '../common/*'],
+      allowTypeImports: true,
+      message: 'common/ values reach Node built-ins: import its types only.',
+    },
+  ],
+};
+
+/**
+ * Flat-config objects that carry the import rules; they need the `import-x` plugin and its resolver
+ * configured beside them (eslint.config.js does both).
+ */
+export const importRuleConfigs = [
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: repoRoot, zones: restrictedPathZones }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', workflowRestrictedImports] },
+  },
+];

@@ -1,0 +1,16 @@
+/**
+ * The ingest API's public entry point: what the CLI may use to serve, migrate, rebuild and count
+ * (issue #15; cli/README.md). Everything else in this folder is internal and may change freely.
+ */
+export { loadIngestConfig, type IngestConfig } from './config.js';
+export { countStoredEvents } from './db/count-stored-events.js';
+export { runMigrations } from './db/migrate.js';
+export { createPool } from './db/pool.js';
+export { rebuildProjections } from './db/rebuild-projections.js';
+export { startIngestServer, type RunningIngestServer } from './server.js';
+export {
+  readEngagementReport,
+  type EngagementReport,
+  type EngagementReportOptions,
+} from './db/engagement-report-queries.js';
+export { linkMembers, listMemberLinks, unlinkMember, type MemberLink } from './db/member-links-repository.js';
