@@ -29,6 +29,8 @@ export interface EventsRepositoryOptions {
   batchLimits?: Partial<EventLogBatchLimits>;
   /** Called with the row count of every batch statement that committed (the batch-size metric). */
   onInsertBatch?: (rows: number) => void;
+  /** Maintain the message read model (issue #11; default true). False only to measure its cost (bench). */
+  isMessageReadModelEnabled?: boolean;
 }
 
 /**
@@ -40,6 +42,7 @@ export interface EventsRepositoryOptions {
 export class EventsRepository {
   private readonly log: Logger;
   private readonly batchWriter: EventLogBatchWriter;
+  private readonly isMessageReadModelEnabled: boolean;
   constructor(
     private readonly pool: pg.Pool,
     logger: Logger,
@@ -47,6 +50,7 @@ export class EventsRepository {
   ) {
     this.log = logger.child({ component: 'events-repository' });
     this.batchWriter = new EventLogBatchWriter(pool, options.batchLimits, options.onInsertBatch);
+    this.isMessageReadModelEnabled = options.isMessageReadModelEnabled ?? true;
   }
 
   /**
@@ -83,9 +87,10 @@ export class EventsRepository {
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
     };
     const facts = extractProjectionFacts(event);
+    const messageFacts = this.isMessageReadModelEnabled ? encodeEventMessageFacts(event) : null;
     if (!hasProjectionWork(facts)) {
       // Nothing to project: the raw row alone, committed in a batch statement before this resolves.
-      const outcome = await this.batchWriter.insert(row, encodeEventMessageFacts(event));
+      const outcome = await this.batchWriter.insert(row, messageFacts);
       return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
     }
     const record = encodeEventLogRow(row);
@@ -93,7 +98,7 @@ export class EventsRepository {
     let releaseError: Error | undefined;
     try {
       await client.query('BEGIN');
-      const inserted = await insertEventLogRecords(client, [record], encodeEventMessageFacts(event));
+      const inserted = await insertEventLogRecords(client, [record], messageFacts);
       if (inserted.size === 0) {
         await client.query('COMMIT');
         return { status: 'duplicate' };
