@@ -136,14 +136,18 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
       page.on('request', (request) => requests.push(request.url()));
       const fileUrl = pathToFileURL(htmlPath).href;
       await page.goto(fileUrl, { waitUntil: 'load' });
-      const charts = await page.$$eval('figure.chart', (figures) =>
-        figures.map((figure) => ({
-          id: figure.id,
-          svgs: figure.querySelectorAll('svg').length,
-          shapes: figure.querySelectorAll('svg path, svg rect, svg text').length,
-          width: figure.querySelector('svg')?.getBoundingClientRect().width ?? 0,
-        }))
-      );
+      // Locators, not DOM callbacks: the test's TypeScript has no DOM library.
+      const figures = page.locator('figure.chart');
+      const charts: { id: string | null; svgs: number; shapes: number; width: number }[] = [];
+      for (let i = 0; i < (await figures.count()); i += 1) {
+        const figure = figures.nth(i);
+        charts.push({
+          id: await figure.getAttribute('id'),
+          svgs: await figure.locator('svg').count(),
+          shapes: await figure.locator('svg path, svg rect, svg text').count(),
+          width: (await figure.locator('svg').first().boundingBox())?.width ?? 0,
+        });
+      }
       expect(charts.map((chart) => chart.id)).toEqual([
         'messages-per-day',
         'active-members',
@@ -153,9 +157,9 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
         'lurkers',
       ]);
       for (const chart of charts) {
-        expect(chart.svgs, chart.id).toBe(1);
-        expect(chart.shapes, chart.id).toBeGreaterThan(5);
-        expect(chart.width, chart.id).toBeGreaterThan(100);
+        expect(chart.svgs, chart.id ?? '').toBe(1);
+        expect(chart.shapes, chart.id ?? '').toBeGreaterThan(5);
+        expect(chart.width, chart.id ?? '').toBeGreaterThan(100);
       }
       expect(problems).toEqual([]);
       expect(requests).toEqual([fileUrl]);
