@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { countStoredEvents } from '../../ingest-api/index.js';
+import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
@@ -44,14 +45,20 @@ export function registerDemoCommand(program: Command): void {
         uiPort: undefined,
       });
       let summary: DemoSummary;
+      let engagementLines: string[] = [];
       try {
         summary = await collectSummary(stack, capture, Number(options.timeoutMs), logger);
+        // Issue #11 item 5: the demo ends with what the lake is for — engagement, and its report.
+        const engagement = await writeDemoEngagement(stack.databaseUrl, options.dataDir);
+        summary = { ...summary, engagement: engagement.engagement, engagementReport: engagement.reportPath };
+        engagementLines = [...engagement.lines, `  engagement report : ${engagement.reportPath}`];
       } catch (err) {
         await stack.stop();
         shutdown.dispose();
         throw err;
       }
       process.stdout.write(formatDemoSummary(summary));
+      for (const line of engagementLines) printLine(line);
       if (options.keepRunning) {
         printLine(`Stack still running; open ${summary.webUi ?? 'the Web UI'} — Ctrl-C stops everything.`);
         await runUntilTerminated(() => stack.stop(), logger, shutdown);

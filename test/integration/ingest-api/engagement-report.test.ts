@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeReport } from '../../../cli/commands/report.js';
+import { writeDemoEngagement } from '../../../cli/demo/demo-engagement.js';
 import { readEngagementReport, linkMembers, rebuildProjections } from '../../../ingest-api/index.js';
 import type { EngagementReport } from '../../../ingest-api/index.js';
 import { reactionEvent, textMessage, type Body } from '../../helpers/message-events.js';
@@ -166,5 +167,14 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
     } finally {
       await browser.close();
     }
+  });
+
+  it('gives the demo its engagement counts, five summary lines and the report file (issue #11 item 5)', async () => {
+    const result = await writeDemoEngagement(url, dir);
+    expect(result.engagement).toEqual({ messages: 5, activeMembers: 1, groups: 2, reactions: 1 });
+    expect(result.lines).toHaveLength(5);
+    expect(result.lines[1]).toContain('5 in 2 group(s)');
+    expect(existsSync(result.reportPath)).toBe(true);
+    expect(readFileSync(result.reportPath, 'utf8')).toContain('<svg');
   });
 });
