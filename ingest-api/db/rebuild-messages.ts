@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { extractMessageFacts } from '../projections/extract-message-facts.js';
-import type { JsonValue } from '../sanitize.js';
+import type { JsonValue } from '../../common/json-value.js';
 import { emptyEncodedFacts, encodeMessageFacts, recountMemberDays, writeMessageFacts } from './messages-repository.js';
 
 const PAGE_SIZE = 2_000;

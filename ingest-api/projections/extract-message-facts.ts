@@ -1,5 +1,5 @@
 import { toEpochMs } from '../occurred-at.js';
-import type { JsonValue } from '../sanitize.js';
+import type { JsonValue } from '../../common/json-value.js';
 import type { ProjectionEvent } from './extract-projection-facts.js';
 import {
   asObject,

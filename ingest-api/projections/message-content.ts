@@ -1,4 +1,4 @@
-import type { JsonValue } from '../sanitize.js';
+import type { JsonValue } from '../../common/json-value.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
