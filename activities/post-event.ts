@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { computeSignature } from '../common/hmac-signature.js';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
-import { FailureType, type IngestFailureDetails } from '../workflows/contracts.js';
+import { FailureType, POST_EVENT_HEARTBEAT_INTERVAL_MS, type IngestFailureDetails } from '../workflows/contracts.js';
 import {
   classifyDeliveryResponse,
   type DeliveryAttemptOutcome,
@@ -129,7 +129,8 @@ async function sendOnce(
 /**
  * Builds the `postEventToIngest` activity: one signed POST of the exact body (DESIGN §7). Headers
  * `Content-Type: application/json`, `X-Event-Id`, `X-Signature`; redirects are never followed; the
- * client timeout and the activity's cancellation signal both abort the request.
+ * client timeout and the activity's cancellation signal both abort the request. Run as a regular
+ * activity it heartbeats every `POST_EVENT_HEARTBEAT_INTERVAL_MS` while the request is in flight.
  *
  * @returns the activity; it resolves with {@link PostEventResult} on 2xx.
  * @throws ApplicationFailure typed `IngestRejectedError` (non-retryable), `IngestUnauthorizedError` /
@@ -138,8 +139,22 @@ async function sendOnce(
  */
 export function createPostEventToIngest(deps: PostEventDeps): (input: PostEventInput) => Promise<PostEventResult> {
   return async function postEventToIngest(input: PostEventInput): Promise<PostEventResult> {
-    const { outcome, response, cause } = await sendOnce(deps, input, Context.current().cancellationSignal);
-    const responseExcerpt = response ? await readExcerpt(response) : '';
+    const context = Context.current();
+    // A regular attempt heartbeats while the POST is in flight, so a killed worker's attempt times out
+    // after POST_EVENT_HEARTBEAT_TIMEOUT_MS (issue #14 item 6). A local attempt cannot heartbeat: its
+    // workflow task times out instead.
+    const heartbeats = context.info.isLocal
+      ? null
+      : setInterval(() => context.heartbeat(), POST_EVENT_HEARTBEAT_INTERVAL_MS);
+    let sent: Awaited<ReturnType<typeof sendOnce>>;
+    let responseExcerpt: string;
+    try {
+      sent = await sendOnce(deps, input, context.cancellationSignal);
+      responseExcerpt = sent.response ? await readExcerpt(sent.response) : '';
+    } finally {
+      if (heartbeats) clearInterval(heartbeats);
+    }
+    const { outcome, response, cause } = sent;
     const verdict = classifyDeliveryResponse(outcome, (deps.now ?? Date.now)());
     if (verdict.kind === 'delivered') {
       return {

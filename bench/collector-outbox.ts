@@ -126,7 +126,7 @@ function measurePrepareOnly(events: number): number {
  * Runs the benchmark on temp files and returns the figures: `rssMbWith100kPending` (after a full GC when
  * node runs with --expose-gc; `rssMbBeforeGcWith100kPending` is the figure before it; measured first,
  * batches built on the fly, so only the collector's own state is resident), `pendingRows`,
- * `claimDueNoneDueMsWith100kPending` (one sender poll while every row backs off),
+ * `listDueNoneDueMsWith100kPending` (one sender poll while every row backs off),
  * `batch1EventsPerS`, `batch100EventsPerS` (synchronous=FULL) and `prepareOnlyEventsPerS` (no SQLite).
  */
 export function runCollectorOutboxBench(): Promise<Record<string, number>> {
@@ -136,14 +136,14 @@ export function runCollectorOutboxBench(): Promise<Record<string, number>> {
       pipeline.handle('messages.upsert', upsertBatch(10_000_000 + first, 100), new Date());
     results.pendingRows = outbox.countByState().pending;
     outbox.oldestPendingCreatedAt();
-    outbox.claimDue(100, Date.now());
+    outbox.listDue(100, Date.now());
     results.rssMbBeforeGcWith100kPending = Math.round(process.memoryUsage().rss / MIB);
     // `npm run bench` runs this compiled, like the container (tsx alone adds ~100 MB), with --expose-gc.
     (globalThis as { gc?: () => void }).gc?.();
     results.rssMbWith100kPending = Math.round(process.memoryUsage().rss / MIB);
     const started = process.hrtime.bigint();
-    outbox.claimDue(100, 0); // every row is pending but none is due yet (all backing off)
-    results.claimDueNoneDueMsWith100kPending = Number(process.hrtime.bigint() - started) / 1e6;
+    outbox.listDue(100, 0); // every row is pending but none is due yet (all backing off)
+    results.listDueNoneDueMsWith100kPending = Number(process.hrtime.bigint() - started) / 1e6;
   });
   withPipeline((pipeline) => {
     measureThroughput(pipeline, 0, 2_000, 100); // warm-up: JIT and statement cache

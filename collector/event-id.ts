@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 import { canonicalJson } from './canonical-json.js';
 import { jidNormalizedUser } from './normalize/baileys-helpers.js';
-import { isVolatileField } from './volatile-fields.js';
+import { isFirstCollectorVolatileField, isVolatileField } from './volatile-fields.js';
 
 /** UUIDv5 namespace of the first collector; keeping it keeps the lake free of duplicates (DESIGN §4). */
 export const EVENT_ID_NAMESPACE = 'b5f8c1e2-3a4d-4f6b-9c7e-1d2a3b4c5d6e';
@@ -26,6 +26,8 @@ export interface EventIdInput {
  */
 const omitFromHash = (key: string, value: JsonValue): boolean =>
   (Array.isArray(value) && value.length === 0) || isVolatileField(key, value);
+const omitFromFirstCollectorHash = (key: string, value: JsonValue): boolean =>
+  (Array.isArray(value) && value.length === 0) || isFirstCollectorVolatileField(key, value);
 
 /**
  * `hash(x)` of DESIGN §4: lower-case hex SHA-1 of the canonical JSON of a normalized value, with the
@@ -33,6 +35,24 @@ const omitFromHash = (key: string, value: JsonValue): boolean =>
  */
 export function hashItem(value: JsonValue): string {
   return sha1(canonicalJson(value, omitFromHash), 'hex');
+}
+
+/** {@link hashItem} with the first collector's volatile fields (`*Pn`, `phoneNumber` hashed; issue #12 item 8). */
+function hashItemAsFirstCollector(value: JsonValue): string {
+  return sha1(canonicalJson(value, omitFromFirstCollectorHash), 'hex');
+}
+
+/**
+ * The `size` of a snapshot whose participant list is partial (shorter than `size`, DESIGN §9), else
+ * null. `size` is volatile because a complete list implies it; a partial list does not, so two
+ * partial snapshots that differ only in `size` are different events (issue #12 item 3).
+ */
+function partialSnapshotSize(item: JsonValue): number | null {
+  if (!isJsonObject(item)) return null;
+  const { participants, size } = item;
+  if (!Array.isArray(participants) || participants.length === 0) return null;
+  const count = typeof size === 'number' ? size : typeof size === 'string' ? Number(size) : Number.NaN;
+  return participants.length < count ? count : null;
 }
 
 const field = (value: JsonValue | undefined, ...keys: string[]): JsonValue | undefined => {
@@ -44,14 +64,18 @@ const field = (value: JsonValue | undefined, ...keys: string[]): JsonValue | und
 const part = (value: JsonValue | undefined): string =>
   value == null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
-function upsertParts(chatJid: string | null, item: JsonObject): Array<string | null> {
+function upsertParts(
+  chatJid: string | null,
+  item: JsonObject,
+  hash: (value: JsonValue) => string
+): Array<string | null> {
   const base = ['messages.upsert', chatJid, part(field(item, 'key', 'id'))];
   const stubType = item.messageStubType;
   const isStubOrPlaceholder = stubType != null || item.message == null;
   if (!isStubOrPlaceholder) return base;
   const parameters = item.messageStubParameters ?? null;
   const hasParameters = Array.isArray(parameters) ? parameters.length > 0 : parameters !== null;
-  return [...base, 'stub', part(stubType), hasParameters ? hashItem(parameters) : ''];
+  return [...base, 'stub', part(stubType), hasParameters ? hash(parameters) : ''];
 }
 
 function reactionParts(item: JsonObject, selfJid: string | null): string[] {
@@ -74,16 +98,33 @@ function reactionParts(item: JsonObject, selfJid: string | null): string[] {
  * - `messages.reaction`: type · target `key.id` · reactor (`reaction.key.participant`, or the
  *   collector's own JID when absent and `fromMe`) · `reaction.text` (no `senderTimestampMs`);
  * - `messages.update`, `messages.delete`: type · group JID · `key.id` · `hash(item)`;
- * - every other type: type · group JID · `hash(item)`.
+ * - every other type: type · group JID · `hash(item)`, then `size=N` for a partial snapshot (issue #12 item 3).
  */
 export function eventIdName(input: EventIdInput): string {
+  return nameWith(input, hashItem, true);
+}
+
+/**
+ * The name the first collector gave the same item (issue #12 item 8): `*Pn` and `phoneNumber` fields
+ * were hashed, and a partial snapshot had no `size` part. Equal to {@link eventIdName} for items
+ * without such fields.
+ */
+export function firstCollectorEventIdName(input: EventIdInput): string {
+  return nameWith(input, hashItemAsFirstCollector, false);
+}
+
+function nameWith(input: EventIdInput, hash: (value: JsonValue) => string, isPartialSizeKept: boolean): string {
   const { type, chatJid, item, selfJid } = input;
   let parts: Array<string | null>;
-  if (type === 'messages.upsert' && isJsonObject(item)) parts = upsertParts(chatJid, item);
+  if (type === 'messages.upsert' && isJsonObject(item)) parts = upsertParts(chatJid, item, hash);
   else if (type === 'messages.reaction' && isJsonObject(item)) parts = reactionParts(item, selfJid);
-  else if (type === 'messages.update') parts = [type, chatJid, part(field(item, 'key', 'id')), hashItem(item)];
-  else if (type === 'messages.delete') parts = [type, chatJid, part(field(item, 'keys', '0', 'id')), hashItem(item)];
-  else parts = [type, chatJid, hashItem(item)];
+  else if (type === 'messages.update') parts = [type, chatJid, part(field(item, 'key', 'id')), hash(item)];
+  else if (type === 'messages.delete') parts = [type, chatJid, part(field(item, 'keys', '0', 'id')), hash(item)];
+  else {
+    parts = [type, chatJid, hash(item)];
+    const size = isPartialSizeKept ? partialSnapshotSize(item) : null;
+    if (size !== null) parts.push(`size=${size}`);
+  }
   return parts.map((p) => p ?? '').join('|');
 }
 
@@ -137,4 +178,15 @@ export function eventIdFromName(name: string): string {
 /** `event_id` of one normalized item: `UUIDv5(EVENT_ID_NAMESPACE, eventIdName(input))` (DESIGN §4). */
 export function deriveEventId(input: EventIdInput): string {
   return eventIdFromName(eventIdName(input));
+}
+
+/**
+ * The id the first collector gave the same item, when its key rules give another one than
+ * {@link deriveEventId} (issue #12 item 8, docs/architecture.md "Backfilling the first collector's
+ * trail"); null when both rules agree (every message with content, most others). Costs one more hash
+ * of the item, so the pipeline asks only when replaying a trail.
+ */
+export function deriveFirstCollectorEventId(input: EventIdInput, eventId = deriveEventId(input)): string | null {
+  const legacy = eventIdFromName(firstCollectorEventIdName(input));
+  return legacy === eventId ? null : legacy;
 }

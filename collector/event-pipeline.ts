@@ -28,6 +28,11 @@ export interface EventPipelineDeps {
   getSelfJid: () => string | null;
   limits?: BodyLimits;
   now?: () => number;
+  /**
+   * Also send the first collector's id of items whose key inputs differ from its rules (trail replay,
+   * issue #12 item 8): the lake then recognises the rows that collector stored.
+   */
+  withFirstCollectorEventIds?: boolean;
 }
 
 /**
@@ -71,7 +76,9 @@ export class EventPipeline {
     const pending: OutboxEventInput[] = [];
     const dead: OutboxDeadInput[] = [];
     for (const kept of filtered.kept) {
-      const prepared = prepareItem(kept, capturedAtIso, selfJid, this.limits);
+      const prepared = prepareItem(kept, capturedAtIso, selfJid, this.limits, {
+        withFirstCollectorEventId: this.deps.withFirstCollectorEventIds === true,
+      });
       outcome.eventIds.push(prepared.row.eventId);
       if (prepared.kind === 'pending') pending.push(prepared.row);
       else dead.push(prepared.row);

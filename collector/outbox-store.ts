@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { OutboxOpenError } from './errors.js';
-import { INSERT_ROWS_PER_STATEMENT, insertPendingRowsSql, OUTBOX_SCHEMA_SQL, OUTBOX_SQL } from './outbox-schema.js';
+import { applyOutboxSchema, INSERT_ROWS_PER_STATEMENT, insertPendingRowsSql, OUTBOX_SQL } from './outbox-schema.js';
 
 /** Row state (DESIGN §5): `pending` → `started` → pruned; `dead` waits for an operator. */
 export type OutboxState = 'pending' | 'started' | 'dead';
@@ -13,7 +13,8 @@ export interface OutboxRow {
   /** The exact JSON text (an `IngestBody`) that will be signed and POSTed. */
   body: string;
   state: OutboxState;
-  attempts: number;
+  /** Failed `workflow.start` calls for this row (not delivery attempts: those live in Temporal). */
+  startAttempts: number;
   nextAttemptAt: number;
   createdAt: number;
   startedAt: number | null;
@@ -46,7 +47,7 @@ interface SqlRow {
   chat_jid: string | null;
   body: string;
   state: OutboxState;
-  attempts: number;
+  start_attempts: number;
   next_attempt_at: number;
   created_at: number;
   started_at: number | null;
@@ -59,7 +60,7 @@ const toRow = (row: SqlRow): OutboxRow => ({
   chatJid: row.chat_jid,
   body: row.body,
   state: row.state,
-  attempts: row.attempts,
+  startAttempts: row.start_attempts,
   nextAttemptAt: row.next_attempt_at,
   createdAt: row.created_at,
   startedAt: row.started_at,
@@ -79,6 +80,8 @@ export class OutboxStore {
   private readonly insertPendingRows = new Map<number, Database.Statement>();
   private readonly insertMany: (events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number) => EnqueueResult;
   private readonly markStartedMany: (eventIds: string[], nowMs: number) => void;
+  private readonly postponeMany: (eventIds: string[], nextAttemptAtMs: number) => void;
+  private readonly pendingCommittedListeners = new Set<() => void>();
 
   private constructor(private readonly db: Database.Database) {
     this.statements = Object.fromEntries(
@@ -108,6 +111,9 @@ export class OutboxStore {
     this.markStartedMany = db.transaction((eventIds: string[], nowMs: number) => {
       for (const eventId of eventIds) this.statements.markStarted.run(nowMs, eventId);
     });
+    this.postponeMany = db.transaction((eventIds: string[], nextAttemptAtMs: number) => {
+      for (const eventId of eventIds) this.statements.postponeUntried.run(nextAttemptAtMs, eventId);
+    });
   }
 
   /** Inserts `events[first … first + INSERT_ROWS_PER_STATEMENT)` with one statement; @returns rows inserted. */
@@ -133,7 +139,7 @@ export class OutboxStore {
   }
 
   /**
-   * Opens (or creates) the outbox file and its schema.
+   * Opens (or creates) the outbox file and its schema; an older file is upgraded (`applyOutboxSchema`).
    * @param options.path - SQLite file path; its directory must exist.
    * @throws OutboxOpenError when the file cannot be opened or the schema created.
    */
@@ -148,7 +154,7 @@ export class OutboxStore {
       // page back once for many commits, and a 16 MiB cache keeps the event_id index in memory.
       db.pragma('wal_autocheckpoint = 4000');
       db.pragma('cache_size = -16384');
-      db.exec(OUTBOX_SCHEMA_SQL);
+      applyOutboxSchema(db);
       return new OutboxStore(db);
     } catch (err) {
       db?.close();
@@ -158,17 +164,32 @@ export class OutboxStore {
 
   /** Inserts `pending` rows in one synchronous transaction; existing `event_id`s are ignored (DESIGN §5). */
   enqueueBatch(events: OutboxEventInput[], nowMs: number): EnqueueResult {
-    return this.insertMany(events, [], nowMs);
+    return this.notifyIfPending(this.insertMany(events, [], nowMs));
   }
 
   /** Inserts `dead` rows (reason in `last_error`) in one transaction; existing `event_id`s are ignored. */
   enqueueDead(items: OutboxDeadInput[], nowMs: number): EnqueueResult {
-    return this.insertMany([], items, nowMs);
+    return this.notifyIfPending(this.insertMany([], items, nowMs));
   }
 
   /** `pending` and `dead` rows of one Baileys event in ONE transaction (DESIGN §5). */
   enqueueWithDead(events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number): EnqueueResult {
-    return this.insertMany(events, dead, nowMs);
+    return this.notifyIfPending(this.insertMany(events, dead, nowMs));
+  }
+
+  /**
+   * Calls `listener` (synchronously, after the commit) whenever an enqueue inserted at least one
+   * `pending` row, so the sender starts the workflow without waiting for its poll (issue #14 item 1).
+   * @returns a function that removes the listener.
+   */
+  onPendingCommitted(listener: () => void): () => void {
+    this.pendingCommittedListeners.add(listener);
+    return () => this.pendingCommittedListeners.delete(listener);
+  }
+
+  private notifyIfPending(result: EnqueueResult): EnqueueResult {
+    if (result.inserted > result.deadInserted) for (const listener of this.pendingCommittedListeners) listener();
+    return result;
   }
 
   /**
@@ -176,8 +197,8 @@ export class OutboxStore {
    * `next_attempt_at` then `created_at`, so never-tried rows come in capture order
    * (`next_attempt_at = created_at`) and a retried row when its backoff ends. Does not change them.
    */
-  claimDue(limit: number, nowMs: number): OutboxRow[] {
-    return (this.statements.claimDue.all(nowMs, limit) as SqlRow[]).map(toRow);
+  listDue(limit: number, nowMs: number): OutboxRow[] {
+    return (this.statements.selectDue.all(nowMs, limit) as SqlRow[]).map(toRow);
   }
 
   /** Marks `pending` rows `started` (Temporal accepted or already had the workflow), in one transaction. */
@@ -185,9 +206,17 @@ export class OutboxStore {
     this.markStartedMany(eventIds, nowMs);
   }
 
-  /** Counts a failed hand-over: `attempts + 1`, `last_error`, new `next_attempt_at`; the row stays `pending`. */
-  recordAttemptFailure(eventId: string, error: string, nextAttemptAtMs: number): void {
-    this.statements.recordFailure.run(error, nextAttemptAtMs, eventId);
+  /** Counts a failed `workflow.start`: `start_attempts + 1`, `last_error`, new `next_attempt_at`; the row stays `pending`. */
+  recordStartFailure(eventId: string, error: string, nextAttemptAtMs: number): void {
+    this.statements.recordStartFailure.run(error, nextAttemptAtMs, eventId);
+  }
+
+  /**
+   * Moves `next_attempt_at` of `pending` rows that were not tried (Temporal was found down by another
+   * row), in one transaction; `start_attempts` and `last_error` stay as they were (issue #14 item 6).
+   */
+  postponeUntried(eventIds: string[], nextAttemptAtMs: number): void {
+    this.postponeMany(eventIds, nextAttemptAtMs);
   }
 
   /** Number of rows per state (every state present, zero when empty). */

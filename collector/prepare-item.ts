@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { IngestBody } from '../common/ingest-body.js';
 import { isJsonObject, type JsonValue } from '../common/json-value.js';
 import type { KeptItem } from './edge-filter.js';
-import { deriveEventId, eventIdFromName } from './event-id.js';
+import { deriveEventId, deriveFirstCollectorEventId, eventIdFromName } from './event-id.js';
+import { jidNormalizedUser } from './normalize/baileys-helpers.js';
 import { UnserializableValueError } from './normalize/errors.js';
 import { lenientJson } from './normalize/lenient-json.js';
 import { normalizeItem } from './normalize/normalize-value.js';
@@ -26,10 +27,31 @@ export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
 /** Outcome for one item: a row to enqueue as `pending`, or as `dead` with a reason. */
 export type PreparedItem = { kind: 'pending'; row: OutboxEventInput } | { kind: 'dead'; row: OutboxDeadInput };
 
-function serializeBody(kept: KeptItem, payload: IngestBody['payload'], capturedAtIso: string): string {
+/** Optional body fields of one item (issue #12 items 5 and 8). */
+type BodyExtras = Pick<IngestBody, 'account_jid' | 'legacy_event_id'>;
+
+function serializeBody(
+  kept: KeptItem,
+  payload: IngestBody['payload'],
+  capturedAtIso: string,
+  extras: BodyExtras
+): string {
   const body: IngestBody = { type: kept.type, chat_jid: kept.chatJid, payload, captured_at: capturedAtIso };
   if (kept.upsertType !== undefined) body.upsert_type = kept.upsertType;
+  if (extras.account_jid !== undefined) body.account_jid = extras.account_jid;
+  if (extras.legacy_event_id !== undefined) body.legacy_event_id = extras.legacy_event_id;
   return JSON.stringify(body);
+}
+
+/** `WebMessageInfo.StubType` participant changes in Baileys rc14: ADD 27 … LEAVE 32, ADD_REQUEST_JOIN 71. */
+const MEMBERSHIP_STUB_TYPES: ReadonlySet<JsonValue> = new Set([27, 28, 29, 30, 31, 32, 71]);
+
+/** True for items that can state the linked account's own membership of a group (issue #12 item 5). */
+function statesMembership(type: string, payload: JsonValue): boolean {
+  if (type === 'group-participants.update') return true;
+  return (
+    type === 'messages.upsert' && isJsonObject(payload) && MEMBERSHIP_STUB_TYPES.has(payload.messageStubType ?? null)
+  );
 }
 
 /** A deterministic id for an item that cannot be normalized, so replaying it adds no second dead row. */
@@ -43,14 +65,16 @@ function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxD
 
 /**
  * Normalizes one kept item, derives its `event_id`, strips large binaries (after the id), and builds
- * the exact body text (DESIGN §4, §5). Never throws: an unserializable, empty or oversized item
+ * the exact body text (DESIGN §4, §5), with `account_jid` on membership items and, when
+ * `withFirstCollectorEventId` (trail replay), the first collector's id if it differs (issue #12). Never throws: an unserializable, empty or oversized item
  * comes back as a `dead` row with the reason (its body kept as far as it can be written).
  */
 export function prepareItem(
   kept: KeptItem,
   capturedAtIso: string,
   selfJid: string | null,
-  limits: BodyLimits
+  limits: BodyLimits,
+  options: { withFirstCollectorEventId?: boolean } = {}
 ): PreparedItem {
   let payload: JsonValue;
   try {
@@ -65,13 +89,20 @@ export function prepareItem(
     : isJsonObject(payload) && Object.keys(payload).length > 0;
   if (!isNonEmpty)
     return { kind: 'dead', row: deadRow(kept, capturedAtIso, 'item is not a non-empty object or array') };
-  const eventId = deriveEventId({ type: kept.type, chatJid: kept.chatJid, item: payload, selfJid });
-  let body = serializeBody(kept, payload as IngestBody['payload'], capturedAtIso);
+  const idInput = { type: kept.type, chatJid: kept.chatJid, item: payload, selfJid };
+  const eventId = deriveEventId(idInput);
+  const extras: BodyExtras = {};
+  if (selfJid !== null && statesMembership(kept.type, payload)) extras.account_jid = jidNormalizedUser(selfJid);
+  const legacyEventId =
+    options.withFirstCollectorEventId === true ? deriveFirstCollectorEventId(idInput, eventId) : null;
+  if (legacyEventId !== null) extras.legacy_event_id = legacyEventId;
+  let body = serializeBody(kept, payload as IngestBody['payload'], capturedAtIso, extras);
   if (body.length > limits.inlineBinaryLimitBytes) {
     body = serializeBody(
       kept,
       stripLargeBinaries(payload, limits.inlineBinaryLimitBytes) as IngestBody['payload'],
-      capturedAtIso
+      capturedAtIso,
+      extras
     );
   }
   // `length` counts UTF-16 units; each is at most 3 UTF-8 bytes, so the exact count is needed only near the limit.

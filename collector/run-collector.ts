@@ -26,6 +26,11 @@ export interface RunCollectorOptions {
   alertSink: AlertSink;
   /** Null: nothing is handed to Temporal (rows stay pending for the next run). */
   temporalClient: Client | null;
+  /**
+   * True only when `temporalClient` runs on the `NativeConnection` of a worker in this process polling
+   * `TEMPORAL_TASK_QUEUE` (`wa-lake dev`): the sender then requests eager workflow start. Default false.
+   */
+  requestEagerStart?: boolean;
   source: CollectorSource;
   /** `--record FILE`: capture every received event (minus `creds.update`). Live only. */
   recordPath?: string | undefined;
@@ -90,6 +95,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       outbox,
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
+      withFirstCollectorEventIds: source.kind === 'replay',
       limits: {
         bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,
         inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,
@@ -166,6 +172,7 @@ function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxS
     concurrency: config.SEND_CONCURRENCY,
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
     startTimeoutMs: config.SEND_START_TIMEOUT_MS,
+    requestEagerStart: options.requestEagerStart ?? false,
     retryBaseDelayMs: config.SEND_RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: config.SEND_RETRY_MAX_DELAY_MS,
   });

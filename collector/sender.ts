@@ -7,6 +7,7 @@ import {
 import type { Logger } from 'pino';
 import type { AlertSink } from '../common/alert-sink.js';
 import {
+  DELIVER_EVENT_LEAN_VERSION,
   DELIVER_EVENT_WORKFLOW_TYPE,
   WA_CHAT_JID,
   WA_DELIVERY_STATE,
@@ -18,12 +19,16 @@ import type { OutboxRow, OutboxStore } from './outbox-store.js';
 /** gRPC status codes that mean "this one row is wrong", not "Temporal is down". */
 const ROW_LEVEL_GRPC_CODES = new Set([3 /* INVALID_ARGUMENT */, 8 /* RESOURCE_EXHAUSTED: payload */]);
 
-/** Counts of one drain pass. `claimed` = due pending rows read; the rest sum to at most `claimed`. */
+/**
+ * Counts of one drain pass. `due` = due pending rows read; `started + alreadyStarted + failed + postponed`
+ * = `due`. `failed` rows were tried and refused; `postponed` rows were not tried (Temporal was down).
+ */
 export interface DrainResult {
-  claimed: number;
+  due: number;
   started: number;
   alreadyStarted: number;
   failed: number;
+  postponed: number;
 }
 
 /** Options of {@link OutboxSender}; sizes are counts, durations ms. */
@@ -38,6 +43,12 @@ export interface OutboxSenderOptions {
   pollIntervalMs: number;
   /** Deadline of one `workflow.start` call. */
   startTimeoutMs: number;
+  /**
+   * Ask Temporal to hand the first workflow task straight back to a worker that shares this client's
+   * `NativeConnection` (eager workflow start, issue #14 item 1). Only when such a worker runs in this
+   * process (`wa-lake dev`); the SDK throws for a client on a plain `Connection`. Default false.
+   */
+  requestEagerStart?: boolean;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
   now?: () => number;
@@ -59,8 +70,11 @@ function grpcCodeOf(err: unknown): number | undefined {
  * `WaChatJid` (when not null) and `WaDeliveryState='pending'` search attributes, at most
  * `concurrency` starts at a time. `WorkflowExecutionAlreadyStartedError` counts as handed over.
  * When Temporal is unreachable the rows stay `pending` with exponential backoff plus jitter
- * (`recordAttemptFailure`), one `temporal_unreachable` alert per outage (the sink's window dedups
- * further); capture is never blocked. Drains are serialized: only one runs at a time.
+ * (`recordStartFailure`), one `temporal_unreachable` alert per outage (the sink's window dedups
+ * further); capture is never blocked. During an outage one row probes Temporal and the rows not
+ * tried wait until that probe's retry without counting an attempt (`postponeUntried`, issue #14 item 6).
+ * Drains are serialized: only one runs at a time. The outbox wakes the sender when it commits new
+ * pending rows (issue #14 item 1); `pollIntervalMs` is only the fallback for retries that come due.
  */
 export class OutboxSender {
   private readonly logger: Logger;
@@ -70,6 +84,9 @@ export class OutboxSender {
   private timer: NodeJS.Timeout | null = null;
   private isRunning = false;
   private isOutage = false;
+  private isDraining = false;
+  private isWakePending = false;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly options: OutboxSenderOptions) {
     this.logger = options.logger.child({ component: 'sender' });
@@ -89,79 +106,120 @@ export class OutboxSender {
    * @returns the summed counts of every batch.
    */
   async waitUntilIdle(): Promise<DrainResult> {
-    const total: DrainResult = { claimed: 0, started: 0, alreadyStarted: 0, failed: 0 };
+    const total: DrainResult = { due: 0, started: 0, alreadyStarted: 0, failed: 0, postponed: 0 };
     for (;;) {
       const result = await this.drainOnce();
       for (const key of Object.keys(total) as (keyof DrainResult)[]) total[key] += result[key];
-      if (result.claimed === 0 || result.failed > 0) return total;
+      if (result.due === 0 || result.failed + result.postponed > 0) return total;
     }
   }
 
-  /** Starts the poll loop: a full batch drains again at once, otherwise after `pollIntervalMs`. */
+  /**
+   * Starts the send loop: it drains when the outbox commits new pending rows, again at once after a
+   * full batch, and otherwise every `pollIntervalMs` (rows whose retry came due).
+   */
   start(): void {
     if (this.isRunning) return;
     this.isRunning = true;
+    this.unsubscribe = this.options.outbox.onPendingCommitted(() => this.wake());
     this.schedule(0);
   }
 
-  /** Stops the poll loop and waits for the drain in progress. */
+  /** Stops the send loop and waits for the drain in progress. */
   async stop(): Promise<void> {
     this.isRunning = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.queue;
   }
 
+  /** Drains as soon as possible: now when idle, right after the drain in progress otherwise. */
+  private wake(): void {
+    // During an outage the poll loop's probe decides when to try again, not the capture rate.
+    if (!this.isRunning || this.isOutage) return;
+    if (this.isDraining) {
+      this.isWakePending = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    // A timer, not a direct call: the enqueue that woke us returns to its Baileys callback first.
+    this.timer = setTimeout(() => this.runScheduledDrain(), 0);
+  }
+
   private schedule(delayMs: number): void {
     if (!this.isRunning) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.drainOnce().then(
-        (result) =>
-          this.schedule(
-            result.claimed >= this.options.batchSize && result.failed === 0 ? 0 : this.options.pollIntervalMs
-          ),
-        (err: unknown) => {
-          this.logger.error({ err }, 'outbox drain failed');
-          this.schedule(this.options.pollIntervalMs);
-        }
-      );
-    }, delayMs);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.runScheduledDrain(), delayMs);
+  }
+
+  private runScheduledDrain(): void {
+    this.timer = null;
+    this.isDraining = true;
+    this.isWakePending = false;
+    this.drainOnce().then(
+      (result) => {
+        this.isDraining = false;
+        const isFullBatch = result.due >= this.options.batchSize && result.failed + result.postponed === 0;
+        const isWoken = this.isWakePending && !this.isOutage;
+        this.schedule(isFullBatch || isWoken ? 0 : this.options.pollIntervalMs);
+      },
+      (err: unknown) => {
+        this.isDraining = false;
+        this.logger.error({ err }, 'outbox drain failed');
+        this.schedule(this.options.pollIntervalMs);
+      }
+    );
   }
 
   private async drainBatch(): Promise<DrainResult> {
-    const rows = this.options.outbox.claimDue(this.options.batchSize, this.now());
-    const result: DrainResult = { claimed: rows.length, started: 0, alreadyStarted: 0, failed: 0 };
+    const rows = this.options.outbox.listDue(this.options.batchSize, this.now());
+    const result: DrainResult = { due: rows.length, started: 0, alreadyStarted: 0, failed: 0, postponed: 0 };
     if (rows.length === 0) return result;
     const handedOver: string[] = [];
-    let isDown = false;
+    const untried: string[] = [];
+    let probeRetryAtMs: number | null = null;
     let next = 0;
-    const worker = async (): Promise<void> => {
+    const startLane = async (): Promise<void> => {
       for (let row = rows[next++]; row !== undefined; row = rows[next++]) {
-        if (isDown) {
-          this.deferRow(row, 'not attempted: Temporal unreachable');
-          result.failed++;
+        if (probeRetryAtMs !== null) {
+          untried.push(row.eventId);
           continue;
         }
         const outcome = await this.startRow(row);
-        if (outcome === 'failed-down') isDown = true;
         if (outcome === 'started' || outcome === 'already-started') handedOver.push(row.eventId);
         if (outcome === 'started') result.started++;
         else if (outcome === 'already-started') result.alreadyStarted++;
-        else result.failed++;
+        else {
+          result.failed++;
+          const retryAtMs = this.recordStartFailure(row, outcome.error);
+          if (outcome.kind === 'failed-down') probeRetryAtMs = Math.max(probeRetryAtMs ?? 0, retryAtMs);
+        }
       }
     };
-    // During an outage one row probes Temporal first; the rest are deferred if it still fails.
-    const workers = this.isOutage ? 1 : Math.min(this.options.concurrency, rows.length);
-    await Promise.all(Array.from({ length: workers }, worker));
+    // During an outage one lane probes Temporal with the oldest due row; if it still fails, the rows
+    // not tried wait for the probe's retry: they cost no start attempt and their backoff does not grow.
+    const lanes = this.isOutage ? 1 : Math.min(this.options.concurrency, rows.length);
+    await Promise.all(Array.from({ length: lanes }, startLane));
     if (handedOver.length > 0) this.options.outbox.markStarted(handedOver, this.now());
-    await this.reportHealth(isDown, result);
+    if (untried.length > 0 && probeRetryAtMs !== null) this.options.outbox.postponeUntried(untried, probeRetryAtMs);
+    result.postponed = untried.length;
+    await this.reportHealth(probeRetryAtMs !== null, result);
     return result;
   }
 
-  private async startRow(row: OutboxRow): Promise<'started' | 'already-started' | 'failed-row' | 'failed-down'> {
-    const { client, taskQueue, startTimeoutMs } = this.options;
-    const input: DeliverEventInput = { eventId: row.eventId, type: row.type, chatJid: row.chatJid, body: row.body };
+  private async startRow(
+    row: OutboxRow
+  ): Promise<'started' | 'already-started' | { kind: 'failed-row' | 'failed-down'; error: string }> {
+    const { client, taskQueue, startTimeoutMs, requestEagerStart } = this.options;
+    const input: DeliverEventInput = {
+      eventId: row.eventId,
+      type: row.type,
+      chatJid: row.chatJid,
+      body: row.body,
+      workflowVersion: DELIVER_EVENT_LEAN_VERSION,
+    };
     const searchAttributes: SearchAttributePair[] = [
       { key: WA_EVENT_TYPE, value: row.type },
       { key: WA_DELIVERY_STATE, value: 'pending' },
@@ -176,6 +234,7 @@ export class OutboxSender {
           args: [input],
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           typedSearchAttributes: searchAttributes,
+          ...(requestEagerStart === true ? { requestEagerStart } : {}),
         })
       );
       return 'started';
@@ -183,21 +242,26 @@ export class OutboxSender {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
       const code = grpcCodeOf(err);
       const isRowLevel = code !== undefined && ROW_LEVEL_GRPC_CODES.has(code);
-      this.deferRow(row, err instanceof Error ? err.message : String(err));
       this.logger.warn(
         { err, eventId: row.eventId, grpcCode: code },
         isRowLevel ? 'temporal refused one workflow start' : 'temporal unreachable'
       );
-      return isRowLevel ? 'failed-row' : 'failed-down';
+      return {
+        kind: isRowLevel ? 'failed-row' : 'failed-down',
+        error: err instanceof Error ? err.message : String(err),
+      };
     }
   }
 
-  private deferRow(row: OutboxRow, error: string): void {
+  /** Counts the failed start on the row and backs it off. @returns the row's next attempt time (ms). */
+  private recordStartFailure(row: OutboxRow, error: string): number {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options;
-    const ceilingMs = Math.min(retryMaxDelayMs, retryBaseDelayMs * 2 ** Math.min(row.attempts, 30));
+    const ceilingMs = Math.min(retryMaxDelayMs, retryBaseDelayMs * 2 ** Math.min(row.startAttempts, 30));
     // Jitter in [ceiling/2, ceiling]: spreads retries after an outage without ever retrying at once.
     const delayMs = Math.round(ceilingMs / 2 + (this.random() * ceilingMs) / 2);
-    this.options.outbox.recordAttemptFailure(row.eventId, error.slice(0, 1000), this.now() + delayMs);
+    const retryAtMs = this.now() + delayMs;
+    this.options.outbox.recordStartFailure(row.eventId, error.slice(0, 1000), retryAtMs);
+    return retryAtMs;
   }
 
   private async reportHealth(isDown: boolean, result: DrainResult): Promise<void> {
@@ -209,7 +273,7 @@ export class OutboxSender {
           severity: 'error',
           message:
             'The collector cannot start delivery workflows: Temporal is unreachable. Events stay in the outbox and are retried.',
-          details: { deferred: result.failed },
+          details: { failed: result.failed, postponed: result.postponed },
         })
         .catch((err: unknown) => this.logger.error({ err }, 'cannot send alert'));
     } else if (!isDown && this.isOutage && result.started + result.alreadyStarted > 0) {

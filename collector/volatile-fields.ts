@@ -11,6 +11,11 @@ export interface VolatileFieldRule {
    */
   valueKind?: 'number' | 'string';
   reason: string;
+  /**
+   * True for a rule the first collector did not have: it hashed these fields, so its ids of items
+   * carrying them differ (issue #12 item 8, `deriveLegacyEventId`).
+   */
+  isNewSinceFirstCollector?: true;
 }
 
 /**
@@ -59,11 +64,13 @@ export const VOLATILE_FIELDS: readonly VolatileFieldRule[] = [
     valueKind: 'string',
     reason:
       'phone alias of a LID in the same item (ownerPn, authorPn …); sent or omitted by the server per addressing mode',
+    isNewSinceFirstCollector: true,
   },
   {
     match: 'exact',
     name: 'phoneNumber',
     reason: 'phone alias of a LID participant id; sent or omitted per addressing mode',
+    isNewSinceFirstCollector: true,
   },
   {
     match: 'suffix',
@@ -80,19 +87,32 @@ export const VOLATILE_FIELDS: readonly VolatileFieldRule[] = [
   { match: 'exact', name: 'mediaData', reason: 'local media cache state (path on this device)' },
 ];
 
-const EXACT = new Map(VOLATILE_FIELDS.filter((rule) => rule.match === 'exact').map((rule) => [rule.name, rule]));
-const SUFFIXES = VOLATILE_FIELDS.filter((rule) => rule.match === 'suffix');
+type VolatileFieldTest = (key: string, value: JsonValue) => boolean;
+
+function volatileFieldTest(rules: readonly VolatileFieldRule[]): VolatileFieldTest {
+  const exactRules = new Map(rules.filter((rule) => rule.match === 'exact').map((rule) => [rule.name, rule]));
+  const suffixRules = rules.filter((rule) => rule.match === 'suffix');
+  return (key, value) => {
+    const exact = exactRules.get(key);
+    if (exact) return exact.valueKind === undefined || typeof value === exact.valueKind;
+    for (const rule of suffixRules) {
+      if (key.length > rule.name.length && key.endsWith(rule.name))
+        return rule.valueKind === undefined || typeof value === rule.valueKind;
+    }
+    return false;
+  };
+}
 
 /**
  * True when `key` (with its normalized `value`) is a volatile field and must be left out of the hash.
  * Source: DESIGN §4 and `VOLATILE_FIELDS` above.
  */
-export function isVolatileField(key: string, value: JsonValue): boolean {
-  const exact = EXACT.get(key);
-  if (exact) return exact.valueKind === undefined || typeof value === exact.valueKind;
-  for (const rule of SUFFIXES) {
-    if (key.length > rule.name.length && key.endsWith(rule.name))
-      return rule.valueKind === undefined || typeof value === rule.valueKind;
-  }
-  return false;
-}
+export const isVolatileField: VolatileFieldTest = volatileFieldTest(VOLATILE_FIELDS);
+
+/**
+ * {@link isVolatileField} as the first collector had it: without the rules marked
+ * `isNewSinceFirstCollector` (`*Pn`, `phoneNumber`), which it hashed (issue #12 item 8).
+ */
+export const isFirstCollectorVolatileField: VolatileFieldTest = volatileFieldTest(
+  VOLATILE_FIELDS.filter((rule) => rule.isNewSinceFirstCollector !== true)
+);

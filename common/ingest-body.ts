@@ -14,6 +14,16 @@ export interface IngestBody {
   captured_at: string;
   /** `notify` / `append` for `messages.upsert`, otherwise absent. */
   upsert_type?: string;
+  /**
+   * The linked account's JID, on items that can state its own membership of a group (participant
+   * stubs, `group-participants.update`), so the lake tells its removal (issue #12 item 5).
+   */
+  account_jid?: string;
+  /**
+   * The first collector's id of the same item when its key rules give another one; sent when
+   * replaying its trail, so the lake recognises the rows that collector stored (issue #12 item 8).
+   */
+  legacy_event_id?: string;
 }
 
 /** Header names of the delivery contract (DESIGN §7). */

@@ -8,6 +8,7 @@ export const MAX_JSON_DEPTH = 512;
 const TYPE_MAX_CHARS = 100;
 const CHAT_JID_MAX_CHARS = 255;
 const UPSERT_TYPE_MAX_CHARS = 50;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A validated delivery, ready for the events repository. */
 export interface ParsedIngestBody {
@@ -21,6 +22,13 @@ export interface ParsedIngestBody {
   capturedAt: Date | null;
   upsertType: string | null;
   occurredAt: Date | null;
+  /** The linked account's JID (`account_jid`), to tell its own removal from a group (issue #12 item 5). */
+  accountJid: string | null;
+  /**
+   * The id the first collector gave this item (`legacy_event_id`, lower case), sent only when its key
+   * rules give another id: a lake row under either id makes this delivery a duplicate (issue #12 item 8).
+   */
+  legacyEventId: string | null;
 }
 
 /**
@@ -71,6 +79,8 @@ export function parseIngestBody(raw: Buffer, contentType: string | undefined): P
         ? body['upsert_type']
         : null,
     occurredAt: extractOccurredAt(type, payload),
+    accountJid: typeof body['account_jid'] === 'string' ? body['account_jid'] : null,
+    legacyEventId: typeof body['legacy_event_id'] === 'string' ? body['legacy_event_id'].toLowerCase() : null,
   };
 }
 
@@ -92,6 +102,23 @@ function validateFields(body: { [key: string]: JsonValue }): FieldError[] {
     errors.push({ field: 'chat_jid', message: 'must be a string or null' });
   else if (typeof chatJid === 'string' && charCount(chatJid) > CHAT_JID_MAX_CHARS)
     errors.push({ field: 'chat_jid', message: `must be at most ${CHAT_JID_MAX_CHARS} characters` });
+  const accountJid = body['account_jid'];
+  if (
+    accountJid !== undefined &&
+    accountJid !== null &&
+    (typeof accountJid !== 'string' || charCount(accountJid) > CHAT_JID_MAX_CHARS)
+  )
+    errors.push({
+      field: 'account_jid',
+      message: `must be a string of at most ${CHAT_JID_MAX_CHARS} characters or null`,
+    });
+  const legacyEventId = body['legacy_event_id'];
+  if (
+    legacyEventId !== undefined &&
+    legacyEventId !== null &&
+    (typeof legacyEventId !== 'string' || !UUID.test(legacyEventId))
+  )
+    errors.push({ field: 'legacy_event_id', message: 'must be a UUID or null' });
   return errors;
 }
 

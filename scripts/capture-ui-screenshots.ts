@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     const runIds = await startScenarioWorkflows(client);
     await waitForVisibility(client, `WaDeliveryState = 'auth_blocked'`, 2);
     await waitForVisibility(client, `WaDeliveryState = 'dead_lettered'`, 1);
-    await waitForVisibility(client, `WaDeliveryState = 'delivered'`, 3);
+    await waitForVisibility(client, `ExecutionStatus = 'Completed' AND WorkflowType = 'deliverEvent'`, 3);
     // Let the 503 event collect a few failed attempts, so its pending activity shows the last failure.
     await new Promise((resolveDelay) => setTimeout(resolveDelay, 12_000));
 

@@ -4,3 +4,4 @@
  */
 export { loadWorkerConfig, type WorkerConfig } from './config.js';
 export { runWorker, type RunningWorker, type RunWorkerOptions } from './run-worker.js';
+export { installRuntimeLoggerOnce } from './runtime-logger.js';

@@ -8,6 +8,7 @@ import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
 import type { WorkerConfig } from './config.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
 import { resolveWorkflowsPath } from './workflows-path.js';
+import { DELIVERY_WORKER_TUNING } from './worker-tuning.js';
 
 /** Options of {@link runWorker}. Everything after `installRuntimeLogger` is an injection point for tests. */
 export interface RunWorkerOptions {
@@ -75,6 +76,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath: resolveWorkflowsPath() }),
       activities,
+      ...DELIVERY_WORKER_TUNING,
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME_MS,
     });
     const done = worker.run().finally(closeOwned);

@@ -19,6 +19,11 @@ export interface DeliverEventInput {
   chatJid: string | null;
   /** Exact JSON text from the outbox `body` column. */
   body: string;
+  /**
+   * Version of `deliverEvent`'s command sequence the starter asks for; absent = 1 (every history written
+   * before issue #14). 2 = {@link DELIVER_EVENT_LEAN_VERSION}. Kept in the input, so replay and reset see it.
+   */
+  workflowVersion?: number;
 }
 
 /** Result of a completed `deliverEvent`. */
@@ -71,6 +76,23 @@ export const DEAD_LETTER_WORKFLOW_TYPE = 'deadLetter';
  * (`HTTP_TIMEOUT_MS`) must stay below it so the client, not Temporal, ends a slow request (DESIGN §7).
  */
 export const POST_EVENT_START_TO_CLOSE_TIMEOUT_MS = 60_000;
+
+/**
+ * `heartbeatTimeout` of a regular `postEventToIngest` attempt, in ms, and how often the activity
+ * heartbeats while its POST is in flight: a worker killed mid-POST is noticed after this timeout,
+ * not after the start-to-close timeout (issue #14 item 6).
+ */
+export const POST_EVENT_HEARTBEAT_TIMEOUT_MS = 5_000;
+export const POST_EVENT_HEARTBEAT_INTERVAL_MS = 1_000;
+
+/**
+ * `workflowVersion` of the lean happy path (issue #14 items 1–2, ADR 0008): the first POST runs as a
+ * local activity inside the first workflow task and a first-try delivery writes no search attribute.
+ * A version in the input, not `patched()`: a patch writes a marker and a `TemporalChangeVersion`
+ * upsert into every history, two of the six events the lean path costs. Runs without it (older
+ * starters, histories written before) keep the version 1 commands.
+ */
+export const DELIVER_EVENT_LEAN_VERSION = 2;
 
 /** State `deliverEvent` carries across continue-as-new while the endpoint is blocked (401/403/3xx/404…). */
 export interface DeliverEventCarry {

@@ -12,6 +12,8 @@ import {
 import type { Activities } from '../activities/index.js';
 import {
   FailureType,
+  DELIVER_EVENT_LEAN_VERSION,
+  POST_EVENT_HEARTBEAT_TIMEOUT_MS,
   POST_EVENT_START_TO_CLOSE_TIMEOUT_MS,
   WA_DELIVERY_STATE,
   WA_LAST_HTTP_STATUS,
@@ -24,9 +26,21 @@ import {
 
 // Transient failures (408/425/429/5xx/timeout/network) retry inside the activity: no maximumAttempts
 // (unlimited; 0 would throw), exponential backoff capped at 5 min. Failed attempts cost no history.
+// The activity heartbeats while its POST is in flight, so a killed worker's attempt is retried after
+// the heartbeat timeout, not after the start-to-close timeout (issue #14 item 6).
 const { postEventToIngest } = proxyActivities<Activities>({
   startToCloseTimeout: POST_EVENT_START_TO_CLOSE_TIMEOUT_MS,
+  heartbeatTimeout: POST_EVENT_HEARTBEAT_TIMEOUT_MS,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
+});
+
+// The first POST runs once as a local activity inside the first workflow task: a first-try delivery
+// costs one workflow task and one marker instead of an activity task round trip (issue #14 items 1–3).
+// Any failure falls back to the regular activity above, which owns retries and heartbeats. A worker
+// killed during it is noticed by the workflow task timeout (10 s) and the task runs again elsewhere.
+const { postEventToIngest: postEventFirstAttempt } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: POST_EVENT_START_TO_CLOSE_TIMEOUT_MS,
+  retry: { maximumAttempts: 1 },
 });
 
 const { recordDeadLetter, resolveDeadLetters } = proxyActivities<Activities>({
@@ -61,12 +75,31 @@ function setDeliveryState(state: DeliveryState, httpStatus: number | null): void
 }
 
 function failureOf(err: unknown): { type: string; details: IngestFailureDetails } | null {
-  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return null;
-  const raw = (err.cause.details?.[0] ?? {}) as Partial<IngestFailureDetails>;
+  // A regular activity fails with ActivityFailure(cause: ApplicationFailure); a local one may surface
+  // the ApplicationFailure itself.
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (!(cause instanceof ApplicationFailure)) return null;
+  const raw = (cause.details?.[0] ?? {}) as Partial<IngestFailureDetails>;
   return {
-    type: err.cause.type ?? '',
+    type: cause.type ?? '',
     details: { status: raw.status ?? null, responseExcerpt: raw.responseExcerpt ?? '' },
   };
+}
+
+/** First interval of the `postEventToIngest` retry policy, in ms. */
+const FIRST_RETRY_INTERVAL_MS = 1_000;
+
+/** The `Retry-After` an attempt failed with (`nextRetryDelay`, in ms), else {@link FIRST_RETRY_INTERVAL_MS}. */
+function retryDelayMsOf(err: unknown): number {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (!(cause instanceof ApplicationFailure)) return FIRST_RETRY_INTERVAL_MS;
+  if (typeof cause.nextRetryDelay === 'number') return cause.nextRetryDelay;
+  // Decoded failures keep the delay only in the raw proto.
+  const raw = cause.failure?.applicationFailureInfo?.nextRetryDelay;
+  if (!raw) return FIRST_RETRY_INTERVAL_MS;
+  const seconds = raw.seconds ?? 0;
+  const wholeSeconds = typeof seconds === 'object' ? seconds.toNumber() : Number(seconds);
+  return wholeSeconds * 1_000 + Math.floor((raw.nanos ?? 0) / 1e6);
 }
 
 function utf8ByteLength(text: string): number {
@@ -117,8 +150,13 @@ function blockedDelayMs(blockedTurns: number): number {
 }
 
 /**
- * Delivers one event to the ingest API (DESIGN §7; workflowId = event_id). Outcomes:
- * 2xx → completes, `WaDeliveryState=delivered`; 400/413/415/422/other 4xx → dead-letter entry, then fails
+ * Delivers one event to the ingest API (DESIGN §7; workflowId = event_id). With `input.workflowVersion`
+ * ≥ {@link DELIVER_EVENT_LEAN_VERSION} (the sender's) the first POST runs as a local activity in the
+ * first workflow task and any failure hands over to the regular activity; without it (histories
+ * written before issue #14) the run upserts `delivering` and uses the regular activity only. Outcomes:
+ * 2xx → completes (on the first try with no upsert: `WaDeliveryState` stays `pending` and the Completed
+ * status says delivered, issue #14 item 2; after a failure state, `delivered`); transient first try →
+ * `delivering`, regular activity retried forever; 400/413/415/422/other 4xx → dead-letter entry, then fails
  * non-retryably (`IngestRejectedError`), `dead_lettered`; 401/403 → `auth_blocked`, alert, retry forever;
  * 3xx/404/405/410 → `misconfigured`, alert, retry forever (the alert activity runs once per run and
  * state); transient → retried by the activity forever.
@@ -135,33 +173,85 @@ export async function deliverEvent(input: DeliverEventInput, carry?: DeliverEven
   let blockedTurns = carry?.blockedTurns ?? 0;
   let turnsThisRun = 0;
   let alertedState: BlockedState | null = null;
-  if (!carry) setDeliveryState('delivering', null);
-  for (;;) {
-    try {
-      const result = await postEventToIngest({ eventId: input.eventId, body: input.body });
-      setDeliveryState('delivered', result.status);
-      const info = workflowInfo();
-      if (info.runId !== info.originalExecutionRunId) {
-        await resolveDeadLetters({ eventIds: [input.eventId], reason: 'delivered after reset' });
-      }
-      return { eventId: input.eventId, status: result.status, outcome: result.outcome };
-    } catch (err) {
-      const failure = failureOf(err);
-      if (failure?.type === FailureType.IngestRejected) return deadLetterAndFail(input, failure.details);
-      if (failure?.type !== FailureType.IngestUnauthorized && failure?.type !== FailureType.IngestMisconfigured)
-        throw err;
-      const state: BlockedState = failure.type === FailureType.IngestUnauthorized ? 'auth_blocked' : 'misconfigured';
-      setDeliveryState(state, failure.details.status);
-      // One alert activity per run and state (the sink dedups across events); each continue-as-new
-      // (every MAX_BLOCKED_TURNS_PER_RUN turns, ~4 h at the cap) raises it again while still blocked.
-      if (alertedState !== state) await alertBlocked(state, failure.details);
-      alertedState = state;
-      await sleep(blockedDelayMs(blockedTurns));
-      blockedTurns += 1;
-      turnsThisRun += 1;
-      if (turnsThisRun >= MAX_BLOCKED_TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
-        await continueAsNew<typeof deliverEvent>(input, { blockedTurns });
-      }
+  // Lean happy path (issue #14 item 2, ADR 0008): a run that has written no state since `pending`
+  // completes without an upsert. Continued runs always come from a blocked state.
+  let hasWrittenState = carry !== undefined;
+  let failureToHandle: unknown = null;
+  let isFirstAttemptFailure = false;
+  if (carry === undefined) {
+    if ((input.workflowVersion ?? 1) >= DELIVER_EVENT_LEAN_VERSION) {
+      const first = await attempt(postEventFirstAttempt, input);
+      if (first.ok) return completeDelivered(input, first.result, hasWrittenState);
+      failureToHandle = first.error;
+      isFirstAttemptFailure = true;
+    } else {
+      setDeliveryState('delivering', null);
+      hasWrittenState = true;
     }
   }
+  for (;;) {
+    let err = failureToHandle;
+    failureToHandle = null;
+    if (err === null) {
+      const next = await attempt(postEventToIngest, input);
+      if (next.ok) return completeDelivered(input, next.result, hasWrittenState);
+      err = next.error;
+    }
+    const failure = failureOf(err);
+    hasWrittenState = true;
+    if (failure?.type === FailureType.IngestRejected) return deadLetterAndFail(input, failure.details);
+    if (failure?.type !== FailureType.IngestUnauthorized && failure?.type !== FailureType.IngestMisconfigured) {
+      // Only the local first attempt ends in a transient failure (the regular activity retries forever):
+      // hand the event to the regular activity and its retry policy.
+      if (!isFirstAttemptFailure) throw err;
+      isFirstAttemptFailure = false;
+      setDeliveryState('delivering', null);
+      // Wait as the retry policy would have: the answer's Retry-After, else its first interval.
+      await sleep(retryDelayMsOf(err));
+      continue;
+    }
+    isFirstAttemptFailure = false;
+    const state: BlockedState = failure.type === FailureType.IngestUnauthorized ? 'auth_blocked' : 'misconfigured';
+    setDeliveryState(state, failure.details.status);
+    // One alert activity per run and state (the sink dedups across events); each continue-as-new
+    // (every MAX_BLOCKED_TURNS_PER_RUN turns, ~4 h at the cap) raises it again while still blocked.
+    if (alertedState !== state) await alertBlocked(state, failure.details);
+    alertedState = state;
+    await sleep(blockedDelayMs(blockedTurns));
+    blockedTurns += 1;
+    turnsThisRun += 1;
+    if (turnsThisRun >= MAX_BLOCKED_TURNS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof deliverEvent>(input, { blockedTurns });
+    }
+  }
+}
+
+type PostEventResult = Awaited<ReturnType<Activities['postEventToIngest']>>;
+type Attempt = { ok: true; result: PostEventResult } | { ok: false; error: unknown };
+
+async function attempt(post: Activities['postEventToIngest'], input: DeliverEventInput): Promise<Attempt> {
+  try {
+    return { ok: true, result: await post({ eventId: input.eventId, body: input.body }) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/**
+ * Completes a delivered run. A run that wrote no state (first try delivered, lean path) writes no search
+ * attribute: its Completed status says delivered (issue #14 item 2). A run that showed another state
+ * moves to `delivered`, so that state's Web UI query stops finding it. A run created by reset resolves
+ * its dead-letter entry.
+ */
+async function completeDelivered(
+  input: DeliverEventInput,
+  result: PostEventResult,
+  hasWrittenState: boolean
+): Promise<DeliverEventResult> {
+  if (hasWrittenState) setDeliveryState('delivered', result.status);
+  const info = workflowInfo();
+  if (info.runId !== info.originalExecutionRunId) {
+    await resolveDeadLetters({ eventIds: [input.eventId], reason: 'delivered after reset' });
+  }
+  return { eventId: input.eventId, status: result.status, outcome: result.outcome };
 }

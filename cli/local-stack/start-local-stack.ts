@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type CollectorHandle, runCollector, loadCollectorConfig } from '../../collector/index.js';
 import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
@@ -9,7 +10,7 @@ import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { assertPortFree } from '../../dev-stack/tcp-ports.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { runMigrations, loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
-import { loadWorkerConfig, runWorker } from '../../worker/index.js';
+import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
 import { lockDataDir, stopOrphanPostgres } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
@@ -128,12 +129,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       WEBHOOK_URL: env['WEBHOOK_URL'] ?? `${ingestUrl}${INGEST_PATH}`,
       TEMPORAL_ADDRESS: temporal.address,
     };
-    const worker = await step(runWorker({ config: loadWorkerConfig(workerEnv), logger, installRuntimeLogger: true }));
+    // One NativeConnection for the worker and the collector's client: with both in this process the
+    // sender asks for eager workflow start, and Temporal hands each new workflow's first task straight
+    // back to this worker in the start response, without a matching round trip (issue #14 item 1).
+    // Closed last (stopAll runs in reverse), after the collector and the worker.
+    // The Runtime logger must be installed before the first NativeConnection creates the Runtime.
+    installRuntimeLoggerOnce(logger);
+    const connection = await step(NativeConnection.connect({ address: temporal.address }));
+    started.push({ name: 'temporal-connection', stop: () => connection.close() });
+    const worker = await step(runWorker({ config: loadWorkerConfig(workerEnv), logger, connection }));
     started.push({ name: 'worker', stop: () => worker.stop() });
     checkpoint();
 
-    const connection = await step(Connection.connect({ address: temporal.address }));
-    started.push({ name: 'temporal-client', stop: () => connection.close() });
     const temporalClient = new Client({ connection, namespace: env['TEMPORAL_NAMESPACE'] ?? 'default' });
 
     const collector = await startCollector(
@@ -190,6 +197,8 @@ async function startCollector(
     logger: options.logger,
     alertSink,
     temporalClient,
+    // The client shares the in-process worker's NativeConnection (above).
+    requestEagerStart: true,
     source: options.source,
     recordPath: options.recordPath,
   });

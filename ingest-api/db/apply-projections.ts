@@ -13,7 +13,9 @@ import {
   insertSnapshot,
   recomputeMemberships,
 } from './memberships-repository.js';
+import { recordProjectionError } from './projection-errors.js';
 import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
+import { recomputeUnobservedPeriods } from './unobserved-periods-repository.js';
 
 /**
  * Updates groups, participants, aliases and memberships from one stored event (DESIGN §9, issue #5),
@@ -74,16 +76,18 @@ async function applyGroupFacts(
       client,
       groupJid,
       facts.groupFields,
-      { atMs: event.effectiveAt.getTime(), eventId: event.eventId },
+      { atMs: event.effectiveAt.getTime(), eventId: event.eventId, isTimed: facts.isTimed },
       facts.snapshot?.document ?? null
     );
   }
   if (facts.snapshot) {
-    await insertSnapshot(client, groupJid, event.eventId, event.effectiveAt, facts.snapshot.members);
+    const { members, isComplete } = facts.snapshot;
+    await insertSnapshot(client, groupJid, event.eventId, event.effectiveAt, members, isComplete);
     return null;
   }
   if (facts.memberships.length === 0) return [];
-  await insertMembershipFacts(client, groupJid, event.eventId, event.effectiveAt, facts.memberships);
+  await insertMembershipFacts(client, groupJid, event.eventId, event.effectiveAt, facts.memberships, facts.isTimed);
+  if (facts.memberships.some((fact) => fact.isAccount === true)) await recomputeUnobservedPeriods(client, groupJid);
   return [...new Set(facts.memberships.map((fact) => fact.participant.participantId))];
 }
 
@@ -107,17 +111,7 @@ export async function applyProjectionsInSavepoint(
   } catch (err) {
     await client.query('ROLLBACK TO SAVEPOINT projections');
     const error = err instanceof Error ? err : new Error(String(err));
-    const code = (error as { code?: unknown }).code;
-    await client.query(
-      `INSERT INTO whatsapp_projection_errors (event_id, type, error_name, error_code, message) VALUES ($1, $2, $3, $4, $5)`,
-      [
-        event.eventId,
-        event.type,
-        error.name.slice(0, 255),
-        typeof code === 'string' ? code.slice(0, 50) : null,
-        error.message,
-      ]
-    );
+    await recordProjectionError(client, event, error);
     return { error };
   }
 }

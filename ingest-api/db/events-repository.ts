@@ -2,22 +2,19 @@ import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../../common/logger.js';
 import type { ParsedIngestBody } from '../parse-ingest-body.js';
-import { extractMessageFacts, isEmptyMessageFacts } from '../projections/extract-message-facts.js';
 import {
   extractProjectionFacts,
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
+import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-message-facts.js';
+import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
-import {
-  EventLogBatchWriter,
-  encodeEventLogRow,
-  insertEventLogRecords,
-  type EventLogBatchLimits,
-  type EventLogRow,
-} from './event-log-batch-writer.js';
+import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
+import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
 import { emptyEncodedFacts, encodeMessageFacts, type EncodedMessageFacts } from './messages-repository.js';
+import { KnownLoneLids } from './known-lone-lids.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
@@ -25,12 +22,12 @@ export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | {
 
 /** Options of {@link EventsRepository}. */
 export interface EventsRepositoryOptions {
+  /** Maintain the message read model (issue #11; default true). False only to measure its cost (bench). */
+  isMessageReadModelEnabled?: boolean;
   /** Limits of the group commit of events without projection work. */
   batchLimits?: Partial<EventLogBatchLimits>;
   /** Called with the row count of every batch statement that committed (the batch-size metric). */
   onInsertBatch?: (rows: number) => void;
-  /** Maintain the message read model (issue #11; default true). False only to measure its cost (bench). */
-  isMessageReadModelEnabled?: boolean;
 }
 
 /**
@@ -42,6 +39,7 @@ export interface EventsRepositoryOptions {
 export class EventsRepository {
   private readonly log: Logger;
   private readonly batchWriter: EventLogBatchWriter;
+  private readonly knownLids = new KnownLoneLids();
   private readonly isMessageReadModelEnabled: boolean;
   constructor(
     private readonly pool: pg.Pool,
@@ -78,6 +76,8 @@ export class EventsRepository {
       upsertType: body.upsertType,
       occurredAt: body.occurredAt,
       isSanitized: body.isSanitized,
+      accountJid: body.accountJid,
+      legacyEventId: body.legacyEventId,
     };
     const event: ProjectionEvent = {
       eventId,
@@ -85,20 +85,32 @@ export class EventsRepository {
       chatJid: body.chatJid,
       payload: body.payload,
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
+      hasOwnTime: body.occurredAt !== null,
+      accountJids: body.accountJid ? [body.accountJid] : [],
     };
     const facts = extractProjectionFacts(event);
-    const messageFacts = this.isMessageReadModelEnabled ? encodeEventMessageFacts(event) : null;
+    const messageFacts = extractMessageFacts(event);
+    const readModel = this.isMessageReadModelEnabled ? encodeReadModel(event) : null;
+    // A lone LID already projected by this process has nothing left to project (its row is never deleted).
+    messageFacts.identities = this.knownLids.withoutKnown(messageFacts.identities);
     if (!hasProjectionWork(facts)) {
-      // Nothing to project: the raw row alone, committed in a batch statement before this resolves.
-      const outcome = await this.batchWriter.insert(row, messageFacts);
-      return outcome === 'duplicate' ? { status: 'duplicate' } : { status: 'stored', isProjectionFailed: false };
+      // No group work: the raw row (and the set-based message projections) in a batch statement,
+      // committed before this resolves.
+      const work = hasMessageWork(messageFacts)
+        ? { eventId, type: body.type, effectiveAt: event.effectiveAt, facts: messageFacts }
+        : null;
+      const outcome = await this.batchWriter.insert(row, work, readModel);
+      if (outcome === 'duplicate') return { status: 'duplicate' };
+      if (outcome === 'stored' && work) this.knownLids.remember(work.facts.identities);
+      return { status: 'stored', isProjectionFailed: outcome === 'projection-failed' };
     }
+    facts.participants.push(...messageFacts.identities);
     const record = encodeEventLogRow(row);
     const client = await this.connect();
     let releaseError: Error | undefined;
     try {
       await client.query('BEGIN');
-      const inserted = await insertEventLogRecords(client, [record], messageFacts);
+      const inserted = await insertEventLogRecords(client, [record], readModel);
       if (inserted.size === 0) {
         await client.query('COMMIT');
         return { status: 'duplicate' };
@@ -137,9 +149,9 @@ export class EventsRepository {
 }
 
 /** The message read-model facts of one event (issue #11), encoded; null when it has none. */
-function encodeEventMessageFacts(event: ProjectionEvent): EncodedMessageFacts | null {
-  const facts = extractMessageFacts(event);
-  if (isEmptyMessageFacts(facts)) return null;
+function encodeReadModel(event: ProjectionEvent): EncodedMessageFacts | null {
+  const facts = extractReadModelFacts(event);
+  if (isEmptyReadModelFacts(facts)) return null;
   const encoded = emptyEncodedFacts();
   encodeMessageFacts(encoded, event.eventId, facts);
   return encoded;

@@ -6,13 +6,14 @@ import type { JsonValue } from '../sanitize.js';
  * Applies last-writer-wins field writes (and optionally a newer snapshot document) to one
  * `whatsapp_groups` row. Caller holds the group's lock (`lockGroups`).
  *
+ * @param at - event time (epoch ms), event id and precedence (ADR 0007: a timed write beats every hint).
  * @param snapshot - the full metadata document of a `groups.metadata`/`groups.upsert` event.
  */
 export async function applyGroupWrites(
   client: pg.ClientBase,
   groupJid: string,
   writes: Record<string, JsonValue>,
-  at: { atMs: number; eventId: string },
+  at: { atMs: number; eventId: string; isTimed: boolean },
   snapshot: JsonValue | null
 ): Promise<void> {
   await client.query('INSERT INTO whatsapp_groups (jid) VALUES ($1) ON CONFLICT (jid) DO NOTHING', [groupJid]);
@@ -23,13 +24,13 @@ export async function applyGroupWrites(
   }>(
     `SELECT fields, field_versions,
             CASE WHEN snapshot_at IS NULL THEN NULL
-                 ELSE lpad((extract(epoch FROM snapshot_at) * 1000)::bigint::text, 16, '0') || '|' || snapshot_event_id END AS snapshot_version
+                 ELSE '1|' || lpad((extract(epoch FROM snapshot_at) * 1000)::bigint::text, 16, '0') || '|' || snapshot_event_id END AS snapshot_version
        FROM whatsapp_groups WHERE jid = $1`,
     [groupJid]
   );
   const row = rows[0];
   if (!row) return;
-  const version = toVersion(at.atMs, at.eventId);
+  const version = toVersion(at.atMs, at.eventId, at.isTimed);
   const merged = mergeGroupFields({ fields: row.fields, versions: row.field_versions }, writes, version);
   const columns = toGroupColumns(merged.fields);
   const isNewerSnapshot = snapshot !== null && (row.snapshot_version === null || row.snapshot_version < version);

@@ -58,6 +58,14 @@ export async function findOwnerClosure(client: pg.ClientBase, keys: readonly str
   return new Map(rows.map((row) => [row.phone_jid, row.lid]));
 }
 
+/** One LID↔phone pair as stated by one or more events, with the first and last event time stating it. */
+export interface AliasStatement {
+  lid: string;
+  phoneJid: string;
+  firstAt: Date;
+  lastAt: Date;
+}
+
 /**
  * Records the LID↔phone aliases the references carry (`lid-mapping.update`, participant objects with
  * both ids, `participantAlt`), keeping per pair the first and last event time it was stated. Caller
@@ -71,16 +79,43 @@ export async function recordAliases(
   refs: readonly ParticipantRef[],
   at: Date
 ): Promise<PhoneOwnerChange[]> {
-  const pairs = refs.flatMap((ref) => (ref.lid && ref.phoneJid ? [{ lid: ref.lid, phoneJid: ref.phoneJid }] : []));
-  if (pairs.length === 0) return [];
+  const { changes } = await recordAliasStatements(
+    client,
+    refs.flatMap((ref) =>
+      ref.lid && ref.phoneJid ? [{ lid: ref.lid, phoneJid: ref.phoneJid, firstAt: at, lastAt: at }] : []
+    )
+  );
+  return changes;
+}
+
+/**
+ * {@link recordAliases} for many events at once (the batch of messages, issue #12 item 4): one
+ * set-based statement, each pair with its own first and last event time. Caller holds the phone locks.
+ *
+ * @returns `changes`: the phones whose owner changed; `writtenLids`: the LIDs whose alias rows this
+ *   statement inserted or widened (only their participant rows can have changed).
+ */
+export async function recordAliasStatements(
+  client: pg.ClientBase,
+  pairs: readonly AliasStatement[]
+): Promise<{ changes: PhoneOwnerChange[]; writtenLids: string[] }> {
+  if (pairs.length === 0) return { changes: [], writtenLids: [] };
   // One statement: CTEs read the rows as they were before it, so `merged` overlays the upserted rows
   // on the old ones to get the owners after it.
-  const { rows } = await client.query<{ phone_jid: string; before: string | null; after: string | null }>(
-    `WITH incoming AS (SELECT DISTINCT lid, phone_jid FROM unnest($1::text[], $2::text[]) AS pairs (lid, phone_jid)),
+  const { rows } = await client.query<{
+    kind: 'owner' | 'written';
+    phone_jid: string;
+    before: string | null;
+    after: string | null;
+  }>(
+    `WITH incoming AS (SELECT lid, phone_jid, min(first_at) AS first_at, max(last_at) AS last_at
+                         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])
+                           AS pairs (lid, phone_jid, first_at, last_at)
+                        GROUP BY lid, phone_jid),
           before AS (${ownersOf('SELECT phone_jid FROM incoming')}),
           upserted AS (
             INSERT INTO whatsapp_lid_aliases (lid, phone_jid, first_seen_at, last_seen_at)
-            SELECT lid, phone_jid, $3::timestamptz, $3::timestamptz FROM incoming
+            SELECT lid, phone_jid, first_at, last_at FROM incoming
             ON CONFLICT (lid, phone_jid) DO UPDATE
               SET first_seen_at = LEAST(whatsapp_lid_aliases.first_seen_at, EXCLUDED.first_seen_at),
                   last_seen_at = GREATEST(whatsapp_lid_aliases.last_seen_at, EXCLUDED.last_seen_at)
@@ -93,14 +128,26 @@ export async function recordAliases(
                AND (lid, phone_jid) NOT IN (SELECT lid, phone_jid FROM upserted)
             UNION ALL SELECT lid, phone_jid, last_seen_at FROM upserted),
           after AS (${ownersOf('SELECT phone_jid FROM incoming', 'merged')})
-     SELECT phones.phone_jid, before.lid AS before, after.lid AS after
+     SELECT 'owner' AS kind, phones.phone_jid, before.lid AS before, after.lid AS after
        FROM (SELECT DISTINCT phone_jid FROM incoming) AS phones
        LEFT JOIN before USING (phone_jid) LEFT JOIN after USING (phone_jid)
       WHERE before.lid IS DISTINCT FROM after.lid
-      ORDER BY phones.phone_jid`,
-    [pairs.map((pair) => pair.lid), pairs.map((pair) => pair.phoneJid), at]
+     UNION ALL
+     SELECT 'written', phone_jid, lid, NULL FROM upserted
+      ORDER BY kind, phone_jid`,
+    [
+      pairs.map((pair) => pair.lid),
+      pairs.map((pair) => pair.phoneJid),
+      pairs.map((pair) => pair.firstAt),
+      pairs.map((pair) => pair.lastAt),
+    ]
   );
-  return rows.map((row) => ({ phoneJid: row.phone_jid, before: row.before, after: row.after }));
+  return {
+    changes: rows.flatMap((row) =>
+      row.kind === 'owner' ? [{ phoneJid: row.phone_jid, before: row.before, after: row.after }] : []
+    ),
+    writtenLids: [...new Set(rows.flatMap((row) => (row.kind === 'written' && row.before ? [row.before] : [])))],
+  };
 }
 
 /**

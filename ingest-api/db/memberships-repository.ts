@@ -9,34 +9,53 @@ import type { MembershipState } from '../projections/membership-state.js';
 import { isPhoneJid, type MembershipRole } from '../projections/participant-ref.js';
 import { findOwnerClosure, findPhoneOwners } from './identities-repository.js';
 
-/** Records a snapshot's member list (participant id → role). Idempotent per (group, event). */
+/**
+ * Records a snapshot's member list (participant id → role). Idempotent per (group, event).
+ *
+ * @param isComplete - false when the list is shorter than the snapshot's `size` (it removes no one).
+ */
 export async function insertSnapshot(
   client: pg.ClientBase,
   groupJid: string,
   eventId: string,
   at: Date,
-  members: Record<string, MembershipRole>
+  members: Record<string, MembershipRole>,
+  isComplete = true
 ): Promise<void> {
   await client.query(
-    `INSERT INTO whatsapp_group_snapshots (group_jid, event_id, at, members) VALUES ($1, $2, $3, $4)
+    `INSERT INTO whatsapp_group_snapshots (group_jid, event_id, at, members, is_complete) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (group_jid, event_id) DO NOTHING`,
-    [groupJid, eventId, at, JSON.stringify(members)]
+    [groupJid, eventId, at, JSON.stringify(members), isComplete]
   );
 }
 
-/** Records membership facts of one event. Idempotent per (group, participant, event). */
+/**
+ * Records membership facts of one event. Idempotent per (group, participant, event).
+ *
+ * @param isTimed - the event's precedence (ADR 0007): false for a hint timed only by its capture.
+ */
 export async function insertMembershipFacts(
   client: pg.ClientBase,
   groupJid: string,
   eventId: string,
   at: Date,
-  facts: readonly MembershipFact[]
+  facts: readonly MembershipFact[],
+  isTimed = true
 ): Promise<void> {
   for (const fact of facts) {
     await client.query(
-      `INSERT INTO whatsapp_membership_facts (group_jid, participant_id, event_id, at, is_present, role)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (group_jid, participant_id, event_id) DO NOTHING`,
-      [groupJid, fact.participant.participantId, eventId, at, fact.isPresent, fact.role]
+      `INSERT INTO whatsapp_membership_facts (group_jid, participant_id, event_id, at, is_present, role, is_timed, is_account)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (group_jid, participant_id, event_id) DO NOTHING`,
+      [
+        groupJid,
+        fact.participant.participantId,
+        eventId,
+        at,
+        fact.isPresent,
+        fact.role,
+        isTimed,
+        fact.isAccount === true,
+      ]
     );
   }
 }
@@ -111,8 +130,13 @@ async function readSnapshots(
   groupJid: string,
   keys: readonly string[] | null
 ): Promise<StoredSnapshot[]> {
-  const { rows } = await client.query<{ event_id: string; at_ms: string; members: Record<string, MembershipRole> }>(
-    `SELECT event_id, (extract(epoch FROM at) * 1000)::bigint AS at_ms,
+  const { rows } = await client.query<{
+    event_id: string;
+    at_ms: string;
+    members: Record<string, MembershipRole>;
+    is_complete: boolean;
+  }>(
+    `SELECT event_id, (extract(epoch FROM at) * 1000)::bigint AS at_ms, is_complete,
             CASE WHEN $2::text[] IS NULL THEN members
                  ELSE (SELECT COALESCE(jsonb_object_agg(key, members -> key), '{}'::jsonb)
                          FROM unnest($2::text[]) AS key WHERE members ? key)
@@ -120,7 +144,12 @@ async function readSnapshots(
        FROM whatsapp_group_snapshots WHERE group_jid = $1`,
     [groupJid, keys]
   );
-  return rows.map((row) => ({ eventId: row.event_id, atMs: Number(row.at_ms), members: row.members }));
+  return rows.map((row) => ({
+    eventId: row.event_id,
+    atMs: Number(row.at_ms),
+    members: row.members,
+    isComplete: row.is_complete,
+  }));
 }
 
 async function readFacts(
@@ -134,8 +163,9 @@ async function readFacts(
     at_ms: string;
     is_present: boolean;
     role: MembershipRole | null;
+    is_timed: boolean;
   }>(
-    `SELECT participant_id, event_id, (extract(epoch FROM at) * 1000)::bigint AS at_ms, is_present, role
+    `SELECT participant_id, event_id, (extract(epoch FROM at) * 1000)::bigint AS at_ms, is_present, role, is_timed
        FROM whatsapp_membership_facts WHERE group_jid = $1 AND ($2::text[] IS NULL OR participant_id = ANY($2::text[]))`,
     [groupJid, keys]
   );
@@ -145,6 +175,7 @@ async function readFacts(
     atMs: Number(row.at_ms),
     isPresent: row.is_present,
     role: row.role,
+    isTimed: row.is_timed,
   }));
 }
 

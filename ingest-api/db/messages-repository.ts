@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { MessageFacts } from '../projections/extract-message-facts.js';
+import type { ReadModelFacts } from '../projections/extract-message-facts.js';
 import { isMessageKind } from '../projections/message-content.js';
 
 /**
@@ -89,6 +89,19 @@ export interface EncodedMessageFacts {
   x: object[];
 }
 
+/** True when `facts` holds nothing to write. */
+export function isEmptyEncodedFacts(facts: EncodedMessageFacts): boolean {
+  return facts.m.length + facts.e.length + facts.v.length + facts.x.length === 0;
+}
+
+/** Appends every fact of `from` to `into`. */
+export function mergeEncodedFacts(into: EncodedMessageFacts, from: EncodedMessageFacts): void {
+  into.m.push(...from.m);
+  into.e.push(...from.e);
+  into.v.push(...from.v);
+  into.x.push(...from.x);
+}
+
 /** An empty {@link EncodedMessageFacts}. */
 export function emptyEncodedFacts(): EncodedMessageFacts {
   return { m: [], e: [], v: [], x: [] };
@@ -103,7 +116,7 @@ const fits = (...ids: (string | null)[]): boolean => ids.every((id) => id === nu
  * left out, so the read model can never make PostgreSQL refuse the raw row it rides with (DESIGN §8:
  * a projection never stops the raw row from being stored).
  */
-export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, facts: MessageFacts): void {
+export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, facts: ReadModelFacts): void {
   for (const r of facts.records) {
     if (!fits(r.chatJid, r.messageId, r.senderId, r.replyToId)) continue;
     into.m.push({

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { extractMessageFacts } from '../projections/extract-message-facts.js';
+import { extractReadModelFacts } from '../projections/extract-message-facts.js';
 import type { JsonValue } from '../../common/json-value.js';
 import { emptyEncodedFacts, encodeMessageFacts, recountMemberDays, writeMessageFacts } from './messages-repository.js';
 
 const PAGE_SIZE = 2_000;
-/** The types `extractMessageFacts` reads. */
+/** The types `extractReadModelFacts` reads. */
 const MESSAGE_TYPES = ['messages.upsert', 'messages.update', 'messages.reaction'];
 const MESSAGE_TABLES = [
   'whatsapp_message_records',
@@ -55,7 +55,7 @@ export async function rebuildMessageReadModel(client: pg.ClientBase, timeZone?: 
         payload: row.payload,
         effectiveAt: row.effective_at,
       };
-      encodeMessageFacts(facts, row.event_id, extractMessageFacts(event));
+      encodeMessageFacts(facts, row.event_id, extractReadModelFacts(event));
     }
     await writeMessageFacts(client, facts);
     events += rows.length;

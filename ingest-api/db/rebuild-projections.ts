@@ -5,20 +5,13 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
+import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
+import { applyMessageProjections, type MessageProjectionItem } from './apply-message-projections.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
 import { rebuildMessageReadModel } from './rebuild-messages.js';
 
 const BATCH_SIZE = 500;
-/** The only types `extractProjectionFacts` reads (messages.upsert only when it is a stub). */
-const PROJECTED_TYPES = [
-  'groups.metadata',
-  'groups.upsert',
-  'groups.update',
-  'group-participants.update',
-  'messages.upsert',
-  'lid-mapping.update',
-];
 const PROJECTION_TABLES = [
   'whatsapp_groups',
   'whatsapp_participants',
@@ -27,6 +20,7 @@ const PROJECTION_TABLES = [
   'whatsapp_membership_facts',
   'whatsapp_group_snapshots',
   'whatsapp_projection_errors',
+  'whatsapp_group_unobserved_periods',
 ];
 
 /**
@@ -35,11 +29,11 @@ const PROJECTION_TABLES = [
  * projection tables are emptied and every event is applied again in `id` order with the same code
  * as live ingest — projections are order-independent, so the result equals the incremental one.
  *
- * Then the message read model and its rollup (`db/rebuild-messages.ts`, issue #11), in the
- * `engagementTimeZone` when one is given.
+ * Every raw row is read: any event may name people (issue #12 item 4).
  *
- * @returns `{ events, messageEvents }`: how many raw events were replayed for the membership
- *   projections and for the message read model.
+ * Then the message read model and its rollup (`db/rebuild-messages.ts`, issue #11), in
+ * `engagementTimeZone` when given; `messageEvents` counts the raw events replayed for it.
+ * @returns `{ events }`: how many raw events were replayed.
  * @throws RebuildFailedError when a query fails (the transaction is rolled back and the old projections stay).
  */
 export async function rebuildProjections(
@@ -62,13 +56,16 @@ export async function rebuildProjections(
         chat_jid: string | null;
         payload: JsonValue;
         effective_at: Date;
+        has_own_time: boolean;
+        account_jid: string | null;
       }>(
-        `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at
+        `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
+                occurred_at IS NOT NULL AS has_own_time, account_jid
            FROM whatsapp_event_logs
-          WHERE id > $1 AND type = ANY($3::text[]) AND (type <> 'messages.upsert' OR payload ? 'messageStubType')
-          ORDER BY id LIMIT $2`,
-        [lastId, BATCH_SIZE, PROJECTED_TYPES]
+          WHERE id > $1 ORDER BY id LIMIT $2`,
+        [lastId, BATCH_SIZE]
       );
+      const messageItems: MessageProjectionItem[] = [];
       for (const row of rows) {
         const event: ProjectionEvent = {
           eventId: row.event_id,
@@ -76,10 +73,25 @@ export async function rebuildProjections(
           chatJid: row.chat_jid,
           payload: row.payload,
           effectiveAt: row.effective_at,
+          hasOwnTime: row.has_own_time,
+          accountJids: row.account_jid ? [row.account_jid] : [],
         };
+        // The same split as live ingest (`EventsRepository.store`): group work per event, the rest by batch.
         const facts = extractProjectionFacts(event);
-        if (hasProjectionWork(facts)) await applyProjectionsInSavepoint(client, event, facts);
+        const messageFacts = extractMessageFacts(event);
+        if (hasProjectionWork(facts)) {
+          facts.participants.push(...messageFacts.identities);
+          await applyProjectionsInSavepoint(client, event, facts);
+        } else if (hasMessageWork(messageFacts)) {
+          messageItems.push({
+            eventId: event.eventId,
+            type: event.type,
+            effectiveAt: event.effectiveAt,
+            facts: messageFacts,
+          });
+        }
       }
+      await applyMessageProjections(client, messageItems);
       events += rows.length;
       const last = rows.at(-1);
       if (!last || rows.length < BATCH_SIZE) break;

@@ -57,7 +57,7 @@ export interface MessageReactionFact {
 }
 
 /** Everything the message read model learns from one event (pure data). */
-export interface MessageFacts {
+export interface ReadModelFacts {
   records: MessageRecordFact[];
   edits: MessageEditFact[];
   revokes: MessageRevokeFact[];
@@ -68,7 +68,7 @@ const STUB_REVOKE = 1;
 const STUB_CIPHERTEXT = 2;
 
 /** True when `facts` has nothing to write (most non-message events). */
-export function isEmptyMessageFacts(facts: MessageFacts): boolean {
+export function isEmptyReadModelFacts(facts: ReadModelFacts): boolean {
   return facts.records.length + facts.edits.length + facts.revokes.length + facts.reactions.length === 0;
 }
 
@@ -78,8 +78,10 @@ export function isEmptyMessageFacts(facts: MessageFacts): boolean {
  * revoke stubs, reactions from `messages.reaction` and reaction messages. Group-change stubs, poll
  * votes, reactions, edits and revokes never become messages of their own. Non-group chats yield nothing.
  */
-export function extractMessageFacts(event: ProjectionEvent): MessageFacts {
-  const facts: MessageFacts = { records: [], edits: [], revokes: [], reactions: [] };
+export function extractReadModelFacts(
+  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt'>
+): ReadModelFacts {
+  const facts: ReadModelFacts = { records: [], edits: [], revokes: [], reactions: [] };
   const payload = asObject(event.payload);
   if (!payload) return facts;
   if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts);
@@ -106,7 +108,7 @@ function millisOf(value: JsonValue | undefined): number | null {
   return value === undefined || value === null ? null : toEpochMs(value, 'milliseconds');
 }
 
-function readUpsert(payload: JsonObject, at: Date, facts: MessageFacts): void {
+function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
   const key = readKey(payload['key']);
   if (!key) return;
   const message = asObject(payload['message']);
@@ -154,7 +156,7 @@ function readEmbeddedActions(
   content: JsonObject,
   key: { chatJid: string; participant: string | null },
   at: Date,
-  facts: MessageFacts
+  facts: ReadModelFacts
 ): void {
   const protocol = asObject(content['protocolMessage']);
   if (protocol) {
@@ -192,7 +194,7 @@ function readEmbeddedActions(
   }
 }
 
-function readUpdate(payload: JsonObject, at: Date, facts: MessageFacts): void {
+function readUpdate(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
   const key = readKey(payload['key']);
   const update = asObject(payload['update']);
   if (!key || !update) return;
@@ -210,7 +212,7 @@ function readUpdate(payload: JsonObject, at: Date, facts: MessageFacts): void {
   }
 }
 
-function readReactionEvent(payload: JsonObject, at: Date, facts: MessageFacts): void {
+function readReactionEvent(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
   const target = readKey(payload['key']);
   const reaction = asObject(payload['reaction']);
   const reactor = readKey(reaction?.['key']);

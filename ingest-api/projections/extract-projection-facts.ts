@@ -8,6 +8,7 @@ import {
   type MembershipRole,
   type ParticipantRef,
 } from './participant-ref.js';
+import { readProtocolSettings } from './protocol-settings.js';
 import { STUB_ACTIONS, STUB_GROUP_FIELDS } from './stub-types.js';
 
 /** The inputs a projection needs from one stored event. */
@@ -18,6 +19,10 @@ export interface ProjectionEvent {
   payload: JsonValue;
   /** Event time: `occurred_at`, else `captured_at`, else `received_at` (DESIGN §9: event times). */
   effectiveAt: Date;
+  /** True when the payload carried the event's own time (`occurred_at` not null). ADR 0007. */
+  hasOwnTime: boolean;
+  /** JIDs of the linked account (`account_jid` of the delivery), to tell its own removal (issue #12 item 5). */
+  accountJids?: readonly string[];
 }
 
 /** One statement about one participant of the event's group. */
@@ -25,21 +30,33 @@ export interface MembershipFact {
   participant: ParticipantRef;
   isPresent: boolean;
   role: MembershipRole | null;
+  /** True when the participant is the linked account itself (issue #12 item 5). */
+  isAccount?: boolean;
 }
 
 /** Everything the projections learn from one event (pure data, no I/O). */
 export interface ProjectionFacts {
   groupJid: string | null;
+  /**
+   * Precedence of the event's writes (ADR 0007): true for an event with its own time and for a
+   * snapshot (observed at its capture time); false for a hint timed only by its capture.
+   */
+  isTimed: boolean;
   /** Group field writes, last-writer-wins per field. */
   groupFields: Record<string, JsonValue>;
   /** Full member list of a snapshot with at least one participant (null otherwise: never empties a group). */
-  snapshot: { members: Record<string, MembershipRole>; document: JsonValue } | null;
+  snapshot: {
+    members: Record<string, MembershipRole>;
+    document: JsonValue;
+    /** False when it lists fewer participants than its `size`: it then removes no one (DESIGN §9). */
+    isComplete: boolean;
+  } | null;
   memberships: MembershipFact[];
   /** Every participant named, for `whatsapp_participants` and LID↔phone aliases. */
   participants: ParticipantRef[];
 }
 
-/** Group settings copied from snapshots and `groups.update` (DESIGN §9 "settings"). */
+/** Group settings copied from snapshots and `groups.update` (DESIGN §9 "settings"); stubs: `stub-types.ts`. */
 const SETTINGS_KEYS = [
   'restrict',
   'announce',
@@ -51,6 +68,8 @@ const SETTINGS_KEYS = [
   'linkedParent',
   'owner',
   'creation',
+  // Written by GROUP_CHANGE_INVITE_LINK stubs and their groups.update hint (issue #12 item 2).
+  'inviteCode',
 ];
 const GPU_ACTIONS: ReadonlyMap<string, { isPresent: boolean; role: MembershipRole | null }> = new Map([
   ['add', { isPresent: true, role: null }],
@@ -71,7 +90,14 @@ const asString = (value: JsonValue | undefined): string | null =>
  * `messages.upsert`, and `lid-mapping.update`. Other types yield empty facts.
  */
 export function extractProjectionFacts(event: ProjectionEvent): ProjectionFacts {
-  const facts: ProjectionFacts = { groupJid: null, groupFields: {}, snapshot: null, memberships: [], participants: [] };
+  const facts: ProjectionFacts = {
+    groupJid: null,
+    isTimed: event.hasOwnTime || SNAPSHOT_TYPES.has(event.type),
+    groupFields: {},
+    snapshot: null,
+    memberships: [],
+    participants: [],
+  };
   const payload = asObject(event.payload);
   if (!payload) return facts;
   switch (event.type) {
@@ -88,6 +114,7 @@ export function extractProjectionFacts(event: ProjectionEvent): ProjectionFacts 
       break;
     case 'messages.upsert':
       readStubMessage(payload, facts);
+      readProtocolMessage(payload, facts);
       break;
     case 'lid-mapping.update':
       addIdentity(facts, asString(payload['lid']), asString(payload['pn']));
@@ -95,8 +122,12 @@ export function extractProjectionFacts(event: ProjectionEvent): ProjectionFacts 
     default:
       break;
   }
+  markAccount(facts, event, payload);
   return facts;
 }
+
+/** Snapshot types: observed at their capture time, so they rank as timed (ADR 0007). */
+const SNAPSHOT_TYPES: ReadonlySet<string> = new Set(['groups.metadata', 'groups.upsert']);
 
 function pickGroupFields(payload: JsonObject, isSnapshot: boolean): Record<string, JsonValue> {
   const writes: Record<string, JsonValue> = {};
@@ -119,7 +150,10 @@ function readSnapshot(payload: JsonObject, facts: ProjectionFacts): void {
     facts.participants.push(ref);
     members.set(ref.participantId, ref.role ?? 'member');
   }
-  if (members.size > 0) facts.snapshot = { members: Object.fromEntries(members), document: payload };
+  // Community announcement groups list only some participants to non-admins: such a list removes no one.
+  const size = typeof payload['size'] === 'number' ? payload['size'] : Number.NaN;
+  const isComplete = !(list.length < size);
+  if (members.size > 0) facts.snapshot = { members: Object.fromEntries(members), document: payload, isComplete };
 }
 
 function readParticipantsUpdate(payload: JsonObject, facts: ProjectionFacts): void {
@@ -168,6 +202,34 @@ function readStubMessage(payload: JsonObject, facts: ProjectionFacts): void {
   }
   if (fieldRule) facts.groupFields[fieldRule.field] = fieldRule.read(params[0]);
 }
+
+/** Settings carried by protocol messages (ephemeral timer …) of a group, at the message's own time. */
+function readProtocolMessage(payload: JsonObject, facts: ProjectionFacts): void {
+  const groupJid = asString(asObject(payload['key'])?.['remoteJid']);
+  if (!groupJid?.endsWith('@g.us')) return;
+  const writes = readProtocolSettings(payload['message']);
+  if (Object.keys(writes).length === 0) return;
+  facts.groupJid = groupJid;
+  Object.assign(facts.groupFields, writes);
+}
+
+/**
+ * Marks the membership facts about the linked account (issue #12 item 5): a participant named by one
+ * of `accountJids` (LID or phone), or the actor of a leave stub the account sent itself (`fromMe`).
+ */
+function markAccount(facts: ProjectionFacts, event: ProjectionEvent, payload: JsonObject): void {
+  const own = new Set(event.accountJids ?? []);
+  const key = asObject(payload['key']);
+  const isOwnLeave = event.type === 'messages.upsert' && key?.['fromMe'] === true && isLeaveStub(payload);
+  for (const fact of facts.memberships) {
+    const { lid, phoneJid, participantId } = fact.participant;
+    const named = [lid, phoneJid, participantId].some((jid) => jid !== null && own.has(jid));
+    if (named || (isOwnLeave && facts.memberships.length === 1)) fact.isAccount = true;
+  }
+}
+
+const isLeaveStub = (payload: JsonObject): boolean =>
+  payload['messageStubType'] === 32 || payload['messageStubType'] === 'GROUP_PARTICIPANT_LEAVE';
 
 function addIdentity(facts: ProjectionFacts, first: string | null, second: string | null): void {
   if (!first) return;

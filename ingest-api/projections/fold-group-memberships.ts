@@ -12,6 +12,11 @@ export interface StoredSnapshot {
   atMs: number;
   eventId: string;
   members: Readonly<Record<string, MembershipRole>>;
+  /**
+   * False for a partial snapshot (fewer participants than its `size`, DESIGN §9, issue #12): it adds
+   * and updates the members it lists and removes no one. Absent or true: complete.
+   */
+  isComplete?: boolean;
 }
 
 /** Inputs of {@link foldGroupMemberships}: everything stored for one group that can concern `ids`. */
@@ -32,8 +37,9 @@ export interface GroupMembershipInput {
  *
  * - A row exists only for an id that `resolve` maps to itself and that has at least one fact or one
  *   snapshot listing it; every other id maps to null (its row must be deleted).
- * - A snapshot listing a participant is a presence with the listed role; a snapshot not listing a
- *   participant with a row is an absence at the snapshot's time.
+ * - A snapshot listing a participant is a presence with the listed role; a complete snapshot not
+ *   listing a participant with a row is an absence at the snapshot's time (a partial one says nothing).
+ * - Snapshots are timed facts (observed at their capture time); facts carry their own rank (ADR 0007).
  * - One event stating the same person under two keys (its LID and its phone JID) counts once: the
  *   statement under the id itself wins, then the smallest key (UTF-16 code-unit order).
  *
@@ -69,6 +75,7 @@ export function foldGroupMemberships(input: GroupMembershipInput): Map<string, M
     }
     for (const { snapshot, roles } of listed) {
       const role = roles.get(id)?.role;
+      if (role === undefined && snapshot.isComplete === false) continue;
       entries.push({
         atMs: snapshot.atMs,
         eventId: snapshot.eventId,

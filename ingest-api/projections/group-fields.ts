@@ -7,11 +7,14 @@ export interface GroupFieldState {
 }
 
 /**
- * Version of a write: zero-padded event time then event_id, so plain string comparison orders by
- * event time with ties broken by event_id (DESIGN §9).
+ * Version of a write: rank (`1` timed, `0` untimed hint), zero-padded event time (epoch ms), then
+ * event_id, so plain string comparison puts every timed write above every untimed hint (ADR 0007),
+ * then orders by event time with ties broken by event_id (DESIGN §9).
+ *
+ * @param isTimed - true when the event carries its own time or is a snapshot (ADR 0007).
  */
-export function toVersion(atMs: number, eventId: string): string {
-  return `${String(Math.max(0, Math.trunc(atMs))).padStart(16, '0')}|${eventId}`;
+export function toVersion(atMs: number, eventId: string, isTimed = true): string {
+  return `${isTimed ? '1' : '0'}|${String(Math.max(0, Math.trunc(atMs))).padStart(16, '0')}|${eventId}`;
 }
 
 /**

@@ -58,7 +58,7 @@ describe('runCollector', () => {
     socket.ev.emit('messages.upsert', message(GROUP_A, '3EB0RUN000000000000001'));
     socket.ev.emit('messages.upsert', message('5500000000002@s.whatsapp.net', '3EB0RUN000000000000002'));
     await vi.waitFor(() => expect(collector.outbox.countByState().pending).toBe(3));
-    const bodies = collector.outbox.claimDue(100, Date.now() + 1).map((row) => row.body);
+    const bodies = collector.outbox.listDue(100, Date.now() + 1).map((row) => row.body);
     expect(bodies.join('\n') + JSON.stringify(logger.records)).not.toContain('c2VjcmV0LWtleQ==');
 
     await expect(

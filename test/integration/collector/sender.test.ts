@@ -90,7 +90,7 @@ describe('OutboxSender', () => {
     const { sender } = makeSender({ client: env.client, outbox });
 
     await expect(sender.waitUntilIdle()).resolves.toMatchObject({
-      claimed: 1,
+      due: 1,
       started: 1,
       alreadyStarted: 0,
       failed: 0,
@@ -138,6 +138,21 @@ describe('OutboxSender', () => {
     expect(again.outbox.get(eventId!)?.state).toBe('started');
   });
 
+  it('is woken by the enqueue itself: a row is started without waiting for the poll (issue #14 item 1)', async () => {
+    const { outbox, pipeline } = openOutbox();
+    // An hour-long poll interval: only the outbox's commit notification can start this row.
+    const { sender } = makeSender({ client: env.client, outbox, pollIntervalMs: 3_600_000 });
+    sender.start();
+    await sender.drainOnce(); // the start-up drain has run; the loop now sleeps for the poll interval
+    const [eventId] = pipeline.handle(
+      'messages.upsert',
+      groupMessage(`3EB0WAKE${randomUUID().slice(0, 8)}`),
+      new Date()
+    ).eventIds;
+    await expect.poll(() => outbox.get(eventId!)?.state, { timeout: 30_000, interval: 50 }).toBe('started');
+    await expect(env.client.workflow.getHandle(eventId!).describe()).resolves.toMatchObject({ type: 'deliverEvent' });
+  });
+
   it('keeps rows pending with backoff and alerts once while Temporal is unreachable; capture goes on', async () => {
     const { outbox, pipeline } = openOutbox();
     const connection = Connection.lazy({ address: `127.0.0.1:${await findFreePort()}` });
@@ -158,15 +173,20 @@ describe('OutboxSender', () => {
     clock.now = Date.now() + 1;
 
     const firstDrain = await sender.drainOnce();
-    expect(firstDrain).toMatchObject({ claimed: 3, started: 0, failed: 3 });
-    for (const id of ids) expect(outbox.get(id)).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(firstDrain).toMatchObject({ due: 3, started: 0, failed: 3 });
+    for (const id of ids) expect(outbox.get(id)).toMatchObject({ state: 'pending', startAttempts: 1 });
     expect(outbox.get(ids[0]!)!.nextAttemptAt).toBeGreaterThan(clock.now);
-    await expect(sender.drainOnce()).resolves.toMatchObject({ claimed: 0 });
+    await expect(sender.drainOnce()).resolves.toMatchObject({ due: 0 });
 
-    expect(pipeline.handle('messages.upsert', groupMessage('3EB0DOWNLATE'), new Date()).inserted).toBe(1);
+    const [lateId] = pipeline.handle('messages.upsert', groupMessage('3EB0DOWNLATE'), new Date()).eventIds;
     clock.now += 120_000;
-    await expect(sender.drainOnce()).resolves.toMatchObject({ claimed: 4, failed: 4 });
-    expect(outbox.get(ids[0]!)).toMatchObject({ state: 'pending', attempts: 2 });
+    // In the outage one row (the oldest due) probes; the three others are not tried, so their start
+    // attempts and backoff do not grow (issue #14 item 6): they wait until the probe's retry.
+    await expect(sender.drainOnce()).resolves.toMatchObject({ due: 4, failed: 1, postponed: 3 });
+    const rows = [...ids, lateId!].map((id) => outbox.get(id)!);
+    expect(rows.map((row) => row.state)).toEqual(['pending', 'pending', 'pending', 'pending']);
+    expect(rows.reduce((sum, row) => sum + row.startAttempts, 0)).toBe(3 + 1);
+    expect(new Set(rows.map((row) => row.nextAttemptAt)).size).toBe(1);
     expect(alerts.map((alert) => alert.kind)).toEqual(['temporal_unreachable']);
   });
 

@@ -5,7 +5,7 @@ import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js'
 import { countDeadLetters, listDeadLetters, replayDeadLetters } from '../../../ops/index.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';
-import type { DeliverEventInput } from '../../../workflows/contracts.js';
+import { DELIVER_EVENT_LEAN_VERSION, type DeliverEventInput } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
@@ -88,6 +88,15 @@ describe('operator path', () => {
       )
     ).toEqual([rejected.eventId]);
     await temporal.client.workflow.getHandle(blocked.eventId).terminate('test done');
+  });
+
+  it("finds a first-try delivery with the runbook's 'delivered' query, not with a failure-state query", async () => {
+    const input = { ...newDeliverInput(), workflowVersion: DELIVER_EVENT_LEAN_VERSION };
+    await temporal.client.workflow.execute(deliverEvent, { taskQueue, workflowId: input.eventId, args: [input] });
+    const delivered = `ExecutionStatus = 'Completed' AND WorkflowType = 'deliverEvent' AND WorkflowId = '${input.eventId}'`;
+    await waitUntil('visibility shows the delivery', async () => (await listIds(delivered)).includes(input.eventId));
+    const failureStates = "WaDeliveryState IN ('delivering', 'auth_blocked', 'misconfigured', 'dead_lettered')";
+    expect(await listIds(`${failureStates} AND WorkflowId = '${input.eventId}'`)).toEqual([]);
   });
 
   it("replays a dead-lettered event with the runbook's exact temporal workflow reset command", async () => {

@@ -4,7 +4,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { DatabaseUnavailableError } from '../../../ingest-api/db/errors.js';
-import { EventLogBatchWriter, type EventLogRow } from '../../../ingest-api/db/event-log-batch-writer.js';
+import { EventLogBatchWriter } from '../../../ingest-api/db/event-log-batch-writer.js';
+import type { EventLogRow } from '../../../ingest-api/db/event-log-rows.js';
 import { createPool } from '../../../ingest-api/db/pool.js';
 import { createMigratedDatabase, dropDatabase } from './lake-databases.js';
 

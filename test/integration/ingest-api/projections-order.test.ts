@@ -127,6 +127,85 @@ const aliasingAddEvent = fc
       participants: [{ id: jids.lid(lid), phoneNumber: jids.phone(pn), admin: null }],
     },
   }));
+// Issue #12: timed settings stubs racing untimed hints (ADR 0007), protocol messages, partial snapshots,
+// aliases learnt from plain messages on the batch path, and the account's own removal and re-add.
+const settingsStubEvent = fc
+  .record({
+    t: seconds,
+    g: groupIndex,
+    stub: fc.constantFrom<[number, string]>([21, 'X'], [21, 'Y'], [26, 'on'], [26, 'off'], [72, '86400'], [72, '0']),
+    id: fc.uuid(),
+  })
+  .map(({ t, g, stub: [stubType, parameter], id }): EventFactory => (jids) => ({
+    type: 'messages.upsert',
+    chat_jid: jids.group(g),
+    captured_at: iso(t + 5),
+    payload: {
+      key: { remoteJid: jids.group(g), id, fromMe: false },
+      messageTimestamp: t,
+      messageStubType: stubType,
+      messageStubParameters: [parameter],
+    },
+  }));
+const protocolEvent = fc
+  .record({ t: seconds, g: groupIndex, expiration: fc.constantFrom(0, 604800), id: fc.uuid() })
+  .map(({ t, g, expiration, id }): EventFactory => (jids) => ({
+    type: 'messages.upsert',
+    chat_jid: jids.group(g),
+    captured_at: iso(t + 5),
+    upsert_type: 'append',
+    payload: {
+      key: { remoteJid: jids.group(g), id, fromMe: false },
+      messageTimestamp: t,
+      message: { protocolMessage: { type: 3, ephemeralExpiration: expiration } },
+    },
+  }));
+const partialSnapshotEvent = fc
+  .record({ t: seconds, g: groupIndex, members: fc.subarray(NAMED, { minLength: 1, maxLength: 2 }) })
+  .map(({ t, g, members }): EventFactory => (jids) => ({
+    type: 'groups.metadata',
+    chat_jid: jids.group(g),
+    captured_at: iso(t),
+    payload: {
+      id: jids.group(g),
+      subject: 'P',
+      size: NAMED.length + 1,
+      participants: members.map((who) => person(jids, who)),
+    },
+  }));
+const pairingMessageEvent = fc
+  .record({
+    t: seconds,
+    g: groupIndex,
+    lid: fc.constantFrom(...ALIAS_LIDS),
+    pn: fc.constantFrom(...ALIAS_PHONES),
+    id: fc.uuid(),
+  })
+  .map(({ t, g, lid, pn, id }): EventFactory => (jids) => ({
+    type: 'messages.upsert',
+    chat_jid: jids.group(g),
+    captured_at: iso(t + 5),
+    upsert_type: 'notify',
+    payload: {
+      key: { remoteJid: jids.group(g), id, fromMe: false, participant: jids.lid(lid), participantAlt: jids.phone(pn) },
+      messageTimestamp: t,
+      message: { conversation: 'hi' },
+    },
+  }));
+const accountEvent = fc
+  .record({ t: seconds, g: groupIndex, stubType: fc.constantFrom(27, 28, 32), id: fc.uuid() })
+  .map(({ t, g, stubType, id }): EventFactory => (jids) => ({
+    type: 'messages.upsert',
+    chat_jid: jids.group(g),
+    captured_at: iso(t + 5),
+    account_jid: jids.phone(9),
+    payload: {
+      key: { remoteJid: jids.group(g), id, fromMe: false },
+      messageTimestamp: t,
+      messageStubType: stubType,
+      messageStubParameters: [JSON.stringify({ id: jids.lid(9), phoneNumber: jids.phone(9), admin: null })],
+    },
+  }));
 // Few snapshots: each one recomputes its whole group, which would hide a merge that skipped a group.
 const eventArbitrary: fc.Arbitrary<EventFactory> = fc.oneof(
   { arbitrary: snapshotEvent, weight: 1 },
@@ -134,7 +213,12 @@ const eventArbitrary: fc.Arbitrary<EventFactory> = fc.oneof(
   { arbitrary: participantsUpdateEvent, weight: 3 },
   { arbitrary: groupUpdateEvent, weight: 1 },
   { arbitrary: mappingEvent, weight: 3 },
-  { arbitrary: aliasingAddEvent, weight: 1 }
+  { arbitrary: aliasingAddEvent, weight: 1 },
+  { arbitrary: settingsStubEvent, weight: 2 },
+  { arbitrary: protocolEvent, weight: 1 },
+  { arbitrary: partialSnapshotEvent, weight: 1 },
+  { arbitrary: pairingMessageEvent, weight: 2 },
+  { arbitrary: accountEvent, weight: 1 }
 );
 
 let urls: string[] = [];

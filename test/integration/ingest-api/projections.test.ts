@@ -125,6 +125,8 @@ describe('projections', () => {
       },
     ]);
     await lake.store(randomUUID(), stub(group, 27, [member], 1_700_000_200));
+    // The promote as Baileys reports it: the timed stub, and the derived hint (ADR 0007: the stub decides).
+    await lake.store(randomUUID(), stub(group, 29, [{ ...member, admin: 'admin' }], 1_700_000_300));
     await lake.store(
       randomUUID(),
       body(

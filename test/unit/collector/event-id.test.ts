@@ -1,6 +1,14 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { filterEvent } from '../../../collector/edge-filter.js';
-import { deriveEventId, EVENT_ID_NAMESPACE, eventIdFromName, eventIdName } from '../../../collector/event-id.js';
+import {
+  deriveEventId,
+  deriveFirstCollectorEventId,
+  EVENT_ID_NAMESPACE,
+  eventIdFromName,
+  eventIdName,
+  firstCollectorEventIdName,
+} from '../../../collector/event-id.js';
 import { normalizeItem } from '../../../collector/normalize/normalize-value.js';
 import {
   decodedLong,
@@ -195,3 +203,53 @@ describe('deriveEventId', () => {
     ).toMatch(/^lid-mapping\.update\|\|[0-9a-f]{40}$/);
   });
 });
+
+describe('first-collector ids and partial snapshots (issue #12 items 3 and 8)', () => {
+  const GROUP_JID = '120363000000000001@g.us';
+  const snapshotItem = (size: number) => ({
+    id: GROUP_JID,
+    subject: 'Announcements',
+    size,
+    participants: [{ id: '100000000000001@lid', admin: 'admin' }],
+  });
+  const idOfSnapshot = (item: ReturnType<typeof snapshotItem>): string =>
+    deriveEventId({ type: 'groups.metadata', chatJid: GROUP_JID, item, selfJid: null });
+
+  it('keys a partial snapshot by its size, and a complete one without it', () => {
+    expect(idOfSnapshot(snapshotItem(40))).not.toBe(idOfSnapshot(snapshotItem(41)));
+    expect(eventIdName({ type: 'groups.metadata', chatJid: GROUP_JID, item: snapshotItem(40), selfJid: null })).toMatch(
+      /\|size=40$/
+    );
+    expect(idOfSnapshot(snapshotItem(1))).toBe(idOfSnapshot(snapshotItem(0)));
+  });
+
+  it('gives the first collector id only when its rules differ: *Pn and phoneNumber hashed', () => {
+    const withPn = {
+      type: 'groups.update',
+      chatJid: GROUP_JID,
+      item: { id: GROUP_JID, subject: 'S', author: '100000000000001@lid', authorPn: '5500000000001@s.whatsapp.net' },
+      selfJid: null,
+    };
+    const legacy = deriveFirstCollectorEventId(withPn);
+    expect(legacy).not.toBeNull();
+    expect(legacy).not.toBe(deriveEventId(withPn));
+    expect(legacy).toBe(eventIdFromName(firstCollectorEventIdName(withPn)));
+    expect(firstCollectorEventIdName(withPn)).toBe(`groups.update|${GROUP_JID}|${hashItemWithPn(withPn.item)}`);
+    const withoutPn = { ...withPn, item: { id: GROUP_JID, subject: 'S', author: '100000000000001@lid' } };
+    expect(deriveFirstCollectorEventId(withoutPn)).toBeNull();
+    expect(
+      deriveFirstCollectorEventId({
+        type: 'groups.metadata',
+        chatJid: GROUP_JID,
+        item: snapshotItem(40),
+        selfJid: null,
+      })
+    ).not.toBeNull();
+  });
+});
+
+/** The first collector's hash of a flat item: SHA-1 of its canonical JSON with only today's non-Pn volatile fields left out. */
+function hashItemWithPn(item: Record<string, string>): string {
+  const sorted = Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return createHash('sha1').update(JSON.stringify(sorted)).digest('hex');
+}

@@ -100,7 +100,7 @@ describe('EventPipeline', () => {
     ]);
     const outcome = pipeline.handle(name, data, CAPTURED_AT);
     expect(outcome).toMatchObject({ items: 4, kept: 1, dropped: { not_group: 3 }, inserted: 1 });
-    expect(temp.outbox.claimDue(10, 100).map((row) => row.chatJid)).toEqual([GROUP]);
+    expect(temp.outbox.listDue(10, 100).map((row) => row.chatJid)).toEqual([GROUP]);
     const logs = logLines.join('');
     for (const secret of [DM, STATUS, NEWSLETTER, 'X1', 'X3', 'X4']) expect(logs).not.toContain(secret);
   });
@@ -196,7 +196,8 @@ describe('EventPipeline', () => {
     const sample = loadSample('12-groups-metadata-snapshot.json').baileys_event;
     const snapshot = sample.data as { participants: unknown[] };
     pipeline.handle(sample.name, snapshot, CAPTURED_AT);
-    const reordered = { ...snapshot, participants: [...snapshot.participants].reverse(), size: 4 };
+    // `size` equal to the list: complete, so volatile (a partial list's size is part of the key, issue #12).
+    const reordered = { ...snapshot, participants: [...snapshot.participants].reverse(), size: 3 };
     expect(pipeline.handle(sample.name, reordered, CAPTURED_AT)).toMatchObject({ inserted: 0, duplicates: 1 });
   });
 

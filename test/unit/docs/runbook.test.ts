@@ -36,6 +36,7 @@ describe('docs/runbook.md', () => {
       "WaDeliveryState = 'auth_blocked'",
       "WaDeliveryState = 'dead_lettered'",
       "ExecutionStatus = 'Running' AND WaDeliveryState = 'pending'",
+      "ExecutionStatus = 'Completed' AND WorkflowType = 'deliverEvent'",
       "WaChatJid = '120363000000000001@g.us'",
     ]) {
       expect(runbook).toContain(`\`${query}\``);

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { extractMessageFacts } from '../../../../ingest-api/projections/extract-message-facts.js';
+import { extractReadModelFacts } from '../../../../ingest-api/projections/extract-message-facts.js';
 import type { JsonValue } from '../../../../common/json-value.js';
 
 const GROUP = '120363000000000001@g.us';
 const at = new Date('2024-01-01T00:00:00Z');
-const facts = (type: string, payload: JsonValue) =>
-  extractMessageFacts({ eventId: 'e', type, chatJid: GROUP, payload, effectiveAt: at });
+const facts = (type: string, payload: JsonValue) => extractReadModelFacts({ type, payload, effectiveAt: at });
 const key = (id: string) => ({
   remoteJid: GROUP,
   id,
@@ -13,7 +12,7 @@ const key = (id: string) => ({
   participantAlt: '100000000000001@lid',
 });
 
-describe('extractMessageFacts (issue #11 item 1)', () => {
+describe('extractReadModelFacts (issue #11 item 1)', () => {
   it('reads a reply with mentions as a text message from the LID-first sender', () => {
     const result = facts('messages.upsert', {
       key: key('M1'),

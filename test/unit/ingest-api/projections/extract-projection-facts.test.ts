@@ -11,6 +11,7 @@ const event = (type: string, payload: ProjectionEvent['payload']): ProjectionEve
   chatJid: GROUP,
   payload,
   effectiveAt: new Date(0),
+  hasOwnTime: true,
 });
 
 describe('extractProjectionFacts', () => {

@@ -1,0 +1,97 @@
+import type pg from 'pg';
+import { isEmptyEncodedFacts, messageReadModelCtes, type EncodedMessageFacts } from './messages-repository.js';
+
+/** One raw row of `whatsapp_event_logs` (DESIGN §9), as the events repository builds it. */
+export interface EventLogRow {
+  /** UUIDv7 primary key. */
+  id: string;
+  /** The `X-Event-Id` idempotency key, lower case. */
+  eventId: string;
+  type: string;
+  chatJid: string | null;
+  /** The whole request body as JSON text; PostgreSQL extracts `payload` from it. */
+  bodyText: string;
+  receivedAt: Date;
+  capturedAt: Date | null;
+  upsertType: string | null;
+  occurredAt: Date | null;
+  isSanitized: boolean;
+  /** The linked account's JID as the collector sent it (`account_jid`); absent or null when not sent. */
+  accountJid?: string | null;
+  /** The first collector's id of the same item, when it differs (issue #12 item 8); absent or null otherwise. */
+  legacyEventId?: string | null;
+}
+
+// One statement for any batch size, so it is parsed and planned once per connection. The rows travel
+// as one JSON array whose `b` members are the received body texts spliced in verbatim: PostgreSQL's
+// jsonb parser reads every body exactly once, numbers included, and nothing is escaped twice.
+const INSERT_BATCH_STATEMENT = 'wa_insert_event_log_batch';
+const INSERT_BATCH_SQL = `
+  INSERT INTO whatsapp_event_logs
+    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid)
+  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a
+  FROM jsonb_to_recordset($1::jsonb)
+    AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean,
+         a text, l uuid)
+  WHERE r.l IS NULL OR NOT EXISTS (SELECT 1 FROM whatsapp_event_logs AS stored WHERE stored.event_id = r.l)
+  ON CONFLICT (event_id) DO NOTHING
+  RETURNING event_id`;
+
+// The same insert plus the message read model (issue #11 item 1, ADR 0006): one statement, one commit;
+// facts apply only for rows inserted now, so a redelivery changes nothing.
+const INSERT_WITH_READ_MODEL_STATEMENT = 'wa_insert_event_log_batch_with_read_model';
+const INSERT_WITH_READ_MODEL_SQL = `
+  WITH wa_inserted AS (${INSERT_BATCH_SQL}),
+  ${messageReadModelCtes('$2', 'f.ev IN (SELECT event_id FROM wa_inserted)')}
+  SELECT event_id FROM wa_inserted`;
+
+/**
+ * The one raw-row INSERT of the lake (DESIGN §9): writes rows encoded by {@link encodeEventLogRow}
+ * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
+ * DO NOTHING also skips a repeat of an id inserted earlier by the same statement, and a row whose
+ * legacy id (the first collector's id of the same item) is already stored is skipped too (issue #12 item 8).
+ * With `readModel`, the same statement writes the message read model of the rows inserted now (issue #11).
+ *
+ * @returns the event ids inserted now (once each); an id missing from it was already stored.
+ * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
+ */
+export async function insertEventLogRecords(
+  queryable: pg.Pool | pg.ClientBase,
+  recordJsons: readonly string[],
+  readModel: EncodedMessageFacts | null = null
+): Promise<Set<string>> {
+  const records = `[${recordJsons.join(',')}]`;
+  const result = await queryable.query<{ event_id: string }>(
+    readModel && !isEmptyEncodedFacts(readModel)
+      ? {
+          name: INSERT_WITH_READ_MODEL_STATEMENT,
+          text: INSERT_WITH_READ_MODEL_SQL,
+          values: [records, JSON.stringify(readModel)],
+        }
+      : { name: INSERT_BATCH_STATEMENT, text: INSERT_BATCH_SQL, values: [records] }
+  );
+  return new Set(result.rows.map((row) => row.event_id));
+}
+
+/**
+ * Encodes one row as a member of {@link insertEventLogRecords}' JSON array; the body text is spliced
+ * in verbatim (it is a JSON value `JSON.parse` accepted).
+ *
+ * @throws RangeError when a time of the row is an invalid Date.
+ */
+export function encodeEventLogRow(row: EventLogRow): string {
+  const scalars = JSON.stringify({
+    i: row.id,
+    e: row.eventId,
+    t: row.type,
+    c: row.chatJid,
+    r: row.receivedAt.toISOString(),
+    ca: row.capturedAt?.toISOString() ?? null,
+    u: row.upsertType,
+    o: row.occurredAt?.toISOString() ?? null,
+    s: row.isSanitized,
+    a: row.accountJid ?? null,
+    l: row.legacyEventId ?? null,
+  });
+  return `${scalars.slice(0, -1)},"b":${row.bodyText}}`;
+}

@@ -1,0 +1,28 @@
+import { compareEntries, type MembershipEntry } from './membership-state.js';
+
+/** A time span in which the linked account was not in a group (epoch ms; `endedAtMs` null: still out). */
+export interface UnobservedPeriod {
+  startedAtMs: number;
+  endedAtMs: number | null;
+}
+
+/**
+ * The periods in which the linked account was out of a group (issue #12 item 5), from every
+ * membership fact about the account there (under any of its JIDs): a removal or leave starts a
+ * period, the next presence (re-added, joined) ends it. Engagement reads no silence into these
+ * spans. Facts are ordered as memberships are (ADR 0007), and each run starts at its earliest event
+ * time, so the result is a function of the set of facts. Presence before any absence is no period.
+ *
+ * @returns periods in order, at most one open (the last).
+ */
+export function foldUnobservedPeriods(entries: readonly MembershipEntry[]): UnobservedPeriod[] {
+  const runs: Array<{ isPresent: boolean; startMs: number }> = [];
+  for (const entry of [...entries].sort(compareEntries)) {
+    const last = runs.at(-1);
+    if (last?.isPresent === entry.isPresent) last.startMs = Math.min(last.startMs, entry.atMs);
+    else runs.push({ isPresent: entry.isPresent, startMs: entry.atMs });
+  }
+  return runs.flatMap((run, index) =>
+    run.isPresent ? [] : [{ startedAtMs: run.startMs, endedAtMs: runs[index + 1]?.startMs ?? null }]
+  );
+}

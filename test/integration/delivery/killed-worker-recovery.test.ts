@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
+import { DELIVER_EVENT_LEAN_VERSION, type DeliverEventInput } from '../../../workflows/contracts.js';
+import { deliverEvent } from '../../../workflows/index.js';
+import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
+import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
+import { bundleWorkflows, TEST_SECRET, testWorkerConfig, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { newDeliverInput } from '../../helpers/temporal-worker.js';
+import { silentLogger } from '../../helpers/silent-logger.js';
+import { waitUntil } from '../../helpers/temporal-poll.js';
+
+// Issue #14 item 6: a delivery in flight on a worker that is killed (SIGKILL of a real `wa-lake worker`
+// process, no graceful shutdown) is retried within seconds by another worker, not after the 60 s
+// start-to-close timeout: the regular attempt heartbeats (heartbeat timeout 5 s), and the lean path's
+// local first attempt lives in a workflow task whose timeout (10 s) hands it to the next worker.
+
+const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
+// temporal.api.enums.v1 wire values.
+const ACTIVITY_TASK_STARTED = 11;
+const WORKFLOW_TASK_TIMED_OUT = 8;
+const TIMEOUT_TYPE_HEARTBEAT = 4;
+
+let temporal: DevTemporal;
+let bundle: WorkflowBundleWithSourceMap;
+let ingest: FakeIngest | undefined;
+const children: ChildProcess[] = [];
+const workers: RunningWorker[] = [];
+
+beforeAll(async () => {
+  [temporal, bundle] = await Promise.all([startDevTemporal(), bundleWorkflows()]);
+});
+afterAll(async () => {
+  await temporal?.close();
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const worker of workers.splice(0)) await worker.stop();
+  await ingest?.close();
+  ingest = undefined;
+});
+
+/** `wa-lake worker` as its own process, as an operator runs it. */
+function spawnWorkerProcess(taskQueue: string, webhookUrl: string): ChildProcess {
+  const child = spawn(process.execPath, [CLI, 'worker'], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporal.server.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WEBHOOK_URL: webhookUrl,
+      WHATSAPP_WEBHOOK_SECRET: TEST_SECRET,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child;
+}
+
+async function killMidPostThenRecover(input: DeliverEventInput): Promise<WorkflowHandle<typeof deliverEvent>> {
+  ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
+  // The first POST never gets an answer: it is in flight when its worker dies.
+  ingest.script((_request, index) => (index === 0 ? 'hang' : undefined));
+  const taskQueue = uniqueTaskQueue('killed-worker');
+  const doomed = spawnWorkerProcess(taskQueue, ingest.webhookUrl);
+  const handle = await temporal.client.workflow.start(deliverEvent, {
+    taskQueue,
+    workflowId: input.eventId,
+    args: [input],
+  });
+  await waitUntil('the first POST is in flight', () => ingest!.requests.length >= 1, 120_000);
+  const exited = new Promise((resolve) => doomed.once('exit', resolve));
+  doomed.kill('SIGKILL');
+  await exited;
+  workers.push(
+    await runWorker({
+      config: testWorkerConfig({
+        TEMPORAL_ADDRESS: temporal.server.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        WEBHOOK_URL: ingest.webhookUrl,
+      }),
+      logger: silentLogger(),
+      workflowBundle: bundle,
+    })
+  );
+  return handle;
+}
+
+describe('a delivery in flight on a killed worker', () => {
+  it('is retried after the heartbeat timeout, not the start-to-close timeout (regular attempt)', async () => {
+    const input = newDeliverInput(); // version 1: every attempt is a regular activity
+    const handle = await killMidPostThenRecover(input);
+    await expect(handle.result()).resolves.toMatchObject({ eventId: input.eventId, status: 201 });
+    const started = ((await handle.fetchHistory()).events ?? []).find(
+      (event) => Number(event.eventType) === ACTIVITY_TASK_STARTED
+    )?.activityTaskStartedEventAttributes;
+    expect(started?.attempt).toBeGreaterThanOrEqual(2);
+    expect(Number(started?.lastFailure?.timeoutFailureInfo?.timeoutType)).toBe(TIMEOUT_TYPE_HEARTBEAT);
+    expect([...ingest!.rows.keys()]).toEqual([input.eventId]);
+  });
+
+  it('runs the local first attempt again after the workflow task timeout (lean path)', async () => {
+    const input = { ...newDeliverInput(), workflowVersion: DELIVER_EVENT_LEAN_VERSION };
+    const handle = await killMidPostThenRecover(input);
+    await expect(handle.result()).resolves.toMatchObject({ eventId: input.eventId, status: 201 });
+    const types = ((await handle.fetchHistory()).events ?? []).map((event) => Number(event.eventType));
+    expect(types).toContain(WORKFLOW_TASK_TIMED_OUT);
+    expect(types).not.toContain(ACTIVITY_TASK_STARTED);
+    expect([...ingest!.rows.keys()]).toEqual([input.eventId]);
+  });
+});
