@@ -36,8 +36,15 @@ export const restrictedPathZones = [
   },
   {
     target: './ingest-api',
-    from: ['./collector', './workflows', './activities', './worker', './ops', './cli', './dev-stack'],
+    from: ['./collector', './activities', './worker', './ops', './cli', './dev-stack'],
     message: 'The ingest API imports no collector, workflow, activity or worker code (ingest-api/README.md).',
+  },
+  {
+    target: './ingest-api',
+    from: './workflows',
+    except: ['./contracts.ts', './send-contracts.ts'],
+    message:
+      'The ingest API starts sendMessage by name: it may import only the sandbox-safe contracts (DESIGN §12, ingest-api/README.md).',
   },
   {
     target: './ingest-api/projections',
@@ -53,8 +60,9 @@ export const restrictedPathZones = [
   {
     target: './collector',
     from: './workflows',
-    except: ['./contracts.ts'],
-    message: 'The collector starts deliverEvent by name: it may import workflows/contracts.ts only.',
+    except: ['./contracts.ts', './send-contracts.ts'],
+    message:
+      'The collector starts deliverEvent by name: it may import workflows/contracts.ts and send-contracts.ts only.',
   },
   {
     target: './collector/normalize',
@@ -92,7 +100,7 @@ export const restrictedPathZones = [
   {
     target: './cli',
     from: ['./activities', './workflows'],
-    except: ['./contracts.ts'],
+    except: ['./contracts.ts', './send-contracts.ts'],
     message: 'The CLI reaches activities and workflows only through the worker and workflows/contracts.ts.',
   },
 ];

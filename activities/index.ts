@@ -1,8 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { Alert, AlertSink } from '../common/alert-sink.js';
 import type { DeadLetterEntry, DeadLetterWorkflowInput, ResolveDeadLettersRequest } from '../workflows/contracts.js';
+import type { DispatchRequest } from '../workflows/send-contracts.js';
 import { createPostEventToIngest, type PostEventInput, type PostEventResult } from './post-event.js';
 import { createRecordDeadLetter } from './record-dead-letter.js';
+import { createReportSendTransition, type ReportSendTransitionInput } from './report-send-transition.js';
+import { createSendGateActivities, type SendGateSettings } from './request-dispatch-slot.js';
 import { createResolveDeadLetters } from './resolve-dead-letters.js';
 import { createSendAlert, type SendAlertResult } from './send-alert.js';
 
@@ -12,7 +15,14 @@ export interface Activities {
   sendAlert(alert: Alert): Promise<SendAlertResult>;
   recordDeadLetter(entry: DeadLetterEntry): Promise<void>;
   resolveDeadLetters(request: ResolveDeadLettersRequest): Promise<void>;
+  // Outbound send (DESIGN §12, issue #10).
+  reportSendTransition(input: ReportSendTransitionInput): Promise<void>;
+  requestDispatchSlot(input: { accountId: string; request: DispatchRequest }): Promise<void>;
+  pauseAccountSending(input: { accountId: string; reason: string }): Promise<void>;
 }
+
+/** Default per-account send rate (DESIGN §12): 20 messages per minute, bursts of 5, no marketing jitter. */
+export const DEFAULT_SEND_GATE: SendGateSettings = { ratePerMinute: 20, burst: 5, marketingJitterMaxMs: 0 };
 
 /** Everything the activities need, built once by the worker (house style §1: factory over injected clients). */
 export interface ActivityDeps {
@@ -32,6 +42,8 @@ export interface ActivityDeps {
   deadLetterStartInput?: DeadLetterWorkflowInput;
   /** Injectable `fetch` (tests). */
   fetchImpl?: typeof fetch;
+  /** Token bucket of every account's send gate (default {@link DEFAULT_SEND_GATE}). */
+  sendGate?: SendGateSettings;
 }
 
 /**
@@ -49,7 +61,13 @@ export function createActivities(deps: ActivityDeps): Activities {
   return {
     postEventToIngest: createPostEventToIngest(deps),
     sendAlert: createSendAlert(deps),
-    recordDeadLetter: createRecordDeadLetter(deadLetterDeps),
+    recordDeadLetter: createRecordDeadLetter({ ...deadLetterDeps, alertSink: deps.alertSink }),
     resolveDeadLetters: createResolveDeadLetters(deadLetterDeps),
+    reportSendTransition: createReportSendTransition(deps),
+    ...createSendGateActivities({
+      client: deps.client,
+      taskQueue: deps.taskQueue,
+      gate: deps.sendGate ?? DEFAULT_SEND_GATE,
+    }),
   };
 }

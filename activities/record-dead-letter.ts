@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { AlertSink } from '../common/alert-sink.js';
 import {
   addDeadLetterSignal,
   DEAD_LETTER_WORKFLOW_ID,
@@ -15,12 +16,18 @@ export interface DeadLetterDeps {
   taskQueue: string;
   /** Start input used only when signal-with-start has to start the workflow (tests lower the threshold). */
   deadLetterStartInput?: DeadLetterWorkflowInput;
+  /** When given, each recorded entry raises `events_dead_lettered` (the sink sends one per window). */
+  alertSink?: AlertSink;
 }
+
+/** Alert kind raised when events are dead-lettered (issue #12 item 6). */
+export const DEAD_LETTERED_ALERT_KIND = 'events_dead_lettered';
 
 /**
  * Builds the `recordDeadLetter` activity: signal-with-start of the single dead-letter workflow
  * (`DEAD_LETTER_WORKFLOW_ID`) with one entry. Workflow code cannot signal-with-start, hence an activity;
- * it is idempotent (the workflow keys entries by `eventId`), so activity retries are harmless.
+ * it is idempotent (the workflow keys entries by `eventId`), so activity retries are harmless. Then raises
+ * `events_dead_lettered` through the alert sink, which sends one per window (issue #12 item 6).
  * Source: DESIGN §7, issue #3 item 2.
  *
  * @throws whatever the client throws (retried by the activity retry policy).
@@ -33,6 +40,13 @@ export function createRecordDeadLetter(deps: DeadLetterDeps): (entry: DeadLetter
       args: [deps.deadLetterStartInput ?? {}],
       signal: addDeadLetterSignal,
       signalArgs: [entry],
+    });
+    // After the signal: an alert for an entry that is not recorded yet would send people looking for nothing.
+    await deps.alertSink?.send({
+      kind: DEAD_LETTERED_ALERT_KIND,
+      severity: 'error',
+      message: 'The ingest API rejected events for good; they are dead-lettered. See `wa-lake dlq list`.',
+      details: { httpStatus: entry.httpStatus, type: entry.type },
     });
   };
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../common/config-schema.js';
+import { registerCodecServerCommand } from './commands/codec-server.js';
 import { registerCollectorCommands } from './commands/collector.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDevCommands } from './commands/dev.js';
@@ -7,6 +8,9 @@ import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
 import { registerMembersCommands } from './commands/members.js';
 import { registerReportCommand } from './commands/report.js';
+import { registerPrivacyCommands } from './commands/privacy.js';
+import { registerSendAdminCommands } from './commands/send-admin.js';
+import { registerSendCommands } from './commands/send.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
@@ -40,6 +44,10 @@ registerStatusCommand(program);
 registerDlqCommands(program);
 registerReportCommand(program);
 registerMembersCommands(program);
+registerCodecServerCommand(program);
+registerPrivacyCommands(program);
+registerSendAdminCommands(program);
+registerSendCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { envHttpUrl, envInt, envLogLevel, parseConfig, envHostPort } from '../common/config-schema.js';
+import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import { envBoolean, envHttpUrl, envInt, envLogLevel, parseConfig, envHostPort } from '../common/config-schema.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 
 const MIB = 1024 * 1024;
@@ -43,6 +44,14 @@ export const collectorEnvSchema = z.object({
   LOG_LEVEL: envLogLevel,
   /** Baileys' own log level; `silent` by default because its records can carry DM JIDs (DESIGN §3). */
   BAILEYS_LOG_LEVEL: envLogLevel.default('silent'),
+  /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (DESIGN §14). */
+  PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
+  /** Outbound send (DESIGN §12): run the dispatch worker on this account's session task queue. */
+  OUTBOUND_SEND_ENABLED: envBoolean(true),
+  SEND_ACCOUNT_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/, 'letters, digits, - and _ only')
+    .default('default'),
 });
 
 /**

@@ -2,6 +2,7 @@
  * The collector's public entry point: what the CLI may use to run, inspect or lock a collector
  * (issue #15; cli/README.md). Everything else in this folder is internal and may change freely.
  */
+export { describeUnusableReplay } from './capture/unusable-replay.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';
 export { readCollectorStatus, type CollectorStatus } from './heartbeat.js';
 export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
@@ -13,3 +14,4 @@ export {
   type CollectorSource,
   type RunCollectorOptions,
 } from './run-collector.js';
+export { forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';

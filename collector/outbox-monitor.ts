@@ -22,6 +22,11 @@ export interface OutboxMonitorOptions {
   windowMs: number;
   /** Clock in ms since the epoch (default `Date.now`). */
   now?: () => number;
+  /**
+   * Where the dead-row count already reported survives a restart (issue #14 item 5: old dead rows are
+   * not reported again as new). Without it the count starts at 0 in each process.
+   */
+  deadCountMark?: { read(): number | null; write(value: number): void };
 }
 
 /** Result of one check. */
@@ -40,7 +45,7 @@ export interface OutboxHealth {
  */
 export class OutboxMonitor {
   private readonly lastRaisedAt = new Map<string, number>();
-  private lastDeadCount = 0;
+  private lastDeadCount: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -73,6 +78,7 @@ export class OutboxMonitor {
         details: { oldestPendingAgeMs, thresholdMs: this.options.oldestPendingAgeThresholdMs },
       });
     }
+    this.lastDeadCount ??= this.options.deadCountMark?.read() ?? 0;
     if (counts.dead > this.lastDeadCount) {
       due.push({
         kind: OUTBOX_ALERT_KINDS.deadItems,
@@ -81,6 +87,7 @@ export class OutboxMonitor {
         details: { dead: counts.dead },
       });
     }
+    if (counts.dead !== this.lastDeadCount) this.options.deadCountMark?.write(counts.dead);
     this.lastDeadCount = counts.dead;
     const alertsRaised: string[] = [];
     for (const alert of due) {

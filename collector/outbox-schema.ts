@@ -69,8 +69,10 @@ export function applyOutboxSchema(db: Database.Database): void {
   }).immediate();
 }
 
-const COLUMNS =
+/** Every column of `outbox`, in `OutboxRow` order. */
+export const OUTBOX_COLUMNS =
   'event_id, type, chat_jid, body, state, start_attempts, next_attempt_at, created_at, started_at, last_error';
+const COLUMNS = OUTBOX_COLUMNS;
 
 /** Named statements, prepared once per store. */
 export const OUTBOX_SQL = {

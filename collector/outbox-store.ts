@@ -1,6 +1,12 @@
 import Database from 'better-sqlite3';
 import { OutboxOpenError } from './errors.js';
-import { applyOutboxSchema, INSERT_ROWS_PER_STATEMENT, insertPendingRowsSql, OUTBOX_SQL } from './outbox-schema.js';
+import {
+  applyOutboxSchema,
+  INSERT_ROWS_PER_STATEMENT,
+  insertPendingRowsSql,
+  OUTBOX_COLUMNS,
+  OUTBOX_SQL,
+} from './outbox-schema.js';
 
 /** Row state (DESIGN §5): `pending` → `started` → pruned; `dead` waits for an operator. */
 export type OutboxState = 'pending' | 'started' | 'dead';
@@ -160,6 +166,29 @@ export class OutboxStore {
       db?.close();
       throw new OutboxOpenError(options.path, { cause: err });
     }
+  }
+
+  /**
+   * Rewrites row bodies in ONE transaction (erasure, DESIGN §14, issue #13 item 4): `transform` gets every
+   * row whose body contains one of `needles` (plain substrings) and returns the new body, or null to
+   * leave it. `event_id` and state stay, so a pending row is still delivered (with the new body).
+   * @returns the event ids of the rows changed.
+   */
+  rewriteBodies(needles: readonly string[], transform: (row: OutboxRow) => string | null): string[] {
+    if (needles.length === 0) return [];
+    const where = needles.map(() => 'instr(body, ?) > 0').join(' OR ');
+    const select = this.db.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE ${where}`);
+    const update = this.db.prepare('UPDATE outbox SET body = ? WHERE event_id = ?');
+    return this.db.transaction(() => {
+      const changed: string[] = [];
+      for (const row of (select.all(...needles) as SqlRow[]).map(toRow)) {
+        const body = transform(row);
+        if (body === null || body === row.body) continue;
+        update.run(body, row.eventId);
+        changed.push(row.eventId);
+      }
+      return changed;
+    })();
   }
 
   /** Inserts `pending` rows in one synchronous transaction; existing `event_id`s are ignored (DESIGN §5). */

@@ -1,8 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import type { Logger } from '../common/logger.js';
+import { createDataConverter } from '../common/temporal-data-converter.js';
+import { AlertStateStore } from './alert-state-store.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
@@ -12,6 +15,8 @@ import { acquireInstanceLock } from './instance-lock.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
 import { OutboxSender } from './sender.js';
+import { asSendSocket } from './send/send-socket.js';
+import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
 import { normalizePairPhone } from './session/login-prompt.js';
 import { WhatsAppSession, type SessionStopReason } from './session/whatsapp-session.js';
@@ -36,6 +41,8 @@ export interface RunCollectorOptions {
   recordPath?: string | undefined;
   /** Test seam: replaces the Baileys socket factory (only WhatsApp may be faked). */
   socketFactory?: SocketFactory;
+  /** Outbound send (DESIGN §12): run the session send worker and ACK router for this account. Live only. */
+  send?: Pick<SessionSendSideOptions, 'accountId' | 'connection' | 'sendTimeoutMs' | 'presenceTimeoutMs'>;
 }
 
 /** A running collector. */
@@ -66,7 +73,7 @@ export class InvalidPairPhoneError extends Error {
  * @throws OutboxOpenError when the outbox cannot be opened; InvalidPairPhoneError for a bad `pairPhone`.
  */
 export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
-  const { config, alertSink, source } = options;
+  const { config, source } = options;
   const logger = options.logger.child({ component: 'collector' });
   const pairPhone =
     source.kind === 'live' && source.pairPhone !== undefined ? normalizePairPhone(source.pairPhone) : undefined;
@@ -90,6 +97,19 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
   try {
     const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
     stack.push(() => outbox.close());
+    const alertState = AlertStateStore.open({ path: config.OUTBOX_PATH });
+    stack.push(() => alertState.close());
+    // Issue #14 item 5: every alert of this collector goes through the ledger in the outbox file, so a
+    // restart inside a window (e.g. during one Temporal outage) does not alert again.
+    options = {
+      ...options,
+      alertSink: createLedgeredAlertSink({
+        inner: options.alertSink,
+        ledger: alertState,
+        windowMs: config.ALERT_WINDOW_MS,
+        logger: options.logger,
+      }),
+    };
     let session: WhatsAppSession | null = null;
     const pipeline = new EventPipeline({
       outbox,
@@ -103,7 +123,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     });
     const sender = startSender(options, outbox);
     if (sender) stack.push(() => sender.stop());
-    startHousekeeping(options, outbox, stack);
+    startHousekeeping(options, outbox, alertState, stack);
     const handle: CollectorHandle = { outbox, stop: stopAll };
     if (source.kind === 'replay') {
       const abort = new AbortController();
@@ -123,6 +143,8 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     }
     const recorder = options.recordPath ? CaptureRecorder.open(options.recordPath, options.logger) : null;
     if (recorder) stack.push(() => recorder.close());
+    const sendSide = startSendSide(options, () => asSendSocket(session?.getOpenSocket() ?? null));
+    if (sendSide) stack.push(() => sendSide.stop());
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -133,10 +155,14 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         }),
       onEvent: (event, data, capturedAt) => {
         recorder?.record(event, data, capturedAt);
+        routeAcks(sendSide, event, data, logger);
         pipeline.handle(event, data, capturedAt);
       },
+      onStateChange: (state) => {
+        if (state === 'open') sendSide?.onSessionOpen();
+      },
       logger: options.logger,
-      alertSink,
+      alertSink: options.alertSink,
       authDir: config.AUTH_DIR,
       ...(pairPhone !== undefined ? { pairPhone } : {}),
       reconnect: {
@@ -158,6 +184,35 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     throw err;
   }
 }
+
+function startSendSide(
+  options: RunCollectorOptions,
+  getSocket: SessionSendSideOptions['getSocket']
+): SessionSendSide | null {
+  if (!options.send || options.temporalClient === null) return null;
+  return startSessionSendSide({
+    ...options.send,
+    temporalAddress: options.config.TEMPORAL_ADDRESS,
+    namespace: options.config.TEMPORAL_NAMESPACE,
+    client: options.temporalClient,
+    dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
+    outboxPath: options.config.OUTBOX_PATH,
+    getSocket,
+    logger: options.logger,
+  });
+}
+
+// ACK routing must never cost an event its outbox write, so its failures are logged and swallowed.
+function routeAcks(sendSide: SessionSendSide | null, event: string, data: unknown, logger: Logger): void {
+  try {
+    sendSide?.onEvent(event, data);
+  } catch (err) {
+    logger.error({ err, event }, 'cannot route send acks');
+  }
+}
+
+/** Mark holding the outbox dead-row count the monitor has already reported. */
+const DEAD_COUNT_REPORTED_MARK = 'outbox_dead_reported';
 
 function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxSender | null {
   if (options.temporalClient === null) return null;
@@ -183,6 +238,7 @@ function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxS
 function startHousekeeping(
   options: RunCollectorOptions,
   outbox: OutboxStore,
+  alertState: AlertStateStore,
   stack: Array<() => Promise<void> | void>
 ): void {
   const { config, logger } = options;
@@ -193,6 +249,10 @@ function startHousekeeping(
     pendingThreshold: config.OUTBOX_PENDING_ALERT_THRESHOLD,
     oldestPendingAgeThresholdMs: config.OUTBOX_OLDEST_PENDING_ALERT_MS,
     windowMs: config.ALERT_WINDOW_MS,
+    deadCountMark: {
+      read: () => alertState.readMark(DEAD_COUNT_REPORTED_MARK),
+      write: (value) => alertState.writeMark(DEAD_COUNT_REPORTED_MARK, value),
+    },
   });
   monitor.start(config.OUTBOX_MONITOR_INTERVAL_MS);
   stack.push(() => monitor.stop());

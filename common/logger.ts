@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { serializeError, summarizeHandleFields } from './log-serializers.js';
 
 /** Paths whose values never reach a log line (DESIGN §3: no secrets, no message text). */
 const REDACT_PATHS = [
@@ -29,6 +30,9 @@ export function createRootLogger(options: {
     level: options.level,
     name: options.name ?? 'wa-lake',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // Issue #12 item 9: a client, socket or request never reaches a log line, under `err` or any field.
+    serializers: { err: serializeError, error: serializeError },
+    formatters: { log: summarizeHandleFields },
   };
   if (options.destination) return pino(base, options.destination);
   if (process.stdout.isTTY) {

@@ -52,6 +52,8 @@ export async function startTemporalDevServer(options: {
   namespace?: string;
   startTimeoutMs?: number;
   onLog?: (line: string) => void;
+  /** Web UI remote codec endpoint (`--ui-codec-endpoint`, DESIGN §14), e.g. `http://127.0.0.1:8234/<token>`. */
+  uiCodecEndpoint?: string;
 }): Promise<RunningTemporalDevServer> {
   const port = options.port ?? (await findFreePort());
   const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
@@ -64,6 +66,7 @@ export async function startTemporalDevServer(options: {
     for (const [pragma, value] of Object.entries(DEV_SERVER_SQLITE_PRAGMAS))
       args.push('--sqlite-pragma', `${pragma}=${value}`);
   }
+  if (options.uiCodecEndpoint && uiPort !== null) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const attribute of SEARCH_ATTRIBUTE_DEFINITIONS)
     args.push('--search-attribute', `${attribute.name}=${attribute.cliType}`);

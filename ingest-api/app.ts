@@ -10,11 +10,14 @@ import Fastify, {
 import pg from 'pg';
 import type { Logger } from '../common/logger.js';
 import type { EventsRepository } from './db/events-repository.js';
+import type { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
 import { DatabaseBusyError, DatabaseUnavailableError } from './db/errors.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerIngestRoute } from './routes/ingest-route.js';
+import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
+import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 
 /** Seconds a client should wait before retrying when the database is unavailable. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -27,6 +30,8 @@ export interface IngestAppDeps {
   repository: Pick<EventsRepository, 'store' | 'ping'>;
   metrics: IngestMetrics;
   logger: Logger;
+  /** Outbound send (DESIGN §12); the send routes exist only when given. */
+  send?: SendRouteDeps & { messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'> };
 }
 
 /**
@@ -70,6 +75,14 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   });
   registerIngestRoute(app, deps);
   registerHealthRoutes(app, deps);
+  if (deps.send) {
+    registerSendRoutes(app, deps.send);
+    registerSendTransitionRoute(app, {
+      webhookSecrets: deps.webhookSecrets,
+      messages: deps.send.messages,
+      metrics: deps.send.metrics,
+    });
+  }
   return app;
 }
 

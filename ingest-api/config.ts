@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
+import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
+import {
+  envHostPort,
+  envInt,
+  envLogLevel,
+  envWebhookSecrets,
+  parseConfig,
+  envPostgresUrl,
+} from '../common/config-schema.js';
+import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
@@ -15,6 +25,28 @@ export const ingestEnvSchema = z.object({
   INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
   DATABASE_POOL_MAX: envInt(10, 1, 200),
   LOG_LEVEL: envLogLevel,
+  /** Scheduled retention (DESIGN §14): redact message bodies older than this (`90d`, `12w`, `36h`); unset = off. */
+  RETENTION_PERIOD: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return null;
+      try {
+        return parseRetentionPeriodMs(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
+  RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
+  // Outbound send (DESIGN §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
+  TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
+  SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
+  SEND_API_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
+  SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
 });
 
 /** Frozen, typed configuration of the ingest API (built from {@link ingestEnvSchema}). */
@@ -28,6 +60,21 @@ export interface IngestConfig {
   readonly bodyLimitBytes: number;
   readonly databasePoolMax: number;
   readonly logLevel: z.output<typeof envLogLevel>;
+  /** Scheduled retention period in ms (`RETENTION_PERIOD`), or null when off. */
+  readonly retentionPeriodMs: number | null;
+  /** How often the scheduled retention runs, in ms. */
+  readonly retentionIntervalMs: number;
+  /** Outbound send (DESIGN §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
+  readonly send: {
+    readonly temporalAddress: string;
+    readonly temporalNamespace: string;
+    readonly taskQueue: string;
+    readonly textMaxChars: number;
+    readonly startTimeoutMs: number;
+    readonly sweepIntervalMs: number;
+    /** `PAYLOAD_ENCRYPTION_KEYS`: the payload codec of the API's Temporal client (DESIGN §14); undefined = clear. */
+    readonly payloadEncryptionKeys: PayloadEncryptionKeys;
+  };
 }
 
 /**
@@ -46,5 +93,16 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     bodyLimitBytes: parsed.INGEST_BODY_LIMIT_BYTES,
     databasePoolMax: parsed.DATABASE_POOL_MAX,
     logLevel: parsed.LOG_LEVEL,
+    retentionPeriodMs: parsed.RETENTION_PERIOD,
+    retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
+    send: Object.freeze({
+      temporalAddress: parsed.TEMPORAL_ADDRESS,
+      temporalNamespace: parsed.TEMPORAL_NAMESPACE,
+      taskQueue: parsed.TEMPORAL_TASK_QUEUE,
+      textMaxChars: parsed.SEND_TEXT_MAX_CHARS,
+      startTimeoutMs: parsed.SEND_API_START_TIMEOUT_MS,
+      sweepIntervalMs: parsed.SEND_SWEEP_INTERVAL_MS,
+      payloadEncryptionKeys: parsed.PAYLOAD_ENCRYPTION_KEYS,
+    }),
   });
 }

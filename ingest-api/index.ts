@@ -8,6 +8,16 @@ export { runMigrations } from './db/migrate.js';
 export { createPool } from './db/pool.js';
 export { rebuildProjections } from './db/rebuild-projections.js';
 export { startIngestServer, type RunningIngestServer } from './server.js';
+export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './db/forget-participant.js';
+export {
+  parseRetentionPeriodMs,
+  redactOldMessageBodies,
+  type RetentionResult,
+} from './db/redact-old-message-bodies.js';
+// Outbound send administration (DESIGN §12, issue #10): `wa-lake api-keys …` and `wa-lake opt-in …`.
+export { SendAdminRepository } from './db/send-admin-repository.js';
+export { generateApiKey } from './send/api-key.js';
+export { normalizeRecipient } from './send/recipient.js';
 export {
   readEngagementReport,
   type EngagementReport,

@@ -4,6 +4,8 @@ import type { IngestConfig } from './config.js';
 import { EventsRepository } from './db/events-repository.js';
 import { createPool } from './db/pool.js';
 import { createIngestMetrics } from './metrics.js';
+import { startRetentionSchedule } from './retention-schedule.js';
+import { createSendComponents } from './send/send-wiring.js';
 
 /** A listening ingest API. */
 export interface RunningIngestServer {
@@ -26,31 +28,51 @@ export async function startIngestServer(options: {
   const { config, logger } = options;
   const pool = createPool(config.databaseUrl, { max: config.databasePoolMax, logger });
   const metrics = createIngestMetrics({ withDefaultMetrics: true });
+  const send = createSendComponents({ pool, config, logger, registry: metrics.registry });
   const app = buildApp({
     webhookSecrets: config.webhookSecrets,
     bodyLimitBytes: config.bodyLimitBytes,
     repository: new EventsRepository(pool, logger, { onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows) }),
     metrics,
     logger,
+    send: send.deps,
   });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     await app.close().catch(() => undefined);
+    await send.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
     throw err;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const retention =
+    config.retentionPeriodMs === null
+      ? null
+      : startRetentionSchedule({
+          pool,
+          periodMs: config.retentionPeriodMs,
+          intervalMs: config.retentionIntervalMs,
+          logger,
+        });
+  send.starter.startSweeper();
   let closing: Promise<void> | undefined;
   logger.info({ component: 'ingest-api', host: config.host, port }, 'ingest api listening');
   return {
     url: `http://${host}:${port}`,
     close: () => {
       closing ??= (async () => {
-        await app.close();
-        await pool.end();
+        // The pool ends even when closing the server fails, so no idle client outlives the database
+        // it talks to (issue #12 item 9: the stack stops PostgreSQL right after this).
+        try {
+          await app.close();
+          await retention?.stop();
+          await send.close();
+        } finally {
+          await pool.end();
+        }
         logger.info({ component: 'ingest-api' }, 'ingest api closed');
       })();
       return closing;

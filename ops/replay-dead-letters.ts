@@ -37,7 +37,13 @@ async function resetToFirstWorkflowTask(client: Client, eventId: string, reason:
   return response.runId ?? '';
 }
 
-async function selectEventIds(client: Client, selection: ReplaySelection): Promise<string[]> {
+/**
+ * The event ids a replay works on: the given ones, or with `{ all: true }` every open entry of the
+ * dead-letter workflow, page by page (`wa-lake dlq replay --all`).
+ *
+ * @throws client errors while listing the dead-letter entries.
+ */
+export async function selectDeadLettersToReplay(client: Client, selection: ReplaySelection): Promise<string[]> {
   if ('eventIds' in selection) return selection.eventIds;
   const ids: string[] = [];
   let offset: number | null = 0;
@@ -65,7 +71,7 @@ export async function replayDeadLetters(
   reason: string
 ): Promise<ReplayReport> {
   const report: ReplayReport = { replayed: [], skipped: [], failed: [] };
-  for (const eventId of await selectEventIds(client, selection)) {
+  for (const eventId of await selectDeadLettersToReplay(client, selection)) {
     try {
       const { status } = await client.workflow.getHandle(eventId).describe();
       if (status.name === 'RUNNING' || status.name === 'COMPLETED') {

@@ -6,6 +6,7 @@
  * through `playwright-core`).
  *
  *   npx tsx scripts/capture-ui-screenshots.ts [--out docs/images] [--cli-path PATH] [--chromium /usr/bin/chromium]
+ *     [--only privacy]   (just the codec-server pair, scripts/capture-privacy-screenshots.ts)
  *
  * Needs `apt-get install -y chromium`; CI does not run it. Writes PNGs named after the runbook sections.
  */
@@ -31,6 +32,7 @@ import {
   WA_EVENT_TYPE,
   type DeliverEventInput,
 } from '../workflows/contracts.js';
+import { capturePrivacyScreenshots } from './capture-privacy-screenshots.js';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -151,10 +153,24 @@ async function main(): Promise<void> {
       out: { type: 'string', default: 'docs/images' },
       'cli-path': { type: 'string' },
       chromium: { type: 'string', default: '/usr/bin/chromium' },
+      only: { type: 'string' },
     },
   });
   const outDir = resolve(values.out);
   mkdirSync(outDir, { recursive: true });
+  if (values.only === 'privacy') {
+    const browser = await chromium.launch({ executablePath: values.chromium, args: CHROMIUM_ARGS });
+    try {
+      await capturePrivacyScreenshots(
+        browser,
+        resolveTemporalCliPath({ TEMPORAL_CLI_PATH: values['cli-path'] }),
+        outDir
+      );
+    } finally {
+      await browser.close();
+    }
+    return;
+  }
 
   const temporal = await startTemporalDevServer({
     cliPath: resolveTemporalCliPath({ TEMPORAL_CLI_PATH: values['cli-path'] }),
@@ -224,6 +240,7 @@ async function main(): Promise<void> {
     );
     const rejectedUrl = `${base}/workflows/${rejected.eventId}/${runIds.get(rejected.eventId) ?? ''}`;
     await capture(page, `${rejectedUrl}/history`, 'IngestRejectedError', join(outDir, 'ui-dead-lettered-history.png'));
+    await capturePrivacyScreenshots(browser, resolveTemporalCliPath({ TEMPORAL_CLI_PATH: values['cli-path'] }), outDir);
   } finally {
     await browser.close();
     worker.shutdown();

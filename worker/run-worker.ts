@@ -1,8 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import { createTemporalAlertLedger } from '../activities/temporal-alert-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
+import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { Logger } from '../common/logger.js';
+import { createDataConverter, warnWhenPayloadsInClear } from '../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
 import type { WorkerConfig } from './config.js';
@@ -18,11 +21,17 @@ export interface RunWorkerOptions {
   installRuntimeLogger?: boolean;
   /** Existing worker connection (e.g. `TestWorkflowEnvironment.nativeConnection`); not closed on stop. */
   connection?: NativeConnection;
-  /** Existing client for the dead-letter activities (e.g. `env.client`); not closed on stop. */
+  /**
+   * Existing client for the dead-letter activities (e.g. `env.client`); not closed on stop. It must use
+   * the same data converter as `PAYLOAD_ENCRYPTION_KEYS` gives the worker (DESIGN §14).
+   */
   client?: Client;
   /** Pre-built bundle (`bundleWorkflowCode`) instead of `workflowsPath`: tests bundle once per file. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Alert sink; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`. */
+  /**
+   * Alert sink, used as given; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`
+   * behind the Temporal alert ledger (one alert per kind and window across workers and restarts).
+   */
   alertSink?: AlertSink;
   /** Start input of the dead-letter workflow (tests lower its continue-as-new threshold). */
   deadLetterStartInput?: DeadLetterWorkflowInput;
@@ -49,9 +58,13 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const log = logger.child({ component: 'worker' });
   if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
   const address = config.TEMPORAL_ADDRESS;
+  // DESIGN §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike.
+  const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
+  warnWhenPayloadsInClear(log, config.PAYLOAD_ENCRYPTION_KEYS);
   const connection = options.connection ?? (await NativeConnection.connect({ address }));
   const clientConnection = options.client ? undefined : await Connection.connect({ address });
-  const client = options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const client =
+    options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const closeOwned = async (): Promise<void> => {
     await clientConnection?.close();
     if (!options.connection) await connection.close();
@@ -63,10 +76,24 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       httpTimeoutMs: config.HTTP_TIMEOUT_MS,
       alertSink:
         options.alertSink ??
-        createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, webhookUrl: config.ALERT_WEBHOOK_URL, logger }),
+        createLedgeredAlertSink({
+          inner: createWindowedAlertSink({
+            windowMs: config.ALERT_WINDOW_MS,
+            webhookUrl: config.ALERT_WEBHOOK_URL,
+            logger,
+          }),
+          ledger: createTemporalAlertLedger({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+          windowMs: config.ALERT_WINDOW_MS,
+          logger,
+        }),
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,
+      sendGate: {
+        ratePerMinute: config.SEND_RATE_PER_MINUTE,
+        burst: config.SEND_RATE_BURST,
+        marketingJitterMaxMs: config.SEND_MARKETING_JITTER_MAX_MS,
+      },
     });
     const worker = await Worker.create({
       connection,
@@ -78,6 +105,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       activities,
       ...DELIVERY_WORKER_TUNING,
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME_MS,
+      dataConverter,
     });
     const done = worker.run().finally(closeOwned);
     log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');

@@ -49,6 +49,8 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; cliType
   { name: 'WaEventType', cliType: 'Keyword' },
   { name: 'WaChatJid', cliType: 'Keyword' },
   { name: 'WaLastHttpStatus', cliType: 'Int' },
+  // Outbound send (DESIGN §12): `WaSendState = 'dispatched'` finds messages waiting for an ACK.
+  { name: 'WaSendState', cliType: 'Keyword' },
 ];
 
 /**
@@ -124,9 +126,25 @@ export interface DeadLetterEntry {
   resolution: string | null;
 }
 
+/**
+ * One dead-letter entry packed for continue-as-new: `[eventId, type, chatJid, httpStatus, responseExcerpt,
+ * bodySizeBytes, deadLetteredAt ms, resolvedAt ms, resolution]`, strings as indexes into
+ * {@link PackedDeadLetterEntries.strings}; -1 stands for null. Issue #12 item 6.
+ */
+export type PackedDeadLetterRow = [string, number, number, number, number, number, number, number, number];
+
+/** Dead-letter entries in the compact form carried across continue-as-new (a string table and one row each). */
+export interface PackedDeadLetterEntries {
+  strings: string[];
+  rows: PackedDeadLetterRow[];
+}
+
 /** Input of the `deadLetter` workflow; also what it carries across continue-as-new. */
 export interface DeadLetterWorkflowInput {
+  /** Entries in the plain form (runs started before issue #12 item 6 carry these). */
   entries?: DeadLetterEntry[];
+  /** Entries in the compact form every run now carries; read after `entries`. */
+  packedEntries?: PackedDeadLetterEntries;
   /** Continue-as-new after this many signals in one run (default 2 000; the server caps a run at 10 000). */
   continueAsNewAfterSignals?: number;
   /** Resolved entries kept across continue-as-new, newest first (default 1 000); open ones are always kept. */
@@ -163,3 +181,29 @@ export const addDeadLetterSignal = defineSignal<[DeadLetterEntry]>('addDeadLette
 export const resolveDeadLettersSignal = defineSignal<[ResolveDeadLettersRequest]>('resolveDeadLetters');
 /** Pages through the entries. */
 export const listDeadLettersQuery = defineQuery<DeadLetterPage, [DeadLetterListRequest]>('listDeadLetters');
+
+/** Workflow type of the per-kind alert window (issue #14 item 5). */
+export const ALERT_WINDOW_WORKFLOW_TYPE = 'alertWindow';
+
+/** Input of the `alertWindow` workflow. */
+export interface AlertWindowInput {
+  /** Dedup window in ms (`ALERT_WINDOW_MS`). */
+  windowMs: number;
+}
+
+/**
+ * Workflow id holding the alert window of `kind` for the workers of `taskQueue`: every worker of one
+ * deployment shares the task queue, so they share the window (issue #14 item 5).
+ */
+export function alertWindowWorkflowId(taskQueue: string, kind: string): string {
+  return `wa-lake-alert-window:${taskQueue}:${kind}`;
+}
+/** Argument of {@link redactDeadLettersSignal}: event ids only, so no personal data enters the history. */
+export interface RedactDeadLettersRequest {
+  eventIds: string[];
+}
+
+/** Text that replaces an erased entry's `responseExcerpt` (DESIGN §14, issue #13 item 4). */
+export const ERASED_EXCERPT = '[erased]';
+/** Erasure: blanks the response excerpt of these entries (`wa-lake forget`); unknown ids are ignored. */
+export const redactDeadLettersSignal = defineSignal<[RedactDeadLettersRequest]>('redactDeadLetters');

@@ -1,23 +1,21 @@
 import { allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   addDeadLetterSignal,
+  ERASED_EXCERPT,
   listDeadLettersQuery,
+  redactDeadLettersSignal,
   resolveDeadLettersSignal,
   type DeadLetterEntry,
   type DeadLetterListRequest,
   type DeadLetterPage,
   type DeadLetterWorkflowInput,
+  type PackedDeadLetterEntries,
 } from './contracts.js';
+import { packForCarry, unpackDeadLetters } from './dead-letter-carry.js';
 
 /** Signals per run before continue-as-new; far below the server's cap of 10 000 (DESIGN §7). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_SIGNALS = 2_000;
 export const DEFAULT_MAX_RESOLVED_KEPT = 1_000;
-/**
- * Open entries carried across continue-as-new, newest kept. Bounds the 2 MB payload limit; an entry
- * beyond it stays findable as its failed `deliverEvent` with `WaDeliveryState = 'dead_lettered'`.
- */
-export const MAX_OPEN_ENTRIES_CARRIED = 3_000;
-
 function listPage(entries: Map<string, DeadLetterEntry>, request: DeadLetterListRequest): DeadLetterPage {
   const all = [...entries.values()];
   const unresolvedCount = all.filter((entry) => entry.resolvedAt === null).length;
@@ -33,19 +31,15 @@ function listPage(entries: Map<string, DeadLetterEntry>, request: DeadLetterList
   };
 }
 
-function entriesToCarry(entries: Map<string, DeadLetterEntry>, maxResolvedKept: number): DeadLetterEntry[] {
-  const all = [...entries.values()];
-  const open = all.filter((entry) => entry.resolvedAt === null);
-  const resolved = all.filter((entry) => entry.resolvedAt !== null);
-  if (open.length > MAX_OPEN_ENTRIES_CARRIED) {
-    log.warn('dead-letter entries over the carry limit; oldest stay visible only in the Web UI', {
-      dropped: open.length - MAX_OPEN_ENTRIES_CARRIED,
+function carry(entries: Map<string, DeadLetterEntry>, maxResolvedKept: number): PackedDeadLetterEntries {
+  const { packed, losses } = packForCarry([...entries.values()], maxResolvedKept);
+  if (losses.excerptsDropped || losses.openDropped > 0) {
+    log.warn('dead-letter entries over the carry budget; excerpts or the oldest entries stay only in the Web UI', {
+      excerptsDropped: losses.excerptsDropped,
+      openDropped: losses.openDropped,
     });
   }
-  const keptIds = new Set(
-    [...open.slice(-MAX_OPEN_ENTRIES_CARRIED), ...resolved.slice(-maxResolvedKept)].map((entry) => entry.eventId)
-  );
-  return all.filter((entry) => keptIds.has(entry.eventId));
+  return packed;
 }
 
 /**
@@ -53,14 +47,15 @@ function entriesToCarry(entries: Map<string, DeadLetterEntry>, maxResolvedKept: 
  * by signal-with-start ({@link addDeadLetterSignal}; a second entry for the same event re-opens it),
  * marks them resolved ({@link resolveDeadLettersSignal}), answers {@link listDeadLettersQuery} with
  * offset pages (oldest first), and continues-as-new after `continueAsNewAfterSignals` signals or when the
- * server suggests it, carrying its entries. Never completes on its own.
+ * server suggests it, carrying its entries packed (every open one, issue #12 item 6). Never completes on its own.
  *
  * @param input - carried entries and thresholds (see {@link DeadLetterWorkflowInput}).
  */
 export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<void> {
   const threshold = input.continueAsNewAfterSignals ?? DEFAULT_CONTINUE_AS_NEW_AFTER_SIGNALS;
   const maxResolvedKept = input.maxResolvedKept ?? DEFAULT_MAX_RESOLVED_KEPT;
-  const entries = new Map<string, DeadLetterEntry>((input.entries ?? []).map((entry) => [entry.eventId, entry]));
+  const carried = [...(input.entries ?? []), ...(input.packedEntries ? unpackDeadLetters(input.packedEntries) : [])];
+  const entries = new Map<string, DeadLetterEntry>(carried.map((entry) => [entry.eventId, entry]));
   let signalsThisRun = 0;
 
   setHandler(addDeadLetterSignal, (entry) => {
@@ -77,12 +72,19 @@ export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<v
         entries.set(eventId, { ...entry, resolvedAt, resolution: request.reason });
     }
   });
+  setHandler(redactDeadLettersSignal, (request) => {
+    signalsThisRun += 1;
+    for (const eventId of request.eventIds) {
+      const entry = entries.get(eventId);
+      if (entry) entries.set(eventId, { ...entry, responseExcerpt: ERASED_EXCERPT });
+    }
+  });
   setHandler(listDeadLettersQuery, (request) => listPage(entries, request ?? {}));
 
   await condition(() => signalsThisRun >= threshold || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
   await continueAsNew<typeof deadLetter>({
-    entries: entriesToCarry(entries, maxResolvedKept),
+    packedEntries: carry(entries, maxResolvedKept),
     continueAsNewAfterSignals: threshold,
     maxResolvedKept,
   });

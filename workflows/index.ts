@@ -4,3 +4,6 @@
  */
 export { deliverEvent } from './deliver-event.js';
 export { deadLetter } from './dead-letter.js';
+export { alertWindow } from './alert-window.js';
+export { sendMessage } from './send-message.js';
+export { sendGate } from './send-gate.js';

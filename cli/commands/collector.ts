@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { loadCollectorConfig, runCollector } from '../../collector/index.js';
+import { describeUnusableReplay, loadCollectorConfig, runCollector } from '../../collector/index.js';
+import { createDataConverter, warnWhenPayloadsInClear } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
@@ -14,11 +15,16 @@ function createCollectorDeps() {
     webhookUrl: config.ALERT_WEBHOOK_URL,
     logger,
   });
+  warnWhenPayloadsInClear(logger, config.PAYLOAD_ENCRYPTION_KEYS);
   return {
     config,
     logger,
     alertSink,
-    temporal: createLazyTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE),
+    temporal: createLazyTemporalClient(
+      config.TEMPORAL_ADDRESS,
+      config.TEMPORAL_NAMESPACE,
+      createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+    ),
   };
 }
 
@@ -39,6 +45,7 @@ export function registerCollectorCommands(program: Command): void {
         temporalClient: temporal.client,
         source: { kind: 'live', pairPhone: options.pairPhone },
         recordPath: options.record,
+        ...(config.OUTBOUND_SEND_ENABLED ? { send: { accountId: config.SEND_ACCOUNT_ID } } : {}),
       });
       // The session ends by itself on 401/403 (logged out: it has logged how to re-link); exit non-zero then.
       const ended = await Promise.race([
@@ -67,6 +74,12 @@ export function registerCollectorCommands(program: Command): void {
       });
       try {
         const summary = await collector.replayDone;
+        const unusable = summary ? describeUnusableReplay(summary, capture) : null;
+        if (unusable !== null) {
+          process.stderr.write(`wa-lake replay: ${unusable}\n`);
+          process.exitCode = 1;
+          return;
+        }
         const pending = await waitForOutboxDrain(collector.outbox, Number(options.waitMs));
         printLine(
           `replayed ${summary?.lines ?? 0} lines: ${summary?.kept ?? 0} kept, ${summary?.inserted ?? 0} new in the outbox, ` +

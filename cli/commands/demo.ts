@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
+import { describeUnusableReplay } from '../../collector/index.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { countStoredEvents } from '../../ingest-api/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
@@ -67,7 +68,9 @@ export function registerDemoCommand(program: Command): void {
         shutdown.dispose();
       }
       if (options.json) printLine(JSON.stringify(summary));
-      process.exitCode = summary.ok ? 0 : 1;
+      const unusable = describeUnusableReplay({ lines: summary.read, malformedLines: summary.malformedLines }, capture);
+      if (unusable !== null) process.stderr.write(`wa-lake demo: ${unusable}\n`);
+      process.exitCode = summary.ok && unusable === null ? 0 : 1;
     });
 }
 

@@ -62,6 +62,8 @@ export function registerDevCommands(program: Command): void {
       printLine(`wa-lake dev is running (Ctrl-C stops everything)`);
       printLine(`  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`);
       printLine(`  Temporal        : ${stack.temporalAddress}`);
+      if (stack.codecServerUrl)
+        printLine(`  Codec server    : ${stack.codecServerUrl} (Web UI decrypts payloads through it)`);
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
       printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);

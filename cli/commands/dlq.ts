@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { listDeadLetters, replayDeadLetters, type ReplaySelection } from '../../ops/index.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -56,7 +57,12 @@ async function withClient(
   run: (client: Awaited<ReturnType<typeof connectTemporalClient>>['client']) => Promise<void>
 ): Promise<void> {
   const config = loadCollectorConfig(process.env);
-  const temporal = await connectTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const temporal = await connectTemporalClient(
+    config.TEMPORAL_ADDRESS,
+    config.TEMPORAL_NAMESPACE,
+    undefined,
+    createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+  );
   try {
     await run(temporal.client);
   } finally {

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
@@ -19,10 +20,11 @@ export function createCliLogger(defaultLevel = 'info'): Logger {
  */
 export function createLazyTemporalClient(
   address: string,
-  namespace: string
+  namespace: string,
+  dataConverter?: DataConverter
 ): { client: Client; close(): Promise<void> } {
   const connection = Connection.lazy({ address });
-  return { client: new Client({ connection, namespace }), close: () => connection.close() };
+  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
 /** Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`). */
@@ -39,12 +41,15 @@ export class TemporalUnreachableError extends Error {
 /**
  * Connects to Temporal now, failing fast: for operator commands that need an answer, not a retry loop
  * (a lazy connection keeps retrying in the background and outlives a short command).
+ * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (DESIGN §14), so payloads read and
+ * written by the command are decrypted/encrypted like the worker's.
  * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
  */
 export async function connectTemporalClient(
   address: string,
   namespace: string,
-  connectTimeoutMs = 5_000
+  connectTimeoutMs = 5_000,
+  dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
   let connection: Connection;
   try {
@@ -52,7 +57,7 @@ export async function connectTemporalClient(
   } catch (err) {
     throw new TemporalUnreachableError(address, { cause: err });
   }
-  return { client: new Client({ connection, namespace }), close: () => connection.close() };
+  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
 /** Parses a TCP port option (0–65535). @throws Error naming the option when invalid. */

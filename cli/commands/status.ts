@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadCollectorConfig, readCollectorStatus, OutboxStore } from '../../collector/index.js';
+import { type CollectorConfig, loadCollectorConfig, readCollectorStatus, OutboxStore } from '../../collector/index.js';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -41,7 +42,7 @@ export function registerStatusCommand(program: Command): void {
             }
           : null,
         outbox: readOutbox(config.OUTBOX_PATH, now),
-        deadLetters: await readDeadLetters(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE),
+        deadLetters: await readDeadLetters(config),
         isHealthy,
       };
       if (options.json) printLine(JSON.stringify(report));
@@ -60,9 +61,14 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
   }
 }
 
-async function readDeadLetters(address: string, namespace: string): Promise<StatusReport['deadLetters']> {
+async function readDeadLetters(config: CollectorConfig): Promise<StatusReport['deadLetters']> {
   try {
-    const temporal = await connectTemporalClient(address, namespace);
+    const temporal = await connectTemporalClient(
+      config.TEMPORAL_ADDRESS,
+      config.TEMPORAL_NAMESPACE,
+      undefined,
+      createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+    );
     try {
       return { open: await countDeadLetters(temporal.client) };
     } finally {

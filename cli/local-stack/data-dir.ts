@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 
 /** Paths inside the local data folder used by `wa-lake dev` and `wa-lake demo` (DESIGN §2). */
 export interface DataDirLayout {
@@ -10,6 +11,10 @@ export interface DataDirLayout {
   outboxPath: string;
   authDir: string;
   secretFile: string;
+  /** `PAYLOAD_ENCRYPTION_KEYS` value generated for the dev stack (DESIGN §14). */
+  payloadKeyFile: string;
+  /** Bearer token of the dev stack's codec server (DESIGN §14). */
+  codecTokenFile: string;
 }
 
 /**
@@ -26,6 +31,8 @@ export function prepareDataDir(root: string): DataDirLayout {
     outboxPath: join(absolute, 'outbox.sqlite'),
     authDir: join(absolute, 'auth'),
     secretFile: join(absolute, 'webhook-secret'),
+    payloadKeyFile: join(absolute, 'payload-encryption-keys'),
+    codecTokenFile: join(absolute, 'codec-server-token'),
   };
 }
 
@@ -41,4 +48,19 @@ export function loadOrCreateWebhookSecret(secretFile: string): string {
   const secret = randomBytes(32).toString('hex');
   writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * Returns the dev stack's `PAYLOAD_ENCRYPTION_KEYS` value (DESIGN §14): generated once (`dev1:` + 32
+ * random bytes in base64) and kept in `keyFile` (mode 0600), so histories written by an earlier run stay
+ * readable. A file edited by hand (e.g. a rotated list) is kept when it parses.
+ */
+export function loadOrCreatePayloadEncryptionKeys(keyFile: string): string {
+  if (existsSync(keyFile)) {
+    const existing = readFileSync(keyFile, 'utf8').trim();
+    if (envPayloadEncryptionKeys.safeParse(existing).data?.length) return existing;
+  }
+  const value = formatPayloadEncryptionKey('dev1', randomBytes(32));
+  writeFileSync(keyFile, `${value}\n`, { mode: 0o600 });
+  return value;
 }

@@ -7,11 +7,13 @@ import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
-import { assertPortFree } from '../../dev-stack/tcp-ports.js';
+import { assertPortFree, findFreePort } from '../../dev-stack/tcp-ports.js';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { runMigrations, loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
-import { loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
+import { startDevCodecServer } from './dev-codec-server.js';
+import { loadOrCreatePayloadEncryptionKeys, loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
 import { lockDataDir, stopOrphanPostgres } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
 
@@ -42,6 +44,8 @@ export interface LocalStackOptions {
 export interface LocalStack {
   temporalAddress: string;
   uiUrl: string | null;
+  /** The codec server the Web UI decrypts payloads with (DESIGN §14); null when headless. */
+  codecServerUrl: string | null;
   databaseUrl: string;
   ingestUrl: string;
   temporalClient: Client;
@@ -76,12 +80,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.ingestPort && env['INGEST_PORT'] === undefined) {
       await assertPortFree(options.ingestPort, 'the ingest API (--ingest-port)');
     }
+    // DESIGN §14: the Web UI reads encrypted payloads through a codec server started before it.
+    const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
+    const codec = await step(startDevCodecServer(layout, env, uiPort, logger));
+    if (codec) started.push({ name: 'codec-server', stop: () => codec.server.close() });
     const temporal = await step(
       startTemporalDevServer({
         cliPath: resolveTemporalCliPath(env),
         dbFile: layout.temporalDbFile,
         port: options.temporalPort,
-        uiPort: options.uiPort,
+        uiPort,
+        uiCodecEndpoint: codec?.uiEndpoint,
         onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
       })
     );
@@ -113,6 +122,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const stackEnv: Env = {
       TEMPORAL_ADDRESS: temporal.address,
       WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
+      PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
       OUTBOX_PATH: layout.outboxPath,
       AUTH_DIR: layout.authDir,
       INGEST_PORT: String(options.ingestPort ?? 0),
@@ -141,7 +151,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     started.push({ name: 'worker', stop: () => worker.stop() });
     checkpoint();
 
-    const temporalClient = new Client({ connection, namespace: env['TEMPORAL_NAMESPACE'] ?? 'default' });
+    const temporalClient = new Client({
+      connection,
+      namespace: env['TEMPORAL_NAMESPACE'] ?? 'default',
+      dataConverter: createDataConverter(loadWorkerConfig(workerEnv).PAYLOAD_ENCRYPTION_KEYS),
+    });
 
     const collector = await startCollector(
       options,
@@ -154,6 +168,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     return {
       temporalAddress: temporal.address,
       uiUrl: temporal.uiUrl,
+      codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       ingestUrl,
       temporalClient,
@@ -201,5 +216,7 @@ async function startCollector(
     requestEagerStart: true,
     source: options.source,
     recordPath: options.recordPath,
+    // Outbound send (DESIGN §12): the dispatch worker on the account's session queue (live sessions only).
+    ...(config.OUTBOUND_SEND_ENABLED ? { send: { accountId: config.SEND_ACCOUNT_ID } } : {}),
   });
 }

@@ -1,4 +1,5 @@
 import { BufferJSON } from '@whiskeysockets/baileys';
+import { parseJsonExactly } from './exact-json.js';
 
 /** One Baileys event read from a capture, whatever the file format. */
 export interface CaptureRecord {
@@ -42,7 +43,8 @@ function parseTime(value: unknown): Date | null {
 /**
  * Parses one line of either capture format: ours (`{captured_at, event, data}`) or the first
  * collector's NDJSON trail (`{timestamp, event, data}`, timestamp ISO or epoch ms). Bytes are
- * revived with Baileys' `BufferJSON.reviver`, so a replay sees the same values as a live session.
+ * revived with Baileys' `BufferJSON.reviver` and integers above 2^53 kept exact (as `bigint`), so a replay
+ * sees the same values as a live session.
  * Never throws: a bad line is reported as `malformed` with the reason. Source: DESIGN §10.
  */
 export function parseCaptureLine(line: string): ParsedCaptureLine {
@@ -50,7 +52,8 @@ export function parseCaptureLine(line: string): ParsedCaptureLine {
   if (text.length === 0) return { kind: 'blank' };
   let value: unknown;
   try {
-    value = JSON.parse(text, BufferJSON.reviver) as unknown;
+    // Integers above 2^53 keep every digit, as a live session's Longs do (issue #14 item 7).
+    value = parseJsonExactly(text, BufferJSON.reviver as (key: string, value: unknown) => unknown);
   } catch {
     return { kind: 'malformed', reason: 'not JSON' };
   }

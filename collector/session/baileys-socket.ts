@@ -8,6 +8,7 @@ import {
   type WAVersion,
 } from '@whiskeysockets/baileys';
 import type { Logger } from 'pino';
+import type { SendSocket } from '../send/send-socket.js';
 
 /**
  * The part of a Baileys 7 `WASocket` the session uses. The real socket satisfies it; tests pass a
@@ -19,6 +20,10 @@ export interface SessionSocket {
   groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>>;
   requestPairingCode(phoneNumber: string): Promise<string>;
   end(error: Error | undefined): unknown;
+  // Outbound send (DESIGN §12): present on the real socket; optional so capture-only doubles need not fake them.
+  sendPresenceUpdate?: SendSocket['sendPresenceUpdate'];
+  sendMessage?: SendSocket['sendMessage'];
+  onWhatsApp?: SendSocket['onWhatsApp'];
 }
 
 /** A connected socket plus how to persist its credentials on `creds.update`. */

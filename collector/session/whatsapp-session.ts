@@ -5,6 +5,7 @@ import type { OpenedSocket, SessionSocket, SocketFactory } from './baileys-socke
 import { decideOnDisconnect, describeDisconnectError, socketErrorCodeOf } from './disconnect-policy.js';
 import { LinkPrompter, writeToStdout, type TerminalWriter } from './login-prompt.js';
 import { ReconnectBackoff, WindowedCounter } from './reconnect-backoff.js';
+import { ReplacedSessionBackoff } from './replaced-session-backoff.js';
 import { reconnectAlerts } from './session-alerts.js';
 
 /** Disconnects inside the reconnect window, with opens in between, that count as flapping. */
@@ -65,6 +66,7 @@ export class WhatsAppSession {
   private readonly logger: Logger;
   private readonly backoff: ReconnectBackoff;
   private readonly replacedCounter: WindowedCounter;
+  private readonly replacedBackoff: ReplacedSessionBackoff;
   private readonly linkPrompter: LinkPrompter;
 
   constructor(private readonly options: WhatsAppSessionOptions) {
@@ -75,6 +77,10 @@ export class WhatsAppSession {
       ...(options.random ? { random: options.random } : {}),
     });
     this.replacedCounter = new WindowedCounter(options.reconnect.windowMs, options.now);
+    this.replacedBackoff = new ReplacedSessionBackoff({
+      maxDelayMs: options.reconnect.maxDelayMs,
+      ...(options.now ? { now: options.now } : {}),
+    });
     this.linkPrompter = new LinkPrompter({
       pairPhone: options.pairPhone,
       write: options.write ?? writeToStdout,
@@ -105,6 +111,11 @@ export class WhatsAppSession {
     const id = this.socket?.user?.id;
     if (id) this.lastSelfJid = jidNormalizedUser(id);
     return this.lastSelfJid;
+  }
+
+  /** The socket while the session is `open` (outbound send, DESIGN §12: sending waits while it is not), else null. */
+  getOpenSocket(): SessionSocket | null {
+    return this.state === 'open' ? this.socket : null;
   }
 
   private setState(state: SessionState): void {
@@ -221,9 +232,13 @@ export class WhatsAppSession {
       this.finish(decision.reason);
       return;
     }
-    if (decision.reason === 'replaced' && this.replacedCounter.record() >= this.options.replacedAlertCount)
-      this.alert(reconnectAlerts.replaced());
-    const delayMs = this.backoff.recordDisconnect(decision.reason === 'restart_required');
+    let delayMs = this.backoff.recordDisconnect(decision.reason === 'restart_required');
+    if (decision.reason === 'replaced') {
+      // Issue #12 item 7: two collectors on one session must not take it from each other every few seconds.
+      delayMs = this.replacedBackoff.recordReplaced(delayMs);
+      const isRepeated = this.replacedCounter.record() >= this.options.replacedAlertCount;
+      if (isRepeated || this.replacedBackoff.isFighting) this.alert(reconnectAlerts.replaced());
+    }
     const fields = {
       statusCode: decision.statusCode,
       reason: decision.reason,

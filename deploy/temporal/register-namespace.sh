@@ -1,6 +1,6 @@
 #!/bin/sh
 # Creates the wa-lake namespace (when missing) and registers the search attributes operators query in the
-# Web UI (DESIGN §7): WaDeliveryState, WaEventType, WaChatJid (Keyword) and WaLastHttpStatus (Int).
+# Web UI (DESIGN §7): WaDeliveryState, WaEventType, WaChatJid (Keyword) and WaLastHttpStatus (Int); WaSendState (Keyword, DESIGN §12).
 # Runs in temporalio/admin-tools as the one-shot `temporal-setup` service of docker-compose.temporal.yml,
 # and works with any `temporal` CLI on a PATH against any server. Safe to run again: it only creates what
 # is missing. Keep the list in step with SEARCH_ATTRIBUTE_DEFINITIONS in workflows/contracts.ts (a unit
@@ -41,7 +41,7 @@ until existing="$(temporal operator search-attribute list --namespace "$NAMESPAC
   fi
   sleep 2
 done
-for attribute in WaDeliveryState:Keyword WaEventType:Keyword WaChatJid:Keyword WaLastHttpStatus:Int; do
+for attribute in WaDeliveryState:Keyword WaEventType:Keyword WaChatJid:Keyword WaLastHttpStatus:Int WaSendState:Keyword; do
   name="${attribute%%:*}"
   type="${attribute#*:}"
   if printf '%s\n' "$existing" | grep -Eq "^[[:space:]]*${name}[[:space:]]"; then

@@ -14,7 +14,7 @@ import { DatabaseUnavailableError } from './errors.js';
 import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
 import { emptyEncodedFacts, encodeMessageFacts, type EncodedMessageFacts } from './messages-repository.js';
-import { KnownLoneLids } from './known-lone-lids.js';
+import { KnownIdentities } from './known-identities.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
@@ -39,7 +39,7 @@ export interface EventsRepositoryOptions {
 export class EventsRepository {
   private readonly log: Logger;
   private readonly batchWriter: EventLogBatchWriter;
-  private readonly knownLids = new KnownLoneLids();
+  private readonly knownIdentities = new KnownIdentities();
   private readonly isMessageReadModelEnabled: boolean;
   constructor(
     private readonly pool: pg.Pool,
@@ -91,8 +91,8 @@ export class EventsRepository {
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);
     const readModel = this.isMessageReadModelEnabled ? encodeReadModel(event) : null;
-    // A lone LID already projected by this process has nothing left to project (its row is never deleted).
-    messageFacts.identities = this.knownLids.withoutKnown(messageFacts.identities);
+    // Identities this process already committed at this time change nothing (rules in KnownIdentities).
+    messageFacts.identities = this.knownIdentities.withoutKnown(messageFacts.identities, event.effectiveAt.getTime());
     if (!hasProjectionWork(facts)) {
       // No group work: the raw row (and the set-based message projections) in a batch statement,
       // committed before this resolves.
@@ -101,7 +101,8 @@ export class EventsRepository {
         : null;
       const outcome = await this.batchWriter.insert(row, work, readModel);
       if (outcome === 'duplicate') return { status: 'duplicate' };
-      if (outcome === 'stored' && work) this.knownLids.remember(work.facts.identities);
+      if (outcome === 'stored' && work)
+        this.knownIdentities.remember(work.facts.identities, work.effectiveAt.getTime());
       return { status: 'stored', isProjectionFailed: outcome === 'projection-failed' };
     }
     facts.participants.push(...messageFacts.identities);

@@ -8,6 +8,7 @@ import {
   type MembershipRole,
   type ParticipantRef,
 } from './participant-ref.js';
+import { markAccountFacts } from './account-membership.js';
 import { readProtocolSettings } from './protocol-settings.js';
 import { STUB_ACTIONS, STUB_GROUP_FIELDS } from './stub-types.js';
 
@@ -122,7 +123,7 @@ export function extractProjectionFacts(event: ProjectionEvent): ProjectionFacts 
     default:
       break;
   }
-  markAccount(facts, event, payload);
+  markAccountFacts(facts.memberships, event, payload);
   return facts;
 }
 
@@ -212,24 +213,6 @@ function readProtocolMessage(payload: JsonObject, facts: ProjectionFacts): void 
   facts.groupJid = groupJid;
   Object.assign(facts.groupFields, writes);
 }
-
-/**
- * Marks the membership facts about the linked account (issue #12 item 5): a participant named by one
- * of `accountJids` (LID or phone), or the actor of a leave stub the account sent itself (`fromMe`).
- */
-function markAccount(facts: ProjectionFacts, event: ProjectionEvent, payload: JsonObject): void {
-  const own = new Set(event.accountJids ?? []);
-  const key = asObject(payload['key']);
-  const isOwnLeave = event.type === 'messages.upsert' && key?.['fromMe'] === true && isLeaveStub(payload);
-  for (const fact of facts.memberships) {
-    const { lid, phoneJid, participantId } = fact.participant;
-    const named = [lid, phoneJid, participantId].some((jid) => jid !== null && own.has(jid));
-    if (named || (isOwnLeave && facts.memberships.length === 1)) fact.isAccount = true;
-  }
-}
-
-const isLeaveStub = (payload: JsonObject): boolean =>
-  payload['messageStubType'] === 32 || payload['messageStubType'] === 'GROUP_PARTICIPANT_LEAVE';
 
 function addIdentity(facts: ProjectionFacts, first: string | null, second: string | null): void {
   if (!first) return;

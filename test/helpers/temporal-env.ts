@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { envPayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { resolveTestServerPath } from '../../dev-stack/temporal-binaries.js';
 import { loadWorkerConfig, type WorkerConfig } from '../../worker/config.js';
 import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
@@ -10,6 +13,27 @@ import { silentLogger } from './silent-logger.js';
 
 /** A 32-character test secret (the ingest needs ≥ 16). */
 export const TEST_SECRET = 'test-secret-0123456789abcdefghij';
+
+/**
+ * `PAYLOAD_ENCRYPTION_KEYS` of the test helpers: tests run with the payload codec on, as production should
+ * (DESIGN §14). Two keys, so decoding by key id is exercised; `test1` encrypts.
+ */
+export const TEST_PAYLOAD_ENCRYPTION_KEYS = `test1:${Buffer.alloc(32, 7).toString('base64')},test0:${Buffer.alloc(32, 3).toString('base64')}`;
+
+/** The data converter matching {@link TEST_PAYLOAD_ENCRYPTION_KEYS}, for clients a test builds itself. */
+export const testDataConverter = () =>
+  createDataConverter(envPayloadEncryptionKeys.parse(TEST_PAYLOAD_ENCRYPTION_KEYS));
+
+/**
+ * The value of one payload as a history stores it (encrypted by the test codec), e.g. a workflow input
+ * read with `fetchHistory()`: decrypted, then converted from JSON. @throws when it does not decrypt.
+ */
+export async function decodeStoredPayload(payload: Payload | null | undefined): Promise<unknown> {
+  const codecs = testDataConverter()?.payloadCodecs ?? [];
+  let payloads: Payload[] = payload ? [payload] : [];
+  for (const codec of codecs) payloads = await codec.decode(payloads);
+  return payloads[0] ? defaultPayloadConverter.fromPayload(payloads[0]) : undefined;
+}
 
 // temporal.api.enums.v1.IndexedValueType wire values (KEYWORD = 2, INT = 3).
 const INDEXED_VALUE_TYPE = { Keyword: 2, Int: 3 } as const;
@@ -22,6 +46,7 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   installRuntimeLoggerOnce(silentLogger());
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: resolveTestServerPath(process.env) } },
+    client: { dataConverter: testDataConverter() },
   });
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
@@ -54,6 +79,7 @@ export function testWorkerConfig(
     HTTP_TIMEOUT_MS: '1000',
     WORKER_SHUTDOWN_GRACE_TIME_MS: '5000',
     LOG_LEVEL: 'silent',
+    PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
     ...overrides,
   });
 }

@@ -56,6 +56,23 @@ describe('replayCapture', () => {
     expect(outbox.countByState().pending + outbox.countByState().dead).toBe(first.eventIds.size);
   });
 
+  it('keeps integers above 2^53 digit for digit from the capture line to the outbox body (issue #14 item 7)', async () => {
+    const { outbox, pipeline, dir } = openPipeline();
+    const capture = join(dir, 'big-integers.jsonl');
+    const group = '120363000000000001@g.us';
+    writeFileSync(
+      capture,
+      `{"captured_at":"2025-06-01T10:00:00.000Z","event":"groups.update","data":[{"id":"${group}",` +
+        '"size":9007199254740993,"creation":123456789012345678901234567890123}]}\n'
+    );
+    const summary = await replayCapture({ path: capture, pipeline });
+    expect(summary.kept).toBe(1);
+    const [eventId] = [...summary.eventIds];
+    const body = outbox.get(eventId!)?.body ?? '';
+    expect(body).toContain('"size":"9007199254740993"');
+    expect(body).toContain('"creation":"123456789012345678901234567890123"');
+  });
+
   it('covers every kept and dropped event of the filter table, and never creds.update', () => {
     const events = new Set(
       readFileSync(EXAMPLE, 'utf8')

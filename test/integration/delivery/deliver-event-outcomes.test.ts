@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { countDeadLetters, listDeadLetters } from '../../../ops/index.js';
 import { WA_DELIVERY_STATE, WA_LAST_HTTP_STATUS } from '../../../workflows/contracts.js';
 import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
-import { TEST_SECRET } from '../../helpers/temporal-env.js';
+import { decodeStoredPayload, TEST_SECRET } from '../../helpers/temporal-env.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
 const testbed = useDeliveryTestbed();
@@ -60,8 +60,8 @@ describe('deliverEvent', () => {
     expect(description.typedSearchAttributes.get(WA_LAST_HTTP_STATUS)).toBe(422);
     const history = await handle.fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    const payload = started?.input?.payloads?.[0]?.data;
-    expect(JSON.parse(Buffer.from(payload ?? new Uint8Array()).toString('utf8'))).toMatchObject({ body: input.body });
+    // Encrypted at rest (DESIGN §14); the test codec's keys read it back.
+    expect(await decodeStoredPayload(started?.input?.payloads?.[0])).toMatchObject({ body: input.body });
     expect(ingest.rows.size).toBe(0);
     const page = await listDeadLetters(testbed.env.client, { pageSize: 100 });
     expect(page.entries.find((entry) => entry.eventId === input.eventId)).toMatchObject({

@@ -11,7 +11,7 @@ import { WA_DELIVERY_STATE } from '../../../workflows/contracts.js';
 import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startCuttableTcpProxy, startFrontProxy, type CuttableTcpProxy } from '../../helpers/fake-ingest-proxies.js';
-import { TEST_SECRET } from '../../helpers/temporal-env.js';
+import { decodeStoredPayload, TEST_SECRET } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput, type TestWorker } from '../../helpers/temporal-worker.js';
 
@@ -139,9 +139,8 @@ describe('six failure scenarios', () => {
     );
     expect(entry).toMatchObject({ httpStatus: 422, bodySizeBytes: Buffer.byteLength(input.body) });
     const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-    const kept = JSON.parse(Buffer.from(started?.input?.payloads?.[0]?.data ?? new Uint8Array()).toString('utf8')) as {
-      body: string;
-    };
+    // Encrypted at rest (DESIGN §14); the test codec's keys read it back.
+    const kept = (await decodeStoredPayload(started?.input?.payloads?.[0])) as { body: string };
     expect(kept.body).toBe(input.body);
   });
 

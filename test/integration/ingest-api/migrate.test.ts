@@ -16,6 +16,7 @@ describe('runMigrations', () => {
       // account_jid (issue #12 item 5) is nullable and new: the first lake's columns keep their names.
       expect(rows.map((row) => row.column_name)).toEqual([
         'account_jid',
+        'body_redacted_at',
         'captured_at',
         'chat_jid',
         'created_at',

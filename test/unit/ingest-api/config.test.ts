@@ -16,6 +16,16 @@ describe('loadIngestConfig', () => {
       bodyLimitBytes: 4 * 1024 * 1024,
       databasePoolMax: 10,
       logLevel: 'info',
+      retentionPeriodMs: null,
+      retentionIntervalMs: 6 * 3_600_000,
+      send: {
+        temporalAddress: '127.0.0.1:7233',
+        temporalNamespace: 'default',
+        taskQueue: 'wa-lake-delivery',
+        textMaxChars: 4096,
+        startTimeoutMs: 2000,
+        sweepIntervalMs: 5000,
+      },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -46,5 +56,14 @@ describe('loadIngestConfig', () => {
         /DATABASE_URL: must be a postgres/
       );
     }
+  });
+
+  it('parses RETENTION_PERIOD into ms and rejects other forms (issue #13)', () => {
+    const base = {
+      DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/lake',
+      WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1',
+    };
+    expect(loadIngestConfig({ ...base, RETENTION_PERIOD: '90d' }).retentionPeriodMs).toBe(90 * 86_400_000);
+    expect(() => loadIngestConfig({ ...base, RETENTION_PERIOD: '3 months' })).toThrow(/RETENTION_PERIOD: .*90d/);
   });
 });

@@ -106,6 +106,24 @@ describe('WhatsAppSession', () => {
     await vi.waitFor(() => expect(h.doubles.sockets).toHaveLength(3));
   });
 
+  it('waits at least 30 s before the reconnect after the third 440 within a minute, and alerts', async () => {
+    const clock = { now: 1_000_000 };
+    const h = startSession({ now: () => clock.now, replacedAlertCount: 99 });
+    for (let i = 0; i < 3; i += 1) {
+      await vi.waitFor(() => expect(h.doubles.sockets).toHaveLength(i + 1));
+      clock.now += 5_000;
+      h.doubles.sockets[i]!.close(440);
+    }
+    const delays = h.logs
+      .filter((log) => log.msg === 'whatsapp connection closed; reconnecting')
+      .map((log) => log.delayMs);
+    expect(delays).toHaveLength(3);
+    expect(delays[1]).toBeLessThan(30_000);
+    expect(delays[2]).toBeGreaterThanOrEqual(30_000);
+    expect(h.alerts.map((a) => a.kind)).toEqual(['session_replaced']);
+    expect(h.doubles.sockets).toHaveLength(3);
+  });
+
   it('says plainly that WhatsApp cannot be reached and keeps retrying without network', async () => {
     const h = startSession();
     for (let attempt = 1; attempt <= 3; attempt++) {

@@ -1,0 +1,57 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { computeSignature } from '../common/hmac-signature.js';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
+import { SEND_TRANSITIONS_PATH, type SendTransitionReport } from '../common/send-transition-report.js';
+import type { SendTransition } from '../workflows/send-contracts.js';
+
+/** Input of `reportSendTransition`. */
+export interface ReportSendTransitionInput extends SendTransition {
+  messageId: string;
+}
+
+/**
+ * Builds the `reportSendTransition` activity: POSTs one state reached by `sendMessage` to the ingest
+ * API's signed `/api/internal/send-transitions` (same origin as `WEBHOOK_URL`, same HMAC as lake
+ * deliveries, DESIGN §7), so `GET /api/v1/messages/:id` shows it. Idempotent on the server (one row
+ * per message and state). Source: DESIGN §12, issue #10.
+ *
+ * @throws ApplicationFailure (retryable) on a non-2xx answer or a network error; 4xx other than
+ *   408/429 are non-retryable (`SendTransitionRejectedError`): the row is unknown or the report malformed.
+ */
+export function createReportSendTransition(deps: {
+  webhookUrl: string;
+  webhookSecret: string;
+  httpTimeoutMs: number;
+  fetchImpl?: typeof fetch;
+}): (input: ReportSendTransitionInput) => Promise<void> {
+  const url = new URL(SEND_TRANSITIONS_PATH, deps.webhookUrl).toString();
+  const fetchImpl = deps.fetchImpl ?? fetch;
+  return async function reportSendTransition(input: ReportSendTransitionInput): Promise<void> {
+    const report: SendTransitionReport = {
+      message_id: input.messageId,
+      state: input.state,
+      at: input.at,
+      reason_code: input.reasonCode,
+    };
+    const body = JSON.stringify(report);
+    const response = await fetchImpl(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [EVENT_ID_HEADER]: input.messageId,
+        [SIGNATURE_HEADER]: computeSignature(deps.webhookSecret, input.messageId, body),
+      },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(deps.httpTimeoutMs),
+    });
+    await response.body?.cancel();
+    if (response.ok) return;
+    const isPermanent = response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status);
+    throw ApplicationFailure.create({
+      type: isPermanent ? 'SendTransitionRejectedError' : 'SendTransitionTransientError',
+      message: `ingest answered ${response.status} to a send transition report`,
+      nonRetryable: isPermanent,
+    });
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Benchmark of the send request API (issue #10 item 11): accepted requests per second through
+ * `POST /api/v1/messages` (key lookup, validation, intent committed, 202) as a ratio to signed ingest
+ * inserts (`POST /api/webhooks/whatsapp`, 201) in the same run, same server, same pool, same
+ * concurrency (target ≥ 0.5). The workflow start is not part of the answer (DESIGN §12: it follows the
+ * commit), so it is replaced by a no-op here. Run: `npx tsx bench/send-api.ts`.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { computeSignature } from '../common/hmac-signature.js';
+import { INGEST_PATH } from '../common/ingest-body.js';
+import { createRootLogger } from '../common/logger.js';
+import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
+import { buildApp } from '../ingest-api/app.js';
+import { EventsRepository } from '../ingest-api/db/events-repository.js';
+import { runMigrations } from '../ingest-api/db/migrate.js';
+import { OutboundMessagesRepository } from '../ingest-api/db/outbound-messages-repository.js';
+import { createPool } from '../ingest-api/db/pool.js';
+import { SendAdminRepository } from '../ingest-api/db/send-admin-repository.js';
+import { createIngestMetrics } from '../ingest-api/metrics.js';
+import { generateApiKey } from '../ingest-api/send/api-key.js';
+import { runLoad, serializeRequest } from './ingest-load-generator.js';
+
+const OPERATIONS = 2_000;
+const CONCURRENCY = 16;
+const SECRET = 'bench-secret-0123456789abcdef';
+const GROUP = '120363000000000001@g.us';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'wa-lake-bench-send-'));
+const postgres = await startEmbeddedPostgres({ dataDir, database: 'wa_lake_bench_send' });
+try {
+  await runMigrations({ databaseUrl: postgres.databaseUrl });
+  const logger = createRootLogger({ level: 'silent' });
+  const pool = createPool(postgres.databaseUrl, { max: 16, logger });
+  const admin = new SendAdminRepository(pool);
+  const key = generateApiKey();
+  await admin.createApiKey({
+    name: 'bench',
+    accountId: 'default',
+    keyHash: key.hash,
+    keyPrefix: key.prefix,
+    webhookUrl: null,
+  });
+  await pool.query('INSERT INTO whatsapp_groups (jid) VALUES ($1)', [GROUP]);
+  const app = buildApp({
+    webhookSecrets: [SECRET],
+    bodyLimitBytes: 4 * 1024 * 1024,
+    repository: new EventsRepository(pool, logger),
+    metrics: createIngestMetrics(),
+    logger,
+    send: { admin, messages: new OutboundMessagesRepository(pool), onAccepted: () => undefined, textMaxChars: 4096 },
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const sendRequests = (count: number): Buffer[] =>
+    Array.from({ length: count }, (_, i) =>
+      serializeRequest(
+        port,
+        '/api/v1/messages',
+        { 'content-type': 'application/json', 'x-api-key': key.key, 'idempotency-key': randomUUID() },
+        JSON.stringify({ to: GROUP, text: `reminder ${i}`, category: 'transactional' })
+      )
+    );
+  const ingestRequests = (count: number): Buffer[] =>
+    Array.from({ length: count }, () => {
+      const eventId = randomUUID();
+      const body = JSON.stringify({
+        type: 'messages.upsert',
+        chat_jid: GROUP,
+        captured_at: new Date().toISOString(),
+        payload: { key: { remoteJid: GROUP, id: randomUUID() }, message: { conversation: 'hello' } },
+      });
+      const headers = {
+        'content-type': 'application/json',
+        'x-event-id': eventId,
+        'x-signature': computeSignature(SECRET, eventId, body),
+      };
+      return serializeRequest(port, INGEST_PATH, headers, body);
+    });
+  const rate = async (requests: Buffer[], expectedStatus: number): Promise<number> => {
+    const result = await runLoad({ port, concurrency: CONCURRENCY, requests, expectedStatus });
+    if (result.failures > 0 || result.error !== undefined)
+      throw new Error(`failures: ${result.failures} ${result.error ?? ''}`);
+    return Math.round(requests.length / result.seconds);
+  };
+  await rate(sendRequests(300), 202);
+  await rate(ingestRequests(300), 201);
+  const sendRates: number[] = [];
+  const ingestRates: number[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    sendRates.push(await rate(sendRequests(OPERATIONS), 202));
+    ingestRates.push(await rate(ingestRequests(OPERATIONS), 201));
+  }
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const summary = {
+    concurrency: CONCURRENCY,
+    sendAcceptedPerSecond: median(sendRates),
+    ingestSignedInsertsPerSecond: median(ingestRates),
+    ratio: Number((median(sendRates) / median(ingestRates)).toFixed(2)),
+    target: 0.5,
+  };
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+  await app.close();
+  await pool.end();
+} finally {
+  await postgres.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

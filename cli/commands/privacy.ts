@@ -1,0 +1,81 @@
+import { userInfo } from 'node:os';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { loadCollectorConfig } from '../../collector/index.js';
+import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
+import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../ingest-api/index.js';
+import { runErasure } from '../privacy/run-erasure.js';
+import { connectTemporalClient, printLine } from './shared.js';
+
+const databaseUrl = (): string => parseConfig(z.object({ DATABASE_URL: envPostgresUrl }), process.env).DATABASE_URL;
+const currentUser = (): string => {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+};
+
+/** Registers `wa-lake retention apply` and `wa-lake forget` (DESIGN §14, issue #13 items 3–4). */
+export function registerPrivacyCommands(program: Command): void {
+  const retention = program.command('retention').description('redact old message bodies in the lake');
+  retention
+    .command('apply')
+    .description('redact message bodies older than a period; ids, times, type, group, participant and kind stay')
+    .requiredOption('--older-than <period>', 'age by event time, e.g. 90d, 12w, 36h')
+    .option('--requested-by <name>', 'who runs it (recorded in whatsapp_retention_runs)', currentUser())
+    .action(async (options: { olderThan: string; requestedBy: string }) => {
+      const cutoff = new Date(Date.now() - parseRetentionPeriodMs(options.olderThan));
+      const pool = createPool(databaseUrl());
+      try {
+        const result = await redactOldMessageBodies(pool, cutoff, { requestedBy: options.requestedBy });
+        printLine(`redacted the message bodies of ${result.redactedEvents} events older than ${result.cutoff}`);
+      } finally {
+        await pool.end();
+      }
+    });
+
+  program
+    .command('forget')
+    .description("erase one member's personal data from the lake, the outbox and the dead-letter entries")
+    .requiredOption('--participant <id>', 'LID (…@lid), phone JID (…@s.whatsapp.net) or phone number')
+    .option('--requested-by <name>', 'who runs it (recorded in whatsapp_erasure_runs)', currentUser())
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { participant: string; requestedBy: string; json?: boolean }) => {
+      const config = loadCollectorConfig(process.env);
+      const pool = createPool(databaseUrl());
+      const temporal = await connectTemporalClient(
+        config.TEMPORAL_ADDRESS,
+        config.TEMPORAL_NAMESPACE,
+        undefined,
+        createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+      ).catch(() => null);
+      try {
+        const report = await runErasure({
+          pool,
+          outboxPath: config.OUTBOX_PATH,
+          temporalClient: temporal?.client ?? null,
+          participant: options.participant,
+          requestedBy: options.requestedBy,
+        });
+        if (options.json) return printLine(JSON.stringify(report));
+        const { lake, outboxRowsRewritten, deadLetterEntriesRedacted } = report.counts;
+        printLine(`erasure run ${report.runId} by ${report.requestedBy}`);
+        printLine(
+          `  lake: ${lake.messageBodiesRedacted} message bodies redacted, ${lake.aliasesDeleted} aliases and ` +
+            `${lake.participantsDeleted} participant rows deleted`
+        );
+        for (const [column, rows] of Object.entries(lake.pseudonymized))
+          printLine(`  lake: ${column}: ${rows} rows pseudonymized`);
+        if (outboxRowsRewritten !== null) printLine(`  outbox: ${outboxRowsRewritten} rows rewritten`);
+        if (deadLetterEntriesRedacted !== null)
+          printLine(`  dead letters: ${deadLetterEntriesRedacted} entries redacted`);
+        printLine('not reached:');
+        for (const line of report.notReached) printLine(`  - ${line}`);
+      } finally {
+        await temporal?.close();
+        await pool.end();
+      }
+    });
+}

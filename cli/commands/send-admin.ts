@@ -1,0 +1,108 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
+import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
+import { printLine } from './shared.js';
+
+const DEFAULT_ACCOUNT = 'default';
+
+async function withAdmin(run: (admin: SendAdminRepository) => Promise<void>): Promise<void> {
+  const { DATABASE_URL } = parseConfig(z.object({ DATABASE_URL: envPostgresUrl }), process.env);
+  const pool = createPool(DATABASE_URL, { max: 1 });
+  try {
+    await run(new SendAdminRepository(pool));
+  } finally {
+    await pool.end();
+  }
+}
+
+function toPhoneJid(phone: string): string {
+  const recipient = normalizeRecipient(phone);
+  if (recipient?.kind !== 'phone') throw new Error(`"${phone}" is not a phone number with country code`);
+  return recipient.jid;
+}
+
+/**
+ * Registers `wa-lake api-keys create|list|revoke` and `wa-lake opt-in add|remove|list` (DESIGN §12,
+ * issue #10). Keys are printed once at creation; only their SHA-256 is stored.
+ */
+export function registerSendAdminCommands(program: Command): void {
+  const keys = program.command('api-keys').description('API keys of the send API (POST /api/v1/messages)');
+  keys
+    .command('create')
+    .description('create a key and print it once')
+    .requiredOption('--name <name>', 'who uses the key')
+    .option('--account <id>', 'sending account (one collector per account)', DEFAULT_ACCOUNT)
+    .option('--webhook-url <url>', 'where state changes of this key’s messages are POSTed')
+    .option('--self <participantId...>', 'the account’s own LID / phone JID, to check group membership')
+    .action(async (options: { name: string; account: string; webhookUrl?: string; self?: string[] }) => {
+      await withAdmin(async (admin) => {
+        const generated = generateApiKey();
+        const id = await admin.createApiKey({
+          name: options.name,
+          accountId: options.account,
+          keyHash: generated.hash,
+          keyPrefix: generated.prefix,
+          webhookUrl: options.webhookUrl ?? null,
+        });
+        if (options.self) await admin.setAccountParticipants(options.account, options.self);
+        printLine(`created key ${id} (${generated.prefix}…) for account ${options.account}`);
+        printLine(`x-api-key: ${generated.key}`);
+        printLine('store it now: it is not shown again (only its hash is kept)');
+      });
+    });
+  keys
+    .command('list')
+    .description('list keys (prefix, account, state)')
+    .action(async () => {
+      await withAdmin(async (admin) => {
+        for (const key of await admin.listApiKeys()) {
+          const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
+          printLine(`${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}`);
+        }
+      });
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key by id or prefix')
+    .argument('<idOrPrefix>')
+    .action(async (idOrPrefix: string) => {
+      await withAdmin(async (admin) => {
+        const revoked = await admin.revokeApiKey(idOrPrefix);
+        printLine(revoked > 0 ? `revoked ${idOrPrefix}` : `no active key ${idOrPrefix}`);
+        if (revoked === 0) process.exitCode = 1;
+      });
+    });
+
+  const optIn = program.command('opt-in').description('numbers that agreed to receive direct messages');
+  optIn
+    .command('add')
+    .argument('<phone>', 'international number, digits with country code')
+    .option('--account <id>', 'sending account', DEFAULT_ACCOUNT)
+    .option('--note <text>', 'where the consent came from')
+    .action(async (phone: string, options: { account: string; note?: string }) => {
+      await withAdmin(async (admin) => {
+        await admin.addOptIn(options.account, toPhoneJid(phone), options.note ?? null);
+        printLine(`opted in for account ${options.account}`);
+      });
+    });
+  optIn
+    .command('remove')
+    .argument('<phone>')
+    .option('--account <id>', 'sending account', DEFAULT_ACCOUNT)
+    .action(async (phone: string, options: { account: string }) => {
+      await withAdmin(async (admin) => {
+        const removed = await admin.removeOptIn(options.account, toPhoneJid(phone));
+        printLine(removed > 0 ? 'opt-in removed' : 'no such opt-in');
+      });
+    });
+  optIn
+    .command('list')
+    .option('--account <id>', 'sending account', DEFAULT_ACCOUNT)
+    .action(async (options: { account: string }) => {
+      await withAdmin(async (admin) => {
+        for (const entry of await admin.listOptIns(options.account))
+          printLine(`${entry.phoneJid}  ${entry.createdAt.toISOString()}  ${entry.note ?? ''}`);
+      });
+    });
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { loadCollectorConfig } from '../../collector/index.js';
+import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
+import { connectTemporalClient, printLine } from './shared.js';
+
+/** Thrown when the send API refuses a `wa-lake send` request; the message carries its code. */
+export class SendRequestRefusedError extends Error {
+  override readonly name = 'SendRequestRefusedError';
+  constructor(
+    readonly status: number,
+    readonly body: string
+  ) {
+    super(`the send API answered ${status}: ${body.slice(0, 500)}`);
+  }
+}
+
+/**
+ * Registers `wa-lake send --to … --text …` (a quick manual send through `POST /api/v1/messages`) and
+ * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). DESIGN §12, issue #10
+ * item 9.
+ */
+export function registerSendCommands(program: Command): void {
+  program
+    .command('send')
+    .description('send one message through the send API (needs a key from `wa-lake api-keys create`)')
+    .requiredOption('--to <recipient>', 'group JID (…@g.us) or opted-in phone number')
+    .requiredOption('--text <text>', 'message text')
+    .requiredOption('--api-key <key>', 'x-api-key')
+    .option('--category <category>', 'otp | transactional | marketing', 'transactional')
+    .option('--deliver-by <iso>', 'deadline (ISO-8601); expired if it cannot go before')
+    .option('--idempotency-key <key>', 'repeat a request safely (default: a new UUID)')
+    .option('--url <url>', 'ingest API base URL', 'http://127.0.0.1:8080')
+    .action(
+      async (options: {
+        to: string;
+        text: string;
+        apiKey: string;
+        category: string;
+        deliverBy?: string;
+        idempotencyKey?: string;
+        url: string;
+      }) => {
+        const response = await fetch(new URL('/api/v1/messages', options.url), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-api-key': options.apiKey,
+            'idempotency-key': options.idempotencyKey ?? randomUUID(),
+          },
+          body: JSON.stringify({
+            to: options.to,
+            text: options.text,
+            category: options.category,
+            ...(options.deliverBy ? { deliver_by: options.deliverBy } : {}),
+          }),
+        });
+        const body = await response.text();
+        if (!response.ok) throw new SendRequestRefusedError(response.status, body);
+        printLine(body);
+      }
+    );
+
+  const sending = program.command('sending').description('pause or resume outbound sending of an account');
+  for (const [name, description] of [
+    ['pause', 'stop granting dispatch slots (messages wait; deadlines still expire them)'],
+    ['resume', 'grant dispatch slots again'],
+  ] as const) {
+    sending
+      .command(name)
+      .description(description)
+      .option('--account <id>', 'sending account', 'default')
+      .action(async (options: { account: string }) => {
+        const config = loadCollectorConfig(process.env);
+        const temporal = await connectTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+        try {
+          const gate = temporal.client.workflow.getHandle(sendGateWorkflowId(options.account));
+          if (name === 'pause') await gate.signal(pauseSendingSignal, { reason: 'operator' });
+          else await gate.signal(resumeSendingSignal);
+          printLine(`sending ${name === 'pause' ? 'paused' : 'resumed'} for account ${options.account}`);
+        } finally {
+          await temporal.close();
+        }
+      });
+  }
+}

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { loadCodecServerConfig } from '../../codec-server/config.js';
+import { type RunningCodecServer, startCodecServer } from '../../codec-server/server.js';
+import { type DataDirLayout, loadOrCreatePayloadEncryptionKeys } from './data-dir.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The dev stack's codec server and the endpoint given to the Web UI (`--ui-codec-endpoint`). */
+export interface DevCodecServer {
+  server: RunningCodecServer;
+  /** `http://127.0.0.1:<port>/<token>`: the token travels as the path prefix the UI keeps. */
+  uiEndpoint: string;
+}
+
+/** Returns the dev stack's codec token: generated once (32 random bytes, hex), kept in `file` (mode 0600). */
+function loadOrCreateCodecToken(file: string): string {
+  if (existsSync(file)) {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 16) return existing;
+  }
+  const token = randomBytes(32).toString('hex');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+/**
+ * Starts `wa-lake codec-server` for `wa-lake dev` (DESIGN §14, issue #13 item 2): the data folder's
+ * payload keys (or `PAYLOAD_ENCRYPTION_KEYS` from `env`), a generated token, CORS for the Web UI on
+ * `uiPort`, a free port unless `CODEC_SERVER_PORT` is set. Returns null when the UI is headless.
+ * @throws ConfigError on an invalid `CODEC_SERVER_*`/`PAYLOAD_ENCRYPTION_KEYS`; the listen error.
+ */
+export async function startDevCodecServer(
+  layout: DataDirLayout,
+  env: Env,
+  uiPort: number | null,
+  logger: Logger
+): Promise<DevCodecServer | null> {
+  if (uiPort === null) return null;
+  const config = loadCodecServerConfig({
+    CODEC_SERVER_PORT: '0',
+    CODEC_SERVER_TOKEN: loadOrCreateCodecToken(layout.codecTokenFile),
+    CODEC_SERVER_CORS_ORIGINS: `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
+    PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
+    ...env,
+  });
+  const server = await startCodecServer({ config, logger });
+  return { server, uiEndpoint: `${server.url}/${config.CODEC_SERVER_TOKEN}` };
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { Client } from '@temporalio/client';
+import type pg from 'pg';
+import { forgetParticipantInOutbox, OutboxStore } from '../../collector/index.js';
+import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
+import { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from '../../ingest-api/index.js';
+import { forgetInDeadLetters } from '../../ops/index.js';
+
+/** What one `wa-lake forget` run did; recorded in `whatsapp_erasure_runs` (no identifiers in it). */
+export interface ErasureReport {
+  runId: string;
+  requestedBy: string;
+  counts: {
+    lake: LakeErasureResult['counts'];
+    outboxRowsRewritten: number | null;
+    deadLetterEntriesRedacted: number | null;
+  };
+  /** Stores this run could not change, each with what the operator can do. */
+  notReached: string[];
+}
+
+/** Stores no command can rewrite (DESIGN §14): reported on every run. */
+const ALWAYS_NOT_REACHED = [
+  'Temporal workflow histories: each deliverEvent input holds its event body until the namespace retention ' +
+    'ends (TEMPORAL_NAMESPACE_RETENTION); encrypted at rest when PAYLOAD_ENCRYPTION_KEYS is set',
+  'capture files written with --record, and the first collector trail: delete or edit them by hand',
+  'backups and dumps of PostgreSQL and of the outbox: they age out with your backup retention',
+];
+
+/**
+ * `wa-lake forget --participant` (DESIGN §14, issue #13 item 4): erases one member's personal data in the
+ * lake (one PostgreSQL transaction), the collector's outbox (one SQLite transaction, when `outboxPath`
+ * exists on this host) and the dead-letter entries (one signal), with one random pseudonym for the run,
+ * then records the run (who, when, counts, what was not reached). Idempotent: a rerun changes nothing.
+ *
+ * @param options.temporalClient - null when Temporal is not reachable (reported as not reached).
+ * @throws InvalidParticipantIdentifierError; pg errors (the lake transaction is rolled back).
+ */
+export async function runErasure(options: {
+  pool: pg.Pool;
+  outboxPath: string;
+  temporalClient: Client | null;
+  participant: string;
+  requestedBy: string;
+}): Promise<ErasureReport> {
+  const { jids } = parseParticipantIdentifier(options.participant);
+  const startedAt = new Date();
+  const pseudonym = `erased-${randomUUID()}@erased`;
+  const lake = await inTransaction(options.pool, (client) => forgetParticipantInLake(client, jids, pseudonym));
+  const notReached: string[] = [];
+
+  let outboxRowsRewritten: number | null = null;
+  const eventIds = new Set(lake.eventIds);
+  if (existsSync(options.outboxPath)) {
+    const outbox = OutboxStore.open({ path: options.outboxPath });
+    try {
+      const result = forgetParticipantInOutbox(outbox, lake.jids, pseudonym);
+      outboxRowsRewritten = result.rowsRewritten;
+      for (const eventId of result.eventIds) eventIds.add(eventId);
+    } finally {
+      outbox.close();
+    }
+  } else {
+    notReached.push(`collector outbox: no file at ${options.outboxPath} (run forget where the collector runs)`);
+  }
+
+  let deadLetterEntriesRedacted: number | null = null;
+  if (options.temporalClient) {
+    try {
+      deadLetterEntriesRedacted = await forgetInDeadLetters(options.temporalClient, lake.jids, eventIds);
+    } catch (err) {
+      notReached.push(`dead-letter entries: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  } else {
+    notReached.push('dead-letter entries: Temporal not reachable (rerun forget when it is)');
+  }
+  notReached.push(...ALWAYS_NOT_REACHED);
+
+  const report: ErasureReport = {
+    runId: randomUUID(),
+    requestedBy: options.requestedBy,
+    counts: { lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted },
+    notReached,
+  };
+  await recordErasureRun(options.pool, {
+    id: report.runId,
+    requestedBy: report.requestedBy,
+    startedAt,
+    counts: report.counts,
+    notReached,
+  });
+  return report;
+}
+
+async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await run(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,40 @@
+import { EncryptionCodec } from '../common/encryption-codec.js';
+import type { Logger } from '../common/logger.js';
+import { buildCodecServerApp } from './app.js';
+import type { CodecServerConfig } from './config.js';
+
+/** A listening codec server. */
+export interface RunningCodecServer {
+  /** Base URL, e.g. `http://127.0.0.1:8234` (the real port when the config says 0). */
+  url: string;
+  /** Stops accepting and waits for in-flight requests. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `wa-lake codec-server` on `CODEC_SERVER_HOST:CODEC_SERVER_PORT` (DESIGN §14).
+ * @throws the listen error (port in use, bad host).
+ */
+export async function startCodecServer(options: {
+  config: CodecServerConfig;
+  logger: Logger;
+}): Promise<RunningCodecServer> {
+  const { config, logger } = options;
+  const app = buildCodecServerApp({
+    codec: new EncryptionCodec(config.PAYLOAD_ENCRYPTION_KEYS ?? []),
+    token: config.CODEC_SERVER_TOKEN,
+    corsOrigins: config.CODEC_SERVER_CORS_ORIGINS,
+    logger,
+  });
+  try {
+    await app.listen({ host: config.CODEC_SERVER_HOST, port: config.CODEC_SERVER_PORT });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.CODEC_SERVER_PORT;
+  const host = config.CODEC_SERVER_HOST.includes(':') ? `[${config.CODEC_SERVER_HOST}]` : config.CODEC_SERVER_HOST;
+  logger.info({ component: 'codec-server', host: config.CODEC_SERVER_HOST, port }, 'codec server listening');
+  return { url: `http://${host}:${port}`, close: () => app.close() };
+}

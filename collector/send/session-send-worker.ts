@@ -1,0 +1,101 @@
+import { dirname, join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { resumeSendingSignal, sendGateWorkflowId, sessionTaskQueue } from '../../workflows/send-contracts.js';
+import { AckRouter } from './ack-router.js';
+import { createDispatchActivity } from './dispatch-activity.js';
+import type { SendSocket } from './send-socket.js';
+import { SentMessageIndex } from './sent-message-index.js';
+
+/** Options of {@link startSessionSendSide}. */
+export interface SessionSendSideOptions {
+  accountId: string;
+  /** Used to connect the worker when `connection` is not given; retried with backoff until it answers. */
+  temporalAddress: string;
+  namespace: string;
+  /** Existing worker connection (tests); not closed on stop. */
+  connection?: NativeConnection;
+  /** Client for ACK signals and resume. */
+  client: Client;
+  /** The payload codec of every wa-lake client and worker (DESIGN §14); undefined = clear payloads. */
+  dataConverter?: DataConverter;
+  /** The outbox path; the sent-message index lives next to it (`sent-messages.sqlite`). */
+  outboxPath: string;
+  getSocket: () => SendSocket | null;
+  logger: Logger;
+  /** Test seams (ms). */
+  sendTimeoutMs?: number;
+  presenceTimeoutMs?: number;
+}
+
+/** The collector's send side: dispatch worker, ACK router and re-link resume. */
+export interface SessionSendSide {
+  /** Feed every Baileys event (before the edge filter; it does not change what enters the lake). */
+  onEvent(event: string, data: unknown): void;
+  /** Call when the session opens: resumes an account paused by a logout. */
+  onSessionOpen(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the send side of a collector (DESIGN §12, issue #10 items 3, 5): a second Temporal `Worker` in
+ * the collector process on the account's session task queue, running only `dispatchWhatsAppMessage` (it
+ * needs the live socket); an {@link AckRouter} that signals ACKs of our messages to their workflow; and a
+ * resume signal to the account's gate on every open. If Temporal is down the worker keeps trying to
+ * connect in the background; capture is never blocked by it.
+ */
+export function startSessionSendSide(options: SessionSendSideOptions): SessionSendSide {
+  const logger = options.logger.child({ component: 'send-worker', accountId: options.accountId });
+  const index = SentMessageIndex.open(join(dirname(options.outboxPath), 'sent-messages.sqlite'));
+  const activities = createDispatchActivity({
+    getSocket: options.getSocket,
+    rememberSent: (waMessageId, messageId) => index.remember(waMessageId, messageId),
+    ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
+    ...(options.presenceTimeoutMs !== undefined ? { presenceTimeoutMs: options.presenceTimeoutMs } : {}),
+  });
+  const router = new AckRouter({ client: options.client, lookup: (id) => index.lookup(id), logger: options.logger });
+  let worker: Worker | null = null;
+  let isStopping = false;
+  const running = (async () => {
+    for (let delayMs = 1_000; !isStopping; delayMs = Math.min(delayMs * 2, 60_000)) {
+      let connection: NativeConnection | null = null;
+      try {
+        connection = options.connection ?? (await NativeConnection.connect({ address: options.temporalAddress }));
+        worker = await Worker.create({
+          connection,
+          namespace: options.namespace,
+          taskQueue: sessionTaskQueue(options.accountId),
+          activities,
+          ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+          shutdownGraceTime: 30_000,
+        });
+        if (isStopping) break;
+        logger.info({ taskQueue: sessionTaskQueue(options.accountId) }, 'session send worker started');
+        await worker.run();
+        return;
+      } catch (err) {
+        logger.warn({ err, delayMs }, 'session send worker cannot run; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+      } finally {
+        if (connection && !options.connection) await connection.close().catch(() => undefined);
+      }
+    }
+  })();
+  return {
+    onEvent: (event, data) => router.handle(event, data),
+    onSessionOpen: () => {
+      options.client.workflow
+        .getHandle(sendGateWorkflowId(options.accountId))
+        .signal(resumeSendingSignal)
+        .catch(() => undefined); // no gate yet: nothing to resume
+    },
+    async stop() {
+      isStopping = true;
+      if (worker?.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      index.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * The member identifiers of `wa-lake forget --participant` (DESIGN §14, issue #13 item 4): a LID
+ * (`123@lid`), a phone JID (`5511…@s.whatsapp.net`) or a phone number (`+55 11 9…`, digits only kept).
+ */
+export interface ParticipantIdentifiers {
+  /** Full JIDs without a device suffix, e.g. `5511987654321@s.whatsapp.net`, `1000…@lid`. */
+  jids: string[];
+}
+
+/** Thrown when `--participant` is neither a LID, a phone JID nor a phone number. */
+export class InvalidParticipantIdentifierError extends Error {
+  override readonly name = 'InvalidParticipantIdentifierError';
+}
+
+const JID_PATTERN = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
+
+/**
+ * Parses one identifier into canonical JIDs (`c.us` becomes `s.whatsapp.net`; a device suffix is dropped).
+ * @throws InvalidParticipantIdentifierError for anything else (a group JID, a name, too few digits).
+ */
+export function parseParticipantIdentifier(input: string): ParticipantIdentifiers {
+  const trimmed = input.trim();
+  const jid = JID_PATTERN.exec(trimmed);
+  if (jid) return { jids: [`${jid[1]}@${jid[2] === 'lid' ? 'lid' : 's.whatsapp.net'}`] };
+  const digits = trimmed.replace(/[\s()+-]/g, '');
+  if (/^\d{8,15}$/.test(digits)) return { jids: [`${digits}@s.whatsapp.net`] };
+  throw new InvalidParticipantIdentifierError(
+    `--participant must be a LID (…@lid), a phone JID (…@s.whatsapp.net) or a phone number, got "${input}"`
+  );
+}
+
+/** The user parts (digits) of JIDs: what a JID looks like anywhere in stored JSON, with any device suffix. */
+export function jidUsers(jids: readonly string[]): string[] {
+  return [...new Set(jids.map((jid) => jid.split('@')[0]?.split(':')[0] ?? '').filter((user) => /^\d+$/.test(user)))];
+}
+
+/**
+ * A regular expression source matching any JID (with an optional device suffix) of these user parts, in
+ * the subset PostgreSQL's ARE and JavaScript share. Digits only, so nothing needs escaping.
+ */
+export function jidPatternSource(users: readonly string[]): string {
+  return `(?<![0-9])(${users.join('|')})(:[0-9]+)?@(s\\.whatsapp\\.net|lid|c\\.us)`;
+}

@@ -1,0 +1,193 @@
+import type pg from 'pg';
+import { SEND_STATE_RANK, type SendCategory, type SendState } from '../../workflows/send-contracts.js';
+import { toDatabaseAvailabilityError } from './pool.js';
+
+/** A committed send intent (one `outbound_messages` row). */
+export interface OutboundMessage {
+  id: string;
+  apiKeyId: string;
+  accountId: string;
+  requestHash: string;
+  toJid: string;
+  text: string | null;
+  category: SendCategory;
+  deliverBy: Date | null;
+  metadata: Record<string, unknown> | null;
+  state: SendState;
+  reasonCode: string | null;
+  waMessageId: string;
+  workflowStartedAt: Date | null;
+  createdAt: Date;
+}
+
+/** One state reached by a message. */
+export interface TransitionRecord {
+  state: SendState;
+  at: Date;
+  reasonCode: string | null;
+}
+
+/** What the request API inserts. */
+export type NewOutboundMessage = Pick<
+  OutboundMessage,
+  | 'id'
+  | 'apiKeyId'
+  | 'accountId'
+  | 'requestHash'
+  | 'toJid'
+  | 'text'
+  | 'category'
+  | 'deliverBy'
+  | 'metadata'
+  | 'waMessageId'
+> & { idempotencyKey: string };
+
+// SQL CASE that ranks a state column, from the one rank table in send-contracts.ts.
+const RANK_SQL = (column: string): string =>
+  `(CASE ${column} ${Object.entries(SEND_STATE_RANK)
+    .map(([state, rank]) => `WHEN '${state}' THEN ${rank}`)
+    .join(' ')} END)`;
+
+function toMessage(row: Record<string, unknown>): OutboundMessage {
+  return {
+    id: row['id'] as string,
+    apiKeyId: row['api_key_id'] as string,
+    accountId: row['account_id'] as string,
+    requestHash: (row['request_hash'] as string).trim(),
+    toJid: row['to_jid'] as string,
+    text: (row['text'] as string | null) ?? null,
+    category: row['category'] as SendCategory,
+    deliverBy: (row['deliver_by'] as Date | null) ?? null,
+    metadata: (row['metadata'] as Record<string, unknown> | null) ?? null,
+    state: row['state'] as SendState,
+    reasonCode: (row['reason_code'] as string | null) ?? null,
+    waMessageId: row['wa_message_id'] as string,
+    workflowStartedAt: (row['workflow_started_at'] as Date | null) ?? null,
+    createdAt: row['created_at'] as Date,
+  };
+}
+
+/**
+ * The `outbound_messages` / `outbound_message_transitions` tables (DESIGN §12, issue #10): the intent
+ * committed before 202, idempotency lookups, the sweeper's "not yet started" list and monotonic state
+ * updates reported by the `sendMessage` workflow. Methods throw DatabaseUnavailableError /
+ * DatabaseBusyError when PostgreSQL cannot serve them.
+ */
+export class OutboundMessagesRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async run(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+    try {
+      return (await this.pool.query<Record<string, unknown>>(sql, params)).rows;
+    } catch (err) {
+      throw toDatabaseAvailabilityError(err) ?? err;
+    }
+  }
+
+  /** The message a key already created with this `Idempotency-Key`, or null. */
+  async findByIdempotencyKey(apiKeyId: string, idempotencyKey: string): Promise<OutboundMessage | null> {
+    const rows = await this.run(`SELECT * FROM outbound_messages WHERE api_key_id = $1 AND idempotency_key = $2`, [
+      apiKeyId,
+      idempotencyKey,
+    ]);
+    return rows[0] ? toMessage(rows[0]) : null;
+  }
+
+  /**
+   * Commits the intent and its `queued` transition in one statement (DESIGN §12: committed before 202).
+   * @returns the inserted row, or the row that already holds `(apiKeyId, idempotencyKey)` (a concurrent twin).
+   */
+  async insert(message: NewOutboundMessage): Promise<{ isInserted: boolean; message: OutboundMessage }> {
+    const rows = await this.run(
+      `WITH inserted AS (
+         INSERT INTO outbound_messages (id, api_key_id, account_id, idempotency_key, request_hash, to_jid, text,
+                                        category, deliver_by, metadata, wa_message_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (api_key_id, idempotency_key) DO NOTHING
+         RETURNING *
+       ), transition AS (
+         INSERT INTO outbound_message_transitions (message_id, state, at)
+         SELECT id, 'queued', created_at FROM inserted
+       )
+       SELECT * FROM inserted`,
+      [
+        message.id,
+        message.apiKeyId,
+        message.accountId,
+        message.idempotencyKey,
+        message.requestHash,
+        message.toJid,
+        message.text,
+        message.category,
+        message.deliverBy,
+        message.metadata === null ? null : JSON.stringify(message.metadata),
+        message.waMessageId,
+      ]
+    );
+    if (rows[0]) return { isInserted: true, message: toMessage(rows[0]) };
+    const existing = await this.findByIdempotencyKey(message.apiKeyId, message.idempotencyKey);
+    if (!existing) throw new Error('outbound message vanished between insert and lookup');
+    return { isInserted: false, message: existing };
+  }
+
+  /** One message and every transition, oldest first; null when unknown. */
+  async get(id: string): Promise<{ message: OutboundMessage; transitions: TransitionRecord[] } | null> {
+    const rows = await this.run(`SELECT * FROM outbound_messages WHERE id = $1`, [id]);
+    if (!rows[0]) return null;
+    const transitions = await this.run(
+      `SELECT state, at, reason_code FROM outbound_message_transitions WHERE message_id = $1 ORDER BY at, ${RANK_SQL('state')}`,
+      [id]
+    );
+    return {
+      message: toMessage(rows[0]),
+      transitions: transitions.map((row) => ({
+        state: row['state'] as SendState,
+        at: row['at'] as Date,
+        reasonCode: (row['reason_code'] as string | null) ?? null,
+      })),
+    };
+  }
+
+  /** Records that `send-<id>` exists in Temporal (started now or already before). */
+  async markWorkflowStarted(id: string): Promise<void> {
+    await this.run(
+      `UPDATE outbound_messages SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL`,
+      [id]
+    );
+  }
+
+  /** Oldest messages whose workflow was never confirmed started, created before `olderThan`. */
+  async listUnstarted(limit: number, olderThan: Date): Promise<OutboundMessage[]> {
+    const rows = await this.run(
+      `SELECT * FROM outbound_messages WHERE workflow_started_at IS NULL AND created_at <= $2 ORDER BY created_at LIMIT $1`,
+      [limit, olderThan]
+    );
+    return rows.map(toMessage);
+  }
+
+  /**
+   * Records a state reached (idempotent per state) and moves the row's state forward only (monotonic,
+   * DESIGN §12). @returns whether the row's state changed and, if so, when the message was accepted.
+   */
+  async recordTransition(
+    id: string,
+    state: SendState,
+    at: Date,
+    reasonCode: string | null
+  ): Promise<{ isChanged: boolean; createdAt: Date | null }> {
+    const rows = await this.run(
+      `WITH transition AS (
+         INSERT INTO outbound_message_transitions (message_id, state, at, reason_code)
+         SELECT id, $2, $3, $4 FROM outbound_messages WHERE id = $1
+         ON CONFLICT DO NOTHING
+       )
+       UPDATE outbound_messages SET state = $2, reason_code = COALESCE($4, reason_code), updated_at = now()
+        WHERE id = $1 AND state NOT IN ('read', 'failed', 'expired')
+          AND ${RANK_SQL('state')} < ${RANK_SQL('$2::varchar')}
+        RETURNING created_at`,
+      [id, state, at, reasonCode]
+    );
+    const createdAt = (rows[0]?.['created_at'] as Date | undefined) ?? null;
+    return { isChanged: createdAt !== null, createdAt };
+  }
+}

@@ -1,0 +1,19 @@
+/** A recipient as the send path stores it. */
+export type Recipient = { kind: 'group'; jid: string } | { kind: 'phone'; jid: string };
+
+const GROUP_JID = /^\d{5,40}(-\d{5,20})?@g\.us$/;
+const PHONE = /^\+?(\d{8,15})$/;
+const PHONE_JID = /^(\d{8,15})@s\.whatsapp\.net$/;
+
+/**
+ * Normalizes the `to` of a send request (DESIGN §12): a group JID (`…@g.us`) stays as is; a phone
+ * number (`+5511999990000`, `5511999990000`) or phone JID becomes `digits@s.whatsapp.net`.
+ *
+ * @returns the recipient, or null when `to` is neither (the API answers 422 `WA_ERR_INVALID_RECIPIENT`).
+ */
+export function normalizeRecipient(to: string): Recipient | null {
+  const trimmed = to.trim();
+  if (GROUP_JID.test(trimmed)) return { kind: 'group', jid: trimmed };
+  const digits = PHONE.exec(trimmed.replaceAll(/[\s()-]/g, ''))?.[1] ?? PHONE_JID.exec(trimmed)?.[1];
+  return digits === undefined ? null : { kind: 'phone', jid: `${digits}@s.whatsapp.net` };
+}

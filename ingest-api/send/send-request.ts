@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { SEND_CATEGORIES, type SendCategory } from '../../workflows/send-contracts.js';
+import { IngestHttpError } from '../errors.js';
+
+/** A send request after shape validation (DESIGN §12). */
+export interface SendRequest {
+  to: string;
+  text: string;
+  category: SendCategory;
+  /** Epoch ms, or null. */
+  deliverByMs: number | null;
+  metadata: Record<string, unknown> | null;
+}
+
+const bodySchema = z.object({
+  to: z.string().min(1).max(255),
+  text: z.string().min(1),
+  category: z.string(),
+  deliver_by: z.iso.datetime({ offset: true }).optional().nullable(),
+  metadata: z.record(z.string(), z.unknown()).optional().nullable(),
+});
+
+/**
+ * Validates the JSON body of `POST /api/v1/messages`: shape (422 `WA_ERR_INVALID_BODY` with fields),
+ * category (422 `WA_ERR_UNKNOWN_CATEGORY`), text length in characters (422 `WA_ERR_TEXT_TOO_LONG`).
+ * `deliver_by` in the past and the recipient are checked later: an idempotent replay of an accepted
+ * request must still answer 200 after its deadline.
+ *
+ * @throws IngestHttpError as above.
+ */
+export function parseSendRequest(body: unknown, textMaxChars: number): SendRequest {
+  const parsed = bodySchema.safeParse(body);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => ({
+      field: issue.path.join('.') || '(root)',
+      message: issue.message,
+    }));
+    throw new IngestHttpError('WA_ERR_INVALID_BODY', 'body has invalid fields', fields);
+  }
+  const { to, text, category, deliver_by: deliverBy, metadata } = parsed.data;
+  if (!(SEND_CATEGORIES as readonly string[]).includes(category)) {
+    throw new IngestHttpError('WA_ERR_UNKNOWN_CATEGORY', `category must be one of ${SEND_CATEGORIES.join(', ')}`);
+  }
+  if ([...text].length > textMaxChars) {
+    throw new IngestHttpError('WA_ERR_TEXT_TOO_LONG', `text is longer than ${textMaxChars} characters`);
+  }
+  return {
+    to,
+    text,
+    category: category as SendCategory,
+    deliverByMs: deliverBy ? Date.parse(deliverBy) : null,
+    metadata: metadata ?? null,
+  };
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return Object.fromEntries(entries.map(([key, inner]) => [key, canonical(inner)]));
+  }
+  return value;
+}
+
+/**
+ * Hash that decides "same body" for an `Idempotency-Key` (DESIGN §12): lower-case hex SHA-256 of the
+ * canonical JSON (sorted keys) of the validated request, so key order and whitespace do not matter.
+ */
+export function hashSendRequest(request: SendRequest): string {
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(request)))
+    .digest('hex');
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runErasure } from '../../../cli/privacy/run-erasure.js';
+import { OutboxStore } from '../../../collector/outbox-store.js';
+import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
+import { redactOldMessageBodies } from '../../../ingest-api/db/redact-old-message-bodies.js';
+import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from '../ingest-api/lake-databases.js';
+import {
+  dumpLakeText,
+  messageBody,
+  metadataBody,
+  newGroupJid,
+  newMember,
+  reactionBody,
+  readEngagement,
+  type Member,
+} from './lake-privacy-fixtures.js';
+
+// Issue #13 items 3–4 against real PostgreSQL (a fresh migrated database per file) and a real SQLite outbox.
+const DAY_MS = 86_400_000;
+let databaseUrl: string;
+let lake: TestLake;
+let dir: string;
+
+beforeAll(async () => {
+  databaseUrl = await createMigratedDatabase(inject('databaseUrl'));
+  lake = openLake(databaseUrl);
+  dir = mkdtempSync(join(tmpdir(), 'wa-lake-forget-'));
+});
+afterAll(async () => {
+  await lake?.pool.end();
+  if (databaseUrl) await dropDatabase(databaseUrl);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One group with three members, old and recent messages, a reply and a reaction. */
+async function seedGroup(): Promise<{ group: string; members: Member[]; oldText: string; recentText: string }> {
+  const group = newGroupJid();
+  const members = [newMember(), newMember(), newMember()];
+  const [ana, bia, caio] = members as [Member, Member, Member];
+  const old = new Date(Date.now() - 200 * DAY_MS);
+  const recent = new Date(Date.now() - 2 * DAY_MS);
+  const oldText = `old words ${randomUUID()}`;
+  const recentText = `recent words ${randomUUID()}`;
+  const firstId = randomUUID();
+  const events = [
+    metadataBody(group, members, old.toISOString()),
+    messageBody(group, ana, oldText, old, { id: firstId }),
+    messageBody(group, bia, `reply ${randomUUID()}`, new Date(old.getTime() + 60_000), {
+      replyTo: { id: firstId, author: ana },
+    }),
+    reactionBody(group, caio, { id: firstId, author: ana }, new Date(old.getTime() + 120_000)),
+    messageBody(group, caio, recentText, recent),
+  ];
+  for (const event of events) expect(await lake.store(randomUUID(), event)).toBe('stored');
+  return { group, members, oldText, recentText };
+}
+
+describe('wa-lake retention apply', () => {
+  it('redacts old message bodies and leaves every engagement number as it was', async () => {
+    const seeded = await seedGroup();
+    const before = await readEngagement(lake.pool);
+    const result = await redactOldMessageBodies(lake.pool, new Date(Date.now() - 90 * DAY_MS), {
+      requestedBy: 'test',
+    });
+    expect(result.redactedEvents).toBe(2);
+    expect(await readEngagement(lake.pool)).toEqual(before);
+    await rebuildProjections(lake.pool);
+    expect(await readEngagement(lake.pool)).toEqual(before);
+
+    const text = await dumpLakeText(lake.pool);
+    expect(text).not.toContain(seeded.oldText);
+    expect(text).not.toContain('quoted words');
+    expect(text).toContain(seeded.recentText);
+    const again = await redactOldMessageBodies(lake.pool, new Date(Date.now() - 90 * DAY_MS), { requestedBy: 'test' });
+    expect(again.redactedEvents).toBe(0);
+    const { rows } = await lake.pool.query(`SELECT requested_by, redacted_events FROM whatsapp_retention_runs`);
+    expect(rows).toEqual([
+      { requested_by: 'test', redacted_events: 2 },
+      { requested_by: 'test', redacted_events: 0 },
+    ]);
+  });
+});
+
+describe('wa-lake forget', () => {
+  it("erases one member's data in the lake and the outbox, keeps the counts, and is idempotent", async () => {
+    const seeded = await seedGroup();
+    const [, bia, caio] = seeded.members as [Member, Member, Member];
+    const outboxPath = join(dir, 'outbox.sqlite');
+    const outbox = OutboxStore.open({ path: outboxPath });
+    const pendingText = `pending words ${randomUUID()}`;
+    outbox.enqueueBatch(
+      [
+        {
+          eventId: randomUUID(),
+          type: 'messages.upsert',
+          chatJid: seeded.group,
+          body: messageBody(seeded.group, caio, pendingText, new Date()),
+        },
+        {
+          eventId: randomUUID(),
+          type: 'messages.upsert',
+          chatJid: seeded.group,
+          body: messageBody(seeded.group, bia, 'bia keeps this', new Date()),
+        },
+      ],
+      Date.now()
+    );
+    outbox.close();
+    const before = await readEngagement(lake.pool);
+
+    const report = await runErasure({
+      pool: lake.pool,
+      outboxPath,
+      temporalClient: null,
+      participant: `+${caio.phone}`,
+      requestedBy: 'dpo@example.org',
+    });
+
+    expect(report.counts.lake.messageBodiesRedacted).toBe(1);
+    expect(report.counts.lake.aliasesDeleted + report.counts.lake.participantsDeleted).toBeGreaterThan(0);
+    expect(report.counts.outboxRowsRewritten).toBe(1);
+    expect(report.notReached.join('\n')).toMatch(/Temporal workflow histories/);
+    expect(report.notReached.join('\n')).toMatch(/capture files/);
+    expect(report.notReached.join('\n')).toMatch(/dead-letter entries: Temporal not reachable/);
+
+    const text = await dumpLakeText(lake.pool);
+    const caioDigits = [caio.phone, caio.lid.split('@')[0] ?? ''];
+    for (const value of [...caioDigits, seeded.recentText]) expect(text).not.toContain(value);
+    expect(text).toContain(bia.phone);
+    const reopened = OutboxStore.open({ path: outboxPath });
+    const bodies = [...reopened.listDue(10, Date.now() + 1)].map((row) => row.body).join('\n');
+    reopened.close();
+    for (const value of [...caioDigits, pendingText]) expect(bodies).not.toContain(value);
+    expect(bodies).toContain('bia keeps this');
+
+    // Engagement keeps one anonymous member in Caio's place: the same numbers of everything.
+    const after = await readEngagement(lake.pool);
+    expect(after['memberships']).toEqual(before['memberships']);
+    expect(after['eventsByTypeChatDay']).toEqual(before['eventsByTypeChatDay']);
+    expect(after['participants']).not.toEqual([]);
+
+    const { rows } = await lake.pool.query<{ requested_by: string; run: string }>(
+      `SELECT requested_by, r::text AS run FROM whatsapp_erasure_runs r`
+    );
+    expect(rows.map((row) => row.requested_by)).toEqual(['dpo@example.org']);
+    for (const value of caioDigits) expect(rows[0]?.run).not.toContain(value);
+
+    const second = await runErasure({
+      pool: lake.pool,
+      outboxPath,
+      temporalClient: null,
+      participant: caio.lid,
+      requestedBy: 'dpo@example.org',
+    });
+    expect(second.counts.lake).toEqual({
+      messageBodiesRedacted: 0,
+      aliasesDeleted: 0,
+      participantsDeleted: 0,
+      pseudonymized: {},
+    });
+    expect(second.counts.outboxRowsRewritten).toBe(0);
+  });
+});

@@ -1,0 +1,51 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  pauseSendingSignal,
+  resumeSendingSignal,
+  sendGateStatusQuery,
+  sendGateWorkflowId,
+  sendStatusQuery,
+} from '../../../workflows/send-contracts.js';
+import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
+import { boomLike } from '../../helpers/whatsapp-send-double.js';
+import { createSendKit, startSend } from './send-workflow-kit.js';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  bundle = await bundleWorkflows();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+// One file per environment: a gate left running by another test would hold the shared clock.
+describe('sendGate pause (DESIGN §12, issue #10 item 7)', () => {
+  it('pauses the account with one alert when the session is logged out, and sends after resume', async () => {
+    const kit = await createSendKit(env, bundle);
+    kit.double.failures.push(boomLike(401));
+    await kit.run(async () => {
+      const first = kit.newInput({ options: { ackWaitMs: 60_000 } });
+      const second = kit.newInput({ options: { ackWaitMs: 60_000 } });
+      const handles = [await startSend(env, kit, first)];
+      const gate = env.client.workflow.getHandle(sendGateWorkflowId(kit.accountId));
+      for (let i = 0; i < 200 && !(await gate.query(sendGateStatusQuery).catch(() => null))?.paused; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      handles.push(await startSend(env, kit, second));
+      await gate.signal(pauseSendingSignal, { reason: 'logged_out' });
+      await env.sleep(60 * 60_000);
+      expect((await gate.query(sendGateStatusQuery)).paused).toBe(true);
+      expect((await handles[0]!.query(sendStatusQuery)).state).toBe('queued');
+      expect(kit.double.wire).toHaveLength(0);
+      expect(kit.alerts.map((alert) => alert.kind)).toEqual(['send_paused_logged_out']);
+      await gate.signal(resumeSendingSignal);
+      const results = [];
+      for (const handle of handles) results.push(await handle.result());
+      expect(results.map((result) => result.state)).toEqual(['dispatched', 'dispatched']);
+      expect(kit.double.distinctIds()).toBe(2);
+    });
+  });
+});

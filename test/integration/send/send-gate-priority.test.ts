@@ -1,0 +1,71 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  requestDispatchSignal,
+  sendGateStatusQuery,
+  sendGateWorkflowId,
+  type SendGateInput,
+} from '../../../workflows/send-contracts.js';
+import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
+import { createSendKit, startSend } from './send-workflow-kit.js';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  bundle = await bundleWorkflows();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** Largest number of grants inside any half-open window [t, t + windowMs). */
+function maxInWindow(timesMs: number[], windowMs: number): number {
+  const sorted = [...timesMs].sort((a, b) => a - b);
+  let max = 0;
+  for (let start = 0, end = 0; start < sorted.length; start += 1) {
+    while (end < sorted.length && (sorted[end] ?? 0) < (sorted[start] ?? 0) + windowMs) end += 1;
+    max = Math.max(max, end - start);
+  }
+  return max;
+}
+
+describe('sendGate (DESIGN §12, issue #10 items 6–7)', () => {
+  it('dispatches an otp within its 2-minute deadline behind 500 queued marketing messages, at no more than 20 per minute', async () => {
+    const kit = await createSendKit(env, bundle, { gate: { ratePerMinute: 20, burst: 1, marketingJitterMaxMs: 0 } });
+    const gateInput: SendGateInput = { accountId: kit.accountId, ratePerMinute: 20, burst: 1, marketingJitterMaxMs: 0 };
+    await kit.run(async () => {
+      for (let i = 0; i < 500; i += 1) {
+        await env.client.workflow.signalWithStart('sendGate', {
+          taskQueue: kit.taskQueue,
+          workflowId: sendGateWorkflowId(kit.accountId),
+          args: [gateInput],
+          signal: requestDispatchSignal,
+          signalArgs: [{ messageId: `marketing-${i}`, category: 'marketing', deliverByMs: null }],
+        });
+      }
+      const gate = env.client.workflow.getHandle(sendGateWorkflowId(kit.accountId));
+      await env.sleep(5 * 60_000);
+      const startedAtMs = await env.currentTimeMs();
+      const deliverBy = new Date(startedAtMs + 2 * 60_000).toISOString();
+      const otp = kit.newInput({ category: 'otp', deliverBy, options: { ackWaitMs: 60_000 } });
+      const result = await (await startSend(env, kit, otp)).result();
+      expect(result).toMatchObject({ state: 'dispatched', dispatchAttempts: 1 });
+      expect(kit.double.wire.map((send) => send.messageId)).toEqual([otp.waMessageId]);
+      const status = await gate.query(sendGateStatusQuery);
+      expect(kit.dispatched.map((input) => input.messageId)).toEqual([otp.messageId]);
+      expect(kit.dispatched[0]?.grantedAtMs).toBeLessThan(Date.parse(deliverBy));
+      expect(status.recentGrants.map((grant) => grant.messageId)).toContain(otp.messageId);
+      expect(status.queued).toBeGreaterThan(0);
+      expect(status.recentGrants.length).toBeGreaterThan(20);
+      expect(
+        maxInWindow(
+          status.recentGrants.map((grant) => grant.atMs),
+          60_000
+        )
+      ).toBeLessThanOrEqual(20);
+      await gate.terminate('test over').catch(() => undefined); // may be between runs (continue-as-new)
+    });
+  });
+});

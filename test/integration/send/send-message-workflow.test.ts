@@ -1,0 +1,128 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendAckSignal, sendStatusQuery, WA_SEND_STATE } from '../../../workflows/send-contracts.js';
+import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
+import { boomLike } from '../../helpers/whatsapp-send-double.js';
+import { createSendKit, startSend } from './send-workflow-kit.js';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  bundle = await bundleWorkflows();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const DAY_MS = 24 * 60 * 60_000;
+
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 600 && !check(); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (!check()) throw new Error('condition not reached');
+}
+
+describe('sendMessage (DESIGN §12, issue #10 items 3–5)', () => {
+  it('never re-sends after a lost ACK: after 3 days one send on the wire, dispatched, one alert; a late ACK → sent', async () => {
+    const kit = await createSendKit(env, bundle);
+    await kit.run(async () => {
+      const input = kit.newInput();
+      const handle = await startSend(env, kit, input);
+      await waitFor(() => kit.double.wire.length === 1);
+      await env.sleep(3 * DAY_MS);
+      const status = await handle.query(sendStatusQuery);
+      expect(status.state).toBe('dispatched');
+      expect(kit.double.wire).toEqual([{ jid: input.toJid, text: input.text, messageId: input.waMessageId }]);
+      expect(kit.alerts.map((alert) => alert.kind)).toEqual(['send_ack_missing']);
+      expect((await handle.describe()).typedSearchAttributes.get(WA_SEND_STATE)).toBe('dispatched');
+      await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
+      await handle.signal(sendAckSignal, { status: 'read', at: new Date().toISOString() });
+      const result = await handle.result();
+      expect(result).toMatchObject({ state: 'read', dispatchAttempts: 1 });
+      expect(kit.double.wire).toHaveLength(1);
+      expect(kit.reported.filter((t) => t.messageId === input.messageId).map((t) => t.state)).toEqual([
+        'dispatched',
+        'sent',
+        'read',
+      ]);
+    });
+  });
+
+  it('retries a send that timed out in flight with the same WhatsApp id (distinct wire ids: 1)', async () => {
+    const kit = await createSendKit(env, bundle, { sendTimeoutMs: 300 });
+    kit.double.hangsMs.push(2_000);
+    await kit.run(async () => {
+      const input = kit.newInput({ options: { ackWaitMs: 60_000 } });
+      const result = await (await startSend(env, kit, input)).result();
+      expect(result).toMatchObject({ state: 'dispatched', dispatchAttempts: 2 });
+      expect(kit.double.wire).toHaveLength(2);
+      expect(kit.double.distinctIds()).toBe(1);
+      expect(kit.double.wire[0]?.messageId).toBe(input.waMessageId);
+    });
+  });
+
+  it('keeps an ACK that arrives before dispatched is recorded, and ignores a late lower one (monotonic)', async () => {
+    const kit = await createSendKit(env, bundle);
+    await kit.run(async () => {
+      const input = kit.newInput({ options: { ackWaitMs: 60_000 } });
+      const handle = await startSend(env, kit, input);
+      kit.double.onAccepted = async () => {
+        await handle.signal(sendAckSignal, { status: 'delivered', at: new Date().toISOString() });
+      };
+      await waitFor(() => kit.double.wire.length === 1);
+      await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
+      const result = await handle.result();
+      expect(result.state).toBe('delivered');
+      expect(kit.reported.map((t) => t.state)).toEqual(['delivered']);
+    });
+  });
+
+  it('fails at once with a reason code when the recipient is not on WhatsApp (typed, nothing sent)', async () => {
+    const kit = await createSendKit(env, bundle);
+    kit.double.notOnWhatsApp.add('5511999990003@s.whatsapp.net');
+    await kit.run(async () => {
+      const input = kit.newInput({ toJid: '5511999990003@s.whatsapp.net' });
+      const result = await (await startSend(env, kit, input)).result();
+      expect(result).toMatchObject({ state: 'failed', reasonCode: 'not_on_whatsapp', dispatchAttempts: 1 });
+      expect(kit.double.wire).toHaveLength(0);
+    });
+  });
+
+  it.each([
+    [403, 'blocked'],
+    [406, 'invalid_payload'],
+  ])('fails at once on a %i from the session layer (%s)', async (statusCode, reason) => {
+    const kit = await createSendKit(env, bundle);
+    kit.double.failures.push(boomLike(statusCode));
+    await kit.run(async () => {
+      const result = await (await startSend(env, kit, kit.newInput())).result();
+      expect(result).toMatchObject({ state: 'failed', reasonCode: reason, dispatchAttempts: 1 });
+    });
+  });
+
+  it('retries not-connected and server errors with backoff, then sends once', async () => {
+    const kit = await createSendKit(env, bundle);
+    kit.double.failures.push(boomLike(428), boomLike(500));
+    await kit.run(async () => {
+      const input = kit.newInput({ options: { ackWaitMs: 60_000 } });
+      const result = await (await startSend(env, kit, input)).result();
+      expect(result).toMatchObject({ state: 'dispatched', dispatchAttempts: 3 });
+      expect(kit.double.wire).toHaveLength(1);
+    });
+  });
+
+  it('expires a message whose deliver_by passes while the session is down, and never sends it afterwards', async () => {
+    const kit = await createSendKit(env, bundle);
+    kit.isOpen.value = false;
+    await kit.run(async () => {
+      const deliverBy = new Date((await env.currentTimeMs()) + 10 * 60_000).toISOString();
+      const input = kit.newInput({ deliverBy });
+      const result = await (await startSend(env, kit, input)).result();
+      kit.isOpen.value = true;
+      expect(result).toMatchObject({ state: 'expired', reasonCode: 'deliver_by_passed' });
+      expect(result.dispatchAttempts).toBeGreaterThan(1);
+      expect(kit.double.wire).toHaveLength(0);
+    });
+  });
+});

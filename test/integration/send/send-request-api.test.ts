@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { computeSignature } from '../../../common/hmac-signature.js';
+import { TEST_SECRET } from '../../helpers/temporal-env.js';
+import {
+  createTestApiKey,
+  getMessage,
+  postMessage,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from './send-test-server.js';
+
+const SELF = '100000000000099@lid';
+let server: SendTestServer;
+let apiKey: { key: string; accountId: string; id: string };
+let groupJid: string;
+
+beforeAll(async () => {
+  server = await startSendTestServer(inject('databaseUrl'));
+  apiKey = await createTestApiKey(server.admin, { self: [SELF] });
+  groupJid = await seedGroup(server.pool, [SELF, '100000000000001@lid']);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const inOneHour = (): string => new Date(Date.now() + 3_600_000).toISOString();
+
+describe('POST /api/v1/messages (DESIGN §12, issue #10 item 1)', () => {
+  it('commits the intent and answers 202 {id, status: queued}; GET shows the queued transition', async () => {
+    const response = await postMessage(server.url, apiKey.key, {
+      to: groupJid,
+      text: 'reminder: meeting at 8',
+      category: 'transactional',
+      deliver_by: inOneHour(),
+      metadata: { campaign: 'c1' },
+    });
+    expect(response.status).toBe(202);
+    expect(response.json).toMatchObject({ status: 'queued' });
+    const id = response.json['id'] as string;
+    const { rows } = await server.pool.query<Record<string, string>>(
+      'SELECT state, to_jid, category, wa_message_id FROM outbound_messages WHERE id = $1',
+      [id]
+    );
+    expect(rows).toEqual([expect.objectContaining({ state: 'queued', to_jid: groupJid, category: 'transactional' })]);
+    expect(rows[0]?.['wa_message_id']).toMatch(/^3EB0[0-9A-F]{18}$/);
+    const status = await getMessage(server.url, apiKey.key, id);
+    expect(status.status).toBe(200);
+    expect(status.json).toMatchObject({ id, status: 'queued', metadata: { campaign: 'c1' } });
+    expect(status.json['transitions']).toEqual([
+      { state: 'queued', at: expect.any(String) as unknown, reason_code: null },
+    ]);
+  });
+
+  it('answers 200 with the same id for the same key and body, 422 for the same key and another body', async () => {
+    const idempotencyKey = randomUUID();
+    const body = { to: groupJid, text: 'once', category: 'marketing', metadata: { a: 1, b: 2 } };
+    const first = await postMessage(server.url, apiKey.key, body, idempotencyKey);
+    const reordered = { metadata: { b: 2, a: 1 }, category: 'marketing', text: 'once', to: groupJid };
+    const second = await postMessage(server.url, apiKey.key, reordered, idempotencyKey);
+    const different = await postMessage(server.url, apiKey.key, { ...body, text: 'twice' }, idempotencyKey);
+    expect(first.status).toBe(202);
+    expect(second).toEqual({ status: 200, json: { id: first.json['id'], status: 'queued' } });
+    expect(different.status).toBe(422);
+    expect(different.json['code']).toBe('WA_ERR_IDEMPOTENCY_MISMATCH');
+    const { rows } = await server.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM outbound_messages WHERE api_key_id = $1 AND idempotency_key = $2',
+      [apiKey.id, idempotencyKey]
+    );
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it('answers 401 WA_ERR_BAD_API_KEY for a missing, unknown or revoked key', async () => {
+    const revoked = await createTestApiKey(server.admin);
+    await server.admin.revokeApiKey(revoked.id);
+    const body = { to: groupJid, text: 'x', category: 'otp' };
+    for (const key of [null, 'wlk_unknown', revoked.key]) {
+      const response = await postMessage(server.url, key, body);
+      expect(response.status).toBe(401);
+      expect(response.json['code']).toBe('WA_ERR_BAD_API_KEY');
+    }
+  });
+
+  it('answers a 4xx with a code for each invalid request, and commits nothing', async () => {
+    const otherGroup = await seedGroup(server.pool, ['100000000000002@lid']);
+    const leftGroup = await seedGroup(server.pool, [], [SELF]);
+    const cases: Array<[unknown, number, string]> = [
+      [{ to: groupJid, text: 'x'.repeat(101), category: 'otp' }, 422, 'WA_ERR_TEXT_TOO_LONG'],
+      [
+        { to: groupJid, text: 'x', category: 'otp', deliver_by: new Date(Date.now() - 1000).toISOString() },
+        422,
+        'WA_ERR_DELIVER_BY_PASSED',
+      ],
+      [{ to: groupJid, text: 'x', category: 'newsletter' }, 422, 'WA_ERR_UNKNOWN_CATEGORY'],
+      [{ to: 'not a recipient', text: 'x', category: 'otp' }, 422, 'WA_ERR_INVALID_RECIPIENT'],
+      [{ to: otherGroup, text: 'x', category: 'otp' }, 422, 'WA_ERR_RECIPIENT_NOT_ALLOWED'],
+      [{ to: leftGroup, text: 'x', category: 'otp' }, 422, 'WA_ERR_RECIPIENT_NOT_ALLOWED'],
+      [{ to: '120363999999999999@g.us', text: 'x', category: 'otp' }, 422, 'WA_ERR_RECIPIENT_NOT_ALLOWED'],
+      [{ to: '+55 11 99999-0001', text: 'x', category: 'otp' }, 422, 'WA_ERR_RECIPIENT_NOT_ALLOWED'],
+      [{ text: 'x', category: 'otp' }, 422, 'WA_ERR_INVALID_BODY'],
+    ];
+    for (const [body, status, code] of cases) {
+      const idempotencyKey = randomUUID();
+      const response = await postMessage(server.url, apiKey.key, body, idempotencyKey);
+      expect({ body, status: response.status, code: response.json['code'] }).toEqual({ body, status, code });
+      const { rows } = await server.pool.query('SELECT 1 FROM outbound_messages WHERE idempotency_key = $1', [
+        idempotencyKey,
+      ]);
+      expect(rows).toHaveLength(0);
+    }
+    const missingKey = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'x', category: 'otp' }, null);
+    expect(missingKey.json['code']).toBe('WA_ERR_MISSING_IDEMPOTENCY_KEY');
+  });
+
+  it('accepts a number once it opted in for the account', async () => {
+    const body = { to: '+55 11 99999-0002', text: 'your code is 123456', category: 'otp' };
+    expect((await postMessage(server.url, apiKey.key, body)).status).toBe(422);
+    await server.admin.addOptIn(apiKey.accountId, '5511999990002@s.whatsapp.net', null);
+    const accepted = await postMessage(server.url, apiKey.key, body);
+    expect(accepted.status).toBe(202);
+    const { rows } = await server.pool.query<{ to_jid: string }>('SELECT to_jid FROM outbound_messages WHERE id = $1', [
+      accepted.json['id'],
+    ]);
+    expect(rows[0]?.to_jid).toBe('5511999990002@s.whatsapp.net');
+  });
+
+  it('answers 404 for a message of another key', async () => {
+    const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'mine', category: 'otp' });
+    const other = await createTestApiKey(server.admin);
+    const response = await getMessage(server.url, other.key, accepted.json['id'] as string);
+    expect(response.status).toBe(404);
+    expect(response.json['code']).toBe('WA_ERR_MESSAGE_NOT_FOUND');
+  });
+});
+
+describe('POST /api/internal/send-transitions (signed, monotonic) and the send metrics', () => {
+  async function report(messageId: string, state: string, secret = TEST_SECRET): Promise<Response> {
+    const body = JSON.stringify({ message_id: messageId, state, at: new Date().toISOString(), reason_code: null });
+    return fetch(`${server.url}/api/internal/send-transitions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-event-id': messageId,
+        'x-signature': computeSignature(secret, messageId, body),
+      },
+      body,
+    });
+  }
+
+  it('records each state once, only forward, refuses a bad signature, and observes the latency', async () => {
+    const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'tracked', category: 'otp' });
+    const id = accepted.json['id'] as string;
+    expect((await report(id, 'dispatched', 'another-secret-0123456789')).status).toBe(401);
+    expect(await (await report(id, 'delivered')).json()).toEqual({ changed: true });
+    expect(await (await report(id, 'sent')).json()).toEqual({ changed: false });
+    const status = await getMessage(server.url, apiKey.key, id);
+    expect(status.json['status']).toBe('delivered');
+    expect((status.json['transitions'] as Array<{ state: string }>).map((t) => t.state)).toEqual([
+      'queued',
+      'delivered',
+      'sent',
+    ]);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/wa_send_state_latency_seconds_count\{state="delivered"\} 1/);
+    expect(metrics).toMatch(/wa_send_accepted_total\{category="otp"\} \d+/);
+  });
+});

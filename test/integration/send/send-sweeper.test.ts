@@ -1,0 +1,87 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer, type RunningTemporalDevServer } from '../../../dev-stack/temporal-dev-server.js';
+import { findFreePort } from '../../../dev-stack/tcp-ports.js';
+import { sendWorkflowId } from '../../../workflows/send-contracts.js';
+import { bundleWorkflows } from '../../helpers/temporal-env.js';
+import { createSendKit } from './send-workflow-kit.js';
+import {
+  createTestApiKey,
+  postMessage,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from './send-test-server.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+});
+
+async function poll(check: () => Promise<boolean>, attempts = 240): Promise<void> {
+  for (let i = 0; i < attempts; i += 1) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('condition not reached');
+}
+
+describe('accepted means never lost (DESIGN §12, issue #10 item 2)', () => {
+  it('accepts 20 requests while Temporal is down; once it is up the sweeper starts 20 workflows and 20 sends reach the wire', async () => {
+    const port = await findFreePort();
+    const accountId = `acct-sweep-${port}`;
+    const taskQueue = `send-sweep-${port}`;
+    const server: SendTestServer = await startSendTestServer(inject('databaseUrl'), {
+      env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: taskQueue, SEND_SWEEP_INTERVAL_MS: '60000' },
+    });
+    cleanups.push(() => server.close());
+    const apiKey = await createTestApiKey(server.admin, { accountId });
+    const groupJid = await seedGroup(server.pool, []);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const response = await postMessage(server.url, apiKey.key, {
+        to: groupJid,
+        text: `note ${i}`,
+        category: 'marketing',
+      });
+      expect(response.status).toBe(202);
+      ids.push(response.json['id'] as string);
+    }
+    await server.send.starter.stop(); // the background starts have failed: Temporal is not there
+    const unstarted = await server.pool.query(
+      'SELECT 1 FROM outbound_messages WHERE id = ANY($1) AND workflow_started_at IS NULL',
+      [ids]
+    );
+    expect(unstarted.rowCount).toBe(20);
+
+    const temporal: RunningTemporalDevServer = await startTemporalDevServer({
+      cliPath: resolveTemporalCliPath(process.env),
+      uiPort: null,
+      port,
+    });
+    cleanups.push(() => temporal.stop());
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanups.push(() => connection.close());
+    const client = new Client({ connection, namespace: 'default' });
+    const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+    cleanups.push(() => nativeConnection.close());
+    const kit = await createSendKit({ client, nativeConnection }, await bundleWorkflows(), { accountId, taskQueue });
+    await kit.run(async () => {
+      await poll(async () => {
+        await server.send.starter.sweepOnce();
+        const { rowCount } = await server.pool.query(
+          'SELECT 1 FROM outbound_messages WHERE id = ANY($1) AND workflow_started_at IS NOT NULL',
+          [ids]
+        );
+        return rowCount === 20;
+      });
+      const described = await Promise.all(ids.map((id) => client.workflow.getHandle(sendWorkflowId(id)).describe()));
+      expect(described.map((d) => d.type)).toEqual(Array(20).fill('sendMessage'));
+      await poll(() => Promise.resolve(kit.double.wire.length >= 20));
+      expect(kit.double.wire).toHaveLength(20);
+      expect(kit.double.distinctIds()).toBe(20);
+    });
+  });
+});

@@ -1,0 +1,65 @@
+import { defaultPayloadConverter, ValueError } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../common/config-schema.js';
+import { EncryptionCodec, METADATA_ENCRYPTION_KEY_ID } from '../../../common/encryption-codec.js';
+import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
+import { loadWorkerConfig } from '../../../worker/config.js';
+
+const keyA = `a:${Buffer.alloc(32, 1).toString('base64')}`;
+const keyB = `b:${Buffer.alloc(32, 2).toString('base64')}`;
+const codecWith = (value: string) => new EncryptionCodec(envPayloadEncryptionKeys.parse(value) ?? []);
+const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? new Uint8Array()).toString('utf8');
+
+describe('EncryptionCodec', () => {
+  it('hides the payload and names the encrypting key in the metadata', async () => {
+    const payload = defaultPayloadConverter.toPayload({ text: 'oi, tudo bem?', phone: '5511987654321' });
+    const [encoded] = await codecWith(`${keyA},${keyB}`).encode([payload]);
+    expect(text(encoded?.data)).not.toContain('tudo bem');
+    expect(text(encoded?.metadata?.[METADATA_ENCRYPTION_KEY_ID])).toBe('a');
+    expect(text(encoded?.metadata?.['encoding'])).toBe('binary/encrypted');
+  });
+
+  it('decodes a payload encrypted under an older key after rotation', async () => {
+    const payload = defaultPayloadConverter.toPayload({ text: 'rotated' });
+    const encoded = await codecWith(keyA).encode([payload]);
+    const [decoded] = await codecWith(`${keyB},${keyA}`).decode(encoded);
+    expect(defaultPayloadConverter.fromPayload(decoded!)).toEqual({ text: 'rotated' });
+  });
+
+  it('rejects a payload whose key is no longer configured, and a tampered one', async () => {
+    const encoded = await codecWith(keyA).encode([defaultPayloadConverter.toPayload('x')]);
+    await expect(codecWith(keyB).decode(encoded)).rejects.toBeInstanceOf(ValueError);
+    const tampered = { ...encoded[0]!, data: Buffer.from(encoded[0]!.data!).fill(0, 20, 21) };
+    await expect(codecWith(keyA).decode([tampered])).rejects.toThrow(/failed authentication/);
+  });
+
+  it('passes payloads from before the codec through on decode', async () => {
+    const payload = defaultPayloadConverter.toPayload({ clear: true });
+    expect(await codecWith(keyA).decode([payload])).toEqual([payload]);
+  });
+});
+
+describe('PAYLOAD_ENCRYPTION_KEYS', () => {
+  const base = { WEBHOOK_URL: 'http://127.0.0.1:1/x', WHATSAPP_WEBHOOK_SECRET: 'x'.repeat(32) };
+
+  it('is optional: unset means no codec', () => {
+    expect(loadWorkerConfig(base).PAYLOAD_ENCRYPTION_KEYS).toBeUndefined();
+  });
+
+  it.each([
+    ['no id', Buffer.alloc(32).toString('base64'), /id:base64/],
+    ['a short key', `k:${Buffer.alloc(16).toString('base64')}`, /must be 32 bytes/],
+    ['not base64', 'k:***', /not base64/],
+    ['a duplicate id', `${keyA},${keyA}`, /appears twice/],
+  ])('is a clear config error for %s', (_label, value, message) => {
+    let error: unknown;
+    try {
+      loadWorkerConfig({ ...base, PAYLOAD_ENCRYPTION_KEYS: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.join('\n')).toMatch(message);
+    expect((error as ConfigError).message).not.toContain(Buffer.alloc(32, 1).toString('base64'));
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * Sandbox-safe contract of outbound send (DESIGN §12, issue #10), shared by the `sendMessage` and
+ * `sendGate` workflows, the send activities, the collector's session worker, the ingest API and the
+ * CLI. Wire names here are stored in histories: renaming one is a breaking change.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+/** Categories a caller may send, highest priority first (DESIGN §12: otp before transactional before marketing). */
+export const SEND_CATEGORIES = ['otp', 'transactional', 'marketing'] as const;
+export type SendCategory = (typeof SEND_CATEGORIES)[number];
+
+/** Lifecycle of one outbound message (DESIGN §12). */
+export const SEND_STATES = ['queued', 'dispatched', 'sent', 'delivered', 'read', 'failed', 'expired'] as const;
+export type SendState = (typeof SEND_STATES)[number];
+
+/** States after which nothing changes any more. */
+export const FINAL_SEND_STATES: ReadonlySet<SendState> = new Set(['read', 'failed', 'expired']);
+
+/**
+ * Rank of a state on the forward path; a transition is applied only to a higher rank, so a late
+ * `delivered` after `read` changes nothing (monotonic, DESIGN §12). `failed`/`expired` end everything.
+ */
+export const SEND_STATE_RANK: Readonly<Record<SendState, number>> = {
+  queued: 0,
+  dispatched: 1,
+  sent: 2,
+  delivered: 3,
+  read: 4,
+  failed: 5,
+  expired: 5,
+};
+
+/** Whether moving from `from` to `to` is allowed (strictly forward; nothing leaves a final state). */
+export function isForwardTransition(from: SendState, to: SendState): boolean {
+  if (FINAL_SEND_STATES.has(from)) return false;
+  return SEND_STATE_RANK[to] > SEND_STATE_RANK[from];
+}
+
+/** Workflow id of the message `messageId` (DESIGN §12). */
+export function sendWorkflowId(messageId: string): string {
+  return `send-${messageId}`;
+}
+
+/** Workflow id of the per-account rate/priority gate. */
+export function sendGateWorkflowId(accountId: string): string {
+  return `send-gate-${accountId}`;
+}
+
+/** Task queue of the collector process that owns the account's WhatsApp socket (dispatch runs there). */
+export function sessionTaskQueue(accountId: string): string {
+  return `wa-lake-session-${accountId}`;
+}
+
+export const SEND_MESSAGE_WORKFLOW_TYPE = 'sendMessage';
+export const SEND_GATE_WORKFLOW_TYPE = 'sendGate';
+
+/** `WaSendState` search attribute: finds messages stuck in `dispatched` (DESIGN §12). No personal data. */
+export const WA_SEND_STATE = defineSearchAttributeKey('WaSendState', SearchAttributeType.KEYWORD);
+
+/** Input of `sendMessage`; the text travels in the input so reconciliation works with retention 0. */
+export interface SendMessageInput {
+  messageId: string;
+  accountId: string;
+  /** Normalized recipient JID: `…@g.us` or `digits@s.whatsapp.net`. */
+  toJid: string;
+  text: string;
+  category: SendCategory;
+  /** ISO-8601 deadline, or null for none. */
+  deliverBy: string | null;
+  /** WhatsApp message id derived from `messageId` (same on every attempt). */
+  waMessageId: string;
+  /** Tunables; tests shorten them. All in ms. */
+  options?: SendMessageOptions;
+}
+
+/** Tunables of `sendMessage` (ms). */
+export interface SendMessageOptions {
+  /** Alert after a message stays `dispatched` without any ACK this long (default 15 min). */
+  ackGraceMs?: number;
+  /** Give up waiting for ACKs after this long and complete, state unchanged (default 7 days). */
+  ackWaitMs?: number;
+  /** First retry delay for transient dispatch failures (default 2 s, doubling, capped at 5 min). */
+  retryInitialMs?: number;
+}
+
+/** Result of `sendMessage`. */
+export interface SendMessageResult {
+  messageId: string;
+  state: SendState;
+  reasonCode: string | null;
+  /** Dispatch activity attempts that ran (each one reuses `waMessageId`). */
+  dispatchAttempts: number;
+}
+
+/** Statuses WhatsApp reports for a sent message, already mapped from Baileys' `WAMessageStatus`. */
+export type SendAckStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+/** One ACK, routed by the collector to `send-<message_id>`. */
+export interface SendAck {
+  status: SendAckStatus;
+  /** ISO-8601 time the collector saw it. */
+  at: string;
+  reasonCode?: string;
+}
+
+/** One state reached, with its workflow time. */
+export interface SendTransition {
+  state: SendState;
+  at: string;
+  reasonCode: string | null;
+}
+
+/** ACK signal; buffered by the workflow, so an ACK before `dispatched` is recorded is kept. */
+export const sendAckSignal = defineSignal<[SendAck]>('sendAck');
+/** Current state and transitions of a `sendMessage`. */
+export const sendStatusQuery = defineQuery<{ state: SendState; transitions: SendTransition[] }>('sendStatus');
+
+/** A message asking the gate for a dispatch slot. */
+export interface DispatchRequest {
+  messageId: string;
+  category: SendCategory;
+  /** Deadline in epoch ms, or null. */
+  deliverByMs: number | null;
+}
+
+/** Configuration of the per-account gate (token bucket, DESIGN §12). */
+export interface SendGateInput {
+  accountId: string;
+  /** Tokens added per minute (`SEND_RATE_PER_MINUTE`). */
+  ratePerMinute: number;
+  /** Bucket capacity (`SEND_RATE_BURST`). */
+  burst: number;
+  /** Extra random delay for `marketing` grants only, 0 = none (ms). */
+  marketingJitterMaxMs: number;
+  /** Carried across continue-as-new. */
+  carry?: SendGateCarry;
+}
+
+/** State a gate carries across continue-as-new. */
+export interface SendGateCarry {
+  queue: Array<DispatchRequest & { seq: number }>;
+  tokens: number;
+  lastRefillMs: number;
+  nextSeq: number;
+  paused: boolean;
+  pausedReason: string | null;
+  /** Latest grants (epoch ms), so the rate stays observable across runs. */
+  recentGrants?: Array<{ messageId: string; atMs: number }>;
+}
+
+/** Asks the gate for a slot (signal-with-start by `sendMessage`). */
+export const requestDispatchSignal = defineSignal<[DispatchRequest]>('requestDispatch');
+/** The gate's answer to `send-<message_id>`: go now. */
+export const dispatchGrantedSignal = defineSignal<[{ grantedAtMs: number }]>('dispatchGranted');
+/** Pauses the account's sending (operator, or the session reported logged out). */
+export const pauseSendingSignal = defineSignal<[{ reason: string }]>('pauseSending');
+/** Resumes the account's sending. */
+export const resumeSendingSignal = defineSignal<[]>('resumeSending');
+/** Gate status: queue length and pause state. */
+export const sendGateStatusQuery = defineQuery<SendGateStatus>('sendGateStatus');
+
+/** Answer of {@link sendGateStatusQuery}; `recentGrants` are workflow times (epoch ms) of the latest grants. */
+export interface SendGateStatus {
+  queued: number;
+  paused: boolean;
+  pausedReason: string | null;
+  tokens: number;
+  recentGrants: Array<{ messageId: string; atMs: number }>;
+}
+
+/**
+ * `ApplicationFailure.type` strings of the dispatch activity (the retry contract; each equals an error
+ * class name in collector/session/send-errors.ts). Classified from typed session errors, never from
+ * message text (DESIGN §12).
+ */
+export const SendFailureType = {
+  /** Session not open: retry with backoff until `deliver_by`. */
+  NotConnected: 'SessionNotConnectedError',
+  /** Presence or send exceeded its timeout while in flight: retry with the same WhatsApp id. */
+  Timeout: 'SendTimeoutError',
+  /** WhatsApp answered with a server-side error: retry. */
+  ServerError: 'SendServerError',
+  /** Recipient number is not on WhatsApp: fail at once. */
+  NotOnWhatsApp: 'RecipientNotOnWhatsAppError',
+  /** Recipient blocked the account / not allowed: fail at once. */
+  Blocked: 'RecipientBlockedError',
+  /** WhatsApp refused the payload: fail at once. */
+  InvalidPayload: 'InvalidPayloadError',
+  /** Account logged out (401): pause the account, alert, wait for re-link. */
+  LoggedOut: 'SessionLoggedOutError',
+} as const;
+export type SendFailureTypeName = (typeof SendFailureType)[keyof typeof SendFailureType];
+
+/** Reason code stored for each failure type that ends a message as `failed`. */
+export const SEND_REASON_CODES: Readonly<Record<SendFailureTypeName, string>> = {
+  SessionNotConnectedError: 'not_connected',
+  SendTimeoutError: 'timeout',
+  SendServerError: 'server_error',
+  RecipientNotOnWhatsAppError: 'not_on_whatsapp',
+  RecipientBlockedError: 'blocked',
+  InvalidPayloadError: 'invalid_payload',
+  SessionLoggedOutError: 'logged_out',
+};
+
+/** Input of the dispatch activity (runs in the collector, on {@link sessionTaskQueue}). */
+export interface DispatchWhatsAppMessageInput {
+  messageId: string;
+  waMessageId: string;
+  toJid: string;
+  text: string;
+  category: SendCategory;
+  /** Workflow time of the gate's grant (epoch ms); the rate is checked on these. */
+  grantedAtMs: number;
+}
+
+/** Timeouts of the dispatch activity (DESIGN §12: presence ≤ 5 s, send ≤ 20 s). */
+export const PRESENCE_TIMEOUT_MS = 5_000;
+export const SEND_TIMEOUT_MS = 20_000;
+/** Start-to-close of one dispatch attempt: both calls plus a margin. */
+export const DISPATCH_START_TO_CLOSE_MS = PRESENCE_TIMEOUT_MS + SEND_TIMEOUT_MS + 5_000;
+
+/** Activities of the collector's session worker (implemented in collector/send/, typed here for workflows). */
+export interface SessionActivities {
+  /**
+   * Sends one text through the live socket with `messageId = waMessageId`: presence ≤ 5 s, send ≤ 20 s.
+   * Throws ApplicationFailure with a {@link SendFailureType} type.
+   */
+  dispatchWhatsAppMessage(input: DispatchWhatsAppMessageInput & { deliverByMs: number | null }): Promise<void>;
+}
