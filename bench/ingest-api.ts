@@ -33,19 +33,22 @@ const ROUNDS = 5;
 const CONCURRENCY_LEVELS = [16, 64];
 const POOL_MAX = 16;
 const TARGET_RATIO = 0.6;
+const READ_MODEL_TARGET_RATIO = 0.8;
 const SECRET = 'bench-secret-0123456789abcdef';
 const CHAT_JID = '120363000000000001@g.us';
 const LOAD_GENERATOR_URL = new URL('./ingest-load-generator.ts', import.meta.url).href;
 
+/** A group text message from one of 5,000 members, sent now (so the engagement rollup sees many rows, issue #11). */
 function messageBody(): string {
+  const member = String(Math.floor(Math.random() * 5_000)).padStart(14, '0');
   return JSON.stringify({
     type: 'messages.upsert',
     chat_jid: CHAT_JID,
     captured_at: new Date().toISOString(),
     upsert_type: 'notify',
     payload: {
-      key: { remoteJid: CHAT_JID, id: randomUUID(), participant: '100000000000001@lid' },
-      messageTimestamp: 1700000000,
+      key: { remoteJid: CHAT_JID, id: randomUUID(), participant: `1${member}@lid` },
+      messageTimestamp: Math.floor(Date.now() / 1000),
       message: { conversation: 'héllo group 😀' },
     },
   });
@@ -167,11 +170,17 @@ class BatchCounter {
 function buildBenchApps(
   pool: pg.Pool,
   batches: BatchCounter
-): { app: FastifyInstance; noDatabaseApp: FastifyInstance } {
+): { app: FastifyInstance; noReadModelApp: FastifyInstance; noDatabaseApp: FastifyInstance } {
   const logger = createRootLogger({ level: 'warn', destination: new Writable({ write: (_c, _e, done) => done() }) });
   const common = { webhookSecrets: [SECRET], bodyLimitBytes: 4 * 1024 * 1024, logger };
   const repository = new EventsRepository(pool, logger, { onInsertBatch: batches.record });
   const app = buildApp({ ...common, repository, metrics: createIngestMetrics() });
+  // Issue #11 item 7: the same app without the message read model and its rollup, to price them.
+  const noReadModelApp = buildApp({
+    ...common,
+    repository: new EventsRepository(pool, logger, { isMessageReadModelEnabled: false }),
+    metrics: createIngestMetrics(),
+  });
   // Diagnostic: the same app with a store that does nothing — the HTTP ceiling of this host.
   const noDatabaseApp = buildApp({
     ...common,
@@ -181,7 +190,7 @@ function buildBenchApps(
     },
     metrics: createIngestMetrics(),
   });
-  return { app, noDatabaseApp };
+  return { app, noReadModelApp, noDatabaseApp };
 }
 
 /** Measures one concurrency level: warm-up, then ROUNDS alternating raw/HTTP rounds, then the no-db ceiling. */
@@ -189,18 +198,21 @@ async function measureLevel(
   pool: pg.Pool,
   client: LoadClient,
   batches: BatchCounter,
-  ports: { app: number; noDatabase: number },
+  ports: { app: number; noReadModel: number; noDatabase: number },
   concurrency: number
 ): Promise<Record<string, number>> {
   await rawInsertRate(pool, WARMUP_OPERATIONS, concurrency);
   await client.requestsPerSecond(ports.app, WARMUP_OPERATIONS, concurrency);
   batches.take();
+  await client.requestsPerSecond(ports.noReadModel, WARMUP_OPERATIONS, concurrency);
   const raw: number[] = [];
   const http: number[] = [];
+  const httpNoReadModel: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // Alternated so that a burst of load from other processes on the shared host hits both alike.
     raw.push(await rawInsertRate(pool, OPERATIONS, concurrency));
     http.push(await client.requestsPerSecond(ports.app, OPERATIONS, concurrency));
+    httpNoReadModel.push(await client.requestsPerSecond(ports.noReadModel, OPERATIONS, concurrency));
   }
   const c = concurrency;
   return {
@@ -211,6 +223,8 @@ async function measureLevel(
     [`ratio_c${c}`]: ratio(Math.max(...http), Math.max(...raw)),
     [`ratio_median_c${c}`]: ratio(median(http), median(raw)),
     [`rows_per_statement_c${c}`]: batches.take(),
+    [`http_no_read_model_rps_median_c${c}`]: median(httpNoReadModel),
+    [`read_model_ratio_median_c${c}`]: ratio(median(http), median(httpNoReadModel)),
     [`http_no_db_rps_c${c}`]: await client.requestsPerSecond(ports.noDatabase, OPERATIONS, concurrency),
   };
 }
@@ -230,12 +244,16 @@ export async function runIngestBench(): Promise<Record<string, number>> {
   const postgres = await startEmbeddedPostgres({ dataDir, database: 'wa_lake_bench' });
   const pool = createPool(postgres.databaseUrl, { max: POOL_MAX });
   const batches = new BatchCounter();
-  const { app, noDatabaseApp } = buildBenchApps(pool, batches);
+  const { app, noReadModelApp, noDatabaseApp } = buildBenchApps(pool, batches);
   const client = new LoadClient();
   const results: Record<string, number> = { load_average_1m_start: loadavg()[0] ?? 0 };
   try {
     await runMigrations({ databaseUrl: postgres.databaseUrl });
-    const ports = { app: await listenOnLoopback(app), noDatabase: await listenOnLoopback(noDatabaseApp) };
+    const ports = {
+      app: await listenOnLoopback(app),
+      noReadModel: await listenOnLoopback(noReadModelApp),
+      noDatabase: await listenOnLoopback(noDatabaseApp),
+    };
     for (const concurrency of CONCURRENCY_LEVELS) {
       Object.assign(results, await measureLevel(pool, client, batches, ports, concurrency));
     }
@@ -244,6 +262,7 @@ export async function runIngestBench(): Promise<Record<string, number>> {
   } finally {
     await client.close();
     await noDatabaseApp.close();
+    await noReadModelApp.close();
     await app.close();
     await pool.end();
     await postgres.stop();
@@ -287,6 +306,15 @@ function printTable(results: Record<string, number>): void {
     const cells = keys.map((key) => String(results[`${key}_c${c}`]).padStart(13));
     const verdict = (results[`ratio_median_c${c}`] ?? 0) >= TARGET_RATIO ? 'met' : 'NOT MET';
     process.stdout.write(`  ${String(c).padEnd(12)} ${cells.join(' ')} ${verdict.padStart(13)}\n`);
+  }
+  // Issue #11 item 7: signed-insert rate with the message read model and rollup vs without, same run.
+  for (const c of CONCURRENCY_LEVELS) {
+    const value = results[`read_model_ratio_median_c${c}`] ?? 0;
+    process.stdout.write(
+      `  read model, concurrency ${String(c)}: median ${String(results[`http_rps_median_c${c}`])} rps with, ` +
+        `${String(results[`http_no_read_model_rps_median_c${c}`])} rps without, ratio ${String(value)} ` +
+        `(target >= ${READ_MODEL_TARGET_RATIO}: ${value >= READ_MODEL_TARGET_RATIO ? 'met' : 'NOT MET'})\n`
+    );
   }
 }
 

@@ -18,3 +18,9 @@ export {
 export { SendAdminRepository } from './db/send-admin-repository.js';
 export { generateApiKey } from './send/api-key.js';
 export { normalizeRecipient } from './send/recipient.js';
+export {
+  readEngagementReport,
+  type EngagementReport,
+  type EngagementReportOptions,
+} from './db/engagement-report-queries.js';
+export { linkMembers, listMemberLinks, unlinkMember, type MemberLink } from './db/member-links-repository.js';

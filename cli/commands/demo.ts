@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { describeUnusableReplay } from '../../collector/index.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { countStoredEvents } from '../../ingest-api/index.js';
+import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
@@ -45,14 +46,20 @@ export function registerDemoCommand(program: Command): void {
         uiPort: undefined,
       });
       let summary: DemoSummary;
+      let engagementLines: string[] = [];
       try {
         summary = await collectSummary(stack, capture, Number(options.timeoutMs), logger);
+        // Issue #11 item 5: the demo ends with what the lake is for — engagement, and its report.
+        const engagement = await writeDemoEngagement(stack.databaseUrl, options.dataDir);
+        summary = { ...summary, engagement: engagement.engagement, engagementReport: engagement.reportPath };
+        engagementLines = [...engagement.lines, `  engagement report : ${engagement.reportPath}`];
       } catch (err) {
         await stack.stop();
         shutdown.dispose();
         throw err;
       }
       process.stdout.write(formatDemoSummary(summary));
+      for (const line of engagementLines) printLine(line);
       if (options.keepRunning) {
         printLine(`Stack still running; open ${summary.webUi ?? 'the Web UI'} — Ctrl-C stops everything.`);
         await runUntilTerminated(() => stack.stop(), logger, shutdown);

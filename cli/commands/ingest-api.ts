@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import {
   createPool,
   runMigrations,
@@ -6,6 +7,7 @@ import {
   rebuildProjections,
   startIngestServer,
 } from '../../ingest-api/index.js';
+import { parseConfig } from '../../common/config-schema.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
@@ -40,12 +42,19 @@ export function registerIngestCommands(program: Command): void {
 
   program
     .command('rebuild')
-    .description('rebuild groups, participants and memberships from the raw whatsapp_event_logs table')
+    .description(
+      'rebuild groups, participants, memberships and the message read model from the raw whatsapp_event_logs table'
+    )
     .action(async () => {
+      // Issue #11: the engagement time zone is stored in the lake; a rebuild is how it changes.
+      const { ENGAGEMENT_TIME_ZONE } = parseConfig(
+        z.object({ ENGAGEMENT_TIME_ZONE: z.string().min(1).optional() }),
+        process.env
+      );
       const pool = createPool(requireDatabaseUrl());
       try {
-        const result = await rebuildProjections(pool);
-        printLine(`projections rebuilt from ${result.events} events`);
+        const result = await rebuildProjections(pool, { engagementTimeZone: ENGAGEMENT_TIME_ZONE });
+        printLine(`projections rebuilt from ${result.events} events, messages from ${result.messageEvents} events`);
       } finally {
         await pool.end();
       }

@@ -1,5 +1,6 @@
 import type { OutboxState } from '../../collector/index.js';
 import type { DeliveryTally } from './await-deliveries.js';
+import type { DemoEngagement } from './demo-engagement.js';
 
 /** What `wa-lake demo --json` prints as one JSON object on its last stdout line (issue #2 item 4). */
 export interface DemoSummary {
@@ -22,6 +23,10 @@ export interface DemoSummary {
   webUi: string | null;
   /** True when every distinct kept event is in the lake exactly once. */
   ok: boolean;
+  /** Engagement counted from the lake (issue #11 item 5). */
+  engagement?: DemoEngagement;
+  /** Where the HTML engagement report was written. */
+  engagementReport?: string;
 }
 
 /** Renders the human-readable demo summary (one string, trailing newline). */

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { MessageFacts } from '../projections/message-facts.js';
 import { applyIdentityStatements } from './apply-identities.js';
 import { insertEventLogRecords } from './event-log-rows.js';
+import type { EncodedMessageFacts } from './messages-repository.js';
 import { recordProjectionError } from './projection-errors.js';
 
 /** One stored event of a batch statement whose {@link MessageFacts} have work. */
@@ -73,13 +74,14 @@ async function trySavepoint(client: pg.ClientBase, items: readonly MessageProjec
 export async function insertWithMessageProjections(
   pool: pg.Pool,
   recordJsons: readonly string[],
-  items: readonly MessageProjectionItem[]
+  items: readonly MessageProjectionItem[],
+  readModel: EncodedMessageFacts | null = null
 ): Promise<{ inserted: Set<string>; failed: Set<string> }> {
   const client = await pool.connect();
   let releaseError: Error | undefined;
   try {
     await client.query('BEGIN');
-    const inserted = await insertEventLogRecords(client, recordJsons);
+    const inserted = await insertEventLogRecords(client, recordJsons, readModel);
     const failed = await applyMessageProjections(
       client,
       items.filter((item) => inserted.has(item.eventId))

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { insertWithMessageProjections, type MessageProjectionItem } from './apply-message-projections.js';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
+import { emptyEncodedFacts, mergeEncodedFacts, type EncodedMessageFacts } from './messages-repository.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
 /**
@@ -31,6 +32,8 @@ interface PendingRow {
   recordJson: string;
   /** Message projections to apply in the statement's transaction (issue #12 item 4), or null. */
   work: MessageProjectionItem | null;
+  /** Message read-model facts of the row (issue #11), written by the INSERT statement itself; null when none. */
+  readModel: EncodedMessageFacts | null;
   resolve: (outcome: EventLogInsertOutcome) => void;
   reject: (err: unknown) => void;
 }
@@ -72,7 +75,11 @@ export class EventLogBatchWriter {
    * @throws pg.DatabaseError when PostgreSQL refuses this row itself (e.g. a numeric out of range).
    * @throws RangeError when a time of the row is an invalid Date.
    */
-  insert(row: EventLogRow, work: MessageProjectionItem | null = null): Promise<EventLogInsertOutcome> {
+  insert(
+    row: EventLogRow,
+    work: MessageProjectionItem | null = null,
+    readModel: EncodedMessageFacts | null = null
+  ): Promise<EventLogInsertOutcome> {
     let recordJson: string;
     try {
       // Encoded here, so a row that cannot be encoded fails its own request and never a batch.
@@ -81,7 +88,7 @@ export class EventLogBatchWriter {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ eventId: row.eventId, recordJson, work, resolve, reject });
+      this.queue.push({ eventId: row.eventId, recordJson, work, readModel, resolve, reject });
       this.startBatches();
     });
   }
@@ -138,7 +145,10 @@ export class EventLogBatchWriter {
     const sorted = [...batch].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
     const members = sorted.map((pending) => pending.recordJson);
     const work = sorted.flatMap((pending) => (pending.work ? [pending.work] : []));
-    if (work.length === 0) return { inserted: await insertEventLogRecords(this.pool, members), failed: new Set() };
-    return insertWithMessageProjections(this.pool, members, work);
+    const readModel = emptyEncodedFacts();
+    for (const pending of sorted) if (pending.readModel) mergeEncodedFacts(readModel, pending.readModel);
+    if (work.length === 0)
+      return { inserted: await insertEventLogRecords(this.pool, members, readModel), failed: new Set() };
+    return insertWithMessageProjections(this.pool, members, work, readModel);
   }
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isEmptyEncodedFacts, messageReadModelCtes, type EncodedMessageFacts } from './messages-repository.js';
 
 /** One raw row of `whatsapp_event_logs` (DESIGN §9), as the events repository builds it. */
 export interface EventLogRow {
@@ -36,24 +37,39 @@ const INSERT_BATCH_SQL = `
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id`;
 
+// The same insert plus the message read model (issue #11 item 1, ADR 0006): one statement, one commit;
+// facts apply only for rows inserted now, so a redelivery changes nothing.
+const INSERT_WITH_READ_MODEL_STATEMENT = 'wa_insert_event_log_batch_with_read_model';
+const INSERT_WITH_READ_MODEL_SQL = `
+  WITH wa_inserted AS (${INSERT_BATCH_SQL}),
+  ${messageReadModelCtes('$2', 'f.ev IN (SELECT event_id FROM wa_inserted)')}
+  SELECT event_id FROM wa_inserted`;
+
 /**
  * The one raw-row INSERT of the lake (DESIGN §9): writes rows encoded by {@link encodeEventLogRow}
  * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
  * DO NOTHING also skips a repeat of an id inserted earlier by the same statement, and a row whose
  * legacy id (the first collector's id of the same item) is already stored is skipped too (issue #12 item 8).
+ * With `readModel`, the same statement writes the message read model of the rows inserted now (issue #11).
  *
  * @returns the event ids inserted now (once each); an id missing from it was already stored.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
  */
 export async function insertEventLogRecords(
   queryable: pg.Pool | pg.ClientBase,
-  recordJsons: readonly string[]
+  recordJsons: readonly string[],
+  readModel: EncodedMessageFacts | null = null
 ): Promise<Set<string>> {
-  const result = await queryable.query<{ event_id: string }>({
-    name: INSERT_BATCH_STATEMENT,
-    text: INSERT_BATCH_SQL,
-    values: [`[${recordJsons.join(',')}]`],
-  });
+  const records = `[${recordJsons.join(',')}]`;
+  const result = await queryable.query<{ event_id: string }>(
+    readModel && !isEmptyEncodedFacts(readModel)
+      ? {
+          name: INSERT_WITH_READ_MODEL_STATEMENT,
+          text: INSERT_WITH_READ_MODEL_SQL,
+          values: [records, JSON.stringify(readModel)],
+        }
+      : { name: INSERT_BATCH_STATEMENT, text: INSERT_BATCH_SQL, values: [records] }
+  );
   return new Set(result.rows.map((row) => row.event_id));
 }
 

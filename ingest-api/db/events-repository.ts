@@ -7,11 +7,13 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
+import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-message-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
 import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
+import { emptyEncodedFacts, encodeMessageFacts, type EncodedMessageFacts } from './messages-repository.js';
 import { KnownIdentities } from './known-identities.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
@@ -20,6 +22,8 @@ export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | {
 
 /** Options of {@link EventsRepository}. */
 export interface EventsRepositoryOptions {
+  /** Maintain the message read model (issue #11; default true). False only to measure its cost (bench). */
+  isMessageReadModelEnabled?: boolean;
   /** Limits of the group commit of events without projection work. */
   batchLimits?: Partial<EventLogBatchLimits>;
   /** Called with the row count of every batch statement that committed (the batch-size metric). */
@@ -36,6 +40,7 @@ export class EventsRepository {
   private readonly log: Logger;
   private readonly batchWriter: EventLogBatchWriter;
   private readonly knownIdentities = new KnownIdentities();
+  private readonly isMessageReadModelEnabled: boolean;
   constructor(
     private readonly pool: pg.Pool,
     logger: Logger,
@@ -43,6 +48,7 @@ export class EventsRepository {
   ) {
     this.log = logger.child({ component: 'events-repository' });
     this.batchWriter = new EventLogBatchWriter(pool, options.batchLimits, options.onInsertBatch);
+    this.isMessageReadModelEnabled = options.isMessageReadModelEnabled ?? true;
   }
 
   /**
@@ -84,6 +90,7 @@ export class EventsRepository {
     };
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);
+    const readModel = this.isMessageReadModelEnabled ? encodeReadModel(event) : null;
     // Identities this process already committed at this time change nothing (rules in KnownIdentities).
     messageFacts.identities = this.knownIdentities.withoutKnown(messageFacts.identities, event.effectiveAt.getTime());
     if (!hasProjectionWork(facts)) {
@@ -92,7 +99,7 @@ export class EventsRepository {
       const work = hasMessageWork(messageFacts)
         ? { eventId, type: body.type, effectiveAt: event.effectiveAt, facts: messageFacts }
         : null;
-      const outcome = await this.batchWriter.insert(row, work);
+      const outcome = await this.batchWriter.insert(row, work, readModel);
       if (outcome === 'duplicate') return { status: 'duplicate' };
       if (outcome === 'stored' && work)
         this.knownIdentities.remember(work.facts.identities, work.effectiveAt.getTime());
@@ -104,7 +111,7 @@ export class EventsRepository {
     let releaseError: Error | undefined;
     try {
       await client.query('BEGIN');
-      const inserted = await insertEventLogRecords(client, [record]);
+      const inserted = await insertEventLogRecords(client, [record], readModel);
       if (inserted.size === 0) {
         await client.query('COMMIT');
         return { status: 'duplicate' };
@@ -140,4 +147,13 @@ export class EventsRepository {
       throw toDatabaseAvailabilityError(err) ?? new DatabaseUnavailableError(err);
     }
   }
+}
+
+/** The message read-model facts of one event (issue #11), encoded; null when it has none. */
+function encodeReadModel(event: ProjectionEvent): EncodedMessageFacts | null {
+  const facts = extractReadModelFacts(event);
+  if (isEmptyReadModelFacts(facts)) return null;
+  const encoded = emptyEncodedFacts();
+  encodeMessageFacts(encoded, event.eventId, facts);
+  return encoded;
 }

@@ -9,6 +9,7 @@ import { extractMessageFacts, hasMessageWork } from '../projections/message-fact
 import { applyMessageProjections, type MessageProjectionItem } from './apply-message-projections.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
+import { rebuildMessageReadModel } from './rebuild-messages.js';
 
 const BATCH_SIZE = 500;
 const PROJECTION_TABLES = [
@@ -30,10 +31,15 @@ const PROJECTION_TABLES = [
  *
  * Every raw row is read: any event may name people (issue #12 item 4).
  *
+ * Then the message read model and its rollup (`db/rebuild-messages.ts`, issue #11), in
+ * `engagementTimeZone` when given; `messageEvents` counts the raw events replayed for it.
  * @returns `{ events }`: how many raw events were replayed.
  * @throws RebuildFailedError when a query fails (the transaction is rolled back and the old projections stay).
  */
-export async function rebuildProjections(pool: pg.Pool): Promise<{ events: number }> {
+export async function rebuildProjections(
+  pool: pg.Pool,
+  options: { engagementTimeZone?: string } = {}
+): Promise<{ events: number; messageEvents: number }> {
   const client = await pool.connect();
   let failure: Error | undefined;
   let events = 0;
@@ -91,8 +97,10 @@ export async function rebuildProjections(pool: pg.Pool): Promise<{ events: numbe
       if (!last || rows.length < BATCH_SIZE) break;
       lastId = last.id;
     }
+    // The message read model (issue #11) in the same transaction: all projections change at once.
+    const messageEvents = await rebuildMessageReadModel(client, options.engagementTimeZone);
     await client.query('COMMIT');
-    return { events };
+    return { events, messageEvents };
   } catch (err) {
     failure = err instanceof Error ? err : new Error(String(err));
     await client.query('ROLLBACK').catch(() => undefined);

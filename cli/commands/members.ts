@@ -1,0 +1,54 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { linkMembers, listMemberLinks, unlinkMember } from '../../ingest-api/index.js';
+import { parseLinksCsv } from '../report/parse-links-csv.js';
+import { withLakePool } from './database.js';
+import { printLine } from './shared.js';
+
+/**
+ * Registers `wa-lake members link|unlink|list|import` (issue #11 item 3, DESIGN §13): the table that maps
+ * a WhatsApp participant (LID or phone JID) to a community member id, so every rollup can be grouped
+ * by the member (`member_id`, `person_key` in the engagement views).
+ */
+export function registerMembersCommands(program: Command): void {
+  const members = program.command('members').description('link WhatsApp participants to community member ids');
+
+  members
+    .command('link <participant> <memberId>')
+    .description('link a participant (LID or phone JID) to a member id, e.g. a Discord user id')
+    .action(async (participant: string, memberId: string) => {
+      await withLakePool((pool) => linkMembers(pool, [{ participantId: participant, memberId }], 'cli'));
+      printLine(`linked ${participant} to ${memberId}`);
+    });
+
+  members
+    .command('unlink <participant>')
+    .description('remove the link of a participant')
+    .action(async (participant: string) => {
+      const removed = await withLakePool((pool) => unlinkMember(pool, participant));
+      printLine(removed ? `unlinked ${participant}` : `${participant} had no link`);
+    });
+
+  members
+    .command('list')
+    .description('list every link')
+    .option('--json', 'print JSON instead of a table')
+    .action(async (options: { json?: boolean }) => {
+      const links = await withLakePool((pool) => listMemberLinks(pool));
+      if (options.json) {
+        printLine(JSON.stringify(links));
+        return;
+      }
+      if (links.length === 0) printLine('no links');
+      for (const link of links) printLine(`${link.memberId}\t${link.participantId}\t${link.source}`);
+    });
+
+  members
+    .command('import <csv>')
+    .description('link every row of a CSV file with the columns participant_id,member_id (header required)')
+    .action(async (file: string) => {
+      const links = parseLinksCsv(await readFile(file, 'utf8'));
+      const written = await withLakePool((pool) => linkMembers(pool, links, 'csv'));
+      printLine(`imported ${String(written)} links from ${file}`);
+    });
+}

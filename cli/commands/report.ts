@@ -1,0 +1,81 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { readEngagementReport, type EngagementReport } from '../../ingest-api/index.js';
+import { renderReportHtml } from '../report/render-html.js';
+import { writeReportCsv } from '../report/write-csv.js';
+import { withLakePool } from './database.js';
+import { printLine } from './shared.js';
+
+interface ReportOptions {
+  group?: string;
+  from?: string;
+  to?: string;
+  html?: string;
+  json?: boolean;
+  csv?: string;
+  lurkerDays: number;
+  top: number;
+}
+
+function parseDay(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
+    throw new InvalidArgumentError('expected a date as YYYY-MM-DD');
+  return value;
+}
+
+function parseCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return count;
+}
+
+/** Writes the report where the options say. @returns the line to print (empty for `--json`). */
+export async function writeReport(
+  report: EngagementReport,
+  options: Pick<ReportOptions, 'html' | 'json' | 'csv'>
+): Promise<string> {
+  if (options.html) {
+    const path = resolve(options.html);
+    await writeFile(path, renderReportHtml(report, new Date()), 'utf8');
+    return `report written to ${path}`;
+  }
+  if (options.csv) {
+    const paths = await writeReportCsv(report, resolve(options.csv));
+    return `${String(paths.length)} CSV files written to ${resolve(options.csv)}`;
+  }
+  return JSON.stringify(report);
+}
+
+/**
+ * Registers `wa-lake report [--group JID] [--from DATE --to DATE] (--html FILE | --json | --csv DIR)`
+ * (issue #11 item 4, DESIGN §13): engagement of the lake as a self-contained HTML page with charts, JSON
+ * on stdout, or one CSV file per dataset. Dates are local days in the lake's engagement time zone.
+ */
+export function registerReportCommand(program: Command): void {
+  program
+    .command('report')
+    .description('engagement report: messages, active members, top members, joins/leaves, retention, lurkers')
+    .option('--group <jid>', 'only this group')
+    .option('--from <date>', 'first day (YYYY-MM-DD); default: the first day with activity', parseDay)
+    .option('--to <date>', 'last day (YYYY-MM-DD); default: the last day with activity', parseDay)
+    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--json', 'print the report as JSON')
+    .option('--csv <dir>', 'write one CSV file per dataset into this folder')
+    .option('--lurker-days <n>', 'a member without activity for this many days is a lurker', parseCount, 30)
+    .option('--top <n>', 'how many top members to list', parseCount, 15)
+    .action(async (options: ReportOptions) => {
+      const outputs = [options.html, options.json, options.csv].filter((value) => value !== undefined);
+      if (outputs.length !== 1) throw new Error('choose exactly one output: --html FILE, --json or --csv DIR');
+      const report = await withLakePool((pool) =>
+        readEngagementReport(pool, {
+          groupJid: options.group ?? null,
+          from: options.from ?? null,
+          to: options.to ?? null,
+          lurkerDays: options.lurkerDays,
+          topMembers: options.top,
+        })
+      );
+      printLine(await writeReport(report, options));
+    });
+}

@@ -1,0 +1,188 @@
+import { createRequire } from 'node:module';
+import type { EngagementReport } from '../../ingest-api/index.js';
+
+/** One chart of the report: a title, and the SVG markup Apache ECharts rendered on the server. */
+export interface RenderedChart {
+  id: string;
+  title: string;
+  svg: string;
+}
+
+const WIDTH = 960;
+const HEIGHT = 360;
+/** Groups drawn as their own series in "messages per day"; the rest are summed as "other groups". */
+const MAX_GROUP_SERIES = 8;
+
+/** The part of the ECharts API used here: server-side rendering to an SVG string. */
+interface SsrChart {
+  setOption(option: ChartOption): void;
+  renderToSVGString(): string;
+  dispose(): void;
+}
+type ChartOption = Record<string, unknown>;
+interface EChartsSsr {
+  init(dom: null, theme: null, options: { renderer: 'svg'; ssr: true; width: number; height: number }): SsrChart;
+}
+// echarts' typings declare a CommonJS namespace (`export =`) that TypeScript's NodeNext resolution will not
+// import from ESM; its CommonJS build is the same library, so it is loaded with require.
+const echarts = createRequire(import.meta.url)('echarts') as EChartsSsr;
+
+/** Renders one ECharts option to an SVG string (server-side rendering: no DOM, no script in the page). */
+function renderSvg(option: ChartOption, height = HEIGHT): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height });
+  try {
+    chart.setOption({ animation: false, ...option });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+/** A participant as the report shows it: the linked member id when there is one (issue #11 item 3). */
+export function memberLabel(member: { participantId: string; memberId: string | null }): string {
+  return member.memberId ?? member.participantId;
+}
+
+/**
+ * Draws the six charts of the report (issue #11 item 4): messages per day per group, DAU/WAU/MAU, top
+ * members, joins vs leaves, the join-week cohort retention heatmap, and lurkers per group.
+ */
+export function renderReportCharts(report: EngagementReport): RenderedChart[] {
+  const subjects = new Map(report.groups.map((group) => [group.groupJid, group.subject ?? group.groupJid]));
+  return [
+    { id: 'messages-per-day', title: 'Messages per day, by group', svg: messagesPerDay(report, subjects) },
+    { id: 'active-members', title: 'Active members (DAU / WAU / MAU)', svg: activeMembers(report) },
+    { id: 'top-members', title: 'Top members by messages', svg: topMembers(report) },
+    { id: 'joins-leaves', title: 'Joins vs leaves per day', svg: joinsLeaves(report) },
+    { id: 'cohort-retention', title: 'New-member retention by join week', svg: cohortHeatmap(report) },
+    {
+      id: 'lurkers',
+      title: `Lurkers (no activity in ${String(report.lurkerDays)} days), by group`,
+      svg: lurkers(report, subjects),
+    },
+  ];
+}
+
+function days(report: EngagementReport): string[] {
+  const result: string[] = [];
+  if (!report.from || !report.to) return result;
+  for (let day = new Date(`${report.from}T00:00:00Z`); day <= new Date(`${report.to}T00:00:00Z`);) {
+    result.push(day.toISOString().slice(0, 10));
+    day = new Date(day.getTime() + 86_400_000);
+  }
+  return result;
+}
+
+function messagesPerDay(report: EngagementReport, subjects: Map<string, string>): string {
+  const axis = days(report);
+  const index = new Map(axis.map((day, i) => [day, i]));
+  const top = report.groups.slice(0, MAX_GROUP_SERIES).map((group) => group.groupJid);
+  const series = new Map<string, number[]>(top.map((jid) => [jid, axis.map(() => 0)]));
+  const other = axis.map(() => 0);
+  for (const row of report.messagesPerDay) {
+    const i = index.get(row.day);
+    if (i === undefined) continue;
+    const values = series.get(row.groupJid) ?? other;
+    values[i] = (values[i] ?? 0) + row.messages;
+  }
+  const lines = [...series].map(([jid, data]) => ({ name: subjects.get(jid) ?? jid, data }));
+  if (report.groups.length > MAX_GROUP_SERIES) lines.push({ name: 'other groups', data: other });
+  return renderSvg({
+    legend: { type: 'scroll', top: 0 },
+    grid: { top: 40, left: 60, right: 20, bottom: 40 },
+    xAxis: { type: 'category', data: axis },
+    yAxis: { type: 'value', name: 'messages' },
+    series: lines.map((line) => ({ ...line, type: 'bar', stack: 'messages', barCategoryGap: '10%' })),
+  });
+}
+
+function activeMembers(report: EngagementReport): string {
+  return renderSvg({
+    legend: { top: 0 },
+    grid: { top: 40, left: 60, right: 20, bottom: 40 },
+    xAxis: { type: 'category', data: report.activeMembers.map((row) => row.day) },
+    yAxis: { type: 'value', name: 'members' },
+    series: (['dau', 'wau', 'mau'] as const).map((key) => ({
+      name: key.toUpperCase(),
+      type: 'line',
+      showSymbol: false,
+      data: report.activeMembers.map((row) => row[key]),
+    })),
+  });
+}
+
+function topMembers(report: EngagementReport): string {
+  const members = [...report.topMembers].reverse();
+  return renderSvg(
+    {
+      legend: { top: 0 },
+      grid: { top: 40, left: 200, right: 30, bottom: 30 },
+      xAxis: { type: 'value' },
+      yAxis: { type: 'category', data: members.map(memberLabel) },
+      series: [
+        { name: 'messages', type: 'bar', data: members.map((m) => m.messages) },
+        { name: 'replies', type: 'bar', data: members.map((m) => m.replies) },
+        { name: 'reactions given', type: 'bar', data: members.map((m) => m.reactionsGiven) },
+      ],
+    },
+    Math.max(HEIGHT, 60 + members.length * 28)
+  );
+}
+
+function joinsLeaves(report: EngagementReport): string {
+  return renderSvg({
+    legend: { top: 0 },
+    grid: { top: 40, left: 60, right: 20, bottom: 40 },
+    xAxis: { type: 'category', data: report.joinsLeaves.map((row) => row.day) },
+    yAxis: { type: 'value', name: 'members' },
+    series: [
+      { name: 'joins', type: 'bar', data: report.joinsLeaves.map((row) => row.joins) },
+      { name: 'leaves', type: 'bar', data: report.joinsLeaves.map((row) => -row.leaves) },
+    ],
+  });
+}
+
+function cohortHeatmap(report: EngagementReport): string {
+  const weeks = [...new Set(report.cohorts.map((row) => row.cohortWeek))].sort();
+  const maxOffset = report.cohorts.reduce((max, row) => Math.max(max, row.weekOffset), 0);
+  const offsets = Array.from({ length: maxOffset + 1 }, (_, i) => `week ${String(i)}`);
+  const sizes = new Map(report.cohorts.map((row) => [row.cohortWeek, row.cohortSize]));
+  const rowIndex = new Map(weeks.map((week, i) => [week, i]));
+  return renderSvg(
+    {
+      grid: { top: 20, left: 160, right: 30, bottom: 90 },
+      xAxis: { type: 'category', data: offsets, splitArea: { show: true } },
+      yAxis: {
+        type: 'category',
+        data: weeks.map((week) => `${week} (${String(sizes.get(week) ?? 0)})`),
+        splitArea: { show: true },
+      },
+      visualMap: { min: 0, max: 1, calculable: false, orient: 'horizontal', left: 'center', bottom: 10 },
+      series: [
+        {
+          name: 'retention',
+          type: 'heatmap',
+          data: report.cohorts.map((row) => [row.weekOffset, rowIndex.get(row.cohortWeek) ?? 0, row.retention]),
+        },
+      ],
+    },
+    Math.max(HEIGHT, 120 + weeks.length * 18)
+  );
+}
+
+function lurkers(report: EngagementReport, subjects: Map<string, string>): string {
+  const groups = report.lurkers.slice(0, 20).reverse();
+  return renderSvg(
+    {
+      legend: { top: 0 },
+      grid: { top: 40, left: 200, right: 30, bottom: 30 },
+      xAxis: { type: 'value', name: 'members' },
+      yAxis: { type: 'category', data: groups.map((row) => subjects.get(row.groupJid) ?? row.groupJid) },
+      series: [
+        { name: 'active', type: 'bar', stack: 'members', data: groups.map((row) => row.members - row.lurkers) },
+        { name: 'lurkers', type: 'bar', stack: 'members', data: groups.map((row) => row.lurkers) },
+      ],
+    },
+    Math.max(HEIGHT, 60 + groups.length * 24)
+  );
+}

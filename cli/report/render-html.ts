@@ -1,0 +1,65 @@
+import type { EngagementReport } from '../../ingest-api/index.js';
+import { memberLabel, renderReportCharts } from './render-charts.js';
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+// Everything the page needs is inline: no script, font, image or style sheet is fetched (issue #11 item 4).
+const STYLE = `
+  body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1000px; color: #222; }
+  h1 { margin-bottom: 4px; } .meta { color: #666; margin-top: 0; }
+  .totals { display: flex; gap: 16px; flex-wrap: wrap; margin: 16px 0; }
+  .total { border: 1px solid #ddd; border-radius: 6px; padding: 8px 14px; min-width: 110px; }
+  .total b { display: block; font-size: 1.5em; }
+  figure.chart { margin: 28px 0; } figcaption { font-weight: 600; margin-bottom: 6px; }
+  table { border-collapse: collapse; margin: 12px 0 28px; } td, th { border-bottom: 1px solid #eee; padding: 4px 10px; text-align: right; }
+  td:first-child, th:first-child { text-align: left; }`;
+
+/**
+ * The self-contained HTML report (issue #11 item 4): totals, the six ECharts charts as inline SVG,
+ * and the top members and groups as tables. Opens offline; contains no script.
+ */
+export function renderReportHtml(report: EngagementReport, generatedAt: Date): string {
+  const totals: [string, number][] = [
+    ['messages', report.totals.messages],
+    ['active members', report.totals.activeMembers],
+    ['groups', report.totals.groups],
+    ['reactions', report.totals.reactions],
+    ['joins', report.totals.joins],
+    ['leaves', report.totals.leaves],
+  ];
+  const charts = renderReportCharts(report)
+    .map(
+      (chart) =>
+        `<figure class="chart" id="${chart.id}"><figcaption>${escapeHtml(chart.title)}</figcaption>${chart.svg}</figure>`
+    )
+    .join('\n');
+  const memberRows = report.topMembers
+    .map(
+      (m) =>
+        `<tr><td>${escapeHtml(memberLabel(m))}</td><td>${String(m.messages)}</td><td>${String(m.replies)}</td><td>${String(m.reactionsGiven)}</td></tr>`
+    )
+    .join('');
+  const groupRows = report.groups
+    .map(
+      (g) =>
+        `<tr><td>${escapeHtml(g.subject ?? g.groupJid)}</td><td>${String(g.messages)}</td><td>${String(g.activeMembers)}</td></tr>`
+    )
+    .join('');
+  const scope = report.groupJid ? `group ${report.groupJid}` : 'all groups';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>WhatsApp engagement report</title><style>${STYLE}</style></head>
+<body>
+<h1>WhatsApp engagement</h1>
+<p class="meta">${escapeHtml(scope)}, ${escapeHtml(report.from ?? '—')} to ${escapeHtml(report.to ?? '—')} (days in ${escapeHtml(report.timeZone)}), generated ${escapeHtml(generatedAt.toISOString())}</p>
+<div class="totals">${totals.map(([label, value]) => `<div class="total"><b>${String(value)}</b>${label}</div>`).join('')}</div>
+${charts}
+<h2>Top members</h2>
+<table><tr><th>member</th><th>messages</th><th>replies</th><th>reactions given</th></tr>${memberRows}</table>
+<h2>Groups</h2>
+<table><tr><th>group</th><th>messages</th><th>active members</th></tr>${groupRows}</table>
+</body></html>
+`;
+}

@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import { extractReadModelFacts } from '../projections/extract-message-facts.js';
+import type { JsonValue } from '../../common/json-value.js';
+import { emptyEncodedFacts, encodeMessageFacts, recountMemberDays, writeMessageFacts } from './messages-repository.js';
+
+const PAGE_SIZE = 2_000;
+/** The types `extractReadModelFacts` reads. */
+const MESSAGE_TYPES = ['messages.upsert', 'messages.update', 'messages.reaction'];
+const MESSAGE_TABLES = [
+  'whatsapp_message_records',
+  'whatsapp_message_edits',
+  'whatsapp_message_revokes',
+  'whatsapp_message_reactions',
+  'engagement_member_days',
+];
+
+/**
+ * Rebuilds the message read model and its rollup from the raw table (issue #11 item 1, `wa-lake
+ * rebuild`), inside the caller's transaction (which holds the raw table in SHARE mode): empties the
+ * tables, replays every message event page by page through the same set-based statement as live
+ * ingest, then recounts `engagement_member_days` in the stored time zone. `timeZone`, when given, is
+ * stored first (`engagement_settings`), so the rebuild is also how the engagement time zone changes.
+ *
+ * @returns how many raw message events were replayed.
+ * @throws pg.DatabaseError when a statement fails (e.g. `timeZone` is not a time zone PostgreSQL knows).
+ */
+export async function rebuildMessageReadModel(client: pg.ClientBase, timeZone?: string): Promise<number> {
+  if (timeZone !== undefined) {
+    // Fails here, with PostgreSQL's own message, when the zone is unknown.
+    await client.query(`SELECT now() AT TIME ZONE $1`, [timeZone]);
+    await client.query(`UPDATE engagement_settings SET time_zone = $1`, [timeZone]);
+  }
+  await client.query(`TRUNCATE ${MESSAGE_TABLES.join(', ')}`);
+  let events = 0;
+  let lastId = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const { rows } = await client.query<{
+      id: string;
+      event_id: string;
+      type: string;
+      chat_jid: string | null;
+      payload: JsonValue;
+      effective_at: Date;
+    }>(
+      `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at
+         FROM whatsapp_event_logs WHERE id > $1 AND type = ANY($3::text[]) ORDER BY id LIMIT $2`,
+      [lastId, PAGE_SIZE, MESSAGE_TYPES]
+    );
+    const facts = emptyEncodedFacts();
+    for (const row of rows) {
+      const event = {
+        eventId: row.event_id,
+        type: row.type,
+        chatJid: row.chat_jid,
+        payload: row.payload,
+        effectiveAt: row.effective_at,
+      };
+      encodeMessageFacts(facts, row.event_id, extractReadModelFacts(event));
+    }
+    await writeMessageFacts(client, facts);
+    events += rows.length;
+    const last = rows.at(-1);
+    if (!last || rows.length < PAGE_SIZE) break;
+    lastId = last.id;
+  }
+  await recountMemberDays(client);
+  return events;
+}

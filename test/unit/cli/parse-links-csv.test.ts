@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { LinksCsvError, parseLinksCsv } from '../../../cli/report/parse-links-csv.js';
+
+describe('parseLinksCsv (wa-lake members import, issue #11 item 3)', () => {
+  it('reads the two named columns in any order, with quotes, CRLF, a BOM and extra columns', () => {
+    const csv =
+      '\uFEFFname,member_id,participant_id\r\n"Ana, the first",discord:1,100000000000001@lid\r\nBea,"disc""2",5500000000002@s.whatsapp.net\n\n';
+    expect(parseLinksCsv(csv)).toEqual([
+      { participantId: '100000000000001@lid', memberId: 'discord:1' },
+      { participantId: '5500000000002@s.whatsapp.net', memberId: 'disc"2' },
+    ]);
+  });
+
+  it('refuses a file without the header or a row without both values, naming the line', () => {
+    expect(() => parseLinksCsv('a,b\n1,2\n')).toThrow(LinksCsvError);
+    expect(() => parseLinksCsv('participant_id,member_id\n100000000000001@lid,\n')).toThrow(/line 2/);
+  });
+});
