@@ -55,6 +55,12 @@ function redactMessageObject(message: Json | undefined): Json | undefined {
   const redacted = redactContent(message) as { [key: string]: Json };
   // A scalar content key (`conversation`) is the message kind itself: the key stays, its text goes.
   for (const key of Object.keys(message)) if (!(key in redacted)) redacted[key] = null;
+  // A reaction's emoji is its kind, not text someone wrote, and '' means "removed": dropping it would
+  // turn every reaction into a removal and change the reaction counts (issue #13 item 3).
+  const reaction = message['reactionMessage'];
+  const kept = redacted['reactionMessage'];
+  if (reaction && typeof reaction === 'object' && !Array.isArray(reaction) && typeof reaction['text'] === 'string')
+    if (kept && typeof kept === 'object' && !Array.isArray(kept)) kept['text'] = reaction['text'];
   return { ...redacted, [REDACTED_MARKER]: true };
 }
 

@@ -64,7 +64,7 @@ export function registerPrivacyCommands(program: Command): void {
         printLine(`erasure run ${report.runId} by ${report.requestedBy}`);
         printLine(
           `  lake: ${lake.messageBodiesRedacted} message bodies redacted, ${lake.aliasesDeleted} aliases and ` +
-            `${lake.participantsDeleted} participant rows deleted`
+            `${lake.participantsDeleted} participant rows and ${lake.memberLinksDeleted} member links deleted`
         );
         for (const [column, rows] of Object.entries(lake.pseudonymized))
           printLine(`  lake: ${column}: ${rows} rows pseudonymized`);

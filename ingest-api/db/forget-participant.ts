@@ -12,6 +12,8 @@ export interface LakeErasureResult {
     messageBodiesRedacted: number;
     aliasesDeleted: number;
     participantsDeleted: number;
+    /** Community-member links of the member (`whatsapp_member_links`), deleted: the link itself is personal data. */
+    memberLinksDeleted: number;
     /** `table.column` → rows whose values had the member's JIDs replaced by the pseudonym. */
     pseudonymized: Record<string, number>;
   };
@@ -65,6 +67,14 @@ export async function forgetParticipantInLake(
          AND o.participant_id ~ $1 AND o.participant_id < f.participant_id)`,
     [pattern]
   );
+  await client.query(
+    `DELETE FROM whatsapp_message_reactions r WHERE r.reactor_id ~ $1 AND EXISTS (
+       SELECT 1 FROM whatsapp_message_reactions o WHERE o.chat_jid = r.chat_jid AND o.target_id = r.target_id
+         AND o.reactor_id ~ $1 AND o.reactor_id < r.reactor_id)`,
+    [pattern]
+  );
+  const memberLinks = await client.query(`DELETE FROM whatsapp_member_links WHERE participant_id ~ $1`, [pattern]);
+  await mergeEngagementDaysIntoPseudonym(client, pattern, pseudonym);
   return {
     jids: allJids,
     eventIds: matched.rows.map((row) => row.event_id),
@@ -72,6 +82,7 @@ export async function forgetParticipantInLake(
       messageBodiesRedacted,
       aliasesDeleted: aliases.rowCount ?? 0,
       participantsDeleted: participants.rowCount ?? 0,
+      memberLinksDeleted: memberLinks.rowCount ?? 0,
       pseudonymized: await pseudonymizeEverywhere(client, pattern, pseudonym),
     },
   };
@@ -113,6 +124,28 @@ async function redactAuthoredMessages(client: pg.ClientBase, pattern: string): P
     [rows.map((row) => row.id), redacted]
   );
   return rows.filter((row, index) => JSON.stringify(row.payload) !== redacted[index]).length;
+}
+
+/**
+ * Moves the member's rows of the `engagement_member_days` rollup (issue #11) onto the pseudonym, summing
+ * the rows of one group and day that the member had under several keys (LID and phone), so the group's
+ * totals stay equal to a recount while no key of the member remains.
+ */
+async function mergeEngagementDaysIntoPseudonym(
+  client: pg.ClientBase,
+  pattern: string,
+  pseudonym: string
+): Promise<void> {
+  await client.query(
+    `WITH gone AS (DELETE FROM engagement_member_days WHERE participant_key ~ $1 RETURNING *)
+     INSERT INTO engagement_member_days (group_jid, participant_key, day, messages, replies, reactions_given)
+     SELECT group_jid, $2, day, sum(messages), sum(replies), sum(reactions_given) FROM gone GROUP BY group_jid, day
+     ON CONFLICT (group_jid, participant_key, day) DO UPDATE SET
+       messages = engagement_member_days.messages + EXCLUDED.messages,
+       replies = engagement_member_days.replies + EXCLUDED.replies,
+       reactions_given = engagement_member_days.reactions_given + EXCLUDED.reactions_given`,
+    [pattern, pseudonym]
+  );
 }
 
 async function pseudonymizeEverywhere(

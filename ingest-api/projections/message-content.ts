@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../common/json-value.js';
+import { REDACTED_MARKER } from '../../common/redact-message-body.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -100,9 +101,14 @@ export function kindOf({ content, isViewOnce }: UnwrappedContent): MessageKind {
     const type = Number(protocol['type'] ?? Number.NaN);
     return type === PROTOCOL_REVOKE ? 'revoke' : type === PROTOCOL_MESSAGE_EDIT ? 'edit' : 'protocol';
   }
-  const match = KIND_BY_FIELD.find(([field]) => content[field] !== undefined && content[field] !== null);
+  // Retention redacts `conversation: "…"` to `conversation: null` and marks the content: the key still
+  // names the kind (issue #13 item 3), so engagement counts stay the same after a rebuild.
+  const isRedacted = content[REDACTED_MARKER] === true;
+  const match = KIND_BY_FIELD.find(
+    ([field]) => content[field] !== undefined && (content[field] !== null || isRedacted)
+  );
   if (!match) {
-    const hasContent = Object.keys(content).some((field) => !CARRIER_FIELDS.has(field));
+    const hasContent = Object.keys(content).some((field) => !CARRIER_FIELDS.has(field) && field !== REDACTED_MARKER);
     return hasContent ? 'other' : 'protocol';
   }
   const [field, kind] = match;

@@ -94,7 +94,7 @@ export function reactionBody(group: string, reactor: Member, target: { id: strin
 
 /**
  * Engagement as the lake's tables give it (DESIGN §13): projections plus event counts by type, chat,
- * participant and day. Extend `QUERIES` with each read model or view that is added (e.g. whatsapp_messages).
+ * participant and day, the message read model and the engagement views (issue #11). Extend `QUERIES` with each read model or view that is added.
  */
 const QUERIES: Record<string, string> = {
   groups: `SELECT jid, subject, snapshot_at FROM whatsapp_groups ORDER BY jid`,
@@ -111,6 +111,13 @@ const QUERIES: Record<string, string> = {
              WHERE payload #>> '{message,extendedTextMessage,contextInfo,stanzaId}' IS NOT NULL`,
   messageKinds: `SELECT k AS kind, count(*)::int AS n FROM whatsapp_event_logs, jsonb_object_keys(payload -> 'message') AS k
                   WHERE type = 'messages.upsert' AND k <> '_redacted' GROUP BY k ORDER BY k`,
+  readModelMessages: `SELECT chat_jid, kind, count(*)::int AS n, sum(reaction_count)::int AS reactions,
+                        sum(edit_count)::int AS edits, count(deleted_at)::int AS deleted, count(reply_to_id)::int AS replies
+                        FROM whatsapp_messages GROUP BY 1, 2 ORDER BY 1, 2`,
+  groupDaily: `SELECT group_jid, day, messages, replies, reactions, active_members, joins, leaves
+                 FROM engagement_group_daily ORDER BY 1, 2`,
+  memberDaily: `SELECT group_jid, participant_id, day, messages, replies, reactions_given, reactions_received, edits, deletions
+                  FROM engagement_member_daily ORDER BY 1, 2, 3`,
 };
 
 /** Reads {@link QUERIES}: two calls return equal objects when engagement is unchanged. */

@@ -160,6 +160,7 @@ describe('wa-lake forget', () => {
       messageBodiesRedacted: 0,
       aliasesDeleted: 0,
       participantsDeleted: 0,
+      memberLinksDeleted: 0,
       pseudonymized: {},
     });
     expect(second.counts.outboxRowsRewritten).toBe(0);
