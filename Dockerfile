@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for the three wa-lake processes (DESIGN §10): `wa-lake collector` (default), `wa-lake worker`,
+# One image for the three wa-lake processes (architecture.md §10): `wa-lake collector` (default), `wa-lake worker`,
 # `wa-lake ingest-api`, plus the one-shot `wa-lake migrate`. See docker-compose.temporal.yml and
 # docs/runbook.md. Built and checked by test/unit/deploy/dockerfile.test.ts (hadolint when installed).
 

@@ -44,7 +44,7 @@ export const restrictedPathZones = [
     from: './workflows',
     except: ['./contracts.ts', './send-contracts.ts'],
     message:
-      'The ingest API starts sendMessage by name: it may import only the sandbox-safe contracts (DESIGN §12, ingest-api/README.md).',
+      'The ingest API starts sendMessage by name: it may import only the sandbox-safe contracts (architecture.md §12, ingest-api/README.md).',
   },
   {
     target: './ingest-api/projections',

@@ -12,7 +12,7 @@ export type TransientReason =
   'server_error' | 'throttled' | 'request_timeout' | 'too_early' | 'unexpected_status' | 'timeout' | 'network_error';
 
 /**
- * Closed union of delivery classes (DESIGN §7 table). Every outcome maps to exactly one:
+ * Closed union of delivery classes (architecture.md §7 table). Every outcome maps to exactly one:
  * - `delivered`: 2xx, the row is committed;
  * - `rejected`: 400, 413, 415, 422 and every other 4xx not listed below; this event can never succeed;
  * - `unauthorized`: 401, 403; the whole endpoint refuses our secret;
@@ -63,8 +63,8 @@ export function parseRetryAfterMs(value: string | null | undefined, nowMs: numbe
 }
 
 /**
- * Classifies one delivery attempt per the DESIGN §7 table. Pure: no I/O, no clock (pass `nowMs`).
- * Source: DESIGN §7, issue #3 item 1.
+ * Classifies one delivery attempt per the architecture.md §7 table. Pure: no I/O, no clock (pass `nowMs`).
+ * Source: architecture.md §7, issue #3 item 1.
  *
  * @param outcome - the attempt's response status (plus `Retry-After`), timeout or network error.
  * @param nowMs - epoch milliseconds, used only to turn an HTTP-date `Retry-After` into a delay.

@@ -15,13 +15,13 @@ export interface Activities {
   sendAlert(alert: Alert): Promise<SendAlertResult>;
   recordDeadLetter(entry: DeadLetterEntry): Promise<void>;
   resolveDeadLetters(request: ResolveDeadLettersRequest): Promise<void>;
-  // Outbound send (DESIGN §12, issue #10).
+  // Outbound send (architecture.md §12, issue #10).
   reportSendTransition(input: ReportSendTransitionInput): Promise<void>;
   requestDispatchSlot(input: { accountId: string; request: DispatchRequest }): Promise<void>;
   pauseAccountSending(input: { accountId: string; reason: string }): Promise<void>;
 }
 
-/** Default per-account send rate (DESIGN §12): 20 messages per minute, bursts of 5, no marketing jitter. */
+/** Default per-account send rate (architecture.md §12): 20 messages per minute, bursts of 5, no marketing jitter. */
 export const DEFAULT_SEND_GATE: SendGateSettings = { ratePerMinute: 20, burst: 5, marketingJitterMaxMs: 0 };
 
 /** Everything the activities need, built once by the worker (house style §1: factory over injected clients). */
@@ -48,7 +48,7 @@ export interface ActivityDeps {
 
 /**
  * Builds the activity implementations registered by the worker. Workflows type their proxies with
- * {@link Activities} (type import only). Source: DESIGN §7, house style §1.
+ * {@link Activities} (type import only). Source: architecture.md §7, house style §1.
  *
  * @returns `{ postEventToIngest, sendAlert, recordDeadLetter, resolveDeadLetters }`.
  */

@@ -22,7 +22,7 @@ export interface PostEventDeps {
   now?: () => number;
 }
 
-/** Input of `postEventToIngest`: the exact body string from the workflow input (DESIGN §7). */
+/** Input of `postEventToIngest`: the exact body string from the workflow input (architecture.md §7). */
 export interface PostEventInput {
   eventId: string;
   body: string;
@@ -127,7 +127,7 @@ async function sendOnce(
 }
 
 /**
- * Builds the `postEventToIngest` activity: one signed POST of the exact body (DESIGN §7). Headers
+ * Builds the `postEventToIngest` activity: one signed POST of the exact body (architecture.md §7). Headers
  * `Content-Type: application/json`, `X-Event-Id`, `X-Signature`; redirects are never followed; the
  * client timeout and the activity's cancellation signal both abort the request. Run as a regular
  * activity it heartbeats every `POST_EVENT_HEARTBEAT_INTERVAL_MS` while the request is in flight.

@@ -28,7 +28,7 @@ export const DEAD_LETTERED_ALERT_KIND = 'events_dead_lettered';
  * (`DEAD_LETTER_WORKFLOW_ID`) with one entry. Workflow code cannot signal-with-start, hence an activity;
  * it is idempotent (the workflow keys entries by `eventId`), so activity retries are harmless. Then raises
  * `events_dead_lettered` through the alert sink, which sends one per window (issue #12 item 6).
- * Source: DESIGN §7, issue #3 item 2.
+ * Source: architecture.md §7, issue #3 item 2.
  *
  * @throws whatever the client throws (retried by the activity retry policy).
  */

@@ -18,7 +18,7 @@ export interface SendGateSettings {
 /**
  * Builds `requestDispatchSlot` and `pauseAccountSending`: signal-with-start of the account's `sendGate`
  * workflow (`send-gate-<account>`, on the worker's task queue), which grants dispatch slots by priority
- * within the token bucket (DESIGN §12). Signal-with-start makes the first message of an account start it.
+ * within the token bucket (architecture.md §12). Signal-with-start makes the first message of an account start it.
  */
 export function createSendGateActivities(deps: { client: Client; taskQueue: string; gate: SendGateSettings }): {
   requestDispatchSlot(input: { accountId: string; request: DispatchRequest }): Promise<void>;

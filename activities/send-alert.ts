@@ -7,7 +7,7 @@ export interface SendAlertResult {
 
 /**
  * Builds the `sendAlert` activity over an {@link AlertSink} (normally the windowed sink, so 10 000
- * blocked events raise one alert per window; DESIGN §7). Never throws for a failing webhook: the sink
+ * blocked events raise one alert per window; architecture.md §7). Never throws for a failing webhook: the sink
  * logs that.
  *
  * @returns the activity: `(alert) => Promise<{ sent }>`.

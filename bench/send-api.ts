@@ -2,7 +2,7 @@
  * Benchmark of the send request API (issue #10 item 11): accepted requests per second through
  * `POST /api/v1/messages` (key lookup, validation, intent committed, 202) as a ratio to signed ingest
  * inserts (`POST /api/webhooks/whatsapp`, 201) in the same run, same server, same pool, same
- * concurrency (target ≥ 0.5). The workflow start is not part of the answer (DESIGN §12: it follows the
+ * concurrency (target ≥ 0.5). The workflow start is not part of the answer (architecture.md §12: it follows the
  * commit), so it is replaced by a no-op here. Run: `npx tsx bench/send-api.ts`.
  */
 import { randomUUID } from 'node:crypto';

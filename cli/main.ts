@@ -30,7 +30,7 @@ function describeError(err: unknown): string {
   return parts.join(': ') || 'a component failed without giving a reason (run with LOG_LEVEL=debug)';
 }
 
-// Entry of the `wa-lake` CLI (DESIGN §10): wiring only; every command lives in cli/commands/.
+// Entry of the `wa-lake` CLI (architecture.md §10): wiring only; every command lives in cli/commands/.
 const program = new Command('wa-lake')
   .description('WhatsApp group events → SQLite outbox → Temporal → ingest API → PostgreSQL lake')
   .showHelpAfterError();

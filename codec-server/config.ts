@@ -3,7 +3,7 @@ import { envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 
 /**
- * Environment of `wa-lake codec-server` (DESIGN §14, issue #13 item 2); keys are the env var names.
+ * Environment of `wa-lake codec-server` (architecture.md §14, issue #13 item 2); keys are the env var names.
  * `CODEC_SERVER_CORS_ORIGINS` lists the Temporal Web UI origins allowed to call it from a browser.
  */
 export const codecServerEnvSchema = z.object({

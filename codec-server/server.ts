@@ -12,7 +12,7 @@ export interface RunningCodecServer {
 }
 
 /**
- * Starts `wa-lake codec-server` on `CODEC_SERVER_HOST:CODEC_SERVER_PORT` (DESIGN §14).
+ * Starts `wa-lake codec-server` on `CODEC_SERVER_HOST:CODEC_SERVER_PORT` (architecture.md §14).
  * @throws the listen error (port in use, bad host).
  */
 export async function startCodecServer(options: {

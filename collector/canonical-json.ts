@@ -5,7 +5,7 @@ const toWellFormed = (text: string): string => (text as string & { toWellFormed(
 
 /**
  * Compares two strings by Unicode code point (not UTF-16 unit, not `localeCompare`: a locale must
- * never change an id order; DESIGN §4). Both strings must be well-formed.
+ * never change an id order; architecture.md §4). Both strings must be well-formed.
  */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
@@ -24,7 +24,7 @@ export function compareCodePoints(a: string, b: string): number {
 export type OmitKey = (key: string, value: JsonValue) => boolean;
 
 /**
- * Canonical JSON of a normalized value, the input of `hash(x)` (DESIGN §4):
+ * Canonical JSON of a normalized value, the input of `hash(x)` (architecture.md §4):
  * - object keys sorted by UTF-16 code unit (the default string order);
  * - arrays whose elements are all objects with an `id` sorted by that id in code-point order
  *   (a stable sort; non-string ids compare by their canonical JSON);

@@ -9,7 +9,7 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
- * Environment of the collector (DESIGN §5, §6, §10, §11); keys are the environment variable names.
+ * Environment of the collector (architecture.md §5, §6, §10, §11); keys are the environment variable names.
  * Durations are in ms, sizes in bytes, as their names say.
  */
 export const collectorEnvSchema = z.object({
@@ -42,11 +42,11 @@ export const collectorEnvSchema = z.object({
   ALERT_WEBHOOK_URL: envHttpUrl.optional(),
   ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1000, DAY_MS),
   LOG_LEVEL: envLogLevel,
-  /** Baileys' own log level; `silent` by default because its records can carry DM JIDs (DESIGN §3). */
+  /** Baileys' own log level; `silent` by default because its records can carry DM JIDs (architecture.md §3). */
   BAILEYS_LOG_LEVEL: envLogLevel.default('silent'),
-  /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (DESIGN §14). */
+  /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (architecture.md §14). */
   PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
-  /** Outbound send (DESIGN §12): run the dispatch worker on this account's session task queue. */
+  /** Outbound send (architecture.md §12): run the dispatch worker on this account's session task queue. */
   OUTBOUND_SEND_ENABLED: envBoolean(true),
   SEND_ACCOUNT_ID: z
     .string()

@@ -31,7 +31,7 @@ function addDrop(dropped: Record<string, number>, reason: string, count: number)
 /**
  * Splits one Baileys event into items and keeps each item whose group JID ends in `@g.us`
  * (Baileys' `isJidGroup`), per item and never per batch. DMs, `status@broadcast` and newsletters are
- * counted under `not_group` and nothing else about them is returned (DESIGN §3).
+ * counted under `not_group` and nothing else about them is returned (architecture.md §3).
  *
  * @param eventName - the Baileys event name (or the synthetic `groups.metadata`).
  * @param data - the event data as emitted (object or array).

@@ -5,7 +5,7 @@
 
 /**
  * Thrown by `OutboxStore.open` when the SQLite file cannot be opened or its schema created
- * (DESIGN §5). `cause` holds the `SqliteError`.
+ * (architecture.md §5). `cause` holds the `SqliteError`.
  */
 export class OutboxOpenError extends Error {
   override readonly name = 'OutboxOpenError';

@@ -4,7 +4,7 @@ import { canonicalJson } from './canonical-json.js';
 import { jidNormalizedUser } from './normalize/baileys-helpers.js';
 import { isFirstCollectorVolatileField, isVolatileField } from './volatile-fields.js';
 
-/** UUIDv5 namespace of the first collector; keeping it keeps the lake free of duplicates (DESIGN §4). */
+/** UUIDv5 namespace of the first collector; keeping it keeps the lake free of duplicates (architecture.md §4). */
 export const EVENT_ID_NAMESPACE = 'b5f8c1e2-3a4d-4f6b-9c7e-1d2a3b4c5d6e';
 
 /** Input of `deriveEventId`: one kept item, already normalized (the same value that is POSTed). */
@@ -30,7 +30,7 @@ const omitFromFirstCollectorHash = (key: string, value: JsonValue): boolean =>
   (Array.isArray(value) && value.length === 0) || isFirstCollectorVolatileField(key, value);
 
 /**
- * `hash(x)` of DESIGN §4: lower-case hex SHA-1 of the canonical JSON of a normalized value, with the
+ * `hash(x)` of architecture.md §4: lower-case hex SHA-1 of the canonical JSON of a normalized value, with the
  * volatile fields (`VOLATILE_FIELDS`) and empty arrays left out at every depth.
  */
 export function hashItem(value: JsonValue): string {
@@ -43,7 +43,7 @@ function hashItemAsFirstCollector(value: JsonValue): string {
 }
 
 /**
- * The `size` of a snapshot whose participant list is partial (shorter than `size`, DESIGN §9), else
+ * The `size` of a snapshot whose participant list is partial (shorter than `size`, architecture.md §9), else
  * null. `size` is volatile because a complete list implies it; a partial list does not, so two
  * partial snapshots that differ only in `size` are different events (issue #12 item 3).
  */
@@ -92,7 +92,7 @@ function reactionParts(item: JsonObject, selfJid: string | null): string[] {
 }
 
 /**
- * The UUIDv5 name of an item: its parts joined with `|`, null/undefined parts as '' (DESIGN §4).
+ * The UUIDv5 name of an item: its parts joined with `|`, null/undefined parts as '' (architecture.md §4).
  * - `messages.upsert` with content: type · `key.remoteJid` · `key.id`;
  *   stub or placeholder (`messageStubType` set, or no `message`): + `stub` · `messageStubType` · `hash(messageStubParameters)`;
  * - `messages.reaction`: type · target `key.id` · reactor (`reaction.key.participant`, or the
@@ -158,7 +158,7 @@ function hexOf(bytes: Buffer, from: number, to: number): string {
 /**
  * UUIDv5 (RFC 9562: SHA-1 of namespace bytes + UTF-8 name, version 5, RFC variant) of a name in
  * `EVENT_ID_NAMESPACE`. Golden: `messages.upsert|120363000000000001@g.us|3EB0A0000000000000000001` →
- * `7c301bfa-8af7-53a4-9bc3-8e9bcf75641d` (DESIGN §4). Computed here rather than with `uuid`'s `v5`,
+ * `7c301bfa-8af7-53a4-9bc3-8e9bcf75641d` (architecture.md §4). Computed here rather than with `uuid`'s `v5`,
  * which throws `URIError` on a lone surrogate (a broken emoji in a reaction would lose the event);
  * the name is made well-formed first, so equal to `uuid` on every well-formed name.
  */
@@ -175,7 +175,7 @@ export function eventIdFromName(name: string): string {
   return `${hexOf(digest, 0, 4)}-${hexOf(digest, 4, 6)}-${hexOf(digest, 6, 8)}-${hexOf(digest, 8, 10)}-${hexOf(digest, 10, 16)}`;
 }
 
-/** `event_id` of one normalized item: `UUIDv5(EVENT_ID_NAMESPACE, eventIdName(input))` (DESIGN §4). */
+/** `event_id` of one normalized item: `UUIDv5(EVENT_ID_NAMESPACE, eventIdName(input))` (architecture.md §4). */
 export function deriveEventId(input: EventIdInput): string {
   return eventIdFromName(eventIdName(input));
 }

@@ -1,5 +1,5 @@
 /**
- * The keep/deny table of the edge filter (DESIGN §3): one entry per Baileys event, each with its
+ * The keep/deny table of the edge filter (architecture.md §3): one entry per Baileys event, each with its
  * disposition, where one item's group JID lives, and the reason. Default-allow: an event not in the
  * table is kept per item when a group JID can be found in the usual fields (`defaultRule`).
  */
@@ -44,7 +44,7 @@ const idField = (item: unknown): string | undefined => asString(readPath(item, '
 
 const drop = (reason: string, dropCode: string): EventKindRule => ({ disposition: 'drop', reason, dropCode });
 
-/** The table (DESIGN §3). Keys are Baileys 7 event names plus the synthetic `groups.metadata`. */
+/** The table (architecture.md §3). Keys are Baileys 7 event names plus the synthetic `groups.metadata`. */
 export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
   'messages.upsert': {
     disposition: 'keep',
@@ -146,7 +146,7 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
   },
 };
 
-/** Prefix rules for families of events (DESIGN §3: `chats.*`, `contacts.*`, …). */
+/** Prefix rules for families of events (architecture.md §3: `chats.*`, `contacts.*`, …). */
 export const EVENT_PREFIX_KINDS: ReadonlyArray<readonly [prefix: string, rule: EventKindRule]> = [
   ['chats.', drop('chat list of the account (includes DMs), not group data', 'chat_list')],
   ['contacts.', drop('address book of the account: personal data outside groups', 'contacts')],

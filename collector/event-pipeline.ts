@@ -20,7 +20,7 @@ export interface PipelineOutcome {
   eventIds: string[];
 }
 
-/** Dependencies of the pipeline; `limits` default to DESIGN §5, `now` to `Date.now`. */
+/** Dependencies of the pipeline; `limits` default to architecture.md §5, `now` to `Date.now`. */
 export interface EventPipelineDeps {
   outbox: OutboxStore;
   logger: Logger;
@@ -38,7 +38,7 @@ export interface EventPipelineDeps {
 /**
  * capture → outbox: edge filter → normalize → `event_id` → size limits → one SQLite transaction,
  * per item and fully synchronous, so the event is durable before the Baileys callback returns
- * (DESIGN §1, §3–§5). Also used by capture replay, so live and replayed events get the same keys.
+ * (architecture.md §1, §3–§5). Also used by capture replay, so live and replayed events get the same keys.
  */
 export class EventPipeline {
   private readonly logger: Logger;

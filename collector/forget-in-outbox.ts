@@ -13,7 +13,7 @@ const isMemberJid = (pattern: RegExp, value: unknown): boolean =>
   typeof value === 'string' && new RegExp(`^${pattern.source}$`).test(value);
 
 /**
- * Erasure in the collector's outbox (DESIGN §14, issue #13 item 4), one SQLite transaction: bodies of
+ * Erasure in the collector's outbox (architecture.md §14, issue #13 item 4), one SQLite transaction: bodies of
  * messages the member wrote lose their content and sender name (`redactMessageBody`), and every JID of
  * the member in any body becomes `pseudonym` — the same one the lake uses in this run.
  *

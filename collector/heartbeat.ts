@@ -18,7 +18,7 @@ export interface CollectorSnapshot {
   oldestPendingAgeMs: number | null;
 }
 
-/** Content of the status file read by `wa-lake status` (DESIGN §10). */
+/** Content of the status file read by `wa-lake status` (architecture.md §10). */
 export interface CollectorStatus extends CollectorSnapshot {
   pid: number;
   startedAt: string;
@@ -28,7 +28,7 @@ export interface CollectorStatus extends CollectorSnapshot {
 /**
  * Logs one `collector heartbeat` record at `info` every `intervalMs` (default 60 s) and rewrites a
  * small JSON status file atomically (temp file + rename) so `wa-lake status` can read session state,
- * outbox counts and the last heartbeat from another process. Source: DESIGN §10.
+ * outbox counts and the last heartbeat from another process. Source: architecture.md §10.
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;

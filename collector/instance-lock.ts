@@ -11,7 +11,7 @@ export interface LockOwner {
   acquiredAt: string;
 }
 
-/** Thrown by {@link acquireInstanceLock} when another live collector holds one of the locks (DESIGN §5). */
+/** Thrown by {@link acquireInstanceLock} when another live collector holds one of the locks (architecture.md §5). */
 export class InstanceLockedError extends Error {
   override readonly name = 'InstanceLockedError';
   constructor(
@@ -88,7 +88,7 @@ function releaseOne(path: string, token: string): void {
  * Takes the collector's instance locks: `<AUTH_DIR>.lock` and `<OUTBOX_PATH>.lock` (exclusive create),
  * so a second collector on the same WhatsApp session or the same outbox is refused. A lock left by a
  * dead process on this host is taken over. Locks are also removed when the process exits normally.
- * Source: DESIGN §5 ("a second collector on the same auth state must be refused").
+ * Source: architecture.md §5 ("a second collector on the same auth state must be refused").
  *
  * @param options.authDir - the Baileys auth-state directory (need not exist yet); omitted by a replay,
  *   which only writes the outbox.

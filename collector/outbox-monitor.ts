@@ -39,7 +39,7 @@ export interface OutboxHealth {
 }
 
 /**
- * Watches the outbox and raises alerts (DESIGN §5): too many `pending` rows, the oldest `pending`
+ * Watches the outbox and raises alerts (architecture.md §5): too many `pending` rows, the oldest `pending`
  * row too old, and new `dead` rows. Each kind is raised at most once per `windowMs` however many
  * ticks see the condition — never once per tick.
  */

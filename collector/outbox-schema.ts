@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Schema and statements of the outbox (DESIGN §5). The partial indexes keep `listDue`,
+ * Schema and statements of the outbox (architecture.md §5). The partial indexes keep `listDue`,
  * `oldestPendingCreatedAt` and `pruneStarted` off the body pages (`listDue` is a range scan of
  * `outbox_pending_due`: O(limit) even when 100 000 rows back off). Statements name their index
  * (`INDEXED BY`): without `ANALYZE` statistics SQLite may pick a worse one, and a missing index then
@@ -101,7 +101,7 @@ export const INSERT_ROWS_PER_STATEMENT = 100;
  * `INSERT OR IGNORE` of `rows` pending rows (parameters per row: event_id, type, chat_jid, body,
  * next_attempt_at, created_at) in one statement: one VM run per chunk instead of per row (the per-row
  * statement overhead was a sizeable part of enqueue CPU). Rows are inserted in order, so a repeated
- * `event_id` inside the statement is ignored exactly as in a row-by-row loop (DESIGN §5).
+ * `event_id` inside the statement is ignored exactly as in a row-by-row loop (architecture.md §5).
  */
 export function insertPendingRowsSql(rows: number): string {
   const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, 'pending', 0, ?, ?)").join(', ');

@@ -8,7 +8,7 @@ import {
   OUTBOX_SQL,
 } from './outbox-schema.js';
 
-/** Row state (DESIGN §5): `pending` → `started` → pruned; `dead` waits for an operator. */
+/** Row state (architecture.md §5): `pending` → `started` → pruned; `dead` waits for an operator. */
 export type OutboxState = 'pending' | 'started' | 'dead';
 
 /** One outbox row. Times are ms since the Unix epoch. */
@@ -76,9 +76,9 @@ const toRow = (row: SqlRow): OutboxRow => ({
 type Statements = { [K in keyof typeof OUTBOX_SQL]: Database.Statement };
 
 /**
- * The SQLite outbox, the only SQLite code of the collector (DESIGN §5, house style §1). WAL,
+ * The SQLite outbox, the only SQLite code of the collector (architecture.md §5, house style §1). WAL,
  * `synchronous=FULL`, one writer; every method is synchronous so a Baileys callback can make an
- * event durable before it returns (DESIGN §1). Idempotent on `event_id` (`INSERT OR IGNORE`).
+ * event durable before it returns (architecture.md §1). Idempotent on `event_id` (`INSERT OR IGNORE`).
  */
 export class OutboxStore {
   private readonly statements: Statements;
@@ -169,7 +169,7 @@ export class OutboxStore {
   }
 
   /**
-   * Rewrites row bodies in ONE transaction (erasure, DESIGN §14, issue #13 item 4): `transform` gets every
+   * Rewrites row bodies in ONE transaction (erasure, architecture.md §14, issue #13 item 4): `transform` gets every
    * row whose body contains one of `needles` (plain substrings) and returns the new body, or null to
    * leave it. `event_id` and state stay, so a pending row is still delivered (with the new body).
    * @returns the event ids of the rows changed.
@@ -191,7 +191,7 @@ export class OutboxStore {
     })();
   }
 
-  /** Inserts `pending` rows in one synchronous transaction; existing `event_id`s are ignored (DESIGN §5). */
+  /** Inserts `pending` rows in one synchronous transaction; existing `event_id`s are ignored (architecture.md §5). */
   enqueueBatch(events: OutboxEventInput[], nowMs: number): EnqueueResult {
     return this.notifyIfPending(this.insertMany(events, [], nowMs));
   }
@@ -201,7 +201,7 @@ export class OutboxStore {
     return this.notifyIfPending(this.insertMany([], items, nowMs));
   }
 
-  /** `pending` and `dead` rows of one Baileys event in ONE transaction (DESIGN §5). */
+  /** `pending` and `dead` rows of one Baileys event in ONE transaction (architecture.md §5). */
   enqueueWithDead(events: OutboxEventInput[], dead: OutboxDeadInput[], nowMs: number): EnqueueResult {
     return this.notifyIfPending(this.insertMany(events, dead, nowMs));
   }
@@ -259,7 +259,7 @@ export class OutboxStore {
     return row?.created_at ?? null;
   }
 
-  /** Deletes `started` rows with `started_at < olderThanMs` (retention, DESIGN §5). @returns rows deleted. */
+  /** Deletes `started` rows with `started_at < olderThanMs` (retention, architecture.md §5). @returns rows deleted. */
   pruneStarted(olderThanMs: number): number {
     return this.statements.pruneStarted.run(olderThanMs).changes;
   }

@@ -10,7 +10,7 @@ import { normalizeItem } from './normalize/normalize-value.js';
 import { stripLargeBinaries } from './normalize/strip-large-binaries.js';
 import type { OutboxDeadInput, OutboxEventInput } from './outbox-store.js';
 
-/** Size limits of one outbox body (DESIGN §5). */
+/** Size limits of one outbox body (architecture.md §5). */
 export interface BodyLimits {
   /** Largest body in UTF-8 bytes; larger items go `dead` (default 1 MiB: Temporal rejects 2 MB). */
   bodyLimitBytes: number;
@@ -18,7 +18,7 @@ export interface BodyLimits {
   inlineBinaryLimitBytes: number;
 }
 
-/** Defaults of DESIGN §5. */
+/** Defaults of architecture.md §5. */
 export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
   bodyLimitBytes: 1024 * 1024,
   inlineBinaryLimitBytes: 64 * 1024,
@@ -65,7 +65,7 @@ function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxD
 
 /**
  * Normalizes one kept item, derives its `event_id`, strips large binaries (after the id), and builds
- * the exact body text (DESIGN §4, §5), with `account_jid` on membership items and, when
+ * the exact body text (architecture.md §4, §5), with `account_jid` on membership items and, when
  * `withFirstCollectorEventId` (trail replay), the first collector's id if it differs (issue #12). Never throws: an unserializable, empty or oversized item
  * comes back as a `dead` row with the reason (its body kept as far as it can be written).
  */

@@ -41,7 +41,7 @@ export interface RunCollectorOptions {
   recordPath?: string | undefined;
   /** Test seam: replaces the Baileys socket factory (only WhatsApp may be faked). */
   socketFactory?: SocketFactory;
-  /** Outbound send (DESIGN §12): run the session send worker and ACK router for this account. Live only. */
+  /** Outbound send (architecture.md §12): run the session send worker and ACK router for this account. Live only. */
   send?: Pick<SessionSendSideOptions, 'accountId' | 'connection' | 'sendTimeoutMs' | 'presenceTimeoutMs'>;
 }
 
@@ -65,7 +65,7 @@ export class InvalidPairPhoneError extends Error {
 }
 
 /**
- * Wires one collector (DESIGN §2, §5, §6, §10): instance lock → outbox → pipeline → sender (when a
+ * Wires one collector (architecture.md §2, §5, §6, §10): instance lock → outbox → pipeline → sender (when a
  * Temporal client is given) → outbox monitor, pruning timer, heartbeat → live session (optionally
  * recording) or capture replay. Live and replay use the same `EventPipeline`.
  *

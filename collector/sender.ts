@@ -65,7 +65,7 @@ function grpcCodeOf(err: unknown): number | undefined {
 }
 
 /**
- * Hands outbox rows to Temporal (DESIGN §6): claims due `pending` rows in batches and starts one
+ * Hands outbox rows to Temporal (architecture.md §6): claims due `pending` rows in batches and starts one
  * `deliverEvent` per row with `workflowId = event_id`, `REJECT_DUPLICATE` and the `WaEventType`,
  * `WaChatJid` (when not null) and `WaDeliveryState='pending'` search attributes, at most
  * `concurrency` starts at a time. `WorkflowExecutionAlreadyStartedError` counts as handed over.

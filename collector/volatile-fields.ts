@@ -1,6 +1,6 @@
 import type { JsonValue } from '../common/json-value.js';
 
-/** One volatile field: left out of `hash(x)` at any depth (DESIGN §4), never out of the wire body. */
+/** One volatile field: left out of `hash(x)` at any depth (architecture.md §4), never out of the wire body. */
 export interface VolatileFieldRule {
   /** `exact`: the key equals `name`; `suffix`: the key ends with `name` (and is longer). */
   match: 'exact' | 'suffix';
@@ -19,7 +19,7 @@ export interface VolatileFieldRule {
 }
 
 /**
- * Fields that change without a real change of the item. The first block is DESIGN §4's list; the
+ * Fields that change without a real change of the item. The first block is architecture.md §4's list; the
  * second was decided from Baileys rc14 data (samples 01, 08, 12 and the GroupMetadata type).
  */
 export const VOLATILE_FIELDS: readonly VolatileFieldRule[] = [
@@ -105,7 +105,7 @@ function volatileFieldTest(rules: readonly VolatileFieldRule[]): VolatileFieldTe
 
 /**
  * True when `key` (with its normalized `value`) is a volatile field and must be left out of the hash.
- * Source: DESIGN §4 and `VOLATILE_FIELDS` above.
+ * Source: architecture.md §4 and `VOLATILE_FIELDS` above.
  */
 export const isVolatileField: VolatileFieldTest = volatileFieldTest(VOLATILE_FIELDS);
 

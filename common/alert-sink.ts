@@ -1,5 +1,5 @@
 /**
- * One alert for a human (DESIGN §5, §6, §7, §10). `kind` is the deduplication key: the same kind is
+ * One alert for a human (architecture.md §5, §6, §7, §10). `kind` is the deduplication key: the same kind is
  * sent at most once per window, however many events or ticks raise it.
  */
 export interface Alert {

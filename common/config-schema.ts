@@ -50,7 +50,7 @@ export const envHttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(
 
 /**
  * `WHATSAPP_WEBHOOK_SECRET`: one secret, or several separated by commas during rotation (the first
- * one signs; any one verifies). Each at least 16 characters. Source: DESIGN §8 (rotation), §11.
+ * one signs; any one verifies). Each at least 16 characters. Source: architecture.md §8 (rotation), §11.
  */
 export const envWebhookSecrets = z
   .string({ error: 'is required' })

@@ -6,7 +6,7 @@ import type { PayloadEncryptionKey } from './payload-encryption-keys.js';
 
 /** Metadata `encoding` of an encrypted payload; the same string as Temporal's encryption samples. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
-/** Metadata key naming the key that encrypted a payload (DESIGN §14: rotation). */
+/** Metadata key naming the key that encrypted a payload (architecture.md §14: rotation). */
 export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
 
 const { Payload: PayloadProto } = proto.temporal.api.common.v1;
@@ -16,7 +16,7 @@ const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
 /**
- * AES-256-GCM payload codec (DESIGN §14, issue #13), after Temporal's `samples-typescript/encryption`:
+ * AES-256-GCM payload codec (architecture.md §14, issue #13), after Temporal's `samples-typescript/encryption`:
  * each payload is serialized as a `temporal.api.common.v1.Payload` protobuf, encrypted with the first
  * key, and replaced by a payload whose data is `nonce(12) ‖ ciphertext ‖ tag(16)` and whose metadata
  * is only `encoding: binary/encrypted` and `encryption-key-id`. Decoding picks the key by that id, so

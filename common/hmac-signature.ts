@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 /**
  * Builds the exact bytes that are signed for one delivery: `${eventId}.${rawBody}`.
  * Shared by the `postEvent` activity (signer) and the ingest API (verifier) so the canonical string
- * exists once. Source: DESIGN §7 (headers) and §8 (verification).
+ * exists once. Source: architecture.md §7 (headers) and §8 (verification).
  *
  * @param eventId - the event's UUID, exactly as sent in `X-Event-Id`.
  * @param rawBody - the request body: the string the collector stored, or the raw bytes received.
@@ -16,7 +16,7 @@ export function buildSigningInput(eventId: string, rawBody: string | Buffer): Bu
 
 /**
  * Computes `X-Signature`: lower-case hex HMAC-SHA256 of {@link buildSigningInput}, no prefix.
- * Source: DESIGN §7.
+ * Source: architecture.md §7.
  *
  * @param secret - the shared webhook secret (`WHATSAPP_WEBHOOK_SECRET`).
  * @returns 64 lower-case hex characters.

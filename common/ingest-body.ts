@@ -1,7 +1,7 @@
 /**
  * The JSON document the collector stores in the outbox `body` column and POSTs verbatim to the ingest
- * API (DESIGN §5, §8). Unknown extra top-level fields are allowed by the API; these are the ones the
- * collector writes. `payload` is the normalized Baileys item (DESIGN §4).
+ * API (architecture.md §5, §8). Unknown extra top-level fields are allowed by the API; these are the ones the
+ * collector writes. `payload` is the normalized Baileys item (architecture.md §4).
  */
 export interface IngestBody {
   /** Baileys event name, e.g. `messages.upsert`, or the synthetic `groups.metadata`. */
@@ -26,8 +26,8 @@ export interface IngestBody {
   legacy_event_id?: string;
 }
 
-/** Header names of the delivery contract (DESIGN §7). */
+/** Header names of the delivery contract (architecture.md §7). */
 export const EVENT_ID_HEADER = 'x-event-id';
 export const SIGNATURE_HEADER = 'x-signature';
-/** Path of the ingest endpoint (DESIGN §8). */
+/** Path of the ingest endpoint (architecture.md §8). */
 export const INGEST_PATH = '/api/webhooks/whatsapp';

@@ -1,7 +1,7 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { serializeError, summarizeHandleFields } from './log-serializers.js';
 
-/** Paths whose values never reach a log line (DESIGN §3: no secrets, no message text). */
+/** Paths whose values never reach a log line (architecture.md §3: no secrets, no message text). */
 const REDACT_PATHS = [
   'secret',
   '*.secret',

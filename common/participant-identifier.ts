@@ -1,5 +1,5 @@
 /**
- * The member identifiers of `wa-lake forget --participant` (DESIGN §14, issue #13 item 4): a LID
+ * The member identifiers of `wa-lake forget --participant` (architecture.md §14, issue #13 item 4): a LID
  * (`123@lid`), a phone JID (`5511…@s.whatsapp.net`) or a phone number (`+55 11 9…`, digits only kept).
  */
 export interface ParticipantIdentifiers {

@@ -1,5 +1,5 @@
 /**
- * Body redaction shared by retention and erasure (DESIGN §14, issue #13 items 3–4), in the lake and in
+ * Body redaction shared by retention and erasure (architecture.md §14, issue #13 items 3–4), in the lake and in
  * the collector's outbox. Pure functions over the stored JSON (the normalized Baileys item).
  *
  * What stays: everything outside the message content (key with ids and participants, timestamps, stub

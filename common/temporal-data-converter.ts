@@ -3,7 +3,7 @@ import { EncryptionCodec } from './encryption-codec.js';
 import type { PayloadEncryptionKeys } from './payload-encryption-keys.js';
 
 /**
- * The data converter every Temporal client and worker of wa-lake uses (DESIGN §14, issue #13): the
+ * The data converter every Temporal client and worker of wa-lake uses (architecture.md §14, issue #13): the
  * default payload converter plus the AES-256-GCM {@link EncryptionCodec} when keys are configured.
  * Pass the result as `dataConverter` to `new Client`, `Worker.create` and test environments; the
  * codec runs outside the workflow sandbox, so no `payloadConverterPath` is needed.
@@ -17,7 +17,7 @@ export function createDataConverter(keys: PayloadEncryptionKeys): DataConverter 
 
 /**
  * Logs once at start, as a warning, that Temporal payloads (event bodies: message text, phone numbers)
- * are stored in clear because `PAYLOAD_ENCRYPTION_KEYS` is unset (DESIGN §14).
+ * are stored in clear because `PAYLOAD_ENCRYPTION_KEYS` is unset (architecture.md §14).
  */
 export function warnWhenPayloadsInClear(
   logger: { warn(obj: object, msg: string): void },

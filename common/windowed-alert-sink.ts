@@ -19,7 +19,7 @@ export interface WindowedAlertSinkOptions {
 
 /**
  * Builds the JSON body posted to the alert webhook. Discord reads `content`, Slack reads `text`; each
- * ignores the other key, so one body serves both. Source: DESIGN §7 (alerts).
+ * ignores the other key, so one body serves both. Source: architecture.md §7 (alerts).
  *
  * @returns `{ content, text }`, both the same one-line summary (at most 1 900 characters, Discord's cap is 2 000).
  */
@@ -38,7 +38,7 @@ export function buildAlertWebhookBody(alert: Alert): { content: string; text: st
  * Creates an {@link AlertSink} that sends each alert `kind` at most once per `windowMs`: the first alert
  * of a kind is logged at `error` and optionally POSTed to
  * `webhookUrl`; repeats within the window are dropped and counted. Webhook failures are logged at
- * `warn` and never thrown. Source: DESIGN §5/§7 (one alert per window, never once per event or tick).
+ * `warn` and never thrown. Source: architecture.md §5/§7 (one alert per window, never once per event or tick).
  *
  * @returns an AlertSink whose `send` resolves true when the alert was sent now, false when suppressed.
  */

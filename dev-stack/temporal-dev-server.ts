@@ -34,7 +34,7 @@ export class TemporalDevServerStartError extends Error {
 
 /**
  * Starts the official `temporal` CLI's dev server with the wa-lake search attributes registered
- * (DESIGN §7: `WaDeliveryState`, `WaEventType`, `WaChatJid` Keyword; `WaLastHttpStatus` Int) and waits
+ * (architecture.md §7: `WaDeliveryState`, `WaEventType`, `WaChatJid` Keyword; `WaLastHttpStatus` Int) and waits
  * until its frontend accepts a connection.
  *
  * @param options.cliPath - from `resolveTemporalCliPath(env)`.
@@ -52,7 +52,7 @@ export async function startTemporalDevServer(options: {
   namespace?: string;
   startTimeoutMs?: number;
   onLog?: (line: string) => void;
-  /** Web UI remote codec endpoint (`--ui-codec-endpoint`, DESIGN §14), e.g. `http://127.0.0.1:8234/<token>`. */
+  /** Web UI remote codec endpoint (`--ui-codec-endpoint`, architecture.md §14), e.g. `http://127.0.0.1:8234/<token>`. */
   uiCodecEndpoint?: string;
 }): Promise<RunningTemporalDevServer> {
   const port = options.port ?? (await findFreePort());

@@ -30,14 +30,14 @@ export interface IngestAppDeps {
   repository: Pick<EventsRepository, 'store' | 'ping'>;
   metrics: IngestMetrics;
   logger: Logger;
-  /** Outbound send (DESIGN §12); the send routes exist only when given. */
+  /** Outbound send (architecture.md §12); the send routes exist only when given. */
   send?: SendRouteDeps & { messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'> };
 }
 
 /**
  * Builds the ingest API's Fastify instance without listening (house style §1; tests use it over
  * real HTTP with `listen({ port: 0 })`). Every body arrives as a raw Buffer (`parseAs: 'buffer'`)
- * so the signature is checked over the exact bytes before parsing (DESIGN §8). Every error answer
+ * so the signature is checked over the exact bytes before parsing (architecture.md §8). Every error answer
  * is JSON `{"error", "code"}` — never a redirect, whatever `Accept` says; 5xx hide internals.
  */
 export function buildApp(deps: IngestAppDeps): FastifyInstance {
@@ -89,7 +89,7 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
 // PostgreSQL refused the content itself (data exception / program limit): a 4xx the sender dead-letters.
 const CONTENT_SQLSTATE = /^(22|54)/;
 
-/** Maps any thrown error to the answer of DESIGN §8 (catalogue in README.md). */
+/** Maps any thrown error to the answer of architecture.md §8 (catalogue in README.md). */
 export function toHttpError(err: unknown): IngestHttpError {
   if (err instanceof IngestHttpError) return err;
   if (err instanceof DatabaseUnavailableError)
@@ -110,7 +110,7 @@ export function toHttpError(err: unknown): IngestHttpError {
 
 /**
  * Chooses the answer to a request that Node's HTTP parser rejected before Fastify saw it (README "Error
- * codes", DESIGN §8: every error body carries a `code`). Same status split as Node's own handler.
+ * codes", architecture.md §8: every error body carries a `code`). Same status split as Node's own handler.
  *
  * @param nodeErrorCode - `code` of the `clientError` event's error: `ERR_HTTP_REQUEST_TIMEOUT` → 408
  *   `WA_ERR_REQUEST_TIMEOUT`, `HPE_HEADER_OVERFLOW` → 431 `WA_ERR_HEADERS_TOO_LARGE`, anything else

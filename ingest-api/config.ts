@@ -14,7 +14,7 @@ import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
 const FOUR_MIB = 4 * 1024 * 1024;
 
 /**
- * Environment of the ingest API (DESIGN §8, §11); keys are the environment variable names.
+ * Environment of the ingest API (architecture.md §8, §11); keys are the environment variable names.
  * `WHATSAPP_WEBHOOK_SECRET` may hold several comma-separated secrets: any one verifies (rotation).
  */
 export const ingestEnvSchema = z.object({
@@ -25,7 +25,7 @@ export const ingestEnvSchema = z.object({
   INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
   DATABASE_POOL_MAX: envInt(10, 1, 200),
   LOG_LEVEL: envLogLevel,
-  /** Scheduled retention (DESIGN §14): redact message bodies older than this (`90d`, `12w`, `36h`); unset = off. */
+  /** Scheduled retention (architecture.md §14): redact message bodies older than this (`90d`, `12w`, `36h`); unset = off. */
   RETENTION_PERIOD: z
     .string()
     .optional()
@@ -39,7 +39,7 @@ export const ingestEnvSchema = z.object({
       }
     }),
   RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
-  // Outbound send (DESIGN §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
+  // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
   TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
@@ -64,7 +64,7 @@ export interface IngestConfig {
   readonly retentionPeriodMs: number | null;
   /** How often the scheduled retention runs, in ms. */
   readonly retentionIntervalMs: number;
-  /** Outbound send (DESIGN §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
+  /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
     readonly temporalAddress: string;
     readonly temporalNamespace: string;
@@ -72,7 +72,7 @@ export interface IngestConfig {
     readonly textMaxChars: number;
     readonly startTimeoutMs: number;
     readonly sweepIntervalMs: number;
-    /** `PAYLOAD_ENCRYPTION_KEYS`: the payload codec of the API's Temporal client (DESIGN §14); undefined = clear. */
+    /** `PAYLOAD_ENCRYPTION_KEYS`: the payload codec of the API's Temporal client (architecture.md §14); undefined = clear. */
     readonly payloadEncryptionKeys: PayloadEncryptionKeys;
   };
 }

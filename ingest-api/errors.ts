@@ -1,5 +1,5 @@
 /**
- * Error codes of the ingest API (DESIGN §8; catalogue in ingest-api/README.md). Stable: the
+ * Error codes of the ingest API (architecture.md §8; catalogue in ingest-api/README.md). Stable: the
  * collector's operators and dashboards read them.
  */
 export const INGEST_ERROR_CODES = {
@@ -18,7 +18,7 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_DATABASE_UNAVAILABLE: 503,
   WA_ERR_DATABASE_BUSY: 503,
   WA_ERR_INTERNAL: 500,
-  // Outbound send (DESIGN §12, issue #10).
+  // Outbound send (architecture.md §12, issue #10).
   WA_ERR_BAD_API_KEY: 401,
   WA_ERR_MISSING_IDEMPOTENCY_KEY: 400,
   WA_ERR_IDEMPOTENCY_MISMATCH: 422,
@@ -41,7 +41,7 @@ export interface FieldError {
 
 /**
  * Thrown by request handling for any answer that is not 2xx; the error handler turns it into
- * `{"error": message, "code": code, "fields"?: [...]}` with `statusCode` (DESIGN §8).
+ * `{"error": message, "code": code, "fields"?: [...]}` with `statusCode` (architecture.md §8).
  */
 export class IngestHttpError extends Error {
   override readonly name = 'IngestHttpError';

@@ -14,7 +14,7 @@ export {
   redactOldMessageBodies,
   type RetentionResult,
 } from './db/redact-old-message-bodies.js';
-// Outbound send administration (DESIGN §12, issue #10): `wa-lake api-keys …` and `wa-lake opt-in …`.
+// Outbound send administration (architecture.md §12, issue #10): `wa-lake api-keys …` and `wa-lake opt-in …`.
 export { SendAdminRepository } from './db/send-admin-repository.js';
 export { generateApiKey } from './send/api-key.js';
 export { normalizeRecipient } from './send/recipient.js';

@@ -33,7 +33,7 @@ export interface ParsedIngestBody {
 
 /**
  * Turns the raw bytes of an already authenticated request into a {@link ParsedIngestBody}, applying
- * the checks of DESIGN §8 in order: media type (415), JSON (400), then fields (422).
+ * the checks of architecture.md §8 in order: media type (415), JSON (400), then fields (422).
  * Unknown top-level fields are accepted and ignored.
  *
  * @param raw - the exact body bytes.

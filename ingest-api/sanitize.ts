@@ -30,7 +30,7 @@ const REPLACEMENT = '\uFFFD';
 
 /**
  * Makes one string storable: replaces unpaired surrogates with U+FFFD and removes U+0000; valid
- * surrogate pairs and all other text are untouched. Source: DESIGN §8 (sanitizing).
+ * surrogate pairs and all other text are untouched. Source: architecture.md §8 (sanitizing).
  * Surrogates first: removing a NUL between two lone halves must not join them into a character
  * the sender never sent.
  */
@@ -39,7 +39,7 @@ export function sanitizeString(value: string): string {
 }
 
 /**
- * Decodes a raw request body and makes it storable as `jsonb` (DESIGN §8, issue #5):
+ * Decodes a raw request body and makes it storable as `jsonb` (architecture.md §8, issue #5):
  * - invalid UTF-8 byte sequences become U+FFFD (WHATWG decoding, one per maximal bad subpart);
  * - U+0000 is removed from string values and keys; unpaired surrogates become U+FFFD;
  * - keys that collide once sanitized: a key that was already clean keeps its value; the others keep

@@ -16,8 +16,8 @@ export interface RunningIngestServer {
 }
 
 /**
- * Starts the ingest API: pool, app, listen on `config.host:config.port` (DESIGN §8). Migrations are
- * not run here (`wa-lake migrate`, DESIGN §8).
+ * Starts the ingest API: pool, app, listen on `config.host:config.port` (architecture.md §8). Migrations are
+ * not run here (`wa-lake migrate`, architecture.md §8).
  *
  * @throws the listen error (port in use, bad host); the pool is ended first.
  */

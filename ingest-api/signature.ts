@@ -4,7 +4,7 @@ import { buildSigningInput } from '../common/hmac-signature.js';
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
 /**
- * Verifies `X-Signature` over the exact received bytes, before anything parses them (DESIGN §7, §8).
+ * Verifies `X-Signature` over the exact received bytes, before anything parses them (architecture.md §7, §8).
  * Every configured secret is tried (rotation without downtime) and every comparison runs, with a
  * length check and `timingSafeEqual`, so timing does not reveal which secret or byte differs.
  *

@@ -13,7 +13,7 @@ import { DEFAULT_TASK_QUEUE, POST_EVENT_START_TO_CLOSE_TIMEOUT_MS } from '../wor
 const MINUTE_MS = 60_000;
 
 /**
- * Environment of the worker (DESIGN §7, §11); keys are the environment variable names. Durations in ms.
+ * Environment of the worker (architecture.md §7, §11); keys are the environment variable names. Durations in ms.
  * `HTTP_TIMEOUT_MS` stays below the activity's start-to-close timeout; `WORKER_SHUTDOWN_GRACE_TIME_MS`
  * must exceed `HTTP_TIMEOUT_MS` so a deploy never kills a POST in flight.
  */
@@ -30,9 +30,9 @@ export const workerEnvSchema = z
     ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1_000, 24 * 60 * MINUTE_MS),
     WORKER_SHUTDOWN_GRACE_TIME_MS: envInt(30_000, 1_000, 10 * MINUTE_MS),
     LOG_LEVEL: envLogLevel,
-    /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (DESIGN §14). */
+    /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (architecture.md §14). */
     PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
-    // Outbound send (DESIGN §12): per-account token bucket and marketing-only jitter.
+    // Outbound send (architecture.md §12): per-account token bucket and marketing-only jitter.
     SEND_RATE_PER_MINUTE: envInt(20, 1, 6_000),
     SEND_RATE_BURST: envInt(5, 1, 1_000),
     SEND_MARKETING_JITTER_MAX_MS: envInt(0, 0, 10 * MINUTE_MS),

@@ -23,7 +23,7 @@ export interface RunWorkerOptions {
   connection?: NativeConnection;
   /**
    * Existing client for the dead-letter activities (e.g. `env.client`); not closed on stop. It must use
-   * the same data converter as `PAYLOAD_ENCRYPTION_KEYS` gives the worker (DESIGN §14).
+   * the same data converter as `PAYLOAD_ENCRYPTION_KEYS` gives the worker (architecture.md §14).
    */
   client?: Client;
   /** Pre-built bundle (`bundleWorkflowCode`) instead of `workflowsPath`: tests bundle once per file. */
@@ -46,7 +46,7 @@ export interface RunningWorker {
 }
 
 /**
- * Starts the delivery worker (DESIGN §7): `deliverEvent` and `deadLetter` workflows plus the activities,
+ * Starts the delivery worker (architecture.md §7): `deliverEvent` and `deadLetter` workflows plus the activities,
  * on `TEMPORAL_TASK_QUEUE`, with `shutdownGraceTime` = `WORKER_SHUTDOWN_GRACE_TIME_MS` (validated to
  * exceed `HTTP_TIMEOUT_MS`). The only module that imports both activities and the workflows path.
  *
@@ -58,7 +58,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const log = logger.child({ component: 'worker' });
   if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
   const address = config.TEMPORAL_ADDRESS;
-  // DESIGN §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike.
+  // architecture.md §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike.
   const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
   warnWhenPayloadsInClear(log, config.PAYLOAD_ENCRYPTION_KEYS);
   const connection = options.connection ?? (await NativeConnection.connect({ address }));

@@ -22,7 +22,7 @@ function forward(logger: Logger, entry: LogEntry): void {
 /**
  * Bridges the Temporal `Runtime` logger (SDK, workflow `log`, activity `log`, Core at WARN) to pino, at
  * most once per process: `wa-lake dev` runs the worker next to other components, and `Runtime.install`
- * throws when called twice or after a connection exists. Source: house style §6, DESIGN §7.
+ * throws when called twice or after a connection exists. Source: house style §6, architecture.md §7.
  *
  * @returns true when installed now, false when already installed (or the Runtime already exists).
  */

@@ -9,10 +9,10 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 /** Default task queue of the delivery worker (kebab-case; `TEMPORAL_TASK_QUEUE` overrides). */
 export const DEFAULT_TASK_QUEUE = 'wa-lake-delivery';
 
-/** Fixed workflow id of the single long-lived dead-letter workflow (DESIGN §7). */
+/** Fixed workflow id of the single long-lived dead-letter workflow (architecture.md §7). */
 export const DEAD_LETTER_WORKFLOW_ID = 'wa-lake-dead-letter';
 
-/** Input of `deliverEvent`: the exact body string, so every retry signs and sends identical bytes (DESIGN §7). */
+/** Input of `deliverEvent`: the exact body string, so every retry signs and sends identical bytes (architecture.md §7). */
 export interface DeliverEventInput {
   eventId: string;
   type: string;
@@ -34,10 +34,10 @@ export interface DeliverEventResult {
   outcome: 'stored' | 'duplicate';
 }
 
-/** Values of the `WaDeliveryState` search attribute (DESIGN §7). */
+/** Values of the `WaDeliveryState` search attribute (architecture.md §7). */
 export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'dead_lettered' | 'auth_blocked' | 'misconfigured';
 
-/** Search attributes operators query in the Web UI (DESIGN §7). Registered by `wa-lake dev` and compose. */
+/** Search attributes operators query in the Web UI (architecture.md §7). Registered by `wa-lake dev` and compose. */
 export const WA_DELIVERY_STATE = defineSearchAttributeKey('WaDeliveryState', SearchAttributeType.KEYWORD);
 export const WA_EVENT_TYPE = defineSearchAttributeKey('WaEventType', SearchAttributeType.KEYWORD);
 export const WA_CHAT_JID = defineSearchAttributeKey('WaChatJid', SearchAttributeType.KEYWORD);
@@ -49,7 +49,7 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; cliType
   { name: 'WaEventType', cliType: 'Keyword' },
   { name: 'WaChatJid', cliType: 'Keyword' },
   { name: 'WaLastHttpStatus', cliType: 'Int' },
-  // Outbound send (DESIGN §12): `WaSendState = 'dispatched'` finds messages waiting for an ACK.
+  // Outbound send (architecture.md §12): `WaSendState = 'dispatched'` finds messages waiting for an ACK.
   { name: 'WaSendState', cliType: 'Keyword' },
 ];
 
@@ -75,7 +75,7 @@ export const DEAD_LETTER_WORKFLOW_TYPE = 'deadLetter';
 
 /**
  * `startToCloseTimeout` of one `postEventToIngest` attempt, in ms. The HTTP client timeout
- * (`HTTP_TIMEOUT_MS`) must stay below it so the client, not Temporal, ends a slow request (DESIGN §7).
+ * (`HTTP_TIMEOUT_MS`) must stay below it so the client, not Temporal, ends a slow request (architecture.md §7).
  */
 export const POST_EVENT_START_TO_CLOSE_TIMEOUT_MS = 60_000;
 
@@ -110,7 +110,7 @@ export interface IngestFailureDetails {
   responseExcerpt: string;
 }
 
-/** One dead-lettered event, as kept by the dead-letter workflow (DESIGN §7). */
+/** One dead-lettered event, as kept by the dead-letter workflow (architecture.md §7). */
 export interface DeadLetterEntry {
   eventId: string;
   type: string;
@@ -203,7 +203,7 @@ export interface RedactDeadLettersRequest {
   eventIds: string[];
 }
 
-/** Text that replaces an erased entry's `responseExcerpt` (DESIGN §14, issue #13 item 4). */
+/** Text that replaces an erased entry's `responseExcerpt` (architecture.md §14, issue #13 item 4). */
 export const ERASED_EXCERPT = '[erased]';
 /** Erasure: blanks the response excerpt of these entries (`wa-lake forget`); unknown ids are ignored. */
 export const redactDeadLettersSignal = defineSignal<[RedactDeadLettersRequest]>('redactDeadLetters');

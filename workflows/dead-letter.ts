@@ -13,7 +13,7 @@ import {
 } from './contracts.js';
 import { packForCarry, unpackDeadLetters } from './dead-letter-carry.js';
 
-/** Signals per run before continue-as-new; far below the server's cap of 10 000 (DESIGN §7). */
+/** Signals per run before continue-as-new; far below the server's cap of 10 000 (architecture.md §7). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_SIGNALS = 2_000;
 export const DEFAULT_MAX_RESOLVED_KEPT = 1_000;
 function listPage(entries: Map<string, DeadLetterEntry>, request: DeadLetterListRequest): DeadLetterPage {
@@ -43,7 +43,7 @@ function carry(entries: Map<string, DeadLetterEntry>, maxResolvedKept: number): 
 }
 
 /**
- * The single long-lived dead-letter workflow (id `DEAD_LETTER_WORKFLOW_ID`, DESIGN §7). Receives entries
+ * The single long-lived dead-letter workflow (id `DEAD_LETTER_WORKFLOW_ID`, architecture.md §7). Receives entries
  * by signal-with-start ({@link addDeadLetterSignal}; a second entry for the same event re-opens it),
  * marks them resolved ({@link resolveDeadLettersSignal}), answers {@link listDeadLettersQuery} with
  * offset pages (oldest first), and continues-as-new after `continueAsNewAfterSignals` signals or when the

@@ -55,7 +55,7 @@ const { sendAlert } = proxyLocalActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 });
 
-/** Backoff of the 401/403/3xx/404/405/410 loop: 5 s doubling, capped at 5 min (DESIGN §7). */
+/** Backoff of the 401/403/3xx/404/405/410 loop: 5 s doubling, capped at 5 min (architecture.md §7). */
 export const BLOCKED_INITIAL_DELAY_MS = 5_000;
 export const BLOCKED_MAX_DELAY_MS = 300_000;
 /** Blocked turns per run before continue-as-new (each turn writes about 20 history events). */
@@ -150,7 +150,7 @@ function blockedDelayMs(blockedTurns: number): number {
 }
 
 /**
- * Delivers one event to the ingest API (DESIGN §7; workflowId = event_id). With `input.workflowVersion`
+ * Delivers one event to the ingest API (architecture.md §7; workflowId = event_id). With `input.workflowVersion`
  * ≥ {@link DELIVER_EVENT_LEAN_VERSION} (the sender's) the first POST runs as a local activity in the
  * first workflow task and any failure hands over to the regular activity; without it (histories
  * written before issue #14) the run upserts `delivering` and uses the regular activity only. Outcomes:

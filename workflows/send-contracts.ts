@@ -1,16 +1,16 @@
 /**
- * Sandbox-safe contract of outbound send (DESIGN §12, issue #10), shared by the `sendMessage` and
+ * Sandbox-safe contract of outbound send (architecture.md §12, issue #10), shared by the `sendMessage` and
  * `sendGate` workflows, the send activities, the collector's session worker, the ingest API and the
  * CLI. Wire names here are stored in histories: renaming one is a breaking change.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
-/** Categories a caller may send, highest priority first (DESIGN §12: otp before transactional before marketing). */
+/** Categories a caller may send, highest priority first (architecture.md §12: otp before transactional before marketing). */
 export const SEND_CATEGORIES = ['otp', 'transactional', 'marketing'] as const;
 export type SendCategory = (typeof SEND_CATEGORIES)[number];
 
-/** Lifecycle of one outbound message (DESIGN §12). */
+/** Lifecycle of one outbound message (architecture.md §12). */
 export const SEND_STATES = ['queued', 'dispatched', 'sent', 'delivered', 'read', 'failed', 'expired'] as const;
 export type SendState = (typeof SEND_STATES)[number];
 
@@ -19,7 +19,7 @@ export const FINAL_SEND_STATES: ReadonlySet<SendState> = new Set(['read', 'faile
 
 /**
  * Rank of a state on the forward path; a transition is applied only to a higher rank, so a late
- * `delivered` after `read` changes nothing (monotonic, DESIGN §12). `failed`/`expired` end everything.
+ * `delivered` after `read` changes nothing (monotonic, architecture.md §12). `failed`/`expired` end everything.
  */
 export const SEND_STATE_RANK: Readonly<Record<SendState, number>> = {
   queued: 0,
@@ -37,7 +37,7 @@ export function isForwardTransition(from: SendState, to: SendState): boolean {
   return SEND_STATE_RANK[to] > SEND_STATE_RANK[from];
 }
 
-/** Workflow id of the message `messageId` (DESIGN §12). */
+/** Workflow id of the message `messageId` (architecture.md §12). */
 export function sendWorkflowId(messageId: string): string {
   return `send-${messageId}`;
 }
@@ -55,7 +55,7 @@ export function sessionTaskQueue(accountId: string): string {
 export const SEND_MESSAGE_WORKFLOW_TYPE = 'sendMessage';
 export const SEND_GATE_WORKFLOW_TYPE = 'sendGate';
 
-/** `WaSendState` search attribute: finds messages stuck in `dispatched` (DESIGN §12). No personal data. */
+/** `WaSendState` search attribute: finds messages stuck in `dispatched` (architecture.md §12). No personal data. */
 export const WA_SEND_STATE = defineSearchAttributeKey('WaSendState', SearchAttributeType.KEYWORD);
 
 /** Input of `sendMessage`; the text travels in the input so reconciliation works with retention 0. */
@@ -124,7 +124,7 @@ export interface DispatchRequest {
   deliverByMs: number | null;
 }
 
-/** Configuration of the per-account gate (token bucket, DESIGN §12). */
+/** Configuration of the per-account gate (token bucket, architecture.md §12). */
 export interface SendGateInput {
   accountId: string;
   /** Tokens added per minute (`SEND_RATE_PER_MINUTE`). */
@@ -172,7 +172,7 @@ export interface SendGateStatus {
 /**
  * `ApplicationFailure.type` strings of the dispatch activity (the retry contract; each equals an error
  * class name in collector/session/send-errors.ts). Classified from typed session errors, never from
- * message text (DESIGN §12).
+ * message text (architecture.md §12).
  */
 export const SendFailureType = {
   /** Session not open: retry with backoff until `deliver_by`. */
@@ -214,7 +214,7 @@ export interface DispatchWhatsAppMessageInput {
   grantedAtMs: number;
 }
 
-/** Timeouts of the dispatch activity (DESIGN §12: presence ≤ 5 s, send ≤ 20 s). */
+/** Timeouts of the dispatch activity (architecture.md §12: presence ≤ 5 s, send ≤ 20 s). */
 export const PRESENCE_TIMEOUT_MS = 5_000;
 export const SEND_TIMEOUT_MS = 20_000;
 /** Start-to-close of one dispatch attempt: both calls plus a margin. */

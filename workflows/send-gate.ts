@@ -45,7 +45,7 @@ function compareRequests(a: QueuedRequest, b: QueuedRequest): number {
 }
 
 /**
- * The per-account dispatch gate (DESIGN §12, issue #10 item 6; workflowId `send-gate-<account>`): a token
+ * The per-account dispatch gate (architecture.md §12, issue #10 item 6; workflowId `send-gate-<account>`): a token
  * bucket of `burst` tokens refilled at `ratePerMinute` (never a fixed sleep) hands out dispatch slots by
  * priority — otp before transactional before marketing, earliest deadline first — so a marketing burst
  * never makes a code miss its deadline. Requests whose `deliver_by` passed are dropped (their workflow
@@ -116,7 +116,7 @@ export async function sendGate(input: SendGateInput): Promise<never> {
     const next = queue.shift();
     if (!next) continue;
     if (next.category === 'marketing' && input.marketingJitterMaxMs > 0) {
-      // Human-like spacing for marketing only (DESIGN §12); the token is already counted.
+      // Human-like spacing for marketing only (architecture.md §12); the token is already counted.
       await sleep(Math.floor(Math.random() * input.marketingJitterMaxMs));
     }
     tokens -= 1;

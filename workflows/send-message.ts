@@ -66,7 +66,7 @@ function classifyAttempt(err: unknown): AttemptOutcome {
 }
 
 /**
- * One outbound message (DESIGN §12, issue #10; workflowId `send-<message_id>`): waits for a slot from the
+ * One outbound message (architecture.md §12, issue #10; workflowId `send-<message_id>`): waits for a slot from the
  * account's gate (rate and priority), dispatches through the collector's session worker with the
  * WhatsApp id derived from `message_id`, then follows ACKs. States move forward only
  * (queued → dispatched → sent → delivered → read, or failed / expired); ACK signals are applied whenever

@@ -28,7 +28,7 @@ function createCollectorDeps() {
   };
 }
 
-/** Registers `wa-lake collector` and `wa-lake replay <capture>` (DESIGN §10). */
+/** Registers `wa-lake collector` and `wa-lake replay <capture>` (architecture.md §10). */
 export function registerCollectorCommands(program: Command): void {
   program
     .command('collector')

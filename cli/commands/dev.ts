@@ -17,7 +17,7 @@ interface DevOptions {
   postgresPort: number;
 }
 
-/** Registers `wa-lake dev` (= `npm start`) and `wa-lake dev:temporal` (DESIGN §2, issue #2 item 3). */
+/** Registers `wa-lake dev` (= `npm start`) and `wa-lake dev:temporal` (architecture.md §2, issue #2 item 3). */
 export function registerDevCommands(program: Command): void {
   program
     .command('dev')

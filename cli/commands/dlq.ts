@@ -4,7 +4,7 @@ import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { listDeadLetters, replayDeadLetters, type ReplaySelection } from '../../ops/index.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
-/** Registers `wa-lake dlq list` and `wa-lake dlq replay` (DESIGN §7, issue #3 item 6). */
+/** Registers `wa-lake dlq list` and `wa-lake dlq replay` (architecture.md §7, issue #3 item 6). */
 export function registerDlqCommands(program: Command): void {
   const dlq = program.command('dlq').description('dead-lettered events (kept in the dead-letter workflow)');
 

@@ -18,7 +18,7 @@ function requireDatabaseUrl(): string {
   return url;
 }
 
-/** Registers `wa-lake ingest-api`, `wa-lake migrate` and `wa-lake rebuild` (DESIGN §8–§10). */
+/** Registers `wa-lake ingest-api`, `wa-lake migrate` and `wa-lake rebuild` (architecture.md §8–§10). */
 export function registerIngestCommands(program: Command): void {
   program
     .command('ingest-api')

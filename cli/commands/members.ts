@@ -6,7 +6,7 @@ import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
 /**
- * Registers `wa-lake members link|unlink|list|import` (issue #11 item 3, DESIGN §13): the table that maps
+ * Registers `wa-lake members link|unlink|list|import` (issue #11 item 3, architecture.md §13): the table that maps
  * a WhatsApp participant (LID or phone JID) to a community member id, so every rollup can be grouped
  * by the member (`member_id`, `person_key` in the engagement views).
  */

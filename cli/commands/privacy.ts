@@ -17,7 +17,7 @@ const currentUser = (): string => {
   }
 };
 
-/** Registers `wa-lake retention apply` and `wa-lake forget` (DESIGN §14, issue #13 items 3–4). */
+/** Registers `wa-lake retention apply` and `wa-lake forget` (architecture.md §14, issue #13 items 3–4). */
 export function registerPrivacyCommands(program: Command): void {
   const retention = program.command('retention').description('redact old message bodies in the lake');
   retention

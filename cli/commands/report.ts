@@ -49,7 +49,7 @@ export async function writeReport(
 
 /**
  * Registers `wa-lake report [--group JID] [--from DATE --to DATE] (--html FILE | --json | --csv DIR)`
- * (issue #11 item 4, DESIGN §13): engagement of the lake as a self-contained HTML page with charts, JSON
+ * (issue #11 item 4, architecture.md §13): engagement of the lake as a self-contained HTML page with charts, JSON
  * on stdout, or one CSV file per dataset. Dates are local days in the lake's engagement time zone.
  */
 export function registerReportCommand(program: Command): void {

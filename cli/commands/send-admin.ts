@@ -23,7 +23,7 @@ function toPhoneJid(phone: string): string {
 }
 
 /**
- * Registers `wa-lake api-keys create|list|revoke` and `wa-lake opt-in add|remove|list` (DESIGN §12,
+ * Registers `wa-lake api-keys create|list|revoke` and `wa-lake opt-in add|remove|list` (architecture.md §12,
  * issue #10). Keys are printed once at creation; only their SHA-256 is stored.
  */
 export function registerSendAdminCommands(program: Command): void {

@@ -17,7 +17,7 @@ export class SendRequestRefusedError extends Error {
 
 /**
  * Registers `wa-lake send --to … --text …` (a quick manual send through `POST /api/v1/messages`) and
- * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). DESIGN §12, issue #10
+ * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). architecture.md §12, issue #10
  * item 9.
  */
 export function registerSendCommands(program: Command): void {

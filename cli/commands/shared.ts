@@ -16,7 +16,7 @@ export function createCliLogger(defaultLevel = 'info'): Logger {
 
 /**
  * A Temporal client whose connection is opened lazily, so a command that starts while Temporal is
- * down keeps working and retries later (DESIGN §6: capture never stops because delivery is down).
+ * down keeps working and retries later (architecture.md §6: capture never stops because delivery is down).
  */
 export function createLazyTemporalClient(
   address: string,
@@ -41,7 +41,7 @@ export class TemporalUnreachableError extends Error {
 /**
  * Connects to Temporal now, failing fast: for operator commands that need an answer, not a retry loop
  * (a lazy connection keeps retrying in the background and outlives a short command).
- * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (DESIGN §14), so payloads read and
+ * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14), so payloads read and
  * written by the command are decrypted/encrypted like the worker's.
  * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
  */

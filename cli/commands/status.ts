@@ -5,7 +5,7 @@ import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
-/** What `wa-lake status --json` prints (DESIGN §10). */
+/** What `wa-lake status --json` prints (architecture.md §10). */
 interface StatusReport {
   session: { state: string; since: string; pid: number; lastHeartbeatAt: string; heartbeatAgeMs: number } | null;
   outbox: { pending: number; started: number; dead: number; oldestPendingAgeMs: number | null } | null;
@@ -14,7 +14,7 @@ interface StatusReport {
   isHealthy: boolean;
 }
 
-/** Registers `wa-lake status` (DESIGN §10; `--healthcheck` is the container HEALTHCHECK). */
+/** Registers `wa-lake status` (architecture.md §10; `--healthcheck` is the container HEALTHCHECK). */
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')

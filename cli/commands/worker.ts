@@ -3,7 +3,7 @@ import { loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger } from './shared.js';
 
-/** Registers `wa-lake worker`: the Temporal worker for `deliverEvent` and the dead-letter workflow (DESIGN §7). */
+/** Registers `wa-lake worker`: the Temporal worker for `deliverEvent` and the dead-letter workflow (architecture.md §7). */
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')

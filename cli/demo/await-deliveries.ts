@@ -9,7 +9,7 @@ export interface DeliveryTally {
 }
 
 /**
- * Waits for the `deliverEvent` workflow of each event id (workflowId = event_id, DESIGN §6) to close,
+ * Waits for the `deliverEvent` workflow of each event id (workflowId = event_id, architecture.md §6) to close,
  * up to `timeoutMs` in total, and counts how they ended. Dead-lettered events count as failed.
  */
 export async function awaitDeliveries(

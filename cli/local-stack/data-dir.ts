@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 
-/** Paths inside the local data folder used by `wa-lake dev` and `wa-lake demo` (DESIGN §2). */
+/** Paths inside the local data folder used by `wa-lake dev` and `wa-lake demo` (architecture.md §2). */
 export interface DataDirLayout {
   root: string;
   temporalDbFile: string;
@@ -11,9 +11,9 @@ export interface DataDirLayout {
   outboxPath: string;
   authDir: string;
   secretFile: string;
-  /** `PAYLOAD_ENCRYPTION_KEYS` value generated for the dev stack (DESIGN §14). */
+  /** `PAYLOAD_ENCRYPTION_KEYS` value generated for the dev stack (architecture.md §14). */
   payloadKeyFile: string;
-  /** Bearer token of the dev stack's codec server (DESIGN §14). */
+  /** Bearer token of the dev stack's codec server (architecture.md §14). */
   codecTokenFile: string;
 }
 
@@ -38,7 +38,7 @@ export function prepareDataDir(root: string): DataDirLayout {
 
 /**
  * Returns the dev stack's shared webhook secret: generated once (32 random bytes, hex) and kept in
- * `secretFile` (mode 0600) so restarts keep signing with the same key (DESIGN §2 "a generated shared secret").
+ * `secretFile` (mode 0600) so restarts keep signing with the same key (architecture.md §2 "a generated shared secret").
  */
 export function loadOrCreateWebhookSecret(secretFile: string): string {
   if (existsSync(secretFile)) {
@@ -51,7 +51,7 @@ export function loadOrCreateWebhookSecret(secretFile: string): string {
 }
 
 /**
- * Returns the dev stack's `PAYLOAD_ENCRYPTION_KEYS` value (DESIGN §14): generated once (`dev1:` + 32
+ * Returns the dev stack's `PAYLOAD_ENCRYPTION_KEYS` value (architecture.md §14): generated once (`dev1:` + 32
  * random bytes in base64) and kept in `keyFile` (mode 0600), so histories written by an earlier run stay
  * readable. A file edited by hand (e.g. a rotated list) is kept when it parses.
  */

@@ -44,7 +44,7 @@ export interface LocalStackOptions {
 export interface LocalStack {
   temporalAddress: string;
   uiUrl: string | null;
-  /** The codec server the Web UI decrypts payloads with (DESIGN §14); null when headless. */
+  /** The codec server the Web UI decrypts payloads with (architecture.md §14); null when headless. */
   codecServerUrl: string | null;
   databaseUrl: string;
   ingestUrl: string;
@@ -54,7 +54,7 @@ export interface LocalStack {
 }
 
 /**
- * Starts the whole pipeline on one machine (DESIGN §2 `wa-lake dev`): the Temporal dev server (state in
+ * Starts the whole pipeline on one machine (architecture.md §2 `wa-lake dev`): the Temporal dev server (state in
  * the data folder, Web UI, search attributes registered), embedded PostgreSQL migrated (unless
  * `DATABASE_URL` is set), the ingest API, the worker and a collector. A component that fails to start
  * stops everything started before it.
@@ -80,7 +80,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.ingestPort && env['INGEST_PORT'] === undefined) {
       await assertPortFree(options.ingestPort, 'the ingest API (--ingest-port)');
     }
-    // DESIGN §14: the Web UI reads encrypted payloads through a codec server started before it.
+    // architecture.md §14: the Web UI reads encrypted payloads through a codec server started before it.
     const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
     const codec = await step(startDevCodecServer(layout, env, uiPort, logger));
     if (codec) started.push({ name: 'codec-server', stop: () => codec.server.close() });
@@ -216,7 +216,7 @@ async function startCollector(
     requestEagerStart: true,
     source: options.source,
     recordPath: options.recordPath,
-    // Outbound send (DESIGN §12): the dispatch worker on the account's session queue (live sessions only).
+    // Outbound send (architecture.md §12): the dispatch worker on the account's session queue (live sessions only).
     ...(config.OUTBOUND_SEND_ENABLED ? { send: { accountId: config.SEND_ACCOUNT_ID } } : {}),
   });
 }

@@ -20,7 +20,7 @@ export interface ErasureReport {
   notReached: string[];
 }
 
-/** Stores no command can rewrite (DESIGN §14): reported on every run. */
+/** Stores no command can rewrite (architecture.md §14): reported on every run. */
 const ALWAYS_NOT_REACHED = [
   'Temporal workflow histories: each deliverEvent input holds its event body until the namespace retention ' +
     'ends (TEMPORAL_NAMESPACE_RETENTION); encrypted at rest when PAYLOAD_ENCRYPTION_KEYS is set',
@@ -29,7 +29,7 @@ const ALWAYS_NOT_REACHED = [
 ];
 
 /**
- * `wa-lake forget --participant` (DESIGN §14, issue #13 item 4): erases one member's personal data in the
+ * `wa-lake forget --participant` (architecture.md §14, issue #13 item 4): erases one member's personal data in the
  * lake (one PostgreSQL transaction), the collector's outbox (one SQLite transaction, when `outboxPath`
  * exists on this host) and the dead-letter entries (one signal), with one random pseudonym for the run,
  * then records the run (who, when, counts, what was not reached). Idempotent: a rerun changes nothing.

@@ -18,7 +18,7 @@ export type ParsedCaptureLine =
 /**
  * Serializes one event as a line of our capture format (no trailing newline):
  * `{"captured_at":"<ISO>","event":"<name>","data":<payload with Baileys' BufferJSON.replacer>}`.
- * JSON escapes `\n`, `\r` and U+0000, so the result is always one line. Source: issue #4 item 5, DESIGN §10.
+ * JSON escapes `\n`, `\r` and U+0000, so the result is always one line. Source: issue #4 item 5, architecture.md §10.
  *
  * @throws TypeError when `data` cannot be serialized (circular reference, BigInt).
  */
@@ -45,7 +45,7 @@ function parseTime(value: unknown): Date | null {
  * collector's NDJSON trail (`{timestamp, event, data}`, timestamp ISO or epoch ms). Bytes are
  * revived with Baileys' `BufferJSON.reviver` and integers above 2^53 kept exact (as `bigint`), so a replay
  * sees the same values as a live session.
- * Never throws: a bad line is reported as `malformed` with the reason. Source: DESIGN §10.
+ * Never throws: a bad line is reported as `malformed` with the reason. Source: architecture.md §10.
  */
 export function parseCaptureLine(line: string): ParsedCaptureLine {
   const text = line.trim();

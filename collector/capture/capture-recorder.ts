@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { formatCaptureLine } from './capture-line.js';
 
-/** Never recorded: key material must not leave the process (DESIGN §3). */
+/** Never recorded: key material must not leave the process (architecture.md §3). */
 const NEVER_RECORDED = new Set(['creds.update']);
 
 /**
@@ -11,7 +11,7 @@ const NEVER_RECORDED = new Set(['creds.update']);
  * filtering, plus the synthetic `groups.metadata`), minus `creds.update`, one line per event in
  * our capture format (see `formatCaptureLine`). Appends with synchronous writes so a line is in
  * the OS before the event callback returns; `close()` fsyncs. The file holds personal data
- * (message text, phone numbers): it is created with mode 0600. Source: DESIGN §10, issue #4 item 5.
+ * (message text, phone numbers): it is created with mode 0600. Source: architecture.md §10, issue #4 item 5.
  */
 export class CaptureRecorder {
   private fd: number | null;

@@ -61,7 +61,7 @@ function quoteSpans(text: string, spans: Span[]): string {
 /**
  * Parses JSON text like `JSON.parse(text, reviver)`, except that integer literals above 2^53 − 1
  * keep every digit: they come back as `bigint` (through lossless-json), which normalization turns
- * into the exact decimal string a live session's protobuf Long becomes (DESIGN §4). Text without
+ * into the exact decimal string a live session's protobuf Long becomes (architecture.md §4). Text without
  * such literals takes the native parser. A line nested deeper than {@link LOSSLESS_MAX_DEPTH}, where
  * lossless-json's recursion would overflow the stack, is parsed natively with those literals quoted:
  * the same decimal strings after normalization. Duplicate keys keep the last value, as `JSON.parse`

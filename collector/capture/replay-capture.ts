@@ -37,7 +37,7 @@ export interface ReplayCaptureOptions {
  * Feeds a capture through the same `EventPipeline.handle(event, data, capturedAt)` as a live session,
  * with each record's own capture time. Malformed lines are counted and reported, never fatal. As
  * the outbox inserts with `INSERT OR IGNORE` on event_id, replaying the same capture twice adds
- * nothing (the second run reports every kept item as a duplicate). Source: DESIGN §10, issue #4 item 5.
+ * nothing (the second run reports every kept item as a duplicate). Source: architecture.md §10, issue #4 item 5.
  *
  * @throws the `fs` error when `path` cannot be read; errors thrown by the pipeline (outbox I/O).
  */

@@ -6,7 +6,7 @@
 /**
  * Thrown by normalization when one item holds a value that cannot become JSON (a circular
  * reference, a non-finite number, an invalid date, nesting deeper than the limit). The pipeline
- * catches it and quarantines that one item as `dead` (DESIGN §4), never the batch.
+ * catches it and quarantines that one item as `dead` (architecture.md §4), never the batch.
  */
 export class UnserializableValueError extends Error {
   override readonly name = 'UnserializableValueError';

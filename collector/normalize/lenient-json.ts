@@ -1,6 +1,6 @@
 /**
  * JSON text of anything, for the body of a quarantined (`dead`) item that strict normalization
- * rejected (DESIGN §1: dead-lettered visibly, with its body kept). Never throws: cycles become
+ * rejected (architecture.md §1: dead-lettered visibly, with its body kept). Never throws: cycles become
  * `"[Circular]"`, bigints decimal strings, non-finite numbers their name, bytes `BufferJSON` form.
  */
 export function lenientJson(value: unknown): string {

@@ -39,7 +39,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /**
  * Normalizes one Baileys item into a JSON-safe value, the same value for the hash and the wire
- * (DESIGN §4). Rules:
+ * (architecture.md §4). Rules:
  * - protobuf `Long` (instance or `{low, high, unsigned}`), `bigint`, and decimal strings under a
  *   proto 64-bit field → number when a safe integer, else the exact decimal string;
  * - `Buffer`, `Uint8Array`, any typed array, `{type:'Buffer', data}` and index-keyed byte objects →

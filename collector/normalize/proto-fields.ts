@@ -4,7 +4,7 @@ import { proto } from './baileys-helpers.js';
  * Field names declared `int64`/`uint64`/`fixed64`/`sint64` in Baileys rc14's `WAProto.proto`,
  * minus names that are a `string` elsewhere (`username`, `value`, `version`). A decimal string under
  * one of these names is a serialized protobuf Long (protobufjs `toJSON` writes longs as strings), so
- * it normalizes like a Long instance (DESIGN §4). Extracted with a grep of the .proto; refresh on a
+ * it normalizes like a Long instance (architecture.md §4). Extracted with a grep of the .proto; refresh on a
  * Baileys upgrade.
  */
 export const LONG_FIELD_NAMES: ReadonlySet<string> = new Set([
@@ -110,7 +110,7 @@ type ProtoEnum = Readonly<Record<string, string | number>>;
 /**
  * Enum-typed proto fields whose value may arrive as a name (protobufjs `toJSON`, the first
  * collector's trail) or as a number (live decode). Keyed `parentField.field`, or `*.field` when
- * the field name is unambiguous across WAProto. Names map to numbers (DESIGN §4); unknown names stay
+ * the field name is unambiguous across WAProto. Names map to numbers (architecture.md §4); unknown names stay
  * strings, so a non-proto field that shares a name (`call` `status: 'offer'`) is untouched.
  */
 export const ENUM_FIELDS: Readonly<Record<string, ProtoEnum>> = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-/** How normalization treats one proto field (DESIGN §4). */
+/** How normalization treats one proto field (architecture.md §4). */
 export type ProtoFieldKind = 'message' | 'enum' | 'bytes' | 'long' | 'scalar';
 
 /** One field of a message: its kind and, for messages and enums, the fully-qualified type name. */
@@ -77,7 +77,7 @@ function resolveField(schema: ProtoSchema, scope: string, type: string): ProtoFi
   return { kind: 'scalar' };
 }
 
-/** Virtual message types for the item shapes Baileys builds around proto messages (DESIGN §3 table). */
+/** Virtual message types for the item shapes Baileys builds around proto messages (architecture.md §3 table). */
 function addItemTypes(schema: ProtoSchema): void {
   const message = (typeName: string): ProtoField => ({ kind: 'message', typeName });
   schema.messages.set(
@@ -110,7 +110,7 @@ let loaded: ProtoSchema | undefined;
 /**
  * The schema of the installed Baileys (`@whiskeysockets/baileys/WAProto/WAProto.proto`), parsed once
  * on first use (a few ms), so enum names, 64-bit integers and base64 bytes are recognized by field
- * type and not by guessing (DESIGN §4).
+ * type and not by guessing (architecture.md §4).
  */
 export function waProtoSchema(): ProtoSchema {
   if (!loaded) {

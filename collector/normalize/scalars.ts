@@ -1,5 +1,5 @@
 /**
- * Scalar conversions of normalization (DESIGN §4): protobuf Longs, bigints and bytes. The rule for
+ * Scalar conversions of normalization (architecture.md §4): protobuf Longs, bigints and bytes. The rule for
  * integers: a value that is a safe integer becomes a JSON number, anything larger an exact decimal
  * string. Live decodes give numbers for timestamps while history gives Longs, so numbers are the form
  * both sides share.

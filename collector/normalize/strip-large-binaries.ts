@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../../common/json-value.js';
 
-/** Marker that replaces an inline binary over the limit (DESIGN §5). */
+/** Marker that replaces an inline binary over the limit (architecture.md §5). */
 export interface OmittedBinaryMarker {
   omitted: true;
   /** Decoded size of the binary in bytes. */
@@ -23,7 +23,7 @@ function isTaggedBytes(value: JsonValue): value is { type: 'Buffer'; data: strin
 /**
  * Replaces every `BufferJSON` binary whose decoded size is over `limitBytes` by
  * `{omitted: true, sizeBytes, sha256}`. Called AFTER the `event_id` is derived, so stripping never
- * changes a key (DESIGN §5). Returns the input unchanged (same reference) when nothing is stripped.
+ * changes a key (architecture.md §5). Returns the input unchanged (same reference) when nothing is stripped.
  *
  * @param value - a normalized payload.
  * @param limitBytes - largest decoded binary kept inline (default 64 KiB in the pipeline).

@@ -25,7 +25,7 @@ interface MessageKeyLike {
 /**
  * Pulls ACKs of our own messages out of `messages.update` (direct chats and groups: `update.status`)
  * and `message-receipt.update` (groups: per-reader `receipt` times). Pure; unknown shapes yield nothing.
- * Source: DESIGN §12, Baileys 7.0.0-rc14 `WAMessageUpdate`, `MessageUserReceiptUpdate`.
+ * Source: architecture.md §12, Baileys 7.0.0-rc14 `WAMessageUpdate`, `MessageUserReceiptUpdate`.
  */
 export function extractAcks(event: string, data: unknown): ExtractedAck[] {
   if (!Array.isArray(data)) return [];
@@ -52,7 +52,7 @@ export function extractAcks(event: string, data: unknown): ExtractedAck[] {
 }
 
 /**
- * Routes ACKs of messages this account sent through wa-lake to `send-<message_id>` by signal (DESIGN §12,
+ * Routes ACKs of messages this account sent through wa-lake to `send-<message_id>` by signal (architecture.md §12,
  * issue #10 item 5). Runs beside the edge filter, which still decides alone what enters the lake: direct
  * chats and receipts never do. A failed signal is retried a few times and then logged; the workflow's
  * missing-ACK alert covers the rest.

@@ -2,7 +2,7 @@ import { SendFailureType, type SendFailureTypeName } from '../../workflows/send-
 import { statusCodeOf } from '../session/disconnect-policy.js';
 
 /**
- * Typed outcomes of one send through the session (DESIGN §12: classified by type, never by message
+ * Typed outcomes of one send through the session (architecture.md §12: classified by type, never by message
  * text). Each class name equals its `ApplicationFailure.type` in `SendFailureType`.
  */
 export abstract class SendError extends Error {
@@ -73,7 +73,7 @@ const PAYLOAD_STATUSES = new Set([400, 406, 413]);
  * Turns whatever the socket threw into a {@link SendError}, by the Boom status code Baileys attaches
  * (`output.statusCode`): 401 logged out; 403 blocked; 400/406/413 invalid payload; 408/428/440/503/515
  * not connected; other 5xx and unknown errors server error (retryable: the safe side, since the id is
- * stable). Source: DESIGN §12, Baileys 7.0.0-rc14 `lib/Socket/socket.js`, `messages-send.js`.
+ * stable). Source: architecture.md §12, Baileys 7.0.0-rc14 `lib/Socket/socket.js`, `messages-send.js`.
  */
 export function toSendError(err: unknown): SendError {
   if (err instanceof SendError) return err;

@@ -7,7 +7,7 @@ export interface SendSocket {
     type: 'composing' | 'paused' | 'available' | 'unavailable' | 'recording',
     toJid?: string
   ): Promise<void>;
-  /** `options.messageId` fixes the WhatsApp id (DESIGN §12: derived from `message_id`). */
+  /** `options.messageId` fixes the WhatsApp id (architecture.md §12: derived from `message_id`). */
   sendMessage(jid: string, content: { text: string }, options: { messageId: string }): Promise<unknown>;
   onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }> | undefined>;
 }

@@ -19,7 +19,7 @@ export interface SessionSendSideOptions {
   connection?: NativeConnection;
   /** Client for ACK signals and resume. */
   client: Client;
-  /** The payload codec of every wa-lake client and worker (DESIGN §14); undefined = clear payloads. */
+  /** The payload codec of every wa-lake client and worker (architecture.md §14); undefined = clear payloads. */
   dataConverter?: DataConverter;
   /** The outbox path; the sent-message index lives next to it (`sent-messages.sqlite`). */
   outboxPath: string;
@@ -40,7 +40,7 @@ export interface SessionSendSide {
 }
 
 /**
- * Starts the send side of a collector (DESIGN §12, issue #10 items 3, 5): a second Temporal `Worker` in
+ * Starts the send side of a collector (architecture.md §12, issue #10 items 3, 5): a second Temporal `Worker` in
  * the collector process on the account's session task queue, running only `dispatchWhatsAppMessage` (it
  * needs the live socket); an {@link AckRouter} that signals ACKs of our messages to their workflow; and a
  * resume signal to the account's gate on every open. If Temporal is down the worker keeps trying to

@@ -20,7 +20,7 @@ export interface SessionSocket {
   groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>>;
   requestPairingCode(phoneNumber: string): Promise<string>;
   end(error: Error | undefined): unknown;
-  // Outbound send (DESIGN §12): present on the real socket; optional so capture-only doubles need not fake them.
+  // Outbound send (architecture.md §12): present on the real socket; optional so capture-only doubles need not fake them.
   sendPresenceUpdate?: SendSocket['sendPresenceUpdate'];
   sendMessage?: SendSocket['sendMessage'];
   onWhatsApp?: SendSocket['onWhatsApp'];
@@ -39,7 +39,7 @@ export type SocketFactory = () => Promise<OpenedSocket>;
  * The production {@link SocketFactory}: loads `useMultiFileAuthState(authDir)` and calls
  * `makeWASocket` with the latest WhatsApp Web version (fetched once, with a 5 s timeout; Baileys'
  * bundled version when offline). Baileys logs through `logger` at `baileysLogLevel` (default
- * `silent`: its records can carry DM JIDs, DESIGN §3). Source: DESIGN §10, Baileys 7.0.0-rc14.
+ * `silent`: its records can carry DM JIDs, architecture.md §3). Source: architecture.md §10, Baileys 7.0.0-rc14.
  *
  * @param options.authDir - auth-state directory (created by Baileys when missing); treat it like a private key.
  */

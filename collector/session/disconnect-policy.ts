@@ -1,6 +1,6 @@
 /**
  * What the session does after WhatsApp closes the connection, decided on the numeric status code
- * (never on `DisconnectReason` names: 408 is both `connectionLost` and `timedOut`). Source: DESIGN §10,
+ * (never on `DisconnectReason` names: 408 is both `connectionLost` and `timedOut`). Source: architecture.md §10,
  * house style §10.7, Baileys 7.0.0-rc14 `lib/Types/index.d.ts` and `lib/Utils/generics.js`.
  */
 export type DisconnectDecision =

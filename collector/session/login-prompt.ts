@@ -12,7 +12,7 @@ export const writeToStdout: TerminalWriter = (text) => {
 
 /**
  * Renders a WhatsApp linking QR in the terminal (Baileys rc14 no longer prints it itself).
- * Source: DESIGN §10.
+ * Source: architecture.md §10.
  */
 export function renderQr(qr: string, write: TerminalWriter): void {
   qrcodeTerminal.generate(qr, { small: true }, (art) => {
@@ -38,7 +38,7 @@ export function normalizePairPhone(value: string): string | null {
 }
 
 /**
- * Shows how to link the device each time Baileys emits a `qr` (DESIGN §10): the QR itself, or —
+ * Shows how to link the device each time Baileys emits a `qr` (architecture.md §10): the QR itself, or —
  * with `pairPhone` — a pairing code requested once per socket (Baileys keeps emitting new QR refs).
  */
 export class LinkPrompter {

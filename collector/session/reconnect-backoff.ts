@@ -9,7 +9,7 @@ export interface ReconnectBackoffOptions {
 }
 
 /**
- * Windowed reconnect backoff (DESIGN §10): the delay grows with the number of disconnects in the
+ * Windowed reconnect backoff (architecture.md §10): the delay grows with the number of disconnects in the
  * last `windowMs` — `min(max, base · 2^(n-1))`, jittered into `[delay/2, delay]` — and only
  * shrinks as disconnects age out of the window. A successful `open` does not reset it, so a
  * connection that opens briefly and drops again keeps backing off instead of hammering WhatsApp.
@@ -48,7 +48,7 @@ export class ReconnectBackoff {
 
 /**
  * Counts occurrences of one kind of event inside a sliding window (used for repeated 440s and
- * flapping). Source: DESIGN §10.
+ * flapping). Source: architecture.md §10.
  */
 export class WindowedCounter {
   private timesMs: number[] = [];

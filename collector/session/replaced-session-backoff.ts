@@ -18,7 +18,7 @@ export interface ReplacedSessionBackoffOptions {
  * session back, forever. A 440 continues a fight when it arrives within {@link REPLACED_FIGHT_GAP_MS}
  * of the reconnect that answered the previous one; from the {@link REPLACED_FIGHT_COUNT}th such 440 the
  * reconnect waits at least {@link REPLACED_FIGHT_MIN_DELAY_MS}, doubling each time, up to `maxDelayMs`.
- * A connection that survives longer than the gap ends the fight. Source: issue #12 item 7, DESIGN §10.
+ * A connection that survives longer than the gap ends the fight. Source: issue #12 item 7, architecture.md §10.
  */
 export class ReplacedSessionBackoff {
   private fightLength = 0;

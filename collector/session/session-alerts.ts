@@ -1,7 +1,7 @@
 import type { Alert } from '../../common/alert-sink.js';
 
 /**
- * The session's alerts (DESIGN §10), one `kind` each so the alert sink sends each at most once per
+ * The session's alerts (architecture.md §10), one `kind` each so the alert sink sends each at most once per
  * window. Messages never contain JIDs, phone numbers or message text.
  */
 export const reconnectAlerts = {

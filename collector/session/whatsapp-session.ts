@@ -18,7 +18,7 @@ export type SessionState =
 /** Why the session ended for good. */
 export type SessionStopReason = 'logged_out' | 'forbidden' | 'stopped';
 
-/** Receives every Baileys event except `creds.update`, synchronously (DESIGN §1). May throw; the session logs it. */
+/** Receives every Baileys event except `creds.update`, synchronously (architecture.md §1). May throw; the session logs it. */
 export type SessionEventSink = (event: string, data: unknown, capturedAt: Date) => void;
 
 /** Options of {@link WhatsAppSession}; durations in ms. */
@@ -41,7 +41,7 @@ export interface WhatsAppSessionOptions {
 }
 
 /**
- * The live Baileys session (DESIGN §3, §10): one socket at a time; every event but `creds.update`
+ * The live Baileys session (architecture.md §3, §10): one socket at a time; every event but `creds.update`
  * (which only saves the credentials) goes synchronously to `onEvent`; on every `open`, one
  * synthetic `groups.metadata` event per participating group. Reconnects after a close with a
  * windowed backoff that a brief `open` does not reset; 401 and 403 stop for good (`stopped`
@@ -113,7 +113,7 @@ export class WhatsAppSession {
     return this.lastSelfJid;
   }
 
-  /** The socket while the session is `open` (outbound send, DESIGN §12: sending waits while it is not), else null. */
+  /** The socket while the session is `open` (outbound send, architecture.md §12: sending waits while it is not), else null. */
   getOpenSocket(): SessionSocket | null {
     return this.state === 'open' ? this.socket : null;
   }

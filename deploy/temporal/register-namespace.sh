@@ -1,6 +1,6 @@
 #!/bin/sh
 # Creates the wa-lake namespace (when missing) and registers the search attributes operators query in the
-# Web UI (DESIGN §7): WaDeliveryState, WaEventType, WaChatJid (Keyword) and WaLastHttpStatus (Int); WaSendState (Keyword, DESIGN §12).
+# Web UI (architecture.md §7): WaDeliveryState, WaEventType, WaChatJid (Keyword) and WaLastHttpStatus (Int); WaSendState (Keyword, architecture.md §12).
 # Runs in temporalio/admin-tools as the one-shot `temporal-setup` service of docker-compose.temporal.yml,
 # and works with any `temporal` CLI on a PATH against any server. Safe to run again: it only creates what
 # is missing. Keep the list in step with SEARCH_ATTRIBUTE_DEFINITIONS in workflows/contracts.ts (a unit

@@ -18,7 +18,7 @@ import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
 import { recomputeUnobservedPeriods } from './unobserved-periods-repository.js';
 
 /**
- * Updates groups, participants, aliases and memberships from one stored event (DESIGN §9, issue #5),
+ * Updates groups, participants, aliases and memberships from one stored event (architecture.md §9, issue #5),
  * inside the caller's transaction. Order-independent: every visible row is recomputed from stored
  * facts, with phone-JID keys resolved to the LID that owns them, so an alias learnt late merges the
  * phone's participant row and memberships into the LID (and moves them again if the phone changes
@@ -93,7 +93,7 @@ async function applyGroupFacts(
 
 /**
  * Runs {@link applyProjections} inside `SAVEPOINT projections`: on failure the savepoint is rolled
- * back and the error recorded in `whatsapp_projection_errors`, so the raw row still commits (DESIGN §8).
+ * back and the error recorded in `whatsapp_projection_errors`, so the raw row still commits (architecture.md §8).
  *
  * @returns `{ error }` when a projection failed (and was recorded), `{}` otherwise.
  * @throws the rollback's error when even the savepoint cannot be rolled back (connection lost).

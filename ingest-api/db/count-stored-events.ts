@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 /**
- * Counts rows of `whatsapp_event_logs` whose `event_id` is in `eventIds` (DESIGN §9), over a short-lived
+ * Counts rows of `whatsapp_event_logs` whose `event_id` is in `eventIds` (architecture.md §9), over a short-lived
  * connection. Used by `wa-lake demo` to compare the lake with what the collector kept.
  */
 export async function countStoredEvents(databaseUrl: string, eventIds: readonly string[]): Promise<number> {

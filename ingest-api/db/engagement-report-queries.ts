@@ -82,7 +82,7 @@ const COHORTS_SQL = `
    GROUP BY c.cohort_week, w.week, s.size ORDER BY 1, 2`;
 
 /**
- * Reads every figure of the engagement report (issue #11 item 4, DESIGN §13) in one repeatable-read
+ * Reads every figure of the engagement report (issue #11 item 4, architecture.md §13) in one repeatable-read
  * transaction (it writes only its own temp table), so all charts describe the same moment of the lake.
  *
  * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).

@@ -17,7 +17,7 @@ export class DatabaseUnavailableError extends Error {
 /**
  * Thrown by the repositories when PostgreSQL is up but every pooled connection stayed busy for the pool's
  * connection timeout (`CONNECTION_TIMEOUT_MS`): backpressure, mapped to HTTP 503 `WA_ERR_DATABASE_BUSY` with
- * `Retry-After` so the senders retry later (DESIGN §8).
+ * `Retry-After` so the senders retry later (architecture.md §8).
  */
 export class DatabaseBusyError extends Error {
   override readonly name = 'DatabaseBusyError';

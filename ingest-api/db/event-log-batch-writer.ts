@@ -44,7 +44,7 @@ interface PendingRow {
  * commit) instead of one each. Batches form only from rows that are already waiting while earlier
  * batches run — there is no timer, so a lone request is written at once.
  *
- * Guarantees (DESIGN §1 "2xx means committed", §8):
+ * Guarantees (architecture.md §1 "2xx means committed", §8):
  * - a row's promise resolves only after the statement that wrote it has committed;
  * - a statement error that is not about availability is retried row by row, so one unstorable body
  *   fails only its own request;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { isEmptyEncodedFacts, messageReadModelCtes, type EncodedMessageFacts } from './messages-repository.js';
 
-/** One raw row of `whatsapp_event_logs` (DESIGN §9), as the events repository builds it. */
+/** One raw row of `whatsapp_event_logs` (architecture.md §9), as the events repository builds it. */
 export interface EventLogRow {
   /** UUIDv7 primary key. */
   id: string;
@@ -46,7 +46,7 @@ const INSERT_WITH_READ_MODEL_SQL = `
   SELECT event_id FROM wa_inserted`;
 
 /**
- * The one raw-row INSERT of the lake (DESIGN §9): writes rows encoded by {@link encodeEventLogRow}
+ * The one raw-row INSERT of the lake (architecture.md §9): writes rows encoded by {@link encodeEventLogRow}
  * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
  * DO NOTHING also skips a repeat of an id inserted earlier by the same statement, and a row whose
  * legacy id (the first collector's id of the same item) is already stored is skipped too (issue #12 item 8).

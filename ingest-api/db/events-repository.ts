@@ -31,7 +31,7 @@ export interface EventsRepositoryOptions {
 }
 
 /**
- * Stores raw events idempotently and updates the projections in the same transaction (DESIGN §1,
+ * Stores raw events idempotently and updates the projections in the same transaction (architecture.md §1,
  * §8, §9). Events with projection work get a transaction of their own, on one client released in
  * `finally` (house style §10.5); the others (most messages) are written together with concurrent
  * ones by an {@link EventLogBatchWriter} (group commit, ADR 0006).

@@ -23,7 +23,7 @@ export interface LakeErasureResult {
 const SKIPPED_TABLES = ['whatsapp_erasure_runs', 'whatsapp_retention_runs'];
 
 /**
- * Erasure in the lake (DESIGN §14, issue #13 item 4), in ONE transaction of `client` (the caller
+ * Erasure in the lake (architecture.md §14, issue #13 item 4), in ONE transaction of `client` (the caller
  * begins and commits). Finds the member's JIDs through `whatsapp_lid_aliases` and `whatsapp_participants`;
  * redacts the content and sender name of messages they wrote; deletes their alias and participant rows;
  * then replaces every occurrence of their JIDs (any device suffix) in every text/jsonb column of every

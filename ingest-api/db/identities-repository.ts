@@ -9,7 +9,7 @@ export interface PhoneOwnerChange {
 }
 
 /**
- * The owner rule (DESIGN §9, issue #5), in one place: a phone JID belongs to the LID of its alias with
+ * The owner rule (architecture.md §9, issue #5), in one place: a phone JID belongs to the LID of its alias with
  * the latest `last_seen_at` (event time), ties broken by the greater LID in byte order. Both inputs
  * only grow (`last_seen_at` is a maximum over events), so the owner is a function of the set of events.
  * `aliases` names the alias rows to read, `phonesSql` selects the phone JIDs to resolve.
@@ -151,7 +151,7 @@ export async function recordAliasStatements(
 }
 
 /**
- * Recomputes the `whatsapp_participants` rows of the given keys from the alias table (DESIGN §9, ADR 0004,
+ * Recomputes the `whatsapp_participants` rows of the given keys from the alias table (architecture.md §9, ADR 0004,
  * issue #5): a LID gets a row whose `phone_jid` is the most recently seen phone it owns (ties by the
  * greater phone JID), or null; a phone JID owned by a LID has no row of its own (it was merged into
  * that LID), an unowned one keeps `(phone, null, phone)`; any other key gets `(key, null, null)`. A LID

@@ -81,7 +81,7 @@ export async function findGroupsNaming(client: pg.ClientBase, keys: readonly str
 
 /**
  * Recomputes `whatsapp_group_memberships` rows of a group from every fact and snapshot stored for it
- * (DESIGN §9), with participant keys resolved through the LID↔phone aliases (issue #5, rules in
+ * (architecture.md §9), with participant keys resolved through the LID↔phone aliases (issue #5, rules in
  * `foldGroupMemberships`). Rows of keys merged into a LID, or left without any fact, are deleted.
  * Caller holds the group lock, and the phone locks of any phone whose owner it changed.
  *

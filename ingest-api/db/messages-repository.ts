@@ -113,7 +113,7 @@ const fits = (...ids: (string | null)[]): boolean => ids.every((id) => id === nu
 
 /**
  * Appends the facts of one event (`eventId`) to `into`. A fact naming an id longer than its column is
- * left out, so the read model can never make PostgreSQL refuse the raw row it rides with (DESIGN §8:
+ * left out, so the read model can never make PostgreSQL refuse the raw row it rides with (architecture.md §8:
  * a projection never stops the raw row from being stored).
  */
 export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, facts: ReadModelFacts): void {

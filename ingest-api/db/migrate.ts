@@ -11,7 +11,7 @@ export const MIGRATIONS_TABLE = 'pgmigrations';
 const IGNORE_PATTERN = '(\\..*|.*\\.map|.*\\.d\\.ts)';
 
 /**
- * Applies every pending migration of the lake (DESIGN §8: "Migrations run with a migration tool").
+ * Applies every pending migration of the lake (architecture.md §8: "Migrations run with a migration tool").
  * Idempotent: applied migrations are skipped, so calling it twice (or from two processes at once:
  * the second waits on node-pg-migrate's advisory lock) is safe.
  *

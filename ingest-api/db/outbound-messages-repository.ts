@@ -68,7 +68,7 @@ function toMessage(row: Record<string, unknown>): OutboundMessage {
 }
 
 /**
- * The `outbound_messages` / `outbound_message_transitions` tables (DESIGN §12, issue #10): the intent
+ * The `outbound_messages` / `outbound_message_transitions` tables (architecture.md §12, issue #10): the intent
  * committed before 202, idempotency lookups, the sweeper's "not yet started" list and monotonic state
  * updates reported by the `sendMessage` workflow. Methods throw DatabaseUnavailableError /
  * DatabaseBusyError when PostgreSQL cannot serve them.
@@ -94,7 +94,7 @@ export class OutboundMessagesRepository {
   }
 
   /**
-   * Commits the intent and its `queued` transition in one statement (DESIGN §12: committed before 202).
+   * Commits the intent and its `queued` transition in one statement (architecture.md §12: committed before 202).
    * @returns the inserted row, or the row that already holds `(apiKeyId, idempotencyKey)` (a concurrent twin).
    */
   async insert(message: NewOutboundMessage): Promise<{ isInserted: boolean; message: OutboundMessage }> {
@@ -167,7 +167,7 @@ export class OutboundMessagesRepository {
 
   /**
    * Records a state reached (idempotent per state) and moves the row's state forward only (monotonic,
-   * DESIGN §12). @returns whether the row's state changed and, if so, when the message was accepted.
+   * architecture.md §12). @returns whether the row's state changed and, if so, when the message was accepted.
    */
   async recordTransition(
     id: string,

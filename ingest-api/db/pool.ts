@@ -69,7 +69,7 @@ export function isPoolCheckoutTimeout(err: unknown): boolean {
 
 /**
  * Translates a failure of `pool.connect()`/`pool.query()` into the repositories' availability errors
- * (HTTP 503, DESIGN §8).
+ * (HTTP 503, architecture.md §8).
  *
  * @returns a {@link DatabaseBusyError} for a pool checkout timeout, a {@link DatabaseUnavailableError}
  *   for any other connection-level failure (see {@link isDatabaseUnavailable}), `undefined` for a

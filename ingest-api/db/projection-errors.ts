@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * Records why the projection of one stored event failed (`whatsapp_projection_errors`, DESIGN §8): the
+ * Records why the projection of one stored event failed (`whatsapp_projection_errors`, architecture.md §8): the
  * raw row still commits, `wa-lake rebuild` retries it. Runs after the failed work was rolled back to
  * its savepoint.
  */

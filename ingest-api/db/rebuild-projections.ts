@@ -24,7 +24,7 @@ const PROJECTION_TABLES = [
 ];
 
 /**
- * Rebuilds every projection from the raw `whatsapp_event_logs` table (`wa-lake rebuild`, DESIGN §9).
+ * Rebuilds every projection from the raw `whatsapp_event_logs` table (`wa-lake rebuild`, architecture.md §9).
  * One transaction: the raw table is locked in SHARE mode (ingest inserts wait, reads go on), the
  * projection tables are emptied and every event is applied again in `id` order with the same code
  * as live ingest — projections are order-independent, so the result equals the incremental one.

@@ -13,7 +13,7 @@ export interface RetentionResult {
 const DEFAULT_BATCH_SIZE = 500;
 
 /**
- * Retention (DESIGN §14, issue #13 item 3): redacts the message content of `messages.upsert` and
+ * Retention (architecture.md §14, issue #13 item 3): redacts the message content of `messages.upsert` and
  * `messages.update` rows whose event time (`occurred_at`, else `received_at`) is before `cutoff`,
  * keeping ids, times, type, group, participant and message kind (`common/redact-message-body.ts`), and
  * stamps `body_redacted_at`. Batches of `batchSize` rows, one transaction each, `FOR UPDATE SKIP LOCKED`

@@ -31,7 +31,7 @@ async function run<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, para
 }
 
 /**
- * API keys, sending accounts and opt-ins of outbound send (DESIGN §12, issue #10): the SQL behind
+ * API keys, sending accounts and opt-ins of outbound send (architecture.md §12, issue #10): the SQL behind
  * `wa-lake api-keys …`, `wa-lake opt-in …` and the request API's key and recipient checks.
  * Methods throw DatabaseUnavailableError/DatabaseBusyError when PostgreSQL cannot serve them.
  */
@@ -131,7 +131,7 @@ export class SendAdminRepository {
   }
 
   /**
-   * Whether `accountId` may send to `recipient` (DESIGN §12): a phone needs an opt-in; a group must be
+   * Whether `accountId` may send to `recipient` (architecture.md §12): a phone needs an opt-in; a group must be
    * known to the lake (the collector snapshots every group it participates in) and, when the account's
    * own participant ids are recorded, one of them must be a current member (no `left_at`).
    */

@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Projections maintained from the raw table (DESIGN §9). Every projection row is a pure function of
+ * Projections maintained from the raw table (architecture.md §9). Every projection row is a pure function of
  * the set of events applied (order independence): `*_facts` / `*_snapshots` keep the inputs, and
  * the visible tables are recomputed from them. All `*_at` values are event times.
  */

@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Identity merge (DESIGN §9, issue #5): when a LID↔phone alias changes which LID owns a phone JID, the
+ * Identity merge (architecture.md §9, issue #5): when a LID↔phone alias changes which LID owns a phone JID, the
  * projections recompute every group whose facts or snapshots use that phone JID as a participant key.
  * These indexes find those groups without scanning: a btree on the fact key, and a GIN index for the
  * key-existence operators (`?|`) on snapshot member lists. Rows already projected before this

@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Message read model (issue #11 item 1, DESIGN §13). Every table is keyed so that applying the same
+ * Message read model (issue #11 item 1, architecture.md §13). Every table is keyed so that applying the same
  * set of events in any order, once or twice, gives the same rows:
  * - `whatsapp_message_records`: one row per message id named by an upsert; the record with the
  *   greatest (rank, event time, event id) wins (a real message beats its undecryptable placeholder).

@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Engagement read side (issue #11 items 1–3, DESIGN §13), as plain SQL views a BI tool can query;
+ * Engagement read side (issue #11 items 1–3, architecture.md §13), as plain SQL views a BI tool can query;
  * docs/engagement.md documents every column. Identity: a phone JID owned by a LID (the alias with the
  * latest `last_seen_at`, ties by the greater LID, as `db/identities-repository.ts`) counts as that LID
  * (ADR 0004). Days are local days in `wa_engagement_time_zone()`: the session setting

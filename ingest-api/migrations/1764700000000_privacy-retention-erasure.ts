@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Privacy (DESIGN §14, issue #13 items 3–4).
+ * Privacy (architecture.md §14, issue #13 items 3–4).
  * - `whatsapp_event_logs.body_redacted_at`: when retention or erasure removed the row's message content
  *   (ids, times, type, group, participant and message kind stay). The partial index finds the rows
  *   retention still has to visit without scanning redacted ones.

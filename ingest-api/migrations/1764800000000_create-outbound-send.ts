@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Outbound send (DESIGN §12, issue #10). `send_api_keys` keeps only the SHA-256 of each key (the key
+ * Outbound send (architecture.md §12, issue #10). `send_api_keys` keeps only the SHA-256 of each key (the key
  * is shown once by `wa-lake api-keys create`). `send_opt_ins` lists the numbers that agreed to
  * receive direct messages from an account. `outbound_messages` is the committed intent: it exists
  * before the caller gets 202, so an accepted request survives Temporal being down (the sweeper starts

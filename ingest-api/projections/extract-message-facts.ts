@@ -16,7 +16,7 @@ import { fromIds } from './participant-ref.js';
 /**
  * Rank of a record: the row of an id keeps the record with the greatest (rank, event time, event id)
  * (issue #11: an undecryptable placeholder followed by the real message with the same id is one row
- * with the real kind). `merged revoke` outranks the revoke message that shares its id (DESIGN §4).
+ * with the real kind). `merged revoke` outranks the revoke message that shares its id (architecture.md §4).
  */
 export const RECORD_RANK = { undecryptable: 1, content: 2, mergedRevoke: 3 } as const;
 
@@ -73,7 +73,7 @@ export function isEmptyReadModelFacts(facts: ReadModelFacts): boolean {
 }
 
 /**
- * Reads the message read-model facts of one event (issue #11 item 1, DESIGN §13): group messages from
+ * Reads the message read-model facts of one event (issue #11 item 1, architecture.md §13): group messages from
  * `messages.upsert`, edits and revokes from protocol messages, `messages.update` and Baileys' merged
  * revoke stubs, reactions from `messages.reaction` and reaction messages. Group-change stubs, poll
  * votes, reactions, edits and revokes never become messages of their own. Non-group chats yield nothing.

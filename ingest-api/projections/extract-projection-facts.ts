@@ -18,7 +18,7 @@ export interface ProjectionEvent {
   type: string;
   chatJid: string | null;
   payload: JsonValue;
-  /** Event time: `occurred_at`, else `captured_at`, else `received_at` (DESIGN §9: event times). */
+  /** Event time: `occurred_at`, else `captured_at`, else `received_at` (architecture.md §9: event times). */
   effectiveAt: Date;
   /** True when the payload carried the event's own time (`occurred_at` not null). ADR 0007. */
   hasOwnTime: boolean;
@@ -49,7 +49,7 @@ export interface ProjectionFacts {
   snapshot: {
     members: Record<string, MembershipRole>;
     document: JsonValue;
-    /** False when it lists fewer participants than its `size`: it then removes no one (DESIGN §9). */
+    /** False when it lists fewer participants than its `size`: it then removes no one (architecture.md §9). */
     isComplete: boolean;
   } | null;
   memberships: MembershipFact[];
@@ -57,7 +57,7 @@ export interface ProjectionFacts {
   participants: ParticipantRef[];
 }
 
-/** Group settings copied from snapshots and `groups.update` (DESIGN §9 "settings"); stubs: `stub-types.ts`. */
+/** Group settings copied from snapshots and `groups.update` (architecture.md §9 "settings"); stubs: `stub-types.ts`. */
 const SETTINGS_KEYS = [
   'restrict',
   'announce',
@@ -86,7 +86,7 @@ const asString = (value: JsonValue | undefined): string | null =>
   typeof value === 'string' && value.length > 0 ? value : null;
 
 /**
- * Reads the projection facts of one event (DESIGN §9, issue #5): `groups.metadata` / `groups.upsert`
+ * Reads the projection facts of one event (architecture.md §9, issue #5): `groups.metadata` / `groups.upsert`
  * snapshots, `groups.update`, `group-participants.update`, participant and settings stub messages in
  * `messages.upsert`, and `lid-mapping.update`. Other types yield empty facts.
  */

@@ -9,7 +9,7 @@ export interface GroupFieldState {
 /**
  * Version of a write: rank (`1` timed, `0` untimed hint), zero-padded event time (epoch ms), then
  * event_id, so plain string comparison puts every timed write above every untimed hint (ADR 0007),
- * then orders by event time with ties broken by event_id (DESIGN §9).
+ * then orders by event time with ties broken by event_id (architecture.md §9).
  *
  * @param isTimed - true when the event carries its own time or is a snapshot (ADR 0007).
  */

@@ -25,7 +25,7 @@ export interface MembershipState {
 
 /**
  * Total order of facts (ADR 0007): every untimed hint before every timed fact, so a hint never
- * overrides a timed stub; then event time, then event_id (DESIGN §9: "ties by event_id").
+ * overrides a timed stub; then event time, then event_id (architecture.md §9: "ties by event_id").
  */
 export function compareEntries(a: MembershipEntry, b: MembershipEntry): number {
   const rank = Number(a.isTimed !== false) - Number(b.isTimed !== false);
@@ -37,7 +37,7 @@ export function compareEntries(a: MembershipEntry, b: MembershipEntry): number {
 /**
  * Folds every fact known about one membership into its state. A pure function of the *set* of
  * entries (they are sorted by {@link compareEntries} first), so any order of arrival gives the same
- * row (DESIGN §9): re-entry clears `left_at`, a later absence sets it to the start of the final run
+ * row (architecture.md §9): re-entry clears `left_at`, a later absence sets it to the start of the final run
  * of absence, and role changes update the role (the last stated role wins). The start of a run is
  * its earliest event time: a hint ranked before a timed fact of the same run can be later in time.
  *

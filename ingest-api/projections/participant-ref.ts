@@ -1,9 +1,9 @@
 import type { JsonValue } from '../sanitize.js';
 
-/** Membership role in a group (DESIGN §9). */
+/** Membership role in a group (architecture.md §9). */
 export type MembershipRole = 'member' | 'admin' | 'superadmin';
 
-/** One participant as named by an event, resolved LID-first (DESIGN §9). */
+/** One participant as named by an event, resolved LID-first (architecture.md §9). */
 export interface ParticipantRef {
   /** Identity key: the LID when the event gives one, otherwise the phone-number JID (or the raw id). */
   participantId: string;

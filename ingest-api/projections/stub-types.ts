@@ -3,7 +3,7 @@ import type { MembershipRole } from './participant-ref.js';
 
 /**
  * `WebMessageInfo.StubType` values from Baileys 7.0.0-rc14 `WAProto/index.d.ts`, keyed by number and by
- * name (the collector sends numbers, DESIGN §4; names are accepted for old captures). The participant
+ * name (the collector sends numbers, architecture.md §4; names are accepted for old captures). The participant
  * set follows Baileys' own `process-message.js`: ADD/INVITE/ADD_REQUEST_JOIN add, REMOVE/LEAVE remove.
  */
 const PARTICIPANT_STUBS: ReadonlyArray<[number, string, { isPresent: boolean; role: MembershipRole | null }]> = [

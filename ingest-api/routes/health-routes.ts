@@ -4,7 +4,7 @@ import type { IngestMetrics } from '../metrics.js';
 
 /**
  * Registers `GET /healthz` (process up), `GET /readyz` (database reachable, else 503 through the error
- * handler) and `GET /metrics` (Prometheus text of the app's own registry). Source: DESIGN §8.
+ * handler) and `GET /metrics` (Prometheus text of the app's own registry). Source: architecture.md §8.
  */
 export function registerHealthRoutes(
   app: FastifyInstance,

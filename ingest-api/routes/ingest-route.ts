@@ -22,7 +22,7 @@ function readHeader(request: FastifyRequest, name: string): string {
 }
 
 /**
- * Registers `POST /api/webhooks/whatsapp` with the checks of DESIGN §8 in order: headers present
+ * Registers `POST /api/webhooks/whatsapp` with the checks of architecture.md §8 in order: headers present
  * (401, before the body is read), signature over the raw bytes (401), event id (400), size (413, by
  * the body parser), media type (415), JSON (400), fields (422); then stores and answers 201 stored or
  * 200 duplicate with `Idempotent-Replayed: true`, only after COMMIT.

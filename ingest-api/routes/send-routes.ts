@@ -9,7 +9,7 @@ import type { SendMetrics } from '../send/send-metrics.js';
 import { normalizeRecipient } from '../send/recipient.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
-/** Path of the send request API (DESIGN §12). */
+/** Path of the send request API (architecture.md §12). */
 export const SEND_MESSAGES_PATH = '/api/v1/messages';
 const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,7 +60,7 @@ function answerExisting(reply: FastifyReply, message: OutboundMessage, requestHa
 }
 
 /**
- * Registers the send request API (DESIGN §12, issue #10):
+ * Registers the send request API (architecture.md §12, issue #10):
  * - `POST /api/v1/messages` (`x-api-key`, `Idempotency-Key`, body `{to, text, category, deliver_by?,
  *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → replay of the same key: 200
  *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or

@@ -23,8 +23,8 @@ function readHeader(request: FastifyRequest, name: string): string {
 /**
  * Registers `POST /api/internal/send-transitions`: the `sendMessage` workflow's activity reports each
  * state it reaches, signed like lake deliveries (`X-Event-Id` = message id, `X-Signature` over
- * `${messageId}.${rawBody}`, DESIGN §7), so the worker needs no database access. Answers 200
- * `{changed}`; the row only moves forward (DESIGN §12: monotonic).
+ * `${messageId}.${rawBody}`, architecture.md §7), so the worker needs no database access. Answers 200
+ * `{changed}`; the row only moves forward (architecture.md §12: monotonic).
  */
 export function registerSendTransitionRoute(
   app: FastifyInstance,

@@ -9,7 +9,7 @@ export interface GeneratedApiKey {
   prefix: string;
 }
 
-/** Hashes a presented key for lookup (DESIGN §12: keys stored hashed). */
+/** Hashes a presented key for lookup (architecture.md §12: keys stored hashed). */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

@@ -6,7 +6,7 @@ const PHONE = /^\+?(\d{8,15})$/;
 const PHONE_JID = /^(\d{8,15})@s\.whatsapp\.net$/;
 
 /**
- * Normalizes the `to` of a send request (DESIGN §12): a group JID (`…@g.us`) stays as is; a phone
+ * Normalizes the `to` of a send request (architecture.md §12): a group JID (`…@g.us`) stays as is; a phone
  * number (`+5511999990000`, `5511999990000`) or phone JID becomes `digits@s.whatsapp.net`.
  *
  * @returns the recipient, or null when `to` is neither (the API answers 422 `WA_ERR_INVALID_RECIPIENT`).

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SEND_CATEGORIES, type SendCategory } from '../../workflows/send-contracts.js';
 import { IngestHttpError } from '../errors.js';
 
-/** A send request after shape validation (DESIGN §12). */
+/** A send request after shape validation (architecture.md §12). */
 export interface SendRequest {
   to: string;
   text: string;
@@ -64,7 +64,7 @@ function canonical(value: unknown): unknown {
 }
 
 /**
- * Hash that decides "same body" for an `Idempotency-Key` (DESIGN §12): lower-case hex SHA-256 of the
+ * Hash that decides "same body" for an `Idempotency-Key` (architecture.md §12): lower-case hex SHA-256 of the
  * canonical JSON (sorted keys) of the validated request, so key order and whitespace do not matter.
  */
 export function hashSendRequest(request: SendRequest): string {

@@ -19,7 +19,7 @@ export interface SendComponents {
 }
 
 /**
- * Builds the send side of the ingest API (DESIGN §12). The Temporal connection is lazy, so the API
+ * Builds the send side of the ingest API (architecture.md §12). The Temporal connection is lazy, so the API
  * starts and accepts requests while Temporal is down; the sweeper starts the workflows later.
  *
  * @param options.client - an existing client (tests); otherwise one is made from `config.send`.

@@ -24,7 +24,7 @@ export interface SendWorkflowStarterOptions {
   sweepBatchSize: number;
 }
 
-/** The `sendMessage` input of a committed row (text travels in the input, DESIGN §12 retention). */
+/** The `sendMessage` input of a committed row (text travels in the input, architecture.md §12 retention). */
 export function toSendMessageInput(message: OutboundMessage): SendMessageInput {
   return {
     messageId: message.id,
@@ -38,7 +38,7 @@ export function toSendMessageInput(message: OutboundMessage): SendMessageInput {
 }
 
 /**
- * Starts `sendMessage` (workflowId `send-<message_id>`) for committed intents (DESIGN §12: "accepted
+ * Starts `sendMessage` (workflowId `send-<message_id>`) for committed intents (architecture.md §12: "accepted
  * means never lost"). The request handler calls {@link startSoon} after COMMIT without waiting, so the
  * answer never depends on Temporal; the sweeper retries every row whose start was not confirmed, so a
  * request accepted while Temporal was down starts when it is back. `WorkflowExecutionAlreadyStartedError`

@@ -4,7 +4,7 @@ import { deriveEventId } from '../../collector/event-id.js';
 import { normalizeItem } from '../../collector/normalize/normalize-value.js';
 
 /**
- * The test's own reading of DESIGN §3 (which items of which event are kept, and their group JID),
+ * The test's own reading of architecture.md §3 (which items of which event are kept, and their group JID),
  * written apart from collector/event-kinds.ts so the end-to-end test does not grade the filter with
  * itself. Keys come from `deriveEventId`, pinned by its golden-value unit tests.
  */

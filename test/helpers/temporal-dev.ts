@@ -16,7 +16,7 @@ export interface DevTemporal {
 /**
  * Starts the dev server with the wa-lake search attributes registered (visibility queries work on it).
  * @param options.dbFile - SQLite file to keep the server's state in (default in memory).
- * @param options.dataConverter - the client's converter; default the test payload codec (DESIGN §14),
+ * @param options.dataConverter - the client's converter; default the test payload codec (architecture.md §14),
  *   `null` for the SDK default (payloads in clear).
  */
 export async function startDevTemporal(

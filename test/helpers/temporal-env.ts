@@ -16,7 +16,7 @@ export const TEST_SECRET = 'test-secret-0123456789abcdefghij';
 
 /**
  * `PAYLOAD_ENCRYPTION_KEYS` of the test helpers: tests run with the payload codec on, as production should
- * (DESIGN §14). Two keys, so decoding by key id is exercised; `test1` encrypts.
+ * (architecture.md §14). Two keys, so decoding by key id is exercised; `test1` encrypts.
  */
 export const TEST_PAYLOAD_ENCRYPTION_KEYS = `test1:${Buffer.alloc(32, 7).toString('base64')},test0:${Buffer.alloc(32, 3).toString('base64')}`;
 

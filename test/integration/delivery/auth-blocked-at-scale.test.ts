@@ -83,7 +83,7 @@ describe('deliverEvent behind a wrong secret at scale', () => {
       ingest.setSecrets([OTHER_SECRET, TEST_SECRET]);
       const results = await Promise.all(handles.map((handle) => handle.result()));
       expect(ingest.rows.size).toBe(EVENT_COUNT);
-      // At-least-once (DESIGN §1): on a loaded host the tests' 1 s HTTP timeout can expire after the row
+      // At-least-once (architecture.md §1): on a loaded host the tests' 1 s HTTP timeout can expire after the row
       // was stored, and the retry is answered 200 duplicate. Every duplicate outcome must come from such
       // a repeated signed request, never from a row that was not stored.
       const signed = ingest.requests.filter((request) => request.isSignatureValid);

@@ -60,7 +60,7 @@ describe('deliverEvent', () => {
     expect(description.typedSearchAttributes.get(WA_LAST_HTTP_STATUS)).toBe(422);
     const history = await handle.fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    // Encrypted at rest (DESIGN §14); the test codec's keys read it back.
+    // Encrypted at rest (architecture.md §14); the test codec's keys read it back.
     expect(await decodeStoredPayload(started?.input?.payloads?.[0])).toMatchObject({ body: input.body });
     expect(ingest.rows.size).toBe(0);
     const page = await listDeadLetters(testbed.env.client, { pageSize: 100 });

@@ -139,7 +139,7 @@ describe('six failure scenarios', () => {
     );
     expect(entry).toMatchObject({ httpStatus: 422, bodySizeBytes: Buffer.byteLength(input.body) });
     const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-    // Encrypted at rest (DESIGN §14); the test codec's keys read it back.
+    // Encrypted at rest (architecture.md §14); the test codec's keys read it back.
     const kept = (await decodeStoredPayload(started?.input?.payloads?.[0])) as { body: string };
     expect(kept.body).toBe(input.body);
   });

@@ -25,7 +25,7 @@ async function rowFor(eventId: string): Promise<Record<string, unknown> | undefi
   return rows[0] as Record<string, unknown> | undefined;
 }
 
-describe('POST /api/webhooks/whatsapp (DESIGN §8 table)', () => {
+describe('POST /api/webhooks/whatsapp (architecture.md §8 table)', () => {
   it('answers 401 WA_ERR_MISSING_SIGNATURE when X-Signature or X-Event-Id is missing or empty', async () => {
     const body = messageBody();
     for (const headers of [{ 'x-signature': '' }, { 'x-event-id': '' }] as Array<Record<string, string>>) {

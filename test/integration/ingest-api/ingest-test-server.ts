@@ -85,7 +85,7 @@ export interface PostOptions {
   signature?: string;
 }
 
-/** POSTs the exact bytes `body` to the ingest path, signed like the collector signs (DESIGN §7). */
+/** POSTs the exact bytes `body` to the ingest path, signed like the collector signs (architecture.md §7). */
 export async function postSigned(
   url: string,
   body: string | Buffer,

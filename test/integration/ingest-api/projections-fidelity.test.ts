@@ -205,7 +205,7 @@ describe('every kind of settings change reaches whatsapp_groups at its own time 
   );
 });
 
-describe('a partial snapshot removes no one (DESIGN §9, issue #12 item 3)', () => {
+describe('a partial snapshot removes no one (architecture.md §9, issue #12 item 3)', () => {
   it('adds and updates the members it lists and sets no left_at; a complete one still removes', async () => {
     const group = newGroup();
     const [a, b, c] = [0, 1, 2].map(() => `1${randomDigits()}@lid`) as [string, string, string];

@@ -4,7 +4,7 @@ import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.j
 import { createMigratedDatabase, dropDatabase, openLake, readProjections, type TestLake } from './lake-databases.js';
 
 // Two fresh lakes: each test applies the same deliveries in one order to the first and in another order
-// to the second, then compares every projection table (DESIGN §9 order independence, issue #5).
+// to the second, then compares every projection table (architecture.md §9 order independence, issue #5).
 let urls: string[] = [];
 let lakes: [TestLake, TestLake];
 beforeAll(async () => {
@@ -71,7 +71,7 @@ async function membershipRows(lake: TestLake, group: string): Promise<unknown[]>
   return rows;
 }
 
-describe('identity merge: a phone-number participant joins its LID once an alias is known (DESIGN §9, issue #5)', () => {
+describe('identity merge: a phone-number participant joins its LID once an alias is known (architecture.md §9, issue #5)', () => {
   it('merges a phone-first membership into the LID row when the mapping arrives later; mapping-first gives the same tables', async () => {
     const [group, lid, phone] = [newGroup(), newLid(), newPhone()];
     const join = addStub(group, phone, 1_700_000_000);

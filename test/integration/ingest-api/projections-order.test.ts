@@ -232,7 +232,7 @@ afterAll(async () => {
   await Promise.all(urls.map(dropDatabase));
 });
 
-describe('projections are order-independent (DESIGN §9, issue #5)', () => {
+describe('projections are order-independent (architecture.md §9, issue #5)', () => {
   it('gives identical tables for 50 membership and alias events in any order or concurrently, and rebuild equals incremental', async () => {
     const groups: string[] = [];
     const phoneOnly: string[] = [];

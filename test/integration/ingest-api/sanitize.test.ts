@@ -23,7 +23,7 @@ async function store(
   return { status: response.status, ...(rows[0] as { payload: unknown; sanitized: unknown; type: unknown }) };
 }
 
-describe('sanitizing on ingest (DESIGN §8)', () => {
+describe('sanitizing on ingest (architecture.md §8)', () => {
   it('removes NUL from values and keys, keeping colliding keys under a defined name', async () => {
     const result = await store(
       '{"type":"messages\\u0000.upsert","payload":{"te\\u0000xt":"a\\u0000b","text":"clean","list":["\\u0000x"]}}'

@@ -93,7 +93,7 @@ export function reactionBody(group: string, reactor: Member, target: { id: strin
 }
 
 /**
- * Engagement as the lake's tables give it (DESIGN §13): projections plus event counts by type, chat,
+ * Engagement as the lake's tables give it (architecture.md §13): projections plus event counts by type, chat,
  * participant and day, the message read model and the engagement views (issue #11). Extend `QUERIES` with each read model or view that is added.
  */
 const QUERIES: Record<string, string> = {

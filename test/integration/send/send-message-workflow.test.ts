@@ -23,7 +23,7 @@ async function waitFor(check: () => boolean): Promise<void> {
   if (!check()) throw new Error('condition not reached');
 }
 
-describe('sendMessage (DESIGN §12, issue #10 items 3–5)', () => {
+describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
   it('never re-sends after a lost ACK: after 3 days one send on the wire, dispatched, one alert; a late ACK → sent', async () => {
     const kit = await createSendKit(env, bundle);
     await kit.run(async () => {

@@ -28,7 +28,7 @@ async function poll(check: () => Promise<boolean>, attempts = 240): Promise<void
   throw new Error('condition not reached');
 }
 
-describe('accepted means never lost (DESIGN §12, issue #10 item 2)', () => {
+describe('accepted means never lost (architecture.md §12, issue #10 item 2)', () => {
   it('accepts 20 requests while Temporal is down; once it is up the sweeper starts 20 workflows and 20 sends reach the wire', async () => {
     const port = await findFreePort();
     const accountId = `acct-sweep-${port}`;

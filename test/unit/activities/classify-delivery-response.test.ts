@@ -8,7 +8,7 @@ import {
 
 const NOW_MS = Date.UTC(2026, 0, 1);
 
-/** The DESIGN §7 table, written independently of the implementation. */
+/** The architecture.md §7 table, written independently of the implementation. */
 function expectedKind(status: number): DeliveryClass['kind'] {
   if (status >= 200 && status <= 299) return 'delivered';
   if (status >= 300 && status <= 399) return 'misconfigured';
@@ -20,7 +20,7 @@ function expectedKind(status: number): DeliveryClass['kind'] {
 }
 
 describe('classifyDeliveryResponse', () => {
-  it('classifies every status from 100 to 599 per the DESIGN §7 table', () => {
+  it('classifies every status from 100 to 599 per the architecture.md §7 table', () => {
     for (let status = 100; status <= 599; status += 1) {
       const verdict = classifyDeliveryResponse({ kind: 'response', status }, NOW_MS);
       expect(verdict.kind, `status ${status}`).toBe(expectedKind(status));

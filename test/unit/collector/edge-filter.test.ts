@@ -23,7 +23,7 @@ describe('EVENT_KINDS', () => {
     }
   });
 
-  it('keeps the DESIGN §3 keep-list and names the group JID field of each', () => {
+  it('keeps the architecture.md §3 keep-list and names the group JID field of each', () => {
     const keep = [
       'messages.upsert',
       'messages.update',

@@ -31,7 +31,7 @@ function idsOf(name: string, data: unknown, selfJid: string | null = SELF_JID): 
 }
 
 describe('deriveEventId', () => {
-  it('keeps the golden value of DESIGN §4', () => {
+  it('keeps the golden value of architecture.md §4', () => {
     expect(EVENT_ID_NAMESPACE).toBe('b5f8c1e2-3a4d-4f6b-9c7e-1d2a3b4c5d6e');
     expect(eventIdFromName('messages.upsert|120363000000000001@g.us|3EB0A0000000000000000001')).toBe(
       '7c301bfa-8af7-53a4-9bc3-8e9bcf75641d'

@@ -6,7 +6,7 @@ describe('VOLATILE_FIELDS', () => {
     for (const rule of VOLATILE_FIELDS) expect(rule.reason.length, rule.name).toBeGreaterThan(15);
   });
 
-  it('covers every field DESIGN §4 lists', () => {
+  it('covers every field architecture.md §4 lists', () => {
     for (const key of [
       'pushName',
       'broadcast',

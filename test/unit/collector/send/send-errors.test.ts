@@ -11,7 +11,7 @@ import {
 const boom = (statusCode: number): Error =>
   Object.assign(new Error('same text every time'), { isBoom: true, output: { statusCode } });
 
-describe('toSendError (DESIGN §12: classified by type, not by text)', () => {
+describe('toSendError (architecture.md §12: classified by type, not by text)', () => {
   it.each([
     [401, SessionLoggedOutError, false],
     [403, RecipientBlockedError, false],
