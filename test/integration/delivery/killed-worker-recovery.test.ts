@@ -8,7 +8,13 @@ import { DELIVER_EVENT_LEAN_VERSION, type DeliverEventInput } from '../../../wor
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { bundleWorkflows, TEST_SECRET, testWorkerConfig, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import {
+  bundleWorkflows,
+  TEST_PAYLOAD_ENCRYPTION_KEYS,
+  TEST_SECRET,
+  testWorkerConfig,
+  uniqueTaskQueue,
+} from '../../helpers/temporal-env.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
@@ -52,6 +58,8 @@ function spawnWorkerProcess(taskQueue: string, webhookUrl: string): ChildProcess
       TEMPORAL_TASK_QUEUE: taskQueue,
       WEBHOOK_URL: webhookUrl,
       WHATSAPP_WEBHOOK_SECRET: TEST_SECRET,
+      // The test client encrypts workflow inputs with the test codec: the worker process needs the same keys.
+      PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
       LOG_LEVEL: 'warn',
     },
     stdio: 'ignore',
