@@ -15,7 +15,7 @@ import type {
   SendTransition,
 } from '../../../workflows/send-contracts.js';
 import { sendWorkflowId, sessionTaskQueue } from '../../../workflows/send-contracts.js';
-import { uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { testDataConverter, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 
 /** Two workers (normal queue + the account's session queue) around a socket double, for one test. */
@@ -66,6 +66,7 @@ export async function createSendKit(
     taskQueue,
     workflowBundle: bundle,
     activities,
+    dataConverter: testDataConverter(),
   });
   const sent = new Map<string, string>();
   const dispatched: DispatchWhatsAppMessageInput[] = [];
@@ -77,6 +78,7 @@ export async function createSendKit(
   const sessionWorker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: sessionTaskQueue(accountId),
+    dataConverter: testDataConverter(),
     activities: {
       dispatchWhatsAppMessage: (input: Parameters<typeof dispatch.dispatchWhatsAppMessage>[0]) => {
         dispatched.push(input);
