@@ -15,7 +15,7 @@ import { acquireInstanceLock } from './instance-lock.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
 import { OutboxSender } from './sender.js';
-import { asSendSocket } from './send/send-socket.js';
+import { asSendSocket } from './session/send-socket.js';
 import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
 import { normalizePairPhone } from './session/login-prompt.js';

@@ -5,7 +5,7 @@ import { EventsRepository } from './db/events-repository.js';
 import { createPool } from './db/pool.js';
 import { createIngestMetrics } from './metrics.js';
 import { startRetentionSchedule } from './retention-schedule.js';
-import { createSendComponents } from './send/send-wiring.js';
+import { createSendComponents } from './send-wiring.js';
 
 /** A listening ingest API. */
 export interface RunningIngestServer {

@@ -1,7 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { PRESENCE_TIMEOUT_MS, SEND_TIMEOUT_MS, type SessionActivities } from '../../workflows/send-contracts.js';
+import type { SendSocket } from '../session/send-socket.js';
 import { SendTimeoutError, SessionNotConnectedError, RecipientNotOnWhatsAppError, toSendError } from './send-errors.js';
-import type { SendSocket } from './send-socket.js';
 
 /** Dependencies of {@link createDispatchActivity}; timeouts in ms. */
 export interface DispatchActivityDeps {

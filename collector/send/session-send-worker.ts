@@ -4,9 +4,9 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { resumeSendingSignal, sendGateWorkflowId, sessionTaskQueue } from '../../workflows/send-contracts.js';
+import type { SendSocket } from '../session/send-socket.js';
 import { AckRouter } from './ack-router.js';
 import { createDispatchActivity } from './dispatch-activity.js';
-import type { SendSocket } from './send-socket.js';
 import { SentMessageIndex } from './sent-message-index.js';
 
 /** Options of {@link startSessionSendSide}. */

@@ -8,7 +8,7 @@ import {
   type WAVersion,
 } from '@whiskeysockets/baileys';
 import type { Logger } from 'pino';
-import type { SendSocket } from '../send/send-socket.js';
+import type { SendSocket } from './send-socket.js';
 
 /**
  * The part of a Baileys 7 `WASocket` the session uses. The real socket satisfies it; tests pass a

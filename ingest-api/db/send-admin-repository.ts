@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Recipient } from '../send/recipient.js';
 import { toDatabaseAvailabilityError } from './pool.js';
+
+/** A recipient as the send path stores it (normalized by `send/recipient.ts`). */
+export type Recipient = { kind: 'group'; jid: string } | { kind: 'phone'; jid: string };
 
 /** An API key as listed (never the key itself: only its hash is stored). */
 export interface ApiKeyRecord {

@@ -1,5 +1,6 @@
-/** A recipient as the send path stores it. */
-export type Recipient = { kind: 'group'; jid: string } | { kind: 'phone'; jid: string };
+import type { Recipient } from '../db/send-admin-repository.js';
+
+export type { Recipient };
 
 const GROUP_JID = /^\d{5,40}(-\d{5,20})?@g\.us$/;
 const PHONE = /^\+?(\d{8,15})$/;

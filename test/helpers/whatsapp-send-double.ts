@@ -1,4 +1,4 @@
-import type { SendSocket } from '../../collector/send/send-socket.js';
+import type { SendSocket } from '../../collector/session/send-socket.js';
 
 /** One message that reached "the wire" (the double accepted it). */
 export interface WireSend {

@@ -9,7 +9,7 @@ import { createPool } from '../../../ingest-api/db/pool.js';
 import { SendAdminRepository } from '../../../ingest-api/db/send-admin-repository.js';
 import { createIngestMetrics } from '../../../ingest-api/metrics.js';
 import { generateApiKey } from '../../../ingest-api/send/api-key.js';
-import { createSendComponents, type SendComponents } from '../../../ingest-api/send/send-wiring.js';
+import { createSendComponents, type SendComponents } from '../../../ingest-api/send-wiring.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
 

@@ -1,14 +1,14 @@
 import { Client, Connection } from '@temporalio/client';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
-import { createDataConverter } from '../../common/temporal-data-converter.js';
-import type { Logger } from '../../common/logger.js';
-import type { IngestAppDeps } from '../app.js';
-import type { IngestConfig } from '../config.js';
-import { OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
-import { SendAdminRepository } from '../db/send-admin-repository.js';
-import { createSendMetrics } from './send-metrics.js';
-import { SendWorkflowStarter } from './send-workflow-starter.js';
+import { createDataConverter } from '../common/temporal-data-converter.js';
+import type { Logger } from '../common/logger.js';
+import type { IngestAppDeps } from './app.js';
+import type { IngestConfig } from './config.js';
+import { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
+import { SendAdminRepository } from './db/send-admin-repository.js';
+import { createSendMetrics } from './send/send-metrics.js';
+import { SendWorkflowStarter } from './send/send-workflow-starter.js';
 
 /** The ingest API's send components: route deps, the workflow starter (with its sweeper) and cleanup. */
 export interface SendComponents {
