@@ -47,8 +47,12 @@ export function registerDemoCommand(program: Command): void {
       });
       let summary: DemoSummary;
       let engagementLines: string[] = [];
+      let unusable: string | null = null;
       try {
         summary = await collectSummary(stack, capture, Number(options.timeoutMs), logger);
+        // An empty or malformed-only capture proves nothing: never print "OK" for it (issue #12 item 9).
+        unusable = describeUnusableReplay({ lines: summary.read, malformedLines: summary.malformedLines }, capture);
+        if (unusable !== null) summary = { ...summary, ok: false };
         // Issue #11 item 5: the demo ends with what the lake is for — engagement, and its report.
         const engagement = await writeDemoEngagement(stack.databaseUrl, options.dataDir);
         summary = { ...summary, engagement: engagement.engagement, engagementReport: engagement.reportPath };
@@ -68,9 +72,8 @@ export function registerDemoCommand(program: Command): void {
         shutdown.dispose();
       }
       if (options.json) printLine(JSON.stringify(summary));
-      const unusable = describeUnusableReplay({ lines: summary.read, malformedLines: summary.malformedLines }, capture);
       if (unusable !== null) process.stderr.write(`wa-lake demo: ${unusable}\n`);
-      process.exitCode = summary.ok && unusable === null ? 0 : 1;
+      process.exitCode = summary.ok ? 0 : 1;
     });
 }
 

@@ -14,7 +14,7 @@ const DEFAULT_BATCH_SIZE = 500;
 
 /**
  * Retention (architecture.md §14, issue #13 item 3): redacts the message content of `messages.upsert` and
- * `messages.update` rows whose event time (`occurred_at`, else `received_at`) is before `cutoff`,
+ * `messages.update` rows whose event time (`occurred_at`, else `captured_at`, else `received_at`: the time engagement counts by) is before `cutoff`,
  * keeping ids, times, type, group, participant and message kind (`common/redact-message-body.ts`), and
  * stamps `body_redacted_at`. Batches of `batchSize` rows, one transaction each, `FOR UPDATE SKIP LOCKED`
  * so a scheduled run and a manual one (or two ingest replicas) never wait on each other. Projections
@@ -50,7 +50,7 @@ async function redactOneBatch(pool: pg.Pool, cutoff: Date, batchSize: number): P
     await client.query('BEGIN');
     const { rows } = await client.query<{ id: string; type: string; payload: unknown }>(
       `SELECT id, type, payload FROM whatsapp_event_logs
-        WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND COALESCE(occurred_at, received_at) < $2
+        WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND COALESCE(occurred_at, captured_at, received_at) < $2
         ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,
       [MESSAGE_BODY_TYPES, cutoff, batchSize]
     );
