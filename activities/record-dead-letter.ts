@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { AlertSink } from '../common/alert-sink.js';
 import {
   addDeadLetterSignal,
@@ -20,6 +20,11 @@ export interface DeadLetterDeps {
   alertSink?: AlertSink;
 }
 
+// Signal-with-start can land while the dead-letter run is closing to continue as new: the server then
+// answers "already started" for a moment. Asked again shortly, it signals the new run.
+const SIGNAL_WITH_START_RACE_RETRIES = 5;
+const SIGNAL_WITH_START_RACE_DELAY_MS = 100;
+
 /** Alert kind raised when events are dead-lettered (issue #12 item 6). */
 export const DEAD_LETTERED_ALERT_KIND = 'events_dead_lettered';
 
@@ -30,17 +35,28 @@ export const DEAD_LETTERED_ALERT_KIND = 'events_dead_lettered';
  * `events_dead_lettered` through the alert sink, which sends one per window (issue #12 item 6).
  * Source: architecture.md §7, issue #3 item 2.
  *
- * @throws whatever the client throws (retried by the activity retry policy).
+ * @throws whatever the client throws (retried by the activity retry policy); "already started", which
+ *   signal-with-start answers while the run continues as new, is first retried here (up to 5 times,
+ *   100 ms doubling).
  */
 export function createRecordDeadLetter(deps: DeadLetterDeps): (entry: DeadLetterEntry) => Promise<void> {
   return async function recordDeadLetter(entry: DeadLetterEntry): Promise<void> {
-    await deps.client.workflow.signalWithStart(DEAD_LETTER_WORKFLOW_TYPE, {
-      workflowId: DEAD_LETTER_WORKFLOW_ID,
-      taskQueue: deps.taskQueue,
-      args: [deps.deadLetterStartInput ?? {}],
-      signal: addDeadLetterSignal,
-      signalArgs: [entry],
-    });
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await deps.client.workflow.signalWithStart(DEAD_LETTER_WORKFLOW_TYPE, {
+          workflowId: DEAD_LETTER_WORKFLOW_ID,
+          taskQueue: deps.taskQueue,
+          args: [deps.deadLetterStartInput ?? {}],
+          signal: addDeadLetterSignal,
+          signalArgs: [entry],
+        });
+        break;
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt >= SIGNAL_WITH_START_RACE_RETRIES)
+          throw err;
+        await new Promise((resolve) => setTimeout(resolve, SIGNAL_WITH_START_RACE_DELAY_MS * 2 ** attempt));
+      }
+    }
     // After the signal: an alert for an entry that is not recorded yet would send people looking for nothing.
     await deps.alertSink?.send({
       kind: DEAD_LETTERED_ALERT_KIND,
