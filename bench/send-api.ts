@@ -16,11 +16,11 @@ import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
 import { buildApp } from '../ingest-api/app.js';
 import { EventsRepository } from '../ingest-api/db/events-repository.js';
 import { runMigrations } from '../ingest-api/db/migrate.js';
-import { OutboundMessagesRepository } from '../ingest-api/db/outbound-messages-repository.js';
 import { createPool } from '../ingest-api/db/pool.js';
 import { SendAdminRepository } from '../ingest-api/db/send-admin-repository.js';
 import { createIngestMetrics } from '../ingest-api/metrics.js';
 import { generateApiKey } from '../ingest-api/send/api-key.js';
+import { createSendRouteDeps } from '../ingest-api/send-wiring.js';
 import { runLoad, serializeRequest } from './ingest-load-generator.js';
 
 const OPERATIONS = 2_000;
@@ -50,7 +50,7 @@ try {
     repository: new EventsRepository(pool, logger),
     metrics: createIngestMetrics(),
     logger,
-    send: { admin, messages: new OutboundMessagesRepository(pool), onAccepted: () => undefined, textMaxChars: 4096 },
+    send: createSendRouteDeps({ pool, onAccepted: () => undefined, textMaxChars: 4096 }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

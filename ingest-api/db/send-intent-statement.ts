@@ -1,0 +1,145 @@
+import type pg from 'pg';
+import type { SendCategory, SendState } from '../../workflows/send-contracts.js';
+
+/**
+ * One send request as the accept statement checks and (maybe) commits it. The API key was resolved
+ * from its hash before (possibly from a cache); the statement re-checks that it is not revoked.
+ */
+export interface SendIntentCandidate {
+  /** The id the message gets if it is inserted now (UUID). */
+  id: string;
+  apiKeyId: string;
+  idempotencyKey: string;
+  /** Hex SHA-256 of the canonical request (`hashSendRequest`). */
+  requestHash: string;
+  /** Normalized recipient JID, or null when `to` is not a recipient (never inserted then). */
+  toJid: string | null;
+  isGroup: boolean;
+  text: string;
+  category: SendCategory;
+  deliverBy: Date | null;
+  metadata: Record<string, unknown> | null;
+  waMessageId: string;
+  /**
+   * False when the request must not be committed whatever the lookups say (deadline passed, invalid
+   * recipient): the statement then only answers "key active?" and "already used?".
+   */
+  isInsertable: boolean;
+}
+
+/** What the statement found and did for one candidate, in the route's order of checks. */
+export type SendIntentOutcome =
+  | { kind: 'key-revoked' }
+  | { kind: 'existing'; id: string; requestHash: string; state: SendState }
+  | { kind: 'not-insertable' }
+  | { kind: 'not-allowed'; accountId: string }
+  | { kind: 'inserted'; accountId: string; createdAt: Date }
+  /** Another request with the same key committed the same `Idempotency-Key` concurrently: look it up. */
+  | { kind: 'raced' };
+
+// One statement for any batch size (prepared once per connection), one commit: the key's revocation,
+// the idempotency lookup, the recipient allow-list (architecture.md §12 "Validation before accepting")
+// and the insert of the intent with its `queued` transition. Allowed: a phone JID with an opt-in for the
+// key's account; a group known to the lake (the collector snapshots every group it is in) in which, when the
+// account's own participant ids are recorded (`send_accounts`), one of them is a current member. Rows are inserted in (key, idempotency
+// key) order, so two batches that share an idempotency key lock its index entry in the same order.
+const STATEMENT_NAME = 'wa_accept_send_intents';
+const STATEMENT_SQL = `
+  WITH req AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb)
+      AS r(o int, i uuid, k uuid, ik text, h text, t text, g boolean, x text, c text, d timestamptz, m jsonb,
+           w text, n boolean)
+  ), checked AS (
+    SELECT req.*, ak.account_id, ak.id IS NOT NULL AS is_key_active,
+           e.id AS existing_id, e.request_hash AS existing_hash, e.state AS existing_state,
+           CASE
+             WHEN ak.id IS NULL OR e.id IS NOT NULL OR NOT req.n OR req.t IS NULL THEN false
+             WHEN req.g THEN EXISTS (
+               SELECT 1 FROM whatsapp_groups grp
+                WHERE grp.jid = req.t
+                  AND (COALESCE(cardinality(acct.participant_ids), 0) = 0
+                       OR EXISTS (SELECT 1 FROM whatsapp_group_memberships m
+                                   WHERE m.group_jid = grp.jid AND m.left_at IS NULL
+                                     AND m.participant_id = ANY (acct.participant_ids))))
+             ELSE EXISTS (SELECT 1 FROM send_opt_ins opt WHERE opt.account_id = ak.account_id AND opt.phone_jid = req.t)
+           END AS is_allowed
+      FROM req
+      LEFT JOIN send_api_keys ak ON ak.id = req.k AND ak.revoked_at IS NULL
+      LEFT JOIN send_accounts acct ON acct.account_id = ak.account_id
+      LEFT JOIN outbound_messages e ON e.api_key_id = req.k AND e.idempotency_key = req.ik
+  ), inserted AS (
+    INSERT INTO outbound_messages (id, api_key_id, account_id, idempotency_key, request_hash, to_jid, text,
+                                   category, deliver_by, metadata, wa_message_id)
+    SELECT i, k, account_id, ik, h, t, x, c, d, m, w FROM checked WHERE is_allowed ORDER BY k, ik
+    ON CONFLICT (api_key_id, idempotency_key) DO NOTHING
+    RETURNING id, created_at
+  ), transition AS (
+    INSERT INTO outbound_message_transitions (message_id, state, at)
+    SELECT id, 'queued', created_at FROM inserted
+  )
+  SELECT c.o, c.account_id, c.is_key_active, c.existing_id, c.existing_hash, c.existing_state, c.is_allowed,
+         c.n, ins.created_at
+    FROM checked c LEFT JOIN inserted ins ON ins.id = c.i`;
+
+interface ResultRow {
+  o: number;
+  account_id: string | null;
+  is_key_active: boolean;
+  existing_id: string | null;
+  existing_hash: string | null;
+  existing_state: SendState | null;
+  is_allowed: boolean;
+  n: boolean;
+  created_at: Date | null;
+}
+
+function toOutcome(row: ResultRow): SendIntentOutcome {
+  if (!row.is_key_active) return { kind: 'key-revoked' };
+  if (row.existing_id !== null) {
+    return {
+      kind: 'existing',
+      id: row.existing_id,
+      requestHash: (row.existing_hash ?? '').trim(),
+      state: row.existing_state ?? 'queued',
+    };
+  }
+  if (!row.n) return { kind: 'not-insertable' };
+  const accountId = row.account_id ?? '';
+  if (!row.is_allowed) return { kind: 'not-allowed', accountId };
+  return row.created_at ? { kind: 'inserted', accountId, createdAt: row.created_at } : { kind: 'raced' };
+}
+
+/**
+ * Runs the accept statement for `candidates` on the pool (autocommit: every insert is committed when this
+ * resolves). Check order per candidate, as the route answers: key revoked → idempotency key already used
+ * → not insertable → recipient not allowed → inserted (or raced by a concurrent twin).
+ *
+ * @returns one outcome per candidate, same order.
+ * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
+ */
+export async function acceptSendIntents(
+  pool: pg.Pool,
+  candidates: readonly SendIntentCandidate[]
+): Promise<SendIntentOutcome[]> {
+  const records = JSON.stringify(
+    candidates.map((c, o) => ({
+      o,
+      i: c.id,
+      k: c.apiKeyId,
+      ik: c.idempotencyKey,
+      h: c.requestHash,
+      t: c.toJid,
+      g: c.isGroup,
+      x: c.text,
+      c: c.category,
+      d: c.deliverBy?.toISOString() ?? null,
+      m: c.metadata,
+      w: c.waMessageId,
+      n: c.isInsertable,
+    }))
+  );
+  const result = await pool.query<ResultRow>({ name: STATEMENT_NAME, text: STATEMENT_SQL, values: [records] });
+  const outcomes: SendIntentOutcome[] = new Array<SendIntentOutcome>(candidates.length);
+  for (const row of result.rows) outcomes[row.o] = toOutcome(row);
+  return outcomes;
+}
