@@ -29,11 +29,13 @@ export function createSendRouteDeps(options: {
   textMaxChars: number;
   onAccepted: NonNullable<IngestAppDeps['send']>['onAccepted'];
   metrics?: SendMetrics | undefined;
+  /** Called with the number of requests each accept statement decided (benchmarks). */
+  onIntentBatch?: (rows: number) => void;
 }): NonNullable<IngestAppDeps['send']> & { messages: OutboundMessagesRepository } {
   const messages = new OutboundMessagesRepository(options.pool);
   return {
     apiKeys: new ApiKeyCache(new SendAdminRepository(options.pool)),
-    intents: new SendIntentBatchWriter(options.pool, messages),
+    intents: new SendIntentBatchWriter(options.pool, messages, {}, options.onIntentBatch),
     messages,
     onAccepted: options.onAccepted,
     textMaxChars: options.textMaxChars,
