@@ -40,9 +40,13 @@ export type SendIntentOutcome =
 // One statement for any batch size (prepared once per connection), one commit: the key's revocation,
 // the idempotency lookup, the recipient allow-list (architecture.md §12 "Validation before accepting")
 // and the insert of the intent with its `queued` transition. Allowed: a phone JID with an opt-in for the
-// key's account; a group known to the lake (the collector snapshots every group it is in) in which, when the
-// account's own participant ids are recorded (`send_accounts`), one of them is a current member. Rows are inserted in (key, idempotency
-// key) order, so two batches that share an idempotency key lock its index entry in the same order.
+// key's account; a group known to the lake (the collector snapshots every group it is in) in which, when
+// the account's own participant ids are recorded (`send_accounts`), one of them is a current member.
+// Every lookup is a `LATERAL (… LIMIT 1)`, which the planner cannot flatten into a join: it stays an
+// index probe per request whatever it estimates for the JSON rows (as a plain join, the generic plan
+// scanned all of `outbound_messages`, so each request cost more as the table grew). Rows are inserted
+// in (key, idempotency key) order, so two batches that share an idempotency key lock its index entry in
+// the same order.
 const STATEMENT_NAME = 'wa_accept_send_intents';
 const STATEMENT_SQL = `
   WITH req AS (
@@ -54,19 +58,20 @@ const STATEMENT_SQL = `
            e.id AS existing_id, e.request_hash AS existing_hash, e.state AS existing_state,
            CASE
              WHEN ak.id IS NULL OR e.id IS NOT NULL OR NOT req.n OR req.t IS NULL THEN false
-             WHEN req.g THEN EXISTS (
-               SELECT 1 FROM whatsapp_groups grp
-                WHERE grp.jid = req.t
-                  AND (COALESCE(cardinality(acct.participant_ids), 0) = 0
-                       OR EXISTS (SELECT 1 FROM whatsapp_group_memberships m
-                                   WHERE m.group_jid = grp.jid AND m.left_at IS NULL
-                                     AND m.participant_id = ANY (acct.participant_ids))))
-             ELSE EXISTS (SELECT 1 FROM send_opt_ins opt WHERE opt.account_id = ak.account_id AND opt.phone_jid = req.t)
+             WHEN req.g THEN grp.ok IS NOT NULL AND (COALESCE(cardinality(acct.participant_ids), 0) = 0 OR member.ok IS NOT NULL)
+             ELSE opt.ok IS NOT NULL
            END AS is_allowed
       FROM req
-      LEFT JOIN send_api_keys ak ON ak.id = req.k AND ak.revoked_at IS NULL
-      LEFT JOIN send_accounts acct ON acct.account_id = ak.account_id
-      LEFT JOIN outbound_messages e ON e.api_key_id = req.k AND e.idempotency_key = req.ik
+      LEFT JOIN LATERAL (SELECT id, account_id FROM send_api_keys WHERE id = req.k AND revoked_at IS NULL LIMIT 1) ak ON true
+      LEFT JOIN LATERAL (SELECT participant_ids FROM send_accounts WHERE account_id = ak.account_id LIMIT 1) acct ON true
+      LEFT JOIN LATERAL (SELECT id, request_hash, state FROM outbound_messages
+                          WHERE api_key_id = req.k AND idempotency_key = req.ik LIMIT 1) e ON true
+      LEFT JOIN LATERAL (SELECT true AS ok FROM whatsapp_groups WHERE req.g AND jid = req.t LIMIT 1) grp ON true
+      LEFT JOIN LATERAL (SELECT true AS ok FROM whatsapp_group_memberships
+                          WHERE req.g AND group_jid = req.t AND left_at IS NULL
+                            AND participant_id = ANY (acct.participant_ids) LIMIT 1) member ON true
+      LEFT JOIN LATERAL (SELECT true AS ok FROM send_opt_ins
+                          WHERE NOT req.g AND account_id = ak.account_id AND phone_jid = req.t LIMIT 1) opt ON true
   ), inserted AS (
     INSERT INTO outbound_messages (id, api_key_id, account_id, idempotency_key, request_hash, to_jid, text,
                                    category, deliver_by, metadata, wa_message_id)
