@@ -28,6 +28,8 @@ export interface StartLatencyResult {
   requestsPerSecond: number;
   requests: number;
   started: number;
+  /** Can be below 0: the start is sent right after COMMIT, while the 202 is still on its way to the client. */
+  minMs: number;
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
@@ -137,6 +139,7 @@ export async function measureStartLatency(options: {
       requestsPerSecond: options.rate,
       requests: total,
       started: latencies.length,
+      minMs: latencies[0] ?? Number.NaN,
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
       maxMs: latencies.at(-1) ?? Number.NaN,
