@@ -1,8 +1,8 @@
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
 import { SEND_MESSAGE_WORKFLOW_TYPE, WA_SEND_STATE, sendWorkflowId } from '../../../workflows/send-contracts.js';
-import { bundleWorkflows } from '../../helpers/temporal-env.js';
+import { bundleWorkflows, connectTestNativeConnection } from '../../helpers/temporal-env.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { readRunbookCommand, runBinary, splitShellWords } from '../../helpers/temporal-runbook.js';
@@ -15,7 +15,7 @@ let nativeConnection: NativeConnection;
 
 beforeAll(async () => {
   temporal = await startDevTemporal();
-  nativeConnection = await NativeConnection.connect({ address: temporal.server.address });
+  nativeConnection = await connectTestNativeConnection(temporal.server.address);
 });
 afterAll(async () => {
   await nativeConnection?.close();
