@@ -99,4 +99,21 @@ describe('POST /api/v1/messages with a cached key and group commit (issue #10 it
       expect(await countRows(keys[i] ?? '')).toBe(c.status === 202 ? 1 : 0);
     }
   });
+
+  it('looks the Idempotency-Key up before the deadline: a replay after deliver_by passed answers 200 with the id', async () => {
+    const apiKey = await createTestApiKey(server.admin, { self: [SELF] });
+    const idempotencyKey = randomUUID();
+    const deliverBy = new Date(Date.now() + 3_000);
+    const body = { to: groupJid, text: 'due soon', category: 'otp', deliver_by: deliverBy.toISOString() };
+    const first = await postMessage(server.url, apiKey.key, body, idempotencyKey);
+    expect(first.status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, deliverBy.getTime() - Date.now() + 50)));
+    const replay = await postMessage(server.url, apiKey.key, body, idempotencyKey);
+    const otherBody = await postMessage(server.url, apiKey.key, { ...body, text: 'changed' }, idempotencyKey);
+    const fresh = await postMessage(server.url, apiKey.key, body);
+    expect(replay).toEqual({ status: 200, json: { id: first.json['id'], status: 'queued' } });
+    expect([otherBody.status, otherBody.json['code']]).toEqual([422, 'WA_ERR_IDEMPOTENCY_MISMATCH']);
+    expect([fresh.status, fresh.json['code']]).toEqual([422, 'WA_ERR_DELIVER_BY_PASSED']);
+    expect(await countRows(idempotencyKey)).toBe(1);
+  });
 });
