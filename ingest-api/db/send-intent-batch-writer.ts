@@ -1,7 +1,12 @@
 import type pg from 'pg';
 import type { OutboundMessagesRepository } from './outbound-messages-repository.js';
 import { toDatabaseAvailabilityError } from './pool.js';
-import { acceptSendIntents, type SendIntentCandidate, type SendIntentOutcome } from './send-intent-statement.js';
+import {
+  acceptSendIntents,
+  encodeSendIntent,
+  type SendIntentCandidate,
+  type SendIntentOutcome,
+} from './send-intent-statement.js';
 
 /** What {@link SendIntentBatchWriter.submit} resolves to: a statement outcome with races already looked up. */
 export type SubmittedSendIntent = Exclude<SendIntentOutcome, { kind: 'raced' }>;
@@ -12,12 +17,19 @@ export interface SendIntentBatchLimits {
   maxConcurrentBatches: number;
   /** Requests per statement. */
   maxBatchRows: number;
+  /** Sum of encoded lengths (UTF-16 units of JSON) per statement; a larger single request still goes alone. */
+  maxBatchChars: number;
 }
 
-export const DEFAULT_SEND_INTENT_BATCH_LIMITS: SendIntentBatchLimits = { maxConcurrentBatches: 2, maxBatchRows: 64 };
+export const DEFAULT_SEND_INTENT_BATCH_LIMITS: SendIntentBatchLimits = {
+  maxConcurrentBatches: 2,
+  maxBatchRows: 64,
+  maxBatchChars: 4 * 1024 * 1024,
+};
 
 interface PendingIntent {
   candidate: SendIntentCandidate;
+  encoded: string;
   resolve: (outcome: SubmittedSendIntent) => void;
   reject: (err: unknown) => void;
 }
@@ -53,17 +65,24 @@ export class SendIntentBatchWriter {
    *
    * @throws DatabaseUnavailableError / DatabaseBusyError when PostgreSQL cannot serve the statement (HTTP 503).
    * @throws pg.DatabaseError when PostgreSQL refuses this request's content itself.
+   * @throws RangeError when `deliverBy` is an invalid Date.
    */
   submit(candidate: SendIntentCandidate): Promise<SubmittedSendIntent> {
+    let encoded: string;
+    try {
+      encoded = encodeSendIntent(candidate);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     return new Promise((resolve, reject) => {
-      this.queue.push({ candidate, resolve, reject });
+      this.queue.push({ candidate, encoded, resolve, reject });
       this.startBatches();
     });
   }
 
   private startBatches(): void {
     while (this.inFlight < this.limits.maxConcurrentBatches && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.limits.maxBatchRows);
+      const batch = this.takeBatch();
       this.inFlight += 1;
       void this.writeBatch(batch).finally(() => {
         this.inFlight -= 1;
@@ -72,12 +91,24 @@ export class SendIntentBatchWriter {
     }
   }
 
+  private takeBatch(): PendingIntent[] {
+    let chars = 0;
+    let count = 0;
+    for (const pending of this.queue) {
+      if (count === this.limits.maxBatchRows) break;
+      if (count > 0 && chars + pending.encoded.length > this.limits.maxBatchChars) break;
+      chars += pending.encoded.length;
+      count += 1;
+    }
+    return this.queue.splice(0, count);
+  }
+
   private async writeBatch(batch: PendingIntent[]): Promise<void> {
     let outcomes: SendIntentOutcome[];
     try {
       outcomes = await acceptSendIntents(
         this.pool,
-        batch.map((pending) => pending.candidate)
+        batch.map((pending) => pending.encoded)
       );
       this.onBatch(batch.length);
     } catch (err) {

@@ -115,36 +115,41 @@ function toOutcome(row: ResultRow): SendIntentOutcome {
 }
 
 /**
- * Runs the accept statement for `candidates` on the pool (autocommit: every insert is committed when this
- * resolves). Check order per candidate, as the route answers: key revoked → idempotency key already used
- * → not insertable → recipient not allowed → inserted (or raced by a concurrent twin).
+ * Encodes one candidate as a member of the statement's JSON array (without its ordinal, which
+ * {@link acceptSendIntents} adds). Done per request, so its size can bound a batch.
+ *
+ * @throws RangeError when `deliverBy` is an invalid Date.
+ */
+export function encodeSendIntent(c: SendIntentCandidate): string {
+  return JSON.stringify({
+    i: c.id,
+    k: c.apiKeyId,
+    ik: c.idempotencyKey,
+    h: c.requestHash,
+    t: c.toJid,
+    g: c.isGroup,
+    x: c.text,
+    c: c.category,
+    d: c.deliverBy?.toISOString() ?? null,
+    m: c.metadata,
+    w: c.waMessageId,
+    n: c.isInsertable,
+  });
+}
+
+/**
+ * Runs the accept statement for candidates encoded by {@link encodeSendIntent} on the pool (autocommit:
+ * every insert is committed when this resolves). Check order per candidate, as the route answers: key
+ * revoked → idempotency key already used → not insertable → recipient not allowed → inserted (or raced by
+ * a concurrent twin).
  *
  * @returns one outcome per candidate, same order.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
  */
-export async function acceptSendIntents(
-  pool: pg.Pool,
-  candidates: readonly SendIntentCandidate[]
-): Promise<SendIntentOutcome[]> {
-  const records = JSON.stringify(
-    candidates.map((c, o) => ({
-      o,
-      i: c.id,
-      k: c.apiKeyId,
-      ik: c.idempotencyKey,
-      h: c.requestHash,
-      t: c.toJid,
-      g: c.isGroup,
-      x: c.text,
-      c: c.category,
-      d: c.deliverBy?.toISOString() ?? null,
-      m: c.metadata,
-      w: c.waMessageId,
-      n: c.isInsertable,
-    }))
-  );
+export async function acceptSendIntents(pool: pg.Pool, encoded: readonly string[]): Promise<SendIntentOutcome[]> {
+  const records = `[${encoded.map((member, o) => `{"o":${o},${member.slice(1)}`).join(',')}]`;
   const result = await pool.query<ResultRow>({ name: STATEMENT_NAME, text: STATEMENT_SQL, values: [records] });
-  const outcomes: SendIntentOutcome[] = new Array<SendIntentOutcome>(candidates.length);
+  const outcomes = new Array<SendIntentOutcome>(encoded.length);
   for (const row of result.rows) outcomes[row.o] = toOutcome(row);
   return outcomes;
 }
