@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
 import type { SendState } from '../../workflows/send-contracts.js';
+import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { startLocalStack } from '../local-stack/start-local-stack.js';
 import {
   createDemoWhatsApp,
@@ -135,7 +136,10 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       ...m,
       expected: expected.get(m.id) ?? m.expected,
     }));
+    // Issue #10 item 5: the group ACKs above went through the collector; none may have become a lake event.
+    if (stack.collector) await waitForOutboxDrain(stack.collector.outbox, options.timeoutMs);
     const summary = summarizeSendDemo({
+      ownAcksInLake: await countAckEventsInLake(pool),
       requested: client.requested - client.replays,
       accepted: client.accepted,
       idempotentReplays: replayed ? 1 : 0,
@@ -164,6 +168,15 @@ async function waitForExpected(
     timeoutMs,
     'expected states'
   ).catch(() => undefined);
+}
+
+async function countAckEventsInLake(pool: pg.Pool): Promise<number> {
+  const result = await pool.query<{ count: string }>(
+    `SELECT count(*) FROM whatsapp_event_logs
+      WHERE type IN ('messages.update', 'message-receipt.update') AND chat_jid = ANY ($1)`,
+    [DEMO_GROUPS]
+  );
+  return Number(result.rows[0]?.count ?? 0);
 }
 
 async function readStates(pool: pg.Pool, apiKeyId: string): Promise<Array<{ id: string; state: SendState }>> {

@@ -39,6 +39,8 @@ export interface SendDemoSummary {
   duplicatesOnWire: number;
   /** Wire ids no accepted message owns, and failed/expired messages found on the wire. */
   unexpectedWireSends: number;
+  /** Lake rows (`whatsapp_event_logs`) of ACK events in the demo groups: our ACKs never enter the lake (item 5). */
+  ownAcksInLake: number;
   /** Accepted messages whose state differs from the scenario's expectation. */
   mismatches: Array<{ label: string; expected: SendState; actual: SendState }>;
   elapsedMs: number;
@@ -72,6 +74,7 @@ export function summarizeSendDemo(input: {
   expectedReplays: number;
   messages: readonly ObservedMessage[];
   wire: readonly WireSend[];
+  ownAcksInLake: number;
   elapsedMs: number;
 }): SendDemoSummary {
   const { messages, wire } = input;
@@ -100,6 +103,7 @@ export function summarizeSendDemo(input: {
     expired: messages.filter((m) => m.state === 'expired').length,
     duplicatesOnWire: countWireDuplicates(wire),
     unexpectedWireSends,
+    ownAcksInLake: input.ownAcksInLake,
     mismatches,
     elapsedMs: input.elapsedMs,
   };
@@ -109,6 +113,7 @@ export function summarizeSendDemo(input: {
     input.idempotentReplays === input.expectedReplays &&
     summary.duplicatesOnWire === 0 &&
     unexpectedWireSends === 0 &&
+    input.ownAcksInLake === 0 &&
     mismatches.length === 0 &&
     summary.dispatched === distinctWireIds;
   return { ...summary, ok };
@@ -123,6 +128,7 @@ export function formatSendDemoSummary(summary: SendDemoSummary, messages: readon
     `  ended               : failed ${summary.failed} · expired ${summary.expired} · awaiting an ACK ${summary.awaitingAck}`,
     `  on the wire         : ${summary.wireSends} sends · ${summary.distinctWireIds} distinct WhatsApp ids · same id re-sent ${summary.resentSameId}`,
     `  duplicates on wire  : ${summary.duplicatesOnWire} · unexpected sends ${summary.unexpectedWireSends}`,
+    `  our ACKs in the lake: ${summary.ownAcksInLake}`,
     '  messages:',
     ...messages.map(
       (m) =>
@@ -130,7 +136,20 @@ export function formatSendDemoSummary(summary: SendDemoSummary, messages: readon
     ),
     summary.ok
       ? `  OK: every accepted message ended as expected, none reached WhatsApp twice (${(summary.elapsedMs / 1000).toFixed(1)} s)`
-      : `  NOT OK: see the lines marked ≠ and the counts above`,
+      : `  NOT OK: ${describeProblems(summary).join('; ')}`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function describeProblems(summary: SendDemoSummary): string[] {
+  const problems = [
+    summary.accepted !== summary.requested ? `${summary.requested - summary.accepted} requests not accepted` : '',
+    summary.idempotentReplays !== 1 ? 'the idempotent replay did not return the same message' : '',
+    summary.duplicatesOnWire > 0 ? `${summary.duplicatesOnWire} duplicates on the wire` : '',
+    summary.unexpectedWireSends > 0 ? `${summary.unexpectedWireSends} sends that should not have happened` : '',
+    summary.ownAcksInLake > 0 ? `${summary.ownAcksInLake} of our ACKs entered the lake` : '',
+    summary.mismatches.length > 0 ? `${summary.mismatches.length} messages not in their expected state (≠ above)` : '',
+    summary.dispatched !== summary.distinctWireIds ? 'dispatched messages ≠ distinct WhatsApp ids on the wire' : '',
+  ];
+  return problems.filter((problem) => problem !== '');
 }

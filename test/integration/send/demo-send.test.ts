@@ -25,7 +25,13 @@ describe('wa-lake demo-send (issue #10 item 10)', () => {
       timeoutMs: 90_000,
     });
     expect(summary.mismatches).toEqual([]);
-    expect(summary).toMatchObject({ ok: true, duplicatesOnWire: 0, unexpectedWireSends: 0, idempotentReplays: 1 });
+    expect(summary).toMatchObject({
+      ok: true,
+      duplicatesOnWire: 0,
+      unexpectedWireSends: 0,
+      idempotentReplays: 1,
+      ownAcksInLake: 0,
+    });
     expect(summary.expired).toBeGreaterThanOrEqual(1);
     expect(summary.failed).toBeGreaterThanOrEqual(1);
     expect(summary.accepted).toBe(summary.requested);

@@ -35,7 +35,7 @@ describe('summarizeSendDemo', () => {
     expected: 'read',
     ...over,
   });
-  const base = { requested: 2, accepted: 2, idempotentReplays: 1, expectedReplays: 1, elapsedMs: 1 };
+  const base = { ownAcksInLake: 0, requested: 2, accepted: 2, idempotentReplays: 1, expectedReplays: 1, elapsedMs: 1 };
 
   it('counts a funnel from the states and is ok when every message ended as expected', () => {
     const summary = summarizeSendDemo({
