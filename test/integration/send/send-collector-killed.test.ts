@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../../activities/index.js';
 import { createSendGateActivities } from '../../../activities/request-dispatch-slot.js';
@@ -19,7 +19,7 @@ import {
 import {
   bundleWorkflows,
   createTimeSkippingEnv,
-  testDataConverter,
+  createTestWorker,
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
@@ -47,10 +47,9 @@ async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> 
 /** One collector's dispatch worker over the shared socket double (the "WhatsApp" outlives collectors). */
 function createSessionWorker(accountId: string, double: WhatsAppSendDouble): Promise<Worker> {
   const dispatch = createDispatchActivity({ getSocket: () => double, rememberSent: () => undefined });
-  return Worker.create({
+  return createTestWorker({
     connection: env.nativeConnection,
     taskQueue: sessionTaskQueue(accountId),
-    dataConverter: testDataConverter(),
     activities: dispatch,
     // A killed process does not finish its activity: give up on it at once instead of waiting.
     shutdownGraceTime: '100ms',
@@ -76,12 +75,11 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
         gate: { ratePerMinute: 600, burst: 10, marketingJitterMaxMs: 0 },
       }),
     };
-    const worker = await Worker.create({
+    const worker = await createTestWorker({
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: bundle,
       activities,
-      dataConverter: testDataConverter(),
     });
     // The first accepted send never returns: the process "dies" right after the socket took the message.
     let releaseDoomedSend: () => void = () => undefined;
