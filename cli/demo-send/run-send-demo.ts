@@ -16,6 +16,7 @@ import {
 } from './send-demo-plan.js';
 import { type Accepted, DemoApiClient } from './demo-api-client.js';
 import { type ObservedMessage, type SendDemoSummary, summarizeSendDemo } from './send-demo-summary.js';
+import { countAckEventsInLake, readMessages, readStates } from './demo-send-rows.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -46,10 +47,19 @@ const DEMO_ENV = {
   SESSION_RECONNECT_BASE_DELAY_MS: '200',
 };
 
-/** Polls `check` every 200 ms. @throws Error naming `what` when it is still false after `timeoutMs`. */
-async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+/**
+ * Polls `check` every 200 ms. @throws Error naming `what` when it is still false after `timeoutMs`; the
+ * signal's reason when `signal` aborts (Ctrl-C), so the demo stops its stack at once.
+ */
+async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+  signal?: AbortSignal
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    signal?.throwIfAborted();
     if (await check()) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -69,6 +79,7 @@ async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: num
  */
 export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoResult> {
   const startedAt = Date.now();
+  const signal = options.abortSignal;
   const whatsapp = createDemoWhatsApp();
   const stack = await startLocalStack({
     dataDir: options.dataDir,
@@ -83,7 +94,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
   const pool = createPool(stack.databaseUrl, { max: 2 });
   try {
     const admin = new SendAdminRepository(pool);
-    await waitUntil(() => whatsapp.connected, options.timeoutMs, 'the simulated WhatsApp session');
+    await waitUntil(() => whatsapp.connected, options.timeoutMs, 'the simulated WhatsApp session', signal);
     const generated = generateApiKey();
     const apiKeyId = await admin.createApiKey({
       name: 'demo-send',
@@ -106,7 +117,8 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
         return allowed.every(Boolean);
       },
       options.timeoutMs,
-      'the demo groups in the lake'
+      'the demo groups in the lake',
+      signal
     );
 
     const client = new DemoApiClient(stack.ingestUrl, generated.key);
@@ -116,13 +128,14 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
     await waitUntil(
       async () => (await readStates(pool, apiKeyId)).every((row) => row.state !== 'queued'),
       options.timeoutMs,
-      'phase 1 dispatch'
+      'phase 1 dispatch',
+      signal
     );
 
     whatsapp.disconnect(DEMO_TIMINGS.outageMs);
     for (const [index, plan] of PHASE_2.entries()) accepted.push(await client.request(plan, PHASE_1.length + index));
     const expected = new Map(accepted.map((a) => [a.id, a.plan.expected]));
-    await waitForExpected(pool, apiKeyId, expected, options.timeoutMs);
+    await waitForExpected(pool, apiKeyId, expected, options.timeoutMs, signal);
 
     // Phase 3: some lost ACKs turn up after all (WhatsApp delivers a late server ack).
     for (const message of await readMessages(pool, apiKeyId, accepted)) {
@@ -130,7 +143,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       whatsapp.ack(message.waMessageId, 'sent');
       expected.set(message.id, 'sent');
     }
-    await waitForExpected(pool, apiKeyId, expected, options.timeoutMs);
+    await waitForExpected(pool, apiKeyId, expected, options.timeoutMs, signal);
 
     const messages = (await readMessages(pool, apiKeyId, accepted)).map((m) => ({
       ...m,
@@ -161,63 +174,15 @@ async function waitForExpected(
   pool: pg.Pool,
   apiKeyId: string,
   expected: ReadonlyMap<string, SendState>,
-  timeoutMs: number
+  timeoutMs: number,
+  signal: AbortSignal | undefined
 ): Promise<void> {
   await waitUntil(
     async () => (await readStates(pool, apiKeyId)).every((row) => expected.get(row.id) === row.state),
     timeoutMs,
-    'expected states'
-  ).catch(() => undefined);
-}
-
-async function countAckEventsInLake(pool: pg.Pool): Promise<number> {
-  const result = await pool.query<{ count: string }>(
-    `SELECT count(*) FROM whatsapp_event_logs
-      WHERE type IN ('messages.update', 'message-receipt.update') AND chat_jid = ANY ($1)`,
-    [DEMO_GROUPS]
-  );
-  return Number(result.rows[0]?.count ?? 0);
-}
-
-async function readStates(pool: pg.Pool, apiKeyId: string): Promise<Array<{ id: string; state: SendState }>> {
-  const result = await pool.query<{ id: string; state: SendState }>(
-    'SELECT id, state FROM outbound_messages WHERE api_key_id = $1',
-    [apiKeyId]
-  );
-  return result.rows;
-}
-
-async function readMessages(
-  pool: pg.Pool,
-  apiKeyId: string,
-  accepted: readonly Accepted[]
-): Promise<Array<ObservedMessage & { lateAck: boolean }>> {
-  const result = await pool.query<{
-    id: string;
-    to_jid: string;
-    text: string | null;
-    wa_message_id: string;
-    state: SendState;
-    reason_code: string | null;
-  }>('SELECT id, to_jid, text, wa_message_id, state, reason_code FROM outbound_messages WHERE api_key_id = $1', [
-    apiKeyId,
-  ]);
-  const rows = new Map(result.rows.map((row) => [row.id, row]));
-  return accepted.flatMap(({ id, plan }) => {
-    const row = rows.get(id);
-    if (!row) return [];
-    return [
-      {
-        id,
-        label: plan.label,
-        toJid: row.to_jid,
-        text: row.text ?? '',
-        waMessageId: row.wa_message_id,
-        state: row.state,
-        reasonCode: row.reason_code,
-        expected: plan.expected,
-        lateAck: plan.lateAck === true,
-      },
-    ];
+    'expected states',
+    signal
+  ).catch((err: unknown) => {
+    if (signal?.aborted) throw err;
   });
 }
