@@ -131,6 +131,34 @@ export class SendAdminRepository {
       createdAt: row.created_at,
     }));
   }
+
+  /**
+   * Whether `accountId` may send to `recipient` (architecture.md §12): a phone needs an opt-in; a group must be
+   * known to the lake (the collector snapshots every group it participates in) and, when the account's
+   * own participant ids are recorded, one of them must be a current member (no `left_at`). The request API
+   * applies the same rule inside its accept statement (`send-intent-statement.ts`); this one serves callers
+   * that only ask (the send demo waits for its groups with it).
+   */
+  async isRecipientAllowed(accountId: string, recipient: Recipient): Promise<boolean> {
+    if (recipient.kind === 'phone') {
+      const rows = await run(this.pool, `SELECT 1 FROM send_opt_ins WHERE account_id = $1 AND phone_jid = $2`, [
+        accountId,
+        recipient.jid,
+      ]);
+      return rows.length > 0;
+    }
+    const rows = await run(
+      this.pool,
+      `SELECT 1 FROM whatsapp_groups g
+        WHERE g.jid = $2
+          AND (COALESCE(cardinality((SELECT participant_ids FROM send_accounts WHERE account_id = $1)), 0) = 0
+               OR EXISTS (SELECT 1 FROM whatsapp_group_memberships m
+                           WHERE m.group_jid = g.jid AND m.left_at IS NULL
+                             AND m.participant_id = ANY ((SELECT participant_ids FROM send_accounts WHERE account_id = $1)::text[])))`,
+      [accountId, recipient.jid]
+    );
+    return rows.length > 0;
+  }
 }
 
 function toApiKey(row: Record<string, unknown>): ApiKeyRecord {
