@@ -154,7 +154,6 @@ export async function measureStartLatency(options: {
       options.pool,
       accepted.map((a) => a.id)
     );
-    await send.close();
     const fromAnswer: number[] = [];
     const fromClientReceipt: number[] = [];
     for (let offset = 0; offset < accepted.length; offset += DESCRIBE_CONCURRENCY) {
