@@ -37,6 +37,12 @@ export function toSendMessageInput(message: OutboundMessage): SendMessageInput {
   };
 }
 
+type StartSource = 'accepted' | 'swept';
+interface WaitingStart {
+  message: OutboundMessage;
+  settle: (isStarted: boolean) => void;
+}
+
 /** Starts in flight at once (immediate and swept together); more wait in memory for a slot. */
 export const MAX_CONCURRENT_STARTS = 16;
 /** Batches one sweep goes through at most (a row that starts but cannot be marked would be listed again). */
@@ -53,12 +59,14 @@ const MAX_BATCHES_PER_SWEEP = 50;
  * runs (issue #10 item 11): a burst of accepts queues here instead of sending Temporal hundreds of
  * concurrent starts that all miss their deadline and leave the backlog to the sweeper. A message queued or
  * in flight is never started twice by this process; the sweeper sweeps again at once while it finds full
- * batches and they start.
+ * batches and they start. Just-accepted messages take the next free slot before swept ones, so draining a
+ * backlog (Temporal was down) does not delay the start of new requests.
  */
 export class SendWorkflowStarter {
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
-  private readonly waiting: Array<{ message: OutboundMessage; settle: (isStarted: boolean) => void }> = [];
+  /** Starts waiting for a slot: just accepted (taken first), and found by the sweeper. */
+  private readonly waiting: Record<StartSource, WaitingStart[]> = { accepted: [], swept: [] };
   /** Queued or running starts by message id (what `startSoon` and the sweeper share). */
   private readonly attempts = new Map<string, Promise<boolean>>();
   private running = 0;
@@ -70,14 +78,14 @@ export class SendWorkflowStarter {
 
   /** Attempts the start in the background; failures are left to the sweeper. */
   startSoon(message: OutboundMessage): void {
-    void this.enqueue(message);
+    void this.enqueue(message, 'accepted');
   }
 
   /** Queues one start (or joins the queued one). @returns whether the workflow exists afterwards; never rejects. */
-  private enqueue(message: OutboundMessage): Promise<boolean> {
+  private enqueue(message: OutboundMessage, source: StartSource): Promise<boolean> {
     const queued = this.attempts.get(message.id);
     if (queued) return queued;
-    const attempt = new Promise<boolean>((settle) => this.waiting.push({ message, settle }));
+    const attempt = new Promise<boolean>((settle) => this.waiting[source].push({ message, settle }));
     this.attempts.set(message.id, attempt);
     void attempt.finally(() => this.attempts.delete(message.id));
     this.pump();
@@ -85,8 +93,8 @@ export class SendWorkflowStarter {
   }
 
   private pump(): void {
-    while (this.running < MAX_CONCURRENT_STARTS && this.waiting.length > 0) {
-      const next = this.waiting.shift();
+    while (this.running < MAX_CONCURRENT_STARTS) {
+      const next = this.waiting.accepted.shift() ?? this.waiting.swept.shift();
       if (!next) return;
       this.running += 1;
       void this.start(next.message).then((isStarted) => {
@@ -135,7 +143,7 @@ export class SendWorkflowStarter {
         for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch += 1) {
           const olderThan = new Date(Date.now() - this.options.startTimeoutMs);
           const rows = await this.options.repository.listUnstarted(this.options.sweepBatchSize, olderThan);
-          const outcomes = await Promise.all(rows.map((row) => this.enqueue(row)));
+          const outcomes = await Promise.all(rows.map((row) => this.enqueue(row, 'swept')));
           started += outcomes.filter(Boolean).length;
           if (rows.length < this.options.sweepBatchSize || outcomes.includes(false)) break;
         }
@@ -164,7 +172,7 @@ export class SendWorkflowStarter {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    for (const dropped of this.waiting.splice(0)) dropped.settle(false);
+    for (const dropped of [...this.waiting.accepted.splice(0), ...this.waiting.swept.splice(0)]) dropped.settle(false);
     await Promise.allSettled([...this.attempts.values(), this.sweeping]);
   }
 }
