@@ -109,7 +109,8 @@ describe('accepted means never lost (architecture.md §12, issue #10 item 2)', (
     cleanups.push(() => temporal.stop());
     await new Promise((resolve) => setTimeout(resolve, 400)); // the sweeper takes rows older than the start timeout (300 ms)
 
-    expect(await server.send.starter.sweepOnce()).toBe(25);
+    // ≥: the database is shared with other test files, whose unstarted rows this sweep may start too.
+    expect(await server.send.starter.sweepOnce()).toBeGreaterThanOrEqual(25);
     const { rowCount } = await server.pool.query(
       'SELECT 1 FROM outbound_messages WHERE id = ANY($1) AND workflow_started_at IS NOT NULL',
       [ids]
