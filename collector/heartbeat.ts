@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import { makeDirectory } from '../common/make-directory.js';
 
 /** Outbox row counts by state, as `OutboxStore.countByState()` returns them. */
 export type OutboxCounts = Record<'pending' | 'started' | 'dead', number>;
@@ -82,7 +83,7 @@ export class Heartbeat {
       'collector heartbeat'
     );
     try {
-      mkdirSync(dirname(this.deps.statusPath), { recursive: true });
+      makeDirectory(dirname(this.deps.statusPath));
       const temporary = `${this.deps.statusPath}.${process.pid}.tmp`;
       writeFileSync(temporary, `${JSON.stringify(status, null, 2)}\n`);
       renameSync(temporary, this.deps.statusPath);
