@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { describeUnusableReplay, loadCollectorConfig, runCollector } from '../../collector/index.js';
+import {
+  describeUnusableReplay,
+  loadCollectorConfig,
+  runCollector,
+  type ReplaySummary,
+} from '../../collector/index.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
@@ -81,14 +86,27 @@ export function registerCollectorCommands(program: Command): void {
           return;
         }
         const pending = await waitForOutboxDrain(collector.outbox, Number(options.waitMs));
-        printLine(
-          `replayed ${summary?.lines ?? 0} lines: ${summary?.kept ?? 0} kept, ${summary?.inserted ?? 0} new in the outbox, ` +
-            `${summary?.duplicates ?? 0} already there, ${summary?.dead ?? 0} dead, ${summary?.malformedLines ?? 0} malformed lines; ` +
-            `${pending} still pending (the next collector run sends them)`
-        );
+        if (summary) for (const line of describeReplayCounts(summary)) printLine(line);
+        printLine(`${pending} still pending (the next collector run sends them)`);
       } finally {
         await collector.stop();
         await temporal.close();
       }
     });
+}
+
+/**
+ * The replay's counts as printed by `wa-lake replay`: every line of the capture lands in exactly one
+ * count (issue #12 follow-up: a record with `data: null` or `messages: []` used to be counted nowhere).
+ */
+export function describeReplayCounts(summary: ReplaySummary): string[] {
+  const droppedItems = Object.values(summary.dropped).reduce((sum, count) => sum + count, 0);
+  const withItems = summary.records - summary.recordsWithoutItems;
+  return [
+    `read ${summary.lines + summary.blankLines} lines: ${summary.records} records, ` +
+      `${summary.malformedLines} malformed, ${summary.blankLines} blank`,
+    `  records: ${withItems} with items, ${summary.recordsWithoutItems} without any (data null or an empty batch)`,
+    `  items  : ${summary.items} = ${summary.kept} kept + ${droppedItems} dropped; kept: ${summary.inserted} new in the outbox, ` +
+      `${summary.duplicates} already there, ${summary.dead} dead`,
+  ];
 }

@@ -51,7 +51,7 @@ export function registerDemoCommand(program: Command): void {
       try {
         summary = await collectSummary(stack, capture, Number(options.timeoutMs), logger);
         // An empty or malformed-only capture proves nothing: never print "OK" for it (issue #12 item 9).
-        unusable = describeUnusableReplay({ lines: summary.read, malformedLines: summary.malformedLines }, capture);
+        unusable = describeUnusableReplay({ ...summary, lines: summary.read }, capture);
         if (unusable !== null) summary = { ...summary, ok: false };
         // Issue #11 item 5: the demo ends with what the lake is for — engagement, and its report.
         const engagement = await writeDemoEngagement(stack.databaseUrl, options.dataDir);
@@ -100,6 +100,8 @@ async function collectSummary(
     dropped: replay.dropped,
     duplicatesRejected: replay.duplicates,
     malformedLines: replay.malformedLines,
+    recordsWithoutItems: replay.recordsWithoutItems,
+    blankLines: replay.blankLines,
     outbox: collector.outbox.countByState(),
     workflows,
     lakeRows,
