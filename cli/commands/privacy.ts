@@ -6,6 +6,7 @@ import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../ingest-api/index.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
+import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 const databaseUrl = (): string => parseConfig(z.object({ DATABASE_URL: envPostgresUrl }), process.env).DATABASE_URL;
@@ -23,10 +24,14 @@ export function registerPrivacyCommands(program: Command): void {
   retention
     .command('apply')
     .description('redact message bodies older than a period; ids, times, type, group, participant and kind stay')
-    .requiredOption('--older-than <period>', 'age by event time, e.g. 90d, 12w, 36h')
+    .requiredOption(
+      '--older-than <period>',
+      'age by event time, e.g. 90d, 12w, 36h (at most 36500d)',
+      asOptionParser(parseRetentionPeriodMs)
+    )
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_retention_runs)', currentUser())
-    .action(async (options: { olderThan: string; requestedBy: string }) => {
-      const cutoff = new Date(Date.now() - parseRetentionPeriodMs(options.olderThan));
+    .action(async (options: { olderThan: number; requestedBy: string }) => {
+      const cutoff = new Date(Date.now() - options.olderThan);
       const pool = createPool(databaseUrl());
       try {
         const result = await redactOldMessageBodies(pool, cutoff, { requestedBy: options.requestedBy });

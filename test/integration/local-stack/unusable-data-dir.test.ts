@@ -7,7 +7,7 @@ describe('wa-lake dev with a data folder it cannot create', () => {
   it.runIf(existsSync('/proc/self'))(
     'fails fast with the folder and the reason, and exits 1',
     async () => {
-      const run = await runCli(['dev', '--data-dir', '/proc/nope', '--ui-port', '0'], { timeoutMs: 60_000 });
+      const run = await runCli(['dev', '--data-dir', '/proc/nope'], { timeoutMs: 60_000 });
       expect(run.signal).toBeNull();
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('cannot use /proc/nope as the data folder (--data-dir)');
