@@ -10,6 +10,7 @@ import { createDataConverter, warnWhenPayloadsInClear } from '../../common/tempo
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
+import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /** Config, logger, windowed alert sink and a lazy Temporal client: what both collector commands run with. */
@@ -68,8 +69,13 @@ export function registerCollectorCommands(program: Command): void {
     .command('replay')
     .description('feed a capture file (ours or the first collector trail) through filter → keys → outbox → Temporal')
     .argument('<capture>', 'capture file, or a folder of the first collector trail (logs/<event>/<date>.json)')
-    .option('--wait-ms <ms>', 'how long to wait for the outbox to be handed to Temporal after reading', '60000')
-    .action(async (capture: string, options: { waitMs: string }) => {
+    .option(
+      '--wait-ms <ms>',
+      'how long to wait for the outbox to be handed to Temporal after reading (ms, at most a day)',
+      integerInRange(0, DAY_MS),
+      60_000
+    )
+    .action(async (capture: string, options: { waitMs: number }) => {
       const { config, logger, alertSink, temporal } = createCollectorDeps();
       const collector = await runCollector({
         config,
@@ -86,7 +92,7 @@ export function registerCollectorCommands(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        const pending = await waitForOutboxDrain(collector.outbox, Number(options.waitMs));
+        const pending = await waitForOutboxDrain(collector.outbox, options.waitMs);
         if (summary) for (const line of describeReplayCounts(summary)) printLine(line);
         printLine(`${pending} still pending (the next collector run sends them)`);
       } finally {

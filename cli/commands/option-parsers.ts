@@ -1,5 +1,8 @@
 import { InvalidArgumentError } from 'commander';
 
+/** One day in ms: the longest wait a CLI option accepts (`--timeout-ms`, `--wait-ms`). */
+export const DAY_MS = 86_400_000;
+
 /**
  * A commander option parser for an integer in `[min, max]`: anything else is rejected before the command
  * runs, with commander's own "option '--limit <n>' argument 'abc' is invalid" message and exit code 1
