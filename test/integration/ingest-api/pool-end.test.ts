@@ -10,6 +10,7 @@ import { createPool } from '../../../ingest-api/db/pool.js';
 interface LogRecord {
   level: number;
   msg: string;
+  err?: Record<string, unknown>;
 }
 
 const WARN = 40;
@@ -91,7 +92,7 @@ describe('createPool end()', () => {
     expect(records.filter((record) => record.level >= WARN)).toEqual([]);
   });
 
-  it('logs an idle client failing while the pool ends at debug level, and one failing before at warn', async () => {
+  it('logs an idle client failing while the pool ends at debug level, one failing before at warn, never the client', async () => {
     const records: LogRecord[] = [];
     const pool = createPool(inject('databaseUrl'), { max: 2, logger: capturingLogger(records) });
     const clients: pg.PoolClient[] = [];
@@ -106,5 +107,8 @@ describe('createPool end()', () => {
 
     const idleFailures = records.filter((record) => record.msg.startsWith('idle database client failed'));
     expect(idleFailures.map((record) => record.level)).toEqual([WARN, 20]);
+    // pg-pool attaches the whole pg.Client to the error (err.client): the line names its class only.
+    expect(idleFailures[0]?.err).toMatchObject({ client: '[Client]' });
+    expect(JSON.stringify(idleFailures)).not.toContain('connectionParameters');
   });
 });
