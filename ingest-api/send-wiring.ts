@@ -7,6 +7,7 @@ import type { IngestAppDeps } from './app.js';
 import type { IngestConfig } from './config.js';
 import { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
 import { SendAdminRepository } from './db/send-admin-repository.js';
+import { StatusWebhookTargets } from './db/status-webhook-targets.js';
 import { createSendMetrics } from './send/send-metrics.js';
 import { SendWorkflowStarter } from './send/send-workflow-starter.js';
 
@@ -61,6 +62,10 @@ export function createSendComponents(options: {
       onAccepted: (message) => starter.startSoon(message),
       textMaxChars: config.send.textMaxChars,
       metrics: options.registry ? createSendMetrics(options.registry) : undefined,
+      statusWebhooks: {
+        targets: new StatusWebhookTargets(options.pool),
+        encryptionKeys: config.send.payloadEncryptionKeys,
+      },
     },
     starter,
     async close() {

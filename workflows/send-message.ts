@@ -1,17 +1,22 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
+  ParentClosePolicy,
   TimeoutFailure,
+  WorkflowIdReusePolicy,
   condition,
   log,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
+  startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
+  DELIVER_SEND_STATUS_WORKFLOW_TYPE,
   DISPATCH_START_TO_CLOSE_MS,
   SEND_REASON_CODES,
   SendFailureType,
@@ -20,11 +25,13 @@ import {
   isForwardTransition,
   sendAckSignal,
   sendStatusQuery,
+  sendStatusWebhookId,
   sessionTaskQueue,
   type SendFailureTypeName,
   type SendMessageInput,
   type SendMessageResult,
   type SendState,
+  type SendStatusDeliveryInput,
   type SendTransition,
   type SessionActivities,
 } from './send-contracts.js';
@@ -103,9 +110,37 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     unreported.push(transition);
     upsertSearchAttributes([{ key: WA_SEND_STATE, value: to }]);
   };
+  // Status webhooks (issue #10 item 8, ADR 0011): one abandoned `deliverSendStatus` child per state reached,
+  // started without waiting, so a slow or broken receiver never holds up sending or ACK handling. Only
+  // runs started with `statusWebhook` issue these commands: older histories replay unchanged.
+  const notices: Array<Promise<void>> = [];
+  const notifyCaller = (transition: SendTransition): void => {
+    if (input.statusWebhook !== true) return;
+    const change: SendStatusDeliveryInput = {
+      messageId: input.messageId,
+      ...transition,
+      sequence: transitions.indexOf(transition) + 1,
+    };
+    const started = startChild(DELIVER_SEND_STATUS_WORKFLOW_TYPE, {
+      workflowId: sendStatusWebhookId(input.messageId, transition.state),
+      args: [change],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+    // Already started (this run was reset): that child owns the delivery; never a second webhook-id.
+    notices.push(
+      started.then(
+        () => undefined,
+        (err: unknown) => {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+      )
+    );
+  };
   const flush = async (): Promise<void> => {
     for (let next = unreported.shift(); next; next = unreported.shift()) {
       await reportSendTransition({ messageId: input.messageId, ...next });
+      notifyCaller(next);
     }
   };
   // Read through a function: signal handlers change `state` between awaits, which TypeScript's narrowing cannot see.
@@ -134,6 +169,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
       : condition(() => grantedAtMs !== null, timeout);
   };
 
+  if (transitions[0]) notifyCaller(transitions[0]);
   let retryDelayMs = input.options?.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
   let hasGrant = isDeadlinePassed() ? false : await awaitGrant();
   while (state === 'queued') {
@@ -196,5 +232,6 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     }
   }
   await flush();
+  await Promise.all(notices);
   return { messageId: input.messageId, state, reasonCode, dispatchAttempts };
 }
