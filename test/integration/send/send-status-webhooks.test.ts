@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPostSendStatusWebhook } from '../../../activities/post-send-status-webhook.js';
@@ -26,6 +26,7 @@ import {
   TEST_SECRET,
   bundleWorkflows,
   createTimeSkippingEnv,
+  testDataConverter,
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
 import { createSendKit, type SendKit } from './send-workflow-kit.js';
@@ -162,6 +163,14 @@ async function sendAndRead(apiKey: string, metadata: Record<string, unknown> | n
 
 const STATES: SendState[] = ['queued', 'dispatched', 'sent', 'delivered', 'read'];
 
+/** Replays the recorded histories of these workflow ids with today's code (throws on non-determinism). */
+async function replay(workflowIds: string[]): Promise<void> {
+  for (const workflowId of workflowIds) {
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: bundle, dataConverter: testDataConverter() }, history, workflowId);
+  }
+}
+
 describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
   it('delivers each state once to a receiver that answers 500 then 200, with one webhook-id across retries and a signature the standardwebhooks library accepts', async () => {
     const kit = await newKit();
@@ -202,6 +211,8 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
       });
       const times = STATES.map((state) => Date.parse(byStatus.get(state)?.data.at ?? ''));
       expect([...times].sort((a, b) => a - b)).toEqual(times);
+
+      await replay([sendWorkflowId(id), sendStatusWebhookId(id, 'sent')]);
 
       const sample = accepted[0];
       if (!sample) throw new Error('no accepted request');
@@ -250,6 +261,27 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
       // One attempt per status change: a rejected change is never retried.
       const attempts = receiver.received.filter((r) => String(r.headers['webhook-id']).includes(id));
       expect(attempts).toHaveLength(STATES.length);
+    });
+  });
+
+  it('raises status_webhook_unauthorized on a receiver that answers 401, keeps retrying, and delivers once it accepts', async () => {
+    const kit = await newKit();
+    const { key } = await createKey(kit, '/unauthorized');
+    receiver.answer = (path, _id, attempt) => (path === '/unauthorized' && attempt <= 2 ? 401 : 200);
+    await kit.run(async () => {
+      const id = await sendAndRead(key, null);
+      for (const state of STATES) {
+        await expect(env.client.workflow.getHandle(sendStatusWebhookId(id, state)).result()).resolves.toMatchObject({
+          status: 200,
+        });
+        const attempts = receiver
+          .on('/unauthorized')
+          .filter((r) => r.headers['webhook-id'] === sendStatusWebhookId(id, state));
+        expect(attempts.map((r) => r.answeredStatus)).toEqual([401, 401, 200]);
+      }
+      // One alert per blocked run (the alert sink dedups across runs by kind and window).
+      expect(kit.alerts.filter((alert) => alert.kind === 'status_webhook_unauthorized')).toHaveLength(STATES.length);
+      await replay([sendStatusWebhookId(id, 'queued')]);
     });
   });
 
