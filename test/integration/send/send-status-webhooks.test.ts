@@ -9,6 +9,8 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPostSendStatusWebhook } from '../../../activities/post-send-status-webhook.js';
 import { createRecordDeadLetter } from '../../../activities/record-dead-letter.js';
+import { computeSignature } from '../../../common/hmac-signature.js';
+import { SEND_STATUS_WEBHOOKS_PATH } from '../../../common/send-status-webhook.js';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
 import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
@@ -113,12 +115,12 @@ function newKit(): Promise<SendKit> {
 }
 
 /** A key of the test account, with a webhook at `path` of the receiver (secret sealed like the CLI does) or none. */
-async function createKey(kit: SendKit, path: string | null): Promise<{ key: string; secret: string | null }> {
+async function createKey(accountId: string, path: string | null): Promise<{ key: string; secret: string | null }> {
   const generated = generateApiKey();
   const secret = path === null ? null : generateWebhookSecret();
   await server.admin.createApiKey({
     name: 'status-webhook-test',
-    accountId: kit.accountId,
+    accountId,
     keyHash: generated.hash,
     keyPrefix: generated.prefix,
     webhookUrl: path === null ? null : `${receiverUrl}${path}`,
@@ -174,7 +176,7 @@ async function replay(workflowIds: string[]): Promise<void> {
 describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
   it('delivers each state once to a receiver that answers 500 then 200, with one webhook-id across retries and a signature the standardwebhooks library accepts', async () => {
     const kit = await newKit();
-    const { key, secret } = await createKey(kit, '/flaky');
+    const { key, secret } = await createKey(kit.accountId, '/flaky');
     receiver.answer = (_path, _id, attempt) => (attempt === 1 ? 500 : 200);
     await kit.run(async () => {
       const id = await sendAndRead(key, { order: 'A-17' });
@@ -229,7 +231,7 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
 
   it('dead-letters a status change the receiver rejects with 400 or 422 and sends it no more', async () => {
     const kit = await newKit();
-    const { key } = await createKey(kit, '/rejecting');
+    const { key } = await createKey(kit.accountId, '/rejecting');
     receiver.answer = (path, _id, _attempt, body) => (path === '/rejecting' && body.includes('"queued"') ? 400 : 422);
     await kit.run(async () => {
       const id = await sendAndRead(key, null);
@@ -266,7 +268,7 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
 
   it('raises status_webhook_unauthorized on a receiver that answers 401, keeps retrying, and delivers once it accepts', async () => {
     const kit = await newKit();
-    const { key } = await createKey(kit, '/unauthorized');
+    const { key } = await createKey(kit.accountId, '/unauthorized');
     receiver.answer = (path, _id, attempt) => (path === '/unauthorized' && attempt <= 2 ? 401 : 200);
     await kit.run(async () => {
       const id = await sendAndRead(key, null);
@@ -287,7 +289,7 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
 
   it('sends nothing for a key without a webhook URL: no child workflow, no request', async () => {
     const kit = await newKit();
-    const { key } = await createKey(kit, null);
+    const { key } = await createKey(kit.accountId, null);
     const before = receiver.received.length;
     await kit.run(async () => {
       const id = await sendAndRead(key, { order: 'B-2' });
@@ -303,5 +305,54 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
       expect(childStarts).toHaveLength(0);
     });
     expect(receiver.received.length).toBe(before);
+  });
+
+  it('prepares requests only for a correctly signed ask: 401 for a wrong internal signature, url null for a key without webhook', async () => {
+    // No workers: the workflows the API starts wait unpolled; only the prepare endpoint is exercised.
+    const accountId = `acct-${randomUUID().slice(0, 8)}`;
+    const withHook = await createKey(accountId, '/prepared');
+    const withoutHook = await createKey(accountId, null);
+    const groupJid = await seedGroup(server.pool, []);
+    const idOf = async (apiKey: string): Promise<string> => {
+      const response = await postMessage(server.url, apiKey, { to: groupJid, text: 'x', category: 'otp' });
+      return response.json['id'] as string;
+    };
+    const ask = async (messageId: string, secret = TEST_SECRET) => {
+      const body = JSON.stringify({
+        message_id: messageId,
+        state: 'sent',
+        at: new Date().toISOString(),
+        reason_code: null,
+        sequence: 3,
+      });
+      const response = await fetch(`${server.url}${SEND_STATUS_WEBHOOKS_PATH}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-event-id': messageId,
+          'x-signature': computeSignature(secret, messageId, body),
+        },
+        body,
+      });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    const hooked = await idOf(withHook.key);
+    expect((await ask(hooked, 'another-secret-0123456789abcdef')).status).toBe(401);
+    expect(await ask(await idOf(withoutHook.key))).toEqual({ status: 200, json: { url: null } });
+    const prepared = await ask(hooked);
+    expect(prepared.status).toBe(200);
+    expect(prepared.json['url']).toBe(`${receiverUrl}/prepared`);
+    const headers = prepared.json['headers'] as Record<string, string>;
+    expect(headers['webhook-id']).toBe(sendStatusWebhookId(hooked, 'sent'));
+    expect(new Webhook(withHook.secret ?? '').verify(prepared.json['body'] as string, headers)).toMatchObject({
+      type: 'message.sent',
+      data: { id: hooked, sequence: 3 },
+    });
+    const stored = await server.pool.query<{ webhook_secret: string }>(
+      `SELECT k.webhook_secret FROM send_api_keys k JOIN outbound_messages m ON m.api_key_id = k.id WHERE m.id = $1`,
+      [hooked]
+    );
+    expect(stored.rows[0]?.webhook_secret).toMatch(/^aes256gcm:test1:/);
+    expect(stored.rows[0]?.webhook_secret).not.toContain((withHook.secret ?? '').slice(6));
   });
 });
