@@ -1,22 +1,17 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
-  ParentClosePolicy,
   TimeoutFailure,
-  WorkflowIdReusePolicy,
   condition,
   log,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
-  startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
-  DELIVER_SEND_STATUS_WORKFLOW_TYPE,
   DISPATCH_START_TO_CLOSE_MS,
   SEND_REASON_CODES,
   SendFailureType,
@@ -25,16 +20,15 @@ import {
   isForwardTransition,
   sendAckSignal,
   sendStatusQuery,
-  sendStatusWebhookId,
   sessionTaskQueue,
   type SendFailureTypeName,
   type SendMessageInput,
   type SendMessageResult,
   type SendState,
-  type SendStatusDeliveryInput,
   type SendTransition,
   type SessionActivities,
 } from './send-contracts.js';
+import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 
 const { reportSendTransition, requestDispatchSlot, pauseAccountSending } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -80,6 +74,8 @@ function classifyAttempt(err: unknown): AttemptOutcome {
  * they arrive, so one that beats the `dispatched` record is kept. After the socket accepted the message
  * nothing re-sends it: a missing ACK raises one alert after `ackGraceMs`. Transient failures retry with
  * backoff and jitter until `deliver_by`; a retry after an in-flight timeout reuses the same WhatsApp id.
+ * With `input.statusWebhook`, each state (from `queued`) also starts a `deliverSendStatus` child that POSTs
+ * it to the API key's webhook (issue #10 item 8, ADR 0011).
  *
  * @returns the final (or last) state, its reason code and the number of dispatch attempts.
  */
@@ -110,37 +106,12 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     unreported.push(transition);
     upsertSearchAttributes([{ key: WA_SEND_STATE, value: to }]);
   };
-  // Status webhooks (issue #10 item 8, ADR 0011): one abandoned `deliverSendStatus` child per state reached,
-  // started without waiting, so a slow or broken receiver never holds up sending or ACK handling. Only
-  // runs started with `statusWebhook` issue these commands: older histories replay unchanged.
-  const notices: Array<Promise<void>> = [];
-  const notifyCaller = (transition: SendTransition): void => {
-    if (input.statusWebhook !== true) return;
-    const change: SendStatusDeliveryInput = {
-      messageId: input.messageId,
-      ...transition,
-      sequence: transitions.indexOf(transition) + 1,
-    };
-    const started = startChild(DELIVER_SEND_STATUS_WORKFLOW_TYPE, {
-      workflowId: sendStatusWebhookId(input.messageId, transition.state),
-      args: [change],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    });
-    // Already started (this run was reset): that child owns the delivery; never a second webhook-id.
-    notices.push(
-      started.then(
-        () => undefined,
-        (err: unknown) => {
-          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        }
-      )
-    );
-  };
+  // Status webhooks (issue #10 item 8, ADR 0011); only runs started with `statusWebhook` issue commands for them.
+  const statusWebhooks = createStatusWebhookNotifier(input.messageId, input.statusWebhook === true);
   const flush = async (): Promise<void> => {
     for (let next = unreported.shift(); next; next = unreported.shift()) {
       await reportSendTransition({ messageId: input.messageId, ...next });
-      notifyCaller(next);
+      statusWebhooks.notify(next, transitions.indexOf(next) + 1);
     }
   };
   // Read through a function: signal handlers change `state` between awaits, which TypeScript's narrowing cannot see.
@@ -169,7 +140,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
       : condition(() => grantedAtMs !== null, timeout);
   };
 
-  if (transitions[0]) notifyCaller(transitions[0]);
+  if (transitions[0]) statusWebhooks.notify(transitions[0], 1);
   let retryDelayMs = input.options?.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
   let hasGrant = isDeadlinePassed() ? false : await awaitGrant();
   while (state === 'queued') {
@@ -232,6 +203,6 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     }
   }
   await flush();
-  await Promise.all(notices);
+  await statusWebhooks.settle();
   return { messageId: input.messageId, state, reasonCode, dispatchAttempts };
 }
