@@ -12,6 +12,7 @@ import type { Activities } from '../activities/index.js';
 import type { IngestFailureDetails } from './contracts.js';
 import { BLOCKED_INITIAL_DELAY_MS, BLOCKED_MAX_DELAY_MS, MAX_BLOCKED_TURNS_PER_RUN } from './deliver-event.js';
 import {
+  SEND_STATUS_DEAD_LETTER_TYPE_PREFIX,
   StatusWebhookFailureType,
   type SendStatusDeliveryInput,
   type SendStatusDeliveryResult,
@@ -50,7 +51,7 @@ function failureOf(err: unknown): { type: string; details: IngestFailureDetails 
 async function deadLetterAndFail(input: SendStatusDeliveryInput, details: IngestFailureDetails): Promise<never> {
   await recordDeadLetter({
     eventId: workflowInfo().workflowId,
-    type: `send_status:${input.state}`,
+    type: `${SEND_STATUS_DEAD_LETTER_TYPE_PREFIX}${input.state}`,
     chatJid: null,
     httpStatus: details.status,
     responseExcerpt: details.responseExcerpt.slice(0, 256),

@@ -281,3 +281,6 @@ export const StatusWebhookFailureType = {
 
 /** Client timeout of one POST to a caller's webhook (architecture.md §12: customer webhook ≤ 10 s). */
 export const STATUS_WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** `type` prefix of the dead-letter entries `deliverSendStatus` writes (`send_status:<state>`, ADR 0011). */
+export const SEND_STATUS_DEAD_LETTER_TYPE_PREFIX = 'send_status:';

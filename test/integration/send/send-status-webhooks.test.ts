@@ -9,6 +9,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPostSendStatusWebhook } from '../../../activities/post-send-status-webhook.js';
 import { createRecordDeadLetter } from '../../../activities/record-dead-letter.js';
+import type { Alert } from '../../../common/alert-sink.js';
 import { computeSignature } from '../../../common/hmac-signature.js';
 import { SEND_STATUS_WEBHOOKS_PATH } from '../../../common/send-status-webhook.js';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
@@ -77,6 +78,7 @@ class Receiver {
 let env: TestWorkflowEnvironment;
 let server: SendTestServer;
 let bundle: WorkflowBundleWithSourceMap;
+const deadLetterAlerts: Alert[] = [];
 const receiver = new Receiver();
 let receiverUrl: string;
 const taskQueue = uniqueTaskQueue('send-status');
@@ -109,7 +111,16 @@ function newKit(): Promise<SendKit> {
         webhookSecret: TEST_SECRET,
         httpTimeoutMs: 5_000,
       }),
-      recordDeadLetter: createRecordDeadLetter({ client: env.client, taskQueue }),
+      recordDeadLetter: createRecordDeadLetter({
+        client: env.client,
+        taskQueue,
+        alertSink: {
+          send: (alert) => {
+            deadLetterAlerts.push(alert);
+            return Promise.resolve(true);
+          },
+        },
+      }),
     },
   });
 }
@@ -260,6 +271,9 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
       for (const state of STATES.slice(1)) {
         expect(entries.get(sendStatusWebhookId(id, state))).toMatchObject({ httpStatus: 422 });
       }
+      expect(deadLetterAlerts.map((alert) => alert.message)).toContain(
+        'A send API caller’s webhook rejected status webhooks for good; they are dead-lettered. See `wa-lake dlq list`.'
+      );
       // One attempt per status change: a rejected change is never retried.
       const attempts = receiver.received.filter((r) => String(r.headers['webhook-id']).includes(id));
       expect(attempts).toHaveLength(STATES.length);
