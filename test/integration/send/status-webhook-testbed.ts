@@ -6,6 +6,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { expect } from 'vitest';
 import { createPostSendStatusWebhook } from '../../../activities/post-send-status-webhook.js';
 import { createRecordDeadLetter } from '../../../activities/record-dead-letter.js';
+import { createResolveDeadLetters } from '../../../activities/resolve-dead-letters.js';
 import type { Alert } from '../../../common/alert-sink.js';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
@@ -112,6 +113,7 @@ export async function startStatusWebhookTestbed(
             webhookSecret: TEST_SECRET,
             httpTimeoutMs: 5_000,
           }),
+          resolveDeadLetters: createResolveDeadLetters({ client: env.client, taskQueue }),
           recordDeadLetter: createRecordDeadLetter({
             client: env.client,
             taskQueue,
