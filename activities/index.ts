@@ -1,8 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { Alert, AlertSink } from '../common/alert-sink.js';
 import type { DeadLetterEntry, DeadLetterWorkflowInput, ResolveDeadLettersRequest } from '../workflows/contracts.js';
-import type { DispatchRequest } from '../workflows/send-contracts.js';
+import type {
+  DispatchRequest,
+  SendStatusDeliveryInput,
+  SendStatusDeliveryResult,
+} from '../workflows/send-contracts.js';
 import { createPostEventToIngest, type PostEventInput, type PostEventResult } from './post-event.js';
+import { createPostSendStatusWebhook } from './post-send-status-webhook.js';
 import { createRecordDeadLetter } from './record-dead-letter.js';
 import { createReportSendTransition, type ReportSendTransitionInput } from './report-send-transition.js';
 import { createSendGateActivities, type SendGateSettings } from './request-dispatch-slot.js';
@@ -19,6 +24,8 @@ export interface Activities {
   reportSendTransition(input: ReportSendTransitionInput): Promise<void>;
   requestDispatchSlot(input: { accountId: string; request: DispatchRequest }): Promise<void>;
   pauseAccountSending(input: { accountId: string; reason: string }): Promise<void>;
+  // Status webhooks to the caller (issue #10 item 8, ADR 0011).
+  postSendStatusWebhook(input: SendStatusDeliveryInput): Promise<SendStatusDeliveryResult>;
 }
 
 /** Default per-account send rate (architecture.md §12): 20 messages per minute, bursts of 5, no marketing jitter. */
@@ -64,6 +71,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     recordDeadLetter: createRecordDeadLetter({ ...deadLetterDeps, alertSink: deps.alertSink }),
     resolveDeadLetters: createResolveDeadLetters(deadLetterDeps),
     reportSendTransition: createReportSendTransition(deps),
+    postSendStatusWebhook: createPostSendStatusWebhook(deps),
     ...createSendGateActivities({
       client: deps.client,
       taskQueue: deps.taskQueue,

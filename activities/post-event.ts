@@ -1,12 +1,10 @@
-import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import type { ApplicationFailure } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { computeSignature } from '../common/hmac-signature.js';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
-import { FailureType, POST_EVENT_HEARTBEAT_INTERVAL_MS, type IngestFailureDetails } from '../workflows/contracts.js';
-import {
-  classifyDeliveryResponse,
-  type DeliveryAttemptOutcome,
-  type DeliveryClass,
-} from './classify-delivery-response.js';
+import { FailureType, POST_EVENT_HEARTBEAT_INTERVAL_MS } from '../workflows/contracts.js';
+import { classifyDeliveryResponse, type DeliveryAttemptOutcome } from './classify-delivery-response.js';
+import { toDeliveryFailure, type DeliveryFailureTypes, type FailedDeliveryClass } from './delivery-failure.js';
 
 /** Dependencies of {@link createPostEventToIngest}. */
 export interface PostEventDeps {
@@ -45,48 +43,29 @@ async function readExcerpt(response: Response): Promise<string> {
   }
 }
 
+const INGEST_FAILURE_TYPES: DeliveryFailureTypes = {
+  rejected: FailureType.IngestRejected,
+  // Unauthorized and misconfigured are non-retryable for the activity only: the workflow handles them
+  // (alert, then retry forever in its own loop), see workflows/deliver-event.ts.
+  unauthorized: FailureType.IngestUnauthorized,
+  misconfigured: FailureType.IngestMisconfigured,
+  transient: FailureType.IngestTransient,
+};
+
 function toFailure(
   eventId: string,
-  verdict: Exclude<DeliveryClass, { kind: 'delivered' }>,
+  verdict: FailedDeliveryClass,
   responseExcerpt: string,
   cause?: unknown
 ): ApplicationFailure {
-  const details: IngestFailureDetails = { status: verdict.status, responseExcerpt };
   const suffix = verdict.status === null ? '' : ` (HTTP ${verdict.status})`;
-  switch (verdict.kind) {
-    case 'rejected':
-      return ApplicationFailure.create({
-        type: FailureType.IngestRejected,
-        message: `ingest rejected event ${eventId}${suffix}`,
-        nonRetryable: true,
-        details: [details],
-      });
-    // Unauthorized and misconfigured are non-retryable for the activity only: the workflow handles them
-    // (alert, then retry forever in its own loop), see workflows/deliver-event.ts.
-    case 'unauthorized':
-      return ApplicationFailure.create({
-        type: FailureType.IngestUnauthorized,
-        message: `ingest refused the signature${suffix}`,
-        nonRetryable: true,
-        details: [details],
-      });
-    case 'misconfigured':
-      return ApplicationFailure.create({
-        type: FailureType.IngestMisconfigured,
-        message: `ingest endpoint misconfigured${suffix}`,
-        nonRetryable: true,
-        details: [details],
-      });
-    case 'transient':
-      return ApplicationFailure.create({
-        type: FailureType.IngestTransient,
-        message: `transient delivery failure: ${verdict.reason}${suffix}`,
-        nonRetryable: false,
-        details: [details],
-        nextRetryDelay: verdict.retryAfterMs ?? undefined,
-        cause: cause instanceof Error ? cause : undefined,
-      });
-  }
+  const message = {
+    rejected: `ingest rejected event ${eventId}${suffix}`,
+    unauthorized: `ingest refused the signature${suffix}`,
+    misconfigured: `ingest endpoint misconfigured${suffix}`,
+    transient: `transient delivery failure: ${verdict.kind === 'transient' ? verdict.reason : ''}${suffix}`,
+  }[verdict.kind];
+  return toDeliveryFailure(INGEST_FAILURE_TYPES, verdict, { status: verdict.status, responseExcerpt }, message, cause);
 }
 
 function isDuplicate(response: Response, excerpt: string): boolean {

@@ -7,6 +7,7 @@ import {
   type DeadLetterEntry,
   type DeadLetterWorkflowInput,
 } from '../workflows/contracts.js';
+import { SEND_STATUS_DEAD_LETTER_TYPE_PREFIX } from '../workflows/send-contracts.js';
 
 /** Dependencies of the dead-letter activities. */
 export interface DeadLetterDeps {
@@ -61,7 +62,9 @@ export function createRecordDeadLetter(deps: DeadLetterDeps): (entry: DeadLetter
     await deps.alertSink?.send({
       kind: DEAD_LETTERED_ALERT_KIND,
       severity: 'error',
-      message: 'The ingest API rejected events for good; they are dead-lettered. See `wa-lake dlq list`.',
+      message: entry.type.startsWith(SEND_STATUS_DEAD_LETTER_TYPE_PREFIX)
+        ? 'A send API caller’s webhook rejected status webhooks for good; they are dead-lettered. See `wa-lake dlq list`.'
+        : 'The ingest API rejected events for good; they are dead-lettered. See `wa-lake dlq list`.',
       details: { httpStatus: entry.httpStatus, type: entry.type },
     });
   };

@@ -9,8 +9,10 @@ import Fastify, {
 } from 'fastify';
 import pg from 'pg';
 import type { Logger } from '../common/logger.js';
+import type { PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import type { EventsRepository } from './db/events-repository.js';
 import type { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
+import type { StatusWebhookTargets } from './db/status-webhook-targets.js';
 import { DatabaseBusyError, DatabaseUnavailableError } from './db/errors.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
@@ -18,6 +20,7 @@ import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerIngestRoute } from './routes/ingest-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
+import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
 
 /** Seconds a client should wait before retrying when the database is unavailable. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -31,7 +34,11 @@ export interface IngestAppDeps {
   metrics: IngestMetrics;
   logger: Logger;
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
-  send?: SendRouteDeps & { messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'> };
+  send?: SendRouteDeps & {
+    messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'>;
+    /** Status webhooks (issue #10 item 8): targets and the keys that open their secrets; route absent without. */
+    statusWebhooks?: { targets: Pick<StatusWebhookTargets, 'find'>; encryptionKeys: PayloadEncryptionKeys };
+  };
 }
 
 /**
@@ -82,6 +89,9 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
       messages: deps.send.messages,
       metrics: deps.send.metrics,
     });
+    if (deps.send.statusWebhooks) {
+      registerSendStatusWebhookRoute(app, { webhookSecrets: deps.webhookSecrets, ...deps.send.statusWebhooks });
+    }
   }
   return app;
 }

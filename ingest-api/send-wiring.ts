@@ -9,6 +9,7 @@ import type { IngestConfig } from './config.js';
 import { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
 import { SendAdminRepository } from './db/send-admin-repository.js';
 import { SendIntentBatchWriter } from './db/send-intent-batch-writer.js';
+import { StatusWebhookTargets } from './db/status-webhook-targets.js';
 import { ApiKeyCache } from './send/api-key-cache.js';
 import { createSendMetrics, type SendMetrics } from './send/send-metrics.js';
 import { SendWorkflowStarter } from './send/send-workflow-starter.js';
@@ -87,7 +88,13 @@ export function createSendComponents(options: {
     sweepBatchSize: options.sweepBatchSize ?? 100,
   });
   return {
-    deps: routeDeps,
+    deps: {
+      ...routeDeps,
+      statusWebhooks: {
+        targets: new StatusWebhookTargets(options.pool),
+        encryptionKeys: config.send.payloadEncryptionKeys,
+      },
+    },
     starter,
     async close() {
       await starter.stop();

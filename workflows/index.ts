@@ -7,3 +7,4 @@ export { deadLetter } from './dead-letter.js';
 export { alertWindow } from './alert-window.js';
 export { sendMessage } from './send-message.js';
 export { sendGate } from './send-gate.js';
+export { deliverSendStatus } from './deliver-send-status.js';

@@ -72,6 +72,12 @@ export interface SendMessageInput {
   waMessageId: string;
   /** Tunables; tests shorten them. All in ms. */
   options?: SendMessageOptions;
+  /**
+   * Whether the API key has a status webhook (issue #10 item 8): each state reached is then delivered by
+   * a `deliverSendStatus` child. Absent in every history written before, so they replay unchanged
+   * (the command sequence changes only for runs started with it, ADR 0011).
+   */
+  statusWebhook?: boolean;
 }
 
 /** Tunables of `sendMessage` (ms). */
@@ -228,3 +234,53 @@ export interface SessionActivities {
    */
   dispatchWhatsAppMessage(input: DispatchWhatsAppMessageInput & { deliverByMs: number | null }): Promise<void>;
 }
+
+/** Workflow type delivering one status change to the API key's webhook (issue #10 item 8, ADR 0011). */
+export const DELIVER_SEND_STATUS_WORKFLOW_TYPE = 'deliverSendStatus';
+
+/**
+ * `webhook-id` of the status change `state` of `messageId`, and the workflow id of its `deliverSendStatus`
+ * child: the same on every retry, so receivers deduplicate on it (Standard Webhooks idempotency key).
+ */
+export function sendStatusWebhookId(messageId: string, state: SendState): string {
+  return `send-status-${messageId}-${state}`;
+}
+
+/** Input of `deliverSendStatus`: one state reached, as the caller will see it. */
+export interface SendStatusDeliveryInput {
+  messageId: string;
+  state: SendState;
+  /** ISO-8601 workflow time the state was reached (receivers order by it; order on the wire is not kept). */
+  at: string;
+  reasonCode: string | null;
+  /** 1-based position of this state among the message's transitions (`queued` = 1). */
+  sequence: number;
+}
+
+/** Result of `deliverSendStatus` / `postSendStatusWebhook`. */
+export interface SendStatusDeliveryResult {
+  /** HTTP status of the receiver's 2xx, or null when the key has no webhook any more. */
+  status: number | null;
+  outcome: 'delivered' | 'no_webhook';
+}
+
+/**
+ * `ApplicationFailure.type` strings of `postSendStatusWebhook`, classified like lake delivery
+ * (architecture.md §7 table, `classifyDeliveryResponse`): the retry contract of `deliverSendStatus`.
+ */
+export const StatusWebhookFailureType = {
+  /** 400/413/415/422/other 4xx: non-retryable → dead-letter. */
+  Rejected: 'StatusWebhookRejectedError',
+  /** 401/403: the receiver refuses our signature; alert and retry. */
+  Unauthorized: 'StatusWebhookUnauthorizedError',
+  /** 3xx/404/405/410: the URL is wrong; alert and retry (an operator may fix the URL meanwhile). */
+  Misconfigured: 'StatusWebhookMisconfiguredError',
+  /** 408/425/429/5xx/timeout/network, or the ingest API could not prepare the request: retried with backoff. */
+  Transient: 'StatusWebhookTransientError',
+} as const;
+
+/** Client timeout of one POST to a caller's webhook (architecture.md §12: customer webhook ≤ 10 s). */
+export const STATUS_WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** `type` prefix of the dead-letter entries `deliverSendStatus` writes (`send_status:<state>`, ADR 0011). */
+export const SEND_STATUS_DEAD_LETTER_TYPE_PREFIX = 'send_status:';

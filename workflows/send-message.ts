@@ -28,6 +28,7 @@ import {
   type SendTransition,
   type SessionActivities,
 } from './send-contracts.js';
+import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 
 const { reportSendTransition, requestDispatchSlot, pauseAccountSending } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
@@ -73,6 +74,8 @@ function classifyAttempt(err: unknown): AttemptOutcome {
  * they arrive, so one that beats the `dispatched` record is kept. After the socket accepted the message
  * nothing re-sends it: a missing ACK raises one alert after `ackGraceMs`. Transient failures retry with
  * backoff and jitter until `deliver_by`; a retry after an in-flight timeout reuses the same WhatsApp id.
+ * With `input.statusWebhook`, each state (from `queued`) also starts a `deliverSendStatus` child that POSTs
+ * it to the API key's webhook (issue #10 item 8, ADR 0011).
  *
  * @returns the final (or last) state, its reason code and the number of dispatch attempts.
  */
@@ -103,9 +106,12 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     unreported.push(transition);
     upsertSearchAttributes([{ key: WA_SEND_STATE, value: to }]);
   };
+  // Status webhooks (issue #10 item 8, ADR 0011); only runs started with `statusWebhook` issue commands for them.
+  const statusWebhooks = createStatusWebhookNotifier(input.messageId, input.statusWebhook === true);
   const flush = async (): Promise<void> => {
     for (let next = unreported.shift(); next; next = unreported.shift()) {
       await reportSendTransition({ messageId: input.messageId, ...next });
+      statusWebhooks.notify(next, transitions.indexOf(next) + 1);
     }
   };
   // Read through a function: signal handlers change `state` between awaits, which TypeScript's narrowing cannot see.
@@ -134,6 +140,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
       : condition(() => grantedAtMs !== null, timeout);
   };
 
+  if (transitions[0]) statusWebhooks.notify(transitions[0], 1);
   let retryDelayMs = input.options?.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
   let hasGrant = isDeadlinePassed() ? false : await awaitGrant();
   while (state === 'queued') {
@@ -196,5 +203,6 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     }
   }
   await flush();
+  await statusWebhooks.settle();
   return { messageId: input.messageId, state, reasonCode, dispatchAttempts };
 }

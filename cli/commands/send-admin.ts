@@ -1,19 +1,33 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
+import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
+import { generateWebhookSecret } from '../../common/standard-webhook-signature.js';
+import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
 import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
 
-async function withAdmin(run: (admin: SendAdminRepository) => Promise<void>): Promise<void> {
-  const { DATABASE_URL } = parseConfig(z.object({ DATABASE_URL: envPostgresUrl }), process.env);
+async function withAdmin(
+  run: (admin: SendAdminRepository, encryptionKeys: PayloadEncryptionKeys) => Promise<void>
+): Promise<void> {
+  const { DATABASE_URL, PAYLOAD_ENCRYPTION_KEYS } = parseConfig(
+    z.object({ DATABASE_URL: envPostgresUrl, PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys }),
+    process.env
+  );
   const pool = createPool(DATABASE_URL, { max: 1 });
   try {
-    await run(new SendAdminRepository(pool));
+    await run(new SendAdminRepository(pool), PAYLOAD_ENCRYPTION_KEYS);
   } finally {
     await pool.end();
   }
+}
+
+function toWebhookUrl(value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new Error(`"${value}" is not an http(s) URL`);
+  return url.toString();
 }
 
 function toPhoneJid(phone: string): string {
@@ -36,19 +50,28 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--webhook-url <url>', 'where state changes of this key’s messages are POSTed')
     .option('--self <participantId...>', 'the account’s own LID / phone JID, to check group membership')
     .action(async (options: { name: string; account: string; webhookUrl?: string; self?: string[] }) => {
-      await withAdmin(async (admin) => {
+      const webhookUrl = options.webhookUrl === undefined ? null : toWebhookUrl(options.webhookUrl);
+      await withAdmin(async (admin, encryptionKeys) => {
         const generated = generateApiKey();
+        // Status webhooks (issue #10 item 8, ADR 0011): a per-key Standard Webhooks secret, shown once.
+        const webhookSecret = webhookUrl === null ? null : generateWebhookSecret();
         const id = await admin.createApiKey({
           name: options.name,
           accountId: options.account,
           keyHash: generated.hash,
           keyPrefix: generated.prefix,
-          webhookUrl: options.webhookUrl ?? null,
+          webhookUrl,
+          sealedWebhookSecret: webhookSecret === null ? null : sealWebhookSecret(webhookSecret, encryptionKeys),
         });
         if (options.self) await admin.setAccountParticipants(options.account, options.self);
         printLine(`created key ${id} (${generated.prefix}…) for account ${options.account}`);
         printLine(`x-api-key: ${generated.key}`);
-        printLine('store it now: it is not shown again (only its hash is kept)');
+        if (webhookSecret !== null) {
+          printLine(`webhook signing secret: ${webhookSecret}`);
+          if (!encryptionKeys)
+            printLine('note: PAYLOAD_ENCRYPTION_KEYS is unset, so the webhook secret is stored in clear');
+        }
+        printLine('store them now: they are not shown again (only the key’s hash is kept)');
       });
     });
   keys

@@ -18,6 +18,8 @@ export interface OutboundMessage {
   waMessageId: string;
   workflowStartedAt: Date | null;
   createdAt: Date;
+  /** Whether the message's API key has a status webhook (URL and secret; issue #10 item 8). */
+  hasStatusWebhook: boolean;
 }
 
 /** One state reached by a message. */
@@ -26,6 +28,11 @@ export interface TransitionRecord {
   at: Date;
   reasonCode: string | null;
 }
+
+// A message row plus whether its key has a status webhook (both URL and sealed secret, ADR 0011).
+const HAS_STATUS_WEBHOOK_SQL = (row: string): string =>
+  `(SELECT k.webhook_url IS NOT NULL AND k.webhook_secret IS NOT NULL FROM send_api_keys k WHERE k.id = ${row}.api_key_id) AS has_status_webhook`;
+const SELECT_MESSAGE = `SELECT m.*, ${HAS_STATUS_WEBHOOK_SQL('m')} FROM outbound_messages m`;
 
 // SQL CASE that ranks a state column, from the one rank table in send-contracts.ts.
 const RANK_SQL = (column: string): string =>
@@ -49,6 +56,7 @@ function toMessage(row: Record<string, unknown>): OutboundMessage {
     waMessageId: row['wa_message_id'] as string,
     workflowStartedAt: (row['workflow_started_at'] as Date | null) ?? null,
     createdAt: row['created_at'] as Date,
+    hasStatusWebhook: row['has_status_webhook'] === true,
   };
 }
 
@@ -71,7 +79,7 @@ export class OutboundMessagesRepository {
 
   /** The message a key already created with this `Idempotency-Key`, or null. */
   async findByIdempotencyKey(apiKeyId: string, idempotencyKey: string): Promise<OutboundMessage | null> {
-    const rows = await this.run(`SELECT * FROM outbound_messages WHERE api_key_id = $1 AND idempotency_key = $2`, [
+    const rows = await this.run(`${SELECT_MESSAGE} WHERE m.api_key_id = $1 AND m.idempotency_key = $2`, [
       apiKeyId,
       idempotencyKey,
     ]);
@@ -80,7 +88,7 @@ export class OutboundMessagesRepository {
 
   /** One message and every transition, oldest first; null when unknown. */
   async get(id: string): Promise<{ message: OutboundMessage; transitions: TransitionRecord[] } | null> {
-    const rows = await this.run(`SELECT * FROM outbound_messages WHERE id = $1`, [id]);
+    const rows = await this.run(`${SELECT_MESSAGE} WHERE m.id = $1`, [id]);
     if (!rows[0]) return null;
     const transitions = await this.run(
       `SELECT state, at, reason_code FROM outbound_message_transitions WHERE message_id = $1 ORDER BY at, ${RANK_SQL('state')}`,
@@ -107,7 +115,7 @@ export class OutboundMessagesRepository {
   /** Oldest messages whose workflow was never confirmed started, created before `olderThan`. */
   async listUnstarted(limit: number, olderThan: Date): Promise<OutboundMessage[]> {
     const rows = await this.run(
-      `SELECT * FROM outbound_messages WHERE workflow_started_at IS NULL AND created_at <= $2 ORDER BY created_at LIMIT $1`,
+      `${SELECT_MESSAGE} WHERE m.workflow_started_at IS NULL AND m.created_at <= $2 ORDER BY m.created_at LIMIT $1`,
       [limit, olderThan]
     );
     return rows.map(toMessage);

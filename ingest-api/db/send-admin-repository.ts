@@ -47,12 +47,23 @@ export class SendAdminRepository {
     keyHash: string;
     keyPrefix: string;
     webhookUrl: string | null;
+    /** The status-webhook signing secret as sealed by `sealWebhookSecret` (ADR 0011); null without a webhook. */
+    sealedWebhookSecret?: string | null;
   }): Promise<string> {
     const id = randomUUID();
     await run(
       this.pool,
-      `INSERT INTO send_api_keys (id, name, account_id, key_hash, key_prefix, webhook_url) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, input.name, input.accountId, input.keyHash, input.keyPrefix, input.webhookUrl]
+      `INSERT INTO send_api_keys (id, name, account_id, key_hash, key_prefix, webhook_url, webhook_secret)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        id,
+        input.name,
+        input.accountId,
+        input.keyHash,
+        input.keyPrefix,
+        input.webhookUrl,
+        input.sealedWebhookSecret ?? null,
+      ]
     );
     return id;
   }

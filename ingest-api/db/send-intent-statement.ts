@@ -33,7 +33,8 @@ export type SendIntentOutcome =
   | { kind: 'existing'; id: string; requestHash: string; state: SendState }
   | { kind: 'not-insertable' }
   | { kind: 'not-allowed'; accountId: string }
-  | { kind: 'inserted'; accountId: string; createdAt: Date }
+  /** `hasStatusWebhook`: the key has a webhook URL and a sealed secret (ADR 0011), so the workflow reports states. */
+  | { kind: 'inserted'; accountId: string; createdAt: Date; hasStatusWebhook: boolean }
   /** Another request with the same key committed the same `Idempotency-Key` concurrently: look it up. */
   | { kind: 'raced' };
 
@@ -54,7 +55,7 @@ const STATEMENT_SQL = `
       AS r(o int, i uuid, k uuid, ik text, h text, t text, g boolean, x text, c text, d timestamptz, m jsonb,
            w text, n boolean)
   ), checked AS (
-    SELECT req.*, ak.account_id, ak.id IS NOT NULL AS is_key_active,
+    SELECT req.*, ak.account_id, ak.id IS NOT NULL AS is_key_active, COALESCE(ak.has_webhook, false) AS has_webhook,
            e.id AS existing_id, e.request_hash AS existing_hash, e.state AS existing_state,
            CASE
              WHEN ak.id IS NULL OR e.id IS NOT NULL OR NOT req.n OR req.t IS NULL THEN false
@@ -62,7 +63,8 @@ const STATEMENT_SQL = `
              ELSE opt.ok IS NOT NULL
            END AS is_allowed
       FROM req
-      LEFT JOIN LATERAL (SELECT id, account_id FROM send_api_keys WHERE id = req.k AND revoked_at IS NULL LIMIT 1) ak ON true
+      LEFT JOIN LATERAL (SELECT id, account_id, webhook_url IS NOT NULL AND webhook_secret IS NOT NULL AS has_webhook
+                           FROM send_api_keys WHERE id = req.k AND revoked_at IS NULL LIMIT 1) ak ON true
       LEFT JOIN LATERAL (SELECT participant_ids FROM send_accounts WHERE account_id = ak.account_id LIMIT 1) acct ON true
       LEFT JOIN LATERAL (SELECT id, request_hash, state FROM outbound_messages
                           WHERE api_key_id = req.k AND idempotency_key = req.ik LIMIT 1) e ON true
@@ -83,7 +85,7 @@ const STATEMENT_SQL = `
     SELECT id, 'queued', created_at FROM inserted
   )
   SELECT c.o, c.account_id, c.is_key_active, c.existing_id, c.existing_hash, c.existing_state, c.is_allowed,
-         c.n, ins.created_at
+         c.n, c.has_webhook, ins.created_at
     FROM checked c LEFT JOIN inserted ins ON ins.id = c.i`;
 
 interface ResultRow {
@@ -95,6 +97,7 @@ interface ResultRow {
   existing_state: SendState | null;
   is_allowed: boolean;
   n: boolean;
+  has_webhook: boolean;
   created_at: Date | null;
 }
 
@@ -111,7 +114,9 @@ function toOutcome(row: ResultRow): SendIntentOutcome {
   if (!row.n) return { kind: 'not-insertable' };
   const accountId = row.account_id ?? '';
   if (!row.is_allowed) return { kind: 'not-allowed', accountId };
-  return row.created_at ? { kind: 'inserted', accountId, createdAt: row.created_at } : { kind: 'raced' };
+  return row.created_at
+    ? { kind: 'inserted', accountId, createdAt: row.created_at, hasStatusWebhook: row.has_webhook }
+    : { kind: 'raced' };
 }
 
 /**

@@ -106,11 +106,14 @@ function prepareCandidate(
   return { candidate, rejection };
 }
 
-function acceptedMessage(candidate: SendIntentCandidate, accountId: string, createdAt: Date): OutboundMessage {
+function acceptedMessage(
+  candidate: SendIntentCandidate,
+  outcome: { accountId: string; createdAt: Date; hasStatusWebhook: boolean }
+): OutboundMessage {
   return {
     id: candidate.id,
     apiKeyId: candidate.apiKeyId,
-    accountId,
+    accountId: outcome.accountId,
     requestHash: candidate.requestHash,
     toJid: candidate.toJid ?? '',
     text: candidate.text,
@@ -121,7 +124,8 @@ function acceptedMessage(candidate: SendIntentCandidate, accountId: string, crea
     reasonCode: null,
     waMessageId: candidate.waMessageId,
     workflowStartedAt: null,
-    createdAt,
+    createdAt: outcome.createdAt,
+    hasStatusWebhook: outcome.hasStatusWebhook,
   };
 }
 
@@ -168,7 +172,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
       case 'inserted': {
         request.log.info({ messageId: candidate.id, category: candidate.category }, 'send request accepted');
         deps.metrics?.accepted.inc({ category: candidate.category });
-        deps.onAccepted(acceptedMessage(candidate, outcome.accountId, outcome.createdAt));
+        deps.onAccepted(acceptedMessage(candidate, outcome));
         return reply.code(202).send({ id: candidate.id, status: 'queued' });
       }
     }

@@ -34,6 +34,8 @@ export function toSendMessageInput(message: OutboundMessage): SendMessageInput {
     category: message.category,
     deliverBy: message.deliverBy ? message.deliverBy.toISOString() : null,
     waMessageId: message.waMessageId,
+    // Only when true: inputs of keys without a webhook stay exactly as before (issue #10 item 8).
+    ...(message.hasStatusWebhook ? { statusWebhook: true } : {}),
   };
 }
 

@@ -41,7 +41,14 @@ export interface SendKit {
 export async function createSendKit(
   env: Pick<TestWorkflowEnvironment, 'client' | 'nativeConnection'>,
   bundle: WorkflowBundleWithSourceMap,
-  options: { gate?: SendGateSettings; sendTimeoutMs?: number; accountId?: string; taskQueue?: string } = {}
+  options: {
+    gate?: SendGateSettings;
+    sendTimeoutMs?: number;
+    accountId?: string;
+    taskQueue?: string;
+    /** Real activities added to (or replacing) the stubs, e.g. status webhooks and the dead-letter signal. */
+    activities?: Partial<Activities>;
+  } = {}
 ): Promise<SendKit> {
   const taskQueue = options.taskQueue ?? uniqueTaskQueue('send');
   const accountId = options.accountId ?? `acct-${randomUUID().slice(0, 8)}`;
@@ -60,6 +67,7 @@ export async function createSendKit(
       return Promise.resolve({ sent: true });
     },
     ...createSendGateActivities({ client: env.client, taskQueue, gate }),
+    ...options.activities,
   };
   const worker = await createTestWorker({
     connection: env.nativeConnection,

@@ -1,0 +1,142 @@
+import { ApplicationFailure, log } from '@temporalio/activity';
+import { computeSignature } from '../common/hmac-signature.js';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
+import {
+  SEND_STATUS_WEBHOOKS_PATH,
+  type PrepareStatusWebhookRequest,
+  type PreparedStatusWebhook,
+} from '../common/send-status-webhook.js';
+import {
+  STATUS_WEBHOOK_TIMEOUT_MS,
+  StatusWebhookFailureType,
+  type SendStatusDeliveryInput,
+  type SendStatusDeliveryResult,
+} from '../workflows/send-contracts.js';
+import { classifyDeliveryResponse, type DeliveryAttemptOutcome } from './classify-delivery-response.js';
+import { toDeliveryFailure, type DeliveryFailureTypes } from './delivery-failure.js';
+
+/** Dependencies of {@link createPostSendStatusWebhook}. */
+export interface PostSendStatusWebhookDeps {
+  /** `WEBHOOK_URL`: the ingest API's origin is taken from it. */
+  webhookUrl: string;
+  /** Internal signing secret (the first of `WHATSAPP_WEBHOOK_SECRET`). */
+  webhookSecret: string;
+  /** Client timeout of the call to the ingest API, in ms (`HTTP_TIMEOUT_MS`). */
+  httpTimeoutMs: number;
+  /** Client timeout of the POST to the caller's webhook, in ms (default {@link STATUS_WEBHOOK_TIMEOUT_MS}). */
+  statusWebhookTimeoutMs?: number;
+  fetchImpl?: typeof fetch;
+  now?: () => number;
+}
+
+const STATUS_WEBHOOK_FAILURE_TYPES: DeliveryFailureTypes = {
+  rejected: StatusWebhookFailureType.Rejected,
+  unauthorized: StatusWebhookFailureType.Unauthorized,
+  misconfigured: StatusWebhookFailureType.Misconfigured,
+  transient: StatusWebhookFailureType.Transient,
+};
+const EXCERPT_MAX_CHARS = 1_000;
+
+async function prepare(
+  deps: PostSendStatusWebhookDeps,
+  input: SendStatusDeliveryInput,
+  fetchImpl: typeof fetch
+): Promise<PreparedStatusWebhook> {
+  const request: PrepareStatusWebhookRequest = {
+    message_id: input.messageId,
+    state: input.state,
+    at: input.at,
+    reason_code: input.reasonCode,
+    sequence: input.sequence,
+  };
+  const body = JSON.stringify(request);
+  const response = await fetchImpl(new URL(SEND_STATUS_WEBHOOKS_PATH, deps.webhookUrl), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      [EVENT_ID_HEADER]: input.messageId,
+      [SIGNATURE_HEADER]: computeSignature(deps.webhookSecret, input.messageId, body),
+    },
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(deps.httpTimeoutMs),
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    // Our own API could not prepare it (down, busy, misconfigured): retried with backoff, never dead-lettered.
+    throw ApplicationFailure.create({
+      type: StatusWebhookFailureType.Transient,
+      message: `ingest answered ${response.status} when preparing a status webhook`,
+      details: [{ status: null, responseExcerpt: '' }],
+    });
+  }
+  return (await response.json()) as PreparedStatusWebhook;
+}
+
+async function post(
+  prepared: Extract<PreparedStatusWebhook, { url: string }>,
+  timeoutMs: number,
+  fetchImpl: typeof fetch
+): Promise<{ outcome: DeliveryAttemptOutcome; excerpt: string; cause?: unknown }> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await fetchImpl(prepared.url, {
+      method: 'POST',
+      headers: prepared.headers,
+      body: prepared.body,
+      redirect: 'manual',
+      signal: timeout,
+    });
+    const excerpt = (await response.text().catch(() => '')).slice(0, EXCERPT_MAX_CHARS);
+    return {
+      outcome: { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') },
+      excerpt,
+    };
+  } catch (err) {
+    if (timeout.aborted) return { outcome: { kind: 'timeout' }, excerpt: '', cause: err };
+    return { outcome: { kind: 'network_error' }, excerpt: '', cause: err };
+  }
+}
+
+/**
+ * Builds the `postSendStatusWebhook` activity (issue #10 item 8, ADR 0011): asks the ingest API for the
+ * signed Standard Webhooks request of one status change (fresh `webhook-timestamp`, constant
+ * `webhook-id`), POSTs it to the API key's webhook URL (≤ 10 s, redirects never followed) and classifies
+ * the answer with `classifyDeliveryResponse`, exactly like lake delivery (architecture.md §7).
+ *
+ * @returns `{status, outcome: 'delivered'}` on 2xx, `{status: null, outcome: 'no_webhook'}` when the key
+ *   has no webhook (nothing is sent).
+ * @throws ApplicationFailure `StatusWebhookRejectedError` (non-retryable, → dead-letter),
+ *   `StatusWebhookUnauthorizedError` / `StatusWebhookMisconfiguredError` (non-retryable for the activity,
+ *   the workflow alerts and retries), `StatusWebhookTransientError` (retryable, `Retry-After` honoured).
+ */
+export function createPostSendStatusWebhook(
+  deps: PostSendStatusWebhookDeps
+): (input: SendStatusDeliveryInput) => Promise<SendStatusDeliveryResult> {
+  const fetchImpl = deps.fetchImpl ?? fetch;
+  return async function postSendStatusWebhook(input: SendStatusDeliveryInput): Promise<SendStatusDeliveryResult> {
+    const prepared = await prepare(deps, input, fetchImpl);
+    if (prepared.url === null) return { status: null, outcome: 'no_webhook' };
+    const { outcome, excerpt, cause } = await post(
+      prepared,
+      deps.statusWebhookTimeoutMs ?? STATUS_WEBHOOK_TIMEOUT_MS,
+      fetchImpl
+    );
+    const verdict = classifyDeliveryResponse(outcome, (deps.now ?? Date.now)());
+    if (verdict.kind === 'delivered') return { status: verdict.status, outcome: 'delivered' };
+    log.warn('status webhook attempt failed', {
+      messageId: input.messageId,
+      state: input.state,
+      class: verdict.kind,
+      status: verdict.status,
+    });
+    const suffix = verdict.status === null ? '' : ` (HTTP ${verdict.status})`;
+    throw toDeliveryFailure(
+      STATUS_WEBHOOK_FAILURE_TYPES,
+      verdict,
+      { status: verdict.status, responseExcerpt: excerpt },
+      `status webhook ${verdict.kind}${suffix}`,
+      cause
+    );
+  };
+}

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
+import { openWebhookSecret } from '../../../common/webhook-secret-box.js';
+import { createPool } from '../../../ingest-api/db/pool.js';
+import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../helpers/temporal-env.js';
+
+const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
+const run = promisify(execFile);
+const pool = createPool(inject('databaseUrl'), { max: 1 });
+afterAll(() => pool.end());
+
+/** Runs `wa-lake api-keys create …` as an operator would. */
+async function createKeyCli(
+  args: string[],
+  extraEnv: Record<string, string> = {}
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env['PATH'] ?? '', DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'warn', ...extraEnv };
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, 'api-keys', 'create', ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failed = err as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+async function storedSecret(name: string): Promise<string | null> {
+  const { rows } = await pool.query<{ webhook_secret: string | null }>(
+    'SELECT webhook_secret FROM send_api_keys WHERE name = $1',
+    [name]
+  );
+  return rows[0]?.webhook_secret ?? null;
+}
+
+describe('wa-lake api-keys create --webhook-url (issue #10 item 8, ADR 0011)', () => {
+  it('prints a whsec_ secret once and stores it sealed under PAYLOAD_ENCRYPTION_KEYS', async () => {
+    const name = `cli-${randomUUID()}`;
+    const result = await createKeyCli(['--name', name, '--webhook-url', 'https://crm.example/hooks/wa'], {
+      PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
+    });
+    expect(result.code).toBe(0);
+    const printed = /webhook signing secret: (whsec_[A-Za-z0-9+/=]+)/.exec(result.stdout)?.[1];
+    expect(printed).toBeDefined();
+    const stored = await storedSecret(name);
+    expect(stored).toMatch(/^aes256gcm:test1:/);
+    expect(stored).not.toContain(printed?.slice(6));
+    expect(openWebhookSecret(stored ?? '', envPayloadEncryptionKeys.parse(TEST_PAYLOAD_ENCRYPTION_KEYS))).toBe(printed);
+  });
+
+  it('stores the secret marked clear, and says so, without PAYLOAD_ENCRYPTION_KEYS; no secret without a URL', async () => {
+    const withUrl = `cli-${randomUUID()}`;
+    const clear = await createKeyCli(['--name', withUrl, '--webhook-url', 'http://127.0.0.1:9/hook']);
+    expect(clear.code).toBe(0);
+    expect(clear.stdout).toContain('stored in clear');
+    expect(await storedSecret(withUrl)).toMatch(/^clear:whsec_/);
+    const withoutUrl = `cli-${randomUUID()}`;
+    const plain = await createKeyCli(['--name', withoutUrl]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toContain('whsec_');
+    expect(await storedSecret(withoutUrl)).toBeNull();
+  });
+
+  it('refuses a webhook URL that is not http(s) and creates no key', async () => {
+    const name = `cli-${randomUUID()}`;
+    const result = await createKeyCli(['--name', name, '--webhook-url', 'ftp://crm.example/hook']);
+    expect(result.code).not.toBe(0);
+    expect((await pool.query('SELECT 1 FROM send_api_keys WHERE name = $1', [name])).rowCount).toBe(0);
+  });
+});

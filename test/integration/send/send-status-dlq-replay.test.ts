@@ -1,0 +1,53 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { replayDeadLetters } from '../../../ops/index.js';
+import { DEAD_LETTER_WORKFLOW_ID, listDeadLettersQuery } from '../../../workflows/contracts.js';
+import { sendStatusWebhookId } from '../../../workflows/send-contracts.js';
+import { bundleWorkflows, createLocalEnv } from '../../helpers/temporal-env.js';
+import { startStatusWebhookTestbed, waitFor, type StatusWebhookTestbed } from './status-webhook-testbed.js';
+
+// A real dev server: `wa-lake dlq replay` resets workflows, which the time-skipping server does not implement.
+let env: TestWorkflowEnvironment;
+let testbed: StatusWebhookTestbed;
+beforeAll(async () => {
+  env = await createLocalEnv();
+  testbed = await startStatusWebhookTestbed(env, await bundleWorkflows(), inject('databaseUrl'));
+});
+afterAll(async () => {
+  await testbed?.close();
+  await env?.teardown();
+});
+
+describe('dead-lettered status webhooks (issue #10 item 8, ADR 0011)', () => {
+  it('are delivered under the same webhook-id after `wa-lake dlq replay <webhook-id>`, which resolves the entry', async () => {
+    const kit = await testbed.newKit();
+    const { key } = await testbed.createKey(kit.accountId, '/fixed-later');
+    let isFixed = false;
+    testbed.receiver.answer = (path) => (path === '/fixed-later' && !isFixed ? 422 : 200);
+    await kit.run(async () => {
+      const id = await testbed.sendAndRead(key, { ticket: 7 });
+      const queuedId = sendStatusWebhookId(id, 'queued');
+      const deadLetters = env.client.workflow.getHandle(DEAD_LETTER_WORKFLOW_ID);
+      await waitFor(async () => {
+        const page = await deadLetters.query(listDeadLettersQuery, { limit: 1000 }).catch(() => null);
+        return page?.entries.some((entry) => entry.eventId === queuedId) ?? false;
+      });
+
+      isFixed = true;
+      const report = await replayDeadLetters(env.client, { eventIds: [queuedId] }, 'receiver fixed');
+      expect({ failed: report.failed, skipped: report.skipped }).toEqual({ failed: [], skipped: [] });
+      expect(report.replayed.map((entry) => entry.eventId)).toEqual([queuedId]);
+      await expect(env.client.workflow.getHandle(queuedId).result()).resolves.toEqual({
+        status: 200,
+        outcome: 'delivered',
+      });
+      const attempts = testbed.receiver.received.filter((r) => r.headers['webhook-id'] === queuedId);
+      expect(attempts.map((r) => r.answeredStatus)).toEqual([422, 200]);
+      expect(attempts[1]?.body).toBe(attempts[0]?.body);
+      await waitFor(async () => {
+        const page = await deadLetters.query(listDeadLettersQuery, { limit: 1000, includeResolved: true });
+        return page.entries.some((entry) => entry.eventId === queuedId && entry.resolvedAt !== null);
+      });
+    });
+  });
+});
