@@ -43,7 +43,9 @@ interface PendingRow {
  * Group commit for raw event rows that need no per-event projection transaction: rows stored by concurrent requests
  * are written by one `INSERT … ON CONFLICT (event_id) DO NOTHING` statement (one round trip, one
  * commit) instead of one each. Batches form only from rows that are already waiting while earlier
- * batches run — there is no timer, so a lone request is written at once.
+ * batches run — there is no timer, so a lone request is written at once. While one statement runs, the
+ * next waits until as many rows queue as the last finished statement carried, or until the running one
+ * finishes, whichever comes first (so answered requests coming back do not each start a one-row statement).
  *
  * Guarantees (architecture.md §1 "2xx means committed", §8):
  * - a row's promise resolves only after the statement that wrote it has committed;
@@ -60,6 +62,8 @@ interface PendingRow {
 export class EventLogBatchWriter {
   private readonly queue: PendingRow[] = [];
   private inFlight = 0;
+  /** Rows of the statement that finished last (0 before the first). */
+  private lastBatchRows = 0;
   private readonly limits: EventLogBatchLimits;
 
   constructor(
@@ -98,10 +102,15 @@ export class EventLogBatchWriter {
 
   private startBatches(): void {
     while (this.inFlight < this.limits.maxConcurrentBatches && this.queue.length > 0) {
+      // While another statement runs, a free slot waits for as many rows as the statement that finished last
+      // carried: its requests, answered, come back one by one, and starting at the first would send a
+      // one-row statement (ADR 0006). Nothing waits longer than the running statement; none waits when idle.
+      if (this.inFlight > 0 && this.queue.length < Math.min(this.limits.maxBatchRows, this.lastBatchRows)) return;
       const batch = this.takeBatch();
       this.inFlight += 1;
       void this.writeBatch(batch).finally(() => {
         this.inFlight -= 1;
+        this.lastBatchRows = batch.length;
         this.startBatches();
       });
     }
