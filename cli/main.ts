@@ -3,6 +3,7 @@ import { ConfigError } from '../common/config-schema.js';
 import { registerCodecServerCommand } from './commands/codec-server.js';
 import { registerCollectorCommands } from './commands/collector.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerDemoSendCommand } from './commands/demo-send.js';
 import { registerDevCommands } from './commands/dev.js';
 import { registerDlqCommands } from './commands/dlq.js';
 import { registerIngestCommands } from './commands/ingest-api.js';
@@ -48,6 +49,7 @@ registerCodecServerCommand(program);
 registerPrivacyCommands(program);
 registerSendAdminCommands(program);
 registerSendCommands(program);
+registerDemoSendCommand(program);
 
 try {
   await program.parseAsync(process.argv);

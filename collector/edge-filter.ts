@@ -55,6 +55,10 @@ export function filterEvent(eventName: string, data: unknown): FilterResult {
     if (chatJid === null) {
       kept.push({ type, chatJid: null, item });
     } else if (chatJid !== undefined && isJidGroup(chatJid) === true) {
+      if (rule.itemDrop?.matches(item)) {
+        addDrop(dropped, rule.itemDrop.dropCode, 1);
+        continue;
+      }
       kept.push(typeof upsertType === 'string' ? { type, chatJid, item, upsertType } : { type, chatJid, item });
     } else {
       addDrop(dropped, NOT_GROUP, 1);

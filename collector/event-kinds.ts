@@ -24,6 +24,8 @@ export interface EventKindRule {
   droppedParts?: (data: unknown) => Record<string, number>;
   /** Group JID of one item; `null` means "identity data, kept without a chat". */
   groupJid?: (item: unknown) => string | null | undefined;
+  /** Items of a kept event that are still never stored (checked after the group JID), with their reason. */
+  itemDrop?: { dropCode: string; reason: string; matches: (item: unknown) => boolean };
 }
 
 /** Reads `obj[a][b]…` on unknown data without throwing. */
@@ -44,6 +46,19 @@ const idField = (item: unknown): string | undefined => asString(readPath(item, '
 
 const drop = (reason: string, dropCode: string): EventKindRule => ({ disposition: 'drop', reason, dropCode });
 
+/**
+ * A `messages.update` item that only reports the delivery status (`update.status`: server ack, delivered,
+ * read, error) of a message this account sent (`key.fromMe`). Its ACK goes to the message's send workflow by
+ * signal (collector/send/ack-router.ts); an edit or revoke of an own message carries more than `status`.
+ */
+export function isOwnMessageStatusUpdate(item: unknown): boolean {
+  if (readPath(item, 'key', 'fromMe') !== true) return false;
+  const update = readPath(item, 'update');
+  if (update === null || typeof update !== 'object') return false;
+  const fields = Object.entries(update).filter(([, value]) => value !== undefined && value !== null);
+  return fields.length > 0 && fields.every(([name]) => name === 'status');
+}
+
 /** The table (architecture.md §3). Keys are Baileys 7 event names plus the synthetic `groups.metadata`. */
 export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
   'messages.upsert': {
@@ -58,6 +73,12 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
     reason: 'edits, revokes, poll updates of group messages',
     groupJidField: '[i].key.remoteJid',
     groupJid: keyRemoteJid,
+    itemDrop: {
+      dropCode: 'own_message_ack',
+      reason:
+        'ACKs of messages this account sent go to their send workflow by signal, never to the lake (issue #10 item 5)',
+      matches: isOwnMessageStatusUpdate,
+    },
   },
   'messages.reaction': {
     disposition: 'keep',

@@ -15,3 +15,4 @@ export {
   type RunCollectorOptions,
 } from './run-collector.js';
 export { forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
+export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';

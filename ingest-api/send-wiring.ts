@@ -1,6 +1,7 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
+import { createLazyTemporalClient } from '../common/lazy-temporal-client.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import type { Logger } from '../common/logger.js';
 import type { IngestAppDeps } from './app.js';
@@ -36,14 +37,15 @@ export function createSendComponents(options: {
   registry?: Registry;
 }): SendComponents {
   const { config } = options;
-  const connection = options.client ? null : Connection.lazy({ address: config.send.temporalAddress });
-  const client =
-    options.client ??
-    new Client({
-      connection: connection ?? undefined,
-      namespace: config.send.temporalNamespace,
-      dataConverter: createDataConverter(config.send.payloadEncryptionKeys),
-    });
+  // A client given by the caller is the caller's to close; a lazy one made here is closed here.
+  const temporal = options.client
+    ? { client: options.client, close: () => Promise.resolve() }
+    : createLazyTemporalClient(
+        config.send.temporalAddress,
+        config.send.temporalNamespace,
+        createDataConverter(config.send.payloadEncryptionKeys)
+      );
+  const { client } = temporal;
   const messages = new OutboundMessagesRepository(options.pool);
   const starter = new SendWorkflowStarter({
     client,
@@ -65,7 +67,7 @@ export function createSendComponents(options: {
     starter,
     async close() {
       await starter.stop();
-      await connection?.close();
+      await temporal.close();
     },
   };
 }

@@ -7,6 +7,7 @@
  *
  *   npx tsx scripts/capture-ui-screenshots.ts [--out docs/images] [--cli-path PATH] [--chromium /usr/bin/chromium]
  *     [--only privacy]   (just the codec-server pair, scripts/capture-privacy-screenshots.ts)
+ *     [--only send]      (just the messages stuck in `dispatched`, scripts/capture-send-screenshot.ts)
  *
  * Needs `apt-get install -y chromium`; CI does not run it. Writes PNGs named after the runbook sections.
  */
@@ -33,6 +34,7 @@ import {
   type DeliverEventInput,
 } from '../workflows/contracts.js';
 import { capturePrivacyScreenshots } from './capture-privacy-screenshots.js';
+import { captureSendScreenshot } from './capture-send-screenshot.js';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -158,14 +160,11 @@ async function main(): Promise<void> {
   });
   const outDir = resolve(values.out);
   mkdirSync(outDir, { recursive: true });
-  if (values.only === 'privacy') {
+  if (values.only === 'privacy' || values.only === 'send') {
     const browser = await chromium.launch({ executablePath: values.chromium, args: CHROMIUM_ARGS });
     try {
-      await capturePrivacyScreenshots(
-        browser,
-        resolveTemporalCliPath({ TEMPORAL_CLI_PATH: values['cli-path'] }),
-        outDir
-      );
+      const cliPath = resolveTemporalCliPath({ TEMPORAL_CLI_PATH: values['cli-path'] });
+      await (values.only === 'privacy' ? capturePrivacyScreenshots : captureSendScreenshot)(browser, cliPath, outDir);
     } finally {
       await browser.close();
     }
@@ -241,6 +240,7 @@ async function main(): Promise<void> {
     const rejectedUrl = `${base}/workflows/${rejected.eventId}/${runIds.get(rejected.eventId) ?? ''}`;
     await capture(page, `${rejectedUrl}/history`, 'IngestRejectedError', join(outDir, 'ui-dead-lettered-history.png'));
     await capturePrivacyScreenshots(browser, resolveTemporalCliPath({ TEMPORAL_CLI_PATH: values['cli-path'] }), outDir);
+    await captureSendScreenshot(browser, resolveTemporalCliPath({ TEMPORAL_CLI_PATH: values['cli-path'] }), outDir);
   } finally {
     await browser.close();
     worker.shutdown();

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { describeUnusableReplay, loadCollectorConfig, runCollector } from '../../collector/index.js';
+import { createLazyTemporalClient } from '../../common/lazy-temporal-client.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
-import { createCliLogger, createLazyTemporalClient, printLine } from './shared.js';
+import { createCliLogger, printLine } from './shared.js';
 
 /** Config, logger, windowed alert sink and a lazy Temporal client: what both collector commands run with. */
 function createCollectorDeps() {

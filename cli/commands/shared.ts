@@ -14,19 +14,6 @@ export function createCliLogger(defaultLevel = 'info'): Logger {
   return createRootLogger({ level });
 }
 
-/**
- * A Temporal client whose connection is opened lazily, so a command that starts while Temporal is
- * down keeps working and retries later (architecture.md §6: capture never stops because delivery is down).
- */
-export function createLazyTemporalClient(
-  address: string,
-  namespace: string,
-  dataConverter?: DataConverter
-): { client: Client; close(): Promise<void> } {
-  const connection = Connection.lazy({ address });
-  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
-}
-
 /** Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`). */
 export class TemporalUnreachableError extends Error {
   override readonly name = 'TemporalUnreachableError';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { type CollectorHandle, runCollector, loadCollectorConfig } from '../../collector/index.js';
+import { type CollectorHandle, runCollector, loadCollectorConfig, type SocketFactory } from '../../collector/index.js';
 import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
@@ -38,6 +38,10 @@ export interface LocalStackOptions {
   ingestPort?: number;
   /** Aborting it (Ctrl-C during start-up) stops what was started and rejects with the abort reason. */
   abortSignal?: AbortSignal;
+  /** Live source only: the WhatsApp the collector connects to (`demo-send`'s simulated one); default Baileys. */
+  whatsAppSocketFactory?: SocketFactory;
+  /** Live source only: the collector's send timeout (ms, default 20 s, architecture.md §12); the send demo shortens it. */
+  sendTimeoutMs?: number;
 }
 
 /** Everything `wa-lake dev` runs, with addresses an operator needs. */
@@ -216,7 +220,15 @@ async function startCollector(
     requestEagerStart: true,
     source: options.source,
     recordPath: options.recordPath,
+    ...(options.whatsAppSocketFactory ? { socketFactory: options.whatsAppSocketFactory } : {}),
     // Outbound send (architecture.md §12): the dispatch worker on the account's session queue (live sessions only).
-    ...(config.OUTBOUND_SEND_ENABLED ? { send: { accountId: config.SEND_ACCOUNT_ID } } : {}),
+    ...(config.OUTBOUND_SEND_ENABLED
+      ? {
+          send: {
+            accountId: config.SEND_ACCOUNT_ID,
+            ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
+          },
+        }
+      : {}),
   });
 }

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { aliasPairs } from '../projections/message-identities.js';
 import { isPhoneJid, type ParticipantRef } from '../projections/participant-ref.js';
 import { recomputeParticipants, recordAliasStatements } from './identities-repository.js';
-import { findGroupsNaming, recomputeMemberships } from './memberships-repository.js';
+import { findGroupsNaming } from './membership-facts-repository.js';
+import { recomputeMemberships } from './memberships-repository.js';
 import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
 
 /** The people one event names, at the event's time. */

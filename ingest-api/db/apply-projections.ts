@@ -7,12 +7,8 @@ import {
 import { isPhoneJid } from '../projections/participant-ref.js';
 import { applyGroupWrites } from './groups-repository.js';
 import { recomputeParticipants, recordAliases } from './identities-repository.js';
-import {
-  findGroupsNaming,
-  insertMembershipFacts,
-  insertSnapshot,
-  recomputeMemberships,
-} from './memberships-repository.js';
+import { findGroupsNaming, insertMembershipFacts, insertSnapshot } from './membership-facts-repository.js';
+import { recomputeMemberships } from './memberships-repository.js';
 import { recordProjectionError } from './projection-errors.js';
 import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
 import { recomputeUnobservedPeriods } from './unobserved-periods-repository.js';

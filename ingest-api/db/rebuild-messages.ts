@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { extractReadModelFacts } from '../projections/extract-message-facts.js';
-import type { JsonValue } from '../../common/json-value.js';
 import { emptyEncodedFacts, encodeMessageFacts, recountMemberDays, writeMessageFacts } from './messages-repository.js';
+import { readRawEventPages } from './read-raw-event-pages.js';
 
 const PAGE_SIZE = 2_000;
 /** The types `extractReadModelFacts` reads. */
@@ -32,36 +32,11 @@ export async function rebuildMessageReadModel(client: pg.ClientBase, timeZone?: 
   }
   await client.query(`TRUNCATE ${MESSAGE_TABLES.join(', ')}`);
   let events = 0;
-  let lastId = '00000000-0000-0000-0000-000000000000';
-  for (;;) {
-    const { rows } = await client.query<{
-      id: string;
-      event_id: string;
-      type: string;
-      chat_jid: string | null;
-      payload: JsonValue;
-      effective_at: Date;
-    }>(
-      `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at
-         FROM whatsapp_event_logs WHERE id > $1 AND type = ANY($3::text[]) ORDER BY id LIMIT $2`,
-      [lastId, PAGE_SIZE, MESSAGE_TYPES]
-    );
+  for await (const page of readRawEventPages(client, { pageSize: PAGE_SIZE, types: MESSAGE_TYPES })) {
     const facts = emptyEncodedFacts();
-    for (const row of rows) {
-      const event = {
-        eventId: row.event_id,
-        type: row.type,
-        chatJid: row.chat_jid,
-        payload: row.payload,
-        effectiveAt: row.effective_at,
-      };
-      encodeMessageFacts(facts, row.event_id, extractReadModelFacts(event));
-    }
+    for (const event of page) encodeMessageFacts(facts, event.eventId, extractReadModelFacts(event));
     await writeMessageFacts(client, facts);
-    events += rows.length;
-    const last = rows.at(-1);
-    if (!last || rows.length < PAGE_SIZE) break;
-    lastId = last.id;
+    events += page.length;
   }
   await recountMemberDays(client);
   return events;

@@ -1,14 +1,10 @@
 import type pg from 'pg';
-import type { JsonValue } from '../sanitize.js';
-import {
-  extractProjectionFacts,
-  hasProjectionWork,
-  type ProjectionEvent,
-} from '../projections/extract-projection-facts.js';
+import { extractProjectionFacts, hasProjectionWork } from '../projections/extract-projection-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { applyMessageProjections, type MessageProjectionItem } from './apply-message-projections.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
+import { readRawEventPages } from './read-raw-event-pages.js';
 import { rebuildMessageReadModel } from './rebuild-messages.js';
 
 const BATCH_SIZE = 500;
@@ -47,35 +43,9 @@ export async function rebuildProjections(
     await client.query('BEGIN');
     await client.query('LOCK TABLE whatsapp_event_logs IN SHARE MODE');
     await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
-    let lastId = '00000000-0000-0000-0000-000000000000';
-    for (;;) {
-      const { rows } = await client.query<{
-        id: string;
-        event_id: string;
-        type: string;
-        chat_jid: string | null;
-        payload: JsonValue;
-        effective_at: Date;
-        has_own_time: boolean;
-        account_jid: string | null;
-      }>(
-        `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
-                occurred_at IS NOT NULL AS has_own_time, account_jid
-           FROM whatsapp_event_logs
-          WHERE id > $1 ORDER BY id LIMIT $2`,
-        [lastId, BATCH_SIZE]
-      );
+    for await (const page of readRawEventPages(client, { pageSize: BATCH_SIZE })) {
       const messageItems: MessageProjectionItem[] = [];
-      for (const row of rows) {
-        const event: ProjectionEvent = {
-          eventId: row.event_id,
-          type: row.type,
-          chatJid: row.chat_jid,
-          payload: row.payload,
-          effectiveAt: row.effective_at,
-          hasOwnTime: row.has_own_time,
-          accountJids: row.account_jid ? [row.account_jid] : [],
-        };
+      for (const event of page) {
         // The same split as live ingest (`EventsRepository.store`): group work per event, the rest by batch.
         const facts = extractProjectionFacts(event);
         const messageFacts = extractMessageFacts(event);
@@ -92,10 +62,7 @@ export async function rebuildProjections(
         }
       }
       await applyMessageProjections(client, messageItems);
-      events += rows.length;
-      const last = rows.at(-1);
-      if (!last || rows.length < BATCH_SIZE) break;
-      lastId = last.id;
+      events += page.length;
     }
     // The message read model (issue #11) in the same transaction: all projections change at once.
     const messageEvents = await rebuildMessageReadModel(client, options.engagementTimeZone);

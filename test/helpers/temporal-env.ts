@@ -1,7 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { Client, type ConnectionLike } from '@temporalio/client';
+import {
+  defaultPayloadConverter,
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type Payload,
+} from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { envPayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { resolveTestServerPath } from '../../dev-stack/temporal-binaries.js';
@@ -55,6 +68,45 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
     ),
   });
   return env;
+}
+
+/**
+ * `TestWorkflowEnvironment.createLocal` (a real dev server from the project's binary, one per test file)
+ * with every wa-lake search attribute and the test payload codec on its client.
+ */
+export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
+  installRuntimeLoggerOnce(silentLogger());
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: resolveTemporalCliPath(process.env) },
+      searchAttributes: SEARCH_ATTRIBUTE_DEFINITIONS.map(({ name, cliType }) =>
+        cliType === 'Int'
+          ? defineSearchAttributeKey(name, SearchAttributeType.INT)
+          : defineSearchAttributeKey(name, SearchAttributeType.KEYWORD)
+      ),
+    },
+    client: { dataConverter: testDataConverter() },
+  });
+}
+
+/**
+ * A client a test builds on its own connection (e.g. one to an unreachable address), with the test
+ * payload codec like every other test client, so what it writes the test workers can read.
+ */
+export function createTestClient(connection: ConnectionLike, namespace = 'default'): Client {
+  return new Client({ connection, namespace, dataConverter: testDataConverter() });
+}
+
+/** A native connection for test workers; the SDK's own logs stay silent (the Runtime is installed first). */
+export function connectTestNativeConnection(address: string): Promise<NativeConnection> {
+  installRuntimeLoggerOnce(silentLogger());
+  return NativeConnection.connect({ address });
+}
+
+/** A worker a test builds itself (stub activities or workflows), with the test payload codec. */
+export function createTestWorker(options: Omit<WorkerOptions, 'dataConverter'>): Promise<Worker> {
+  installRuntimeLoggerOnce(silentLogger());
+  return Worker.create({ ...options, dataConverter: testDataConverter() });
 }
 
 /** Bundles `workflows/index.ts` once per test file. */

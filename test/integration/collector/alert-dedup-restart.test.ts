@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AlertStateStore } from '../../../collector/alert-state-store.js';
 import { OUTBOX_ALERT_KINDS, OutboxMonitor } from '../../../collector/outbox-monitor.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { runCollector } from '../../../collector/run-collector.js';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
+import { createTestClient } from '../../helpers/temporal-env.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
@@ -39,7 +40,7 @@ describe('collector alerts survive restarts (issue #14 item 5)', () => {
         config,
         logger,
         alertSink: sink,
-        temporalClient: new Client({ connection }),
+        temporalClient: createTestClient(connection),
         source: { kind: 'replay', path: EXAMPLE },
       });
       const unreachableLogs = (): number => records.filter((record) => record['msg'] === 'temporal unreachable').length;

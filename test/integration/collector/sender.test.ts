@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
-import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { OutboxSender, type OutboxSenderOptions } from '../../../collector/sender.js';
-import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE, WA_LAST_HTTP_STATUS } from '../../../workflows/contracts.js';
+import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE } from '../../../workflows/contracts.js';
 import { runCollector } from '../../../collector/run-collector.js';
+import { createLocalEnv, createTestClient, createTestWorker } from '../../helpers/temporal-env.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
@@ -25,12 +24,7 @@ let env: TestWorkflowEnvironment;
 const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: resolveTemporalCliPath(process.env) },
-      searchAttributes: [WA_DELIVERY_STATE, WA_EVENT_TYPE, WA_CHAT_JID, WA_LAST_HTTP_STATUS],
-    },
-  });
+  env = await createLocalEnv();
 });
 afterAll(async () => {
   await env?.teardown();
@@ -115,7 +109,7 @@ describe('OutboxSender', () => {
 
   it('a stub worker completes the workflow; handing the same event over again still makes no second workflow', async () => {
     const taskQueue = `sender-worker-${randomUUID()}`;
-    const worker = await Worker.create({
+    const worker = await createTestWorker({
       connection: env.nativeConnection,
       taskQueue,
       workflowsPath: fileURLToPath(new URL('./stub-workflows.ts', import.meta.url)),
@@ -159,7 +153,7 @@ describe('OutboxSender', () => {
     cleanups.push(() => connection.close());
     const clock = { now: Date.now() };
     const { sender, alerts } = makeSender({
-      client: new Client({ connection }),
+      client: createTestClient(connection),
       outbox,
       startTimeoutMs: 1500,
       now: () => clock.now,

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporalDevServer } from '../../../dev-stack/temporal-dev-server.js';
 import { DELIVER_EVENT_WORKFLOW_TYPE } from '../../../workflows/contracts.js';
+import { createTestClient } from '../../helpers/temporal-env.js';
 
 // ADR 0008 / issue #14 item 3: the dev server's state file runs in WAL mode with synchronous=FULL, and a
 // workflow start Temporal acknowledged is still there after the server is killed without a shutdown.
@@ -39,7 +40,7 @@ describe('temporal dev server state file', () => {
       cleanups.push(() => server.stop());
       const connection = await Connection.connect({ address: server.address });
       cleanups.push(() => connection.close());
-      return { server, client: new Client({ connection }) };
+      return { server, client: createTestClient(connection) };
     };
 
     const first = await start();

@@ -1,11 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporalDevServer } from '../../../dev-stack/temporal-dev-server.js';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { sendWorkflowId } from '../../../workflows/send-contracts.js';
-import { bundleWorkflows } from '../../helpers/temporal-env.js';
+import { bundleWorkflows, connectTestNativeConnection, createTestClient } from '../../helpers/temporal-env.js';
 import { createSendKit } from './send-workflow-kit.js';
 import {
   createTestApiKey,
@@ -64,8 +63,8 @@ describe('accepted means never lost (architecture.md §12, issue #10 item 2)', (
     cleanups.push(() => temporal.stop());
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace: 'default' });
-    const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+    const client = createTestClient(connection);
+    const nativeConnection = await connectTestNativeConnection(temporal.address);
     cleanups.push(() => nativeConnection.close());
     const kit = await createSendKit({ client, nativeConnection }, await bundleWorkflows(), { accountId, taskQueue });
     await kit.run(async () => {

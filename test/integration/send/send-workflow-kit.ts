@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../../../activities/index.js';
 import { createSendGateActivities, type SendGateSettings } from '../../../activities/request-dispatch-slot.js';
 import { createDispatchActivity } from '../../../collector/send/dispatch-activity.js';
@@ -15,7 +15,7 @@ import type {
   SendTransition,
 } from '../../../workflows/send-contracts.js';
 import { sendWorkflowId, sessionTaskQueue } from '../../../workflows/send-contracts.js';
-import { testDataConverter, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { createTestWorker, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 
 /** Two workers (normal queue + the account's session queue) around a socket double, for one test. */
@@ -61,12 +61,11 @@ export async function createSendKit(
     },
     ...createSendGateActivities({ client: env.client, taskQueue, gate }),
   };
-  const worker = await Worker.create({
+  const worker = await createTestWorker({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
     activities,
-    dataConverter: testDataConverter(),
   });
   const sent = new Map<string, string>();
   const dispatched: DispatchWhatsAppMessageInput[] = [];
@@ -75,10 +74,9 @@ export async function createSendKit(
     rememberSent: (waMessageId, messageId) => sent.set(waMessageId, messageId),
     sendTimeoutMs: options.sendTimeoutMs ?? 2_000,
   });
-  const sessionWorker = await Worker.create({
+  const sessionWorker = await createTestWorker({
     connection: env.nativeConnection,
     taskQueue: sessionTaskQueue(accountId),
-    dataConverter: testDataConverter(),
     activities: {
       dispatchWhatsAppMessage: (input: Parameters<typeof dispatch.dispatchWhatsAppMessage>[0]) => {
         dispatched.push(input);

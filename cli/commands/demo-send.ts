@@ -1,0 +1,45 @@
+import { rmSync } from 'node:fs';
+import type { Command } from 'commander';
+import { runSendDemo } from '../demo-send/run-send-demo.js';
+import { formatSendDemoSummary } from '../demo-send/send-demo-summary.js';
+import { createShutdownSignal } from '../run-until-os-signal.js';
+import { createCliLogger, printLine } from './shared.js';
+
+interface DemoSendOptions {
+  dataDir: string;
+  timeoutMs: string;
+}
+
+/**
+ * Registers `wa-lake demo-send` (`npm run demo:send`, issue #10 item 10): runs the whole send path on one
+ * machine against a simulated WhatsApp with injected faults, prints a short summary and, as its last
+ * stdout line, one JSON object (`requested, accepted, dispatched, wireSends, distinctWireIds, sent,
+ * delivered, read, failed, expired, duplicatesOnWire, ok`, …). Exit code 1 when not ok.
+ */
+export function registerDemoSendCommand(program: Command): void {
+  program
+    .command('demo-send')
+    .description('send messages through the whole local send path against a simulated WhatsApp, with faults')
+    .option('--data-dir <dir>', 'state folder, wiped at start', '.data/demo-send')
+    .option('--timeout-ms <ms>', 'how long each phase may wait for the expected states', '60000')
+    .action(async (options: DemoSendOptions) => {
+      // The injected faults log warnings by design (failed dispatch attempts); the summary tells the story.
+      const logger = createCliLogger('error');
+      rmSync(options.dataDir, { recursive: true, force: true });
+      const shutdown = createShutdownSignal(logger);
+      try {
+        const { summary, messages } = await runSendDemo({
+          dataDir: options.dataDir,
+          env: process.env,
+          logger,
+          timeoutMs: Number(options.timeoutMs),
+          abortSignal: shutdown.signal,
+        });
+        process.stdout.write(formatSendDemoSummary(summary, messages));
+        printLine(JSON.stringify(summary));
+        process.exitCode = summary.ok ? 0 : 1;
+      } finally {
+        shutdown.dispose();
+      }
+    });
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { PlannedMessage } from './send-demo-plan.js';
+
+/** One message the API accepted, with the plan it came from. */
+export interface Accepted {
+  id: string;
+  plan: PlannedMessage;
+}
+
+/** `POST /api/v1/messages` over real HTTP, remembering each body so one can be replayed verbatim. */
+export class DemoApiClient {
+  requested = 0;
+  accepted = 0;
+  replays = 0;
+  private readonly sentBodies = new Map<string, { idempotencyKey: string; body: string }>();
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string
+  ) {}
+
+  /** Requests one planned message. @throws when the API does not answer 202. */
+  async request(plan: PlannedMessage, index: number): Promise<Accepted> {
+    const body = JSON.stringify({
+      to: plan.to,
+      text: `wa-lake demo #${index + 1}: ${plan.label}`,
+      category: plan.category,
+      ...(plan.deliverInMs !== undefined ? { deliver_by: new Date(Date.now() + plan.deliverInMs).toISOString() } : {}),
+      metadata: { demo: true },
+    });
+    const idempotencyKey = randomUUID();
+    const { status, json } = await this.post(body, idempotencyKey);
+    if (status !== 202 || typeof json['id'] !== 'string') {
+      throw new Error(`demo-send: POST /api/v1/messages answered ${status}: ${JSON.stringify(json)}`);
+    }
+    this.accepted += 1;
+    this.sentBodies.set(json['id'], { idempotencyKey, body });
+    return { id: json['id'], plan };
+  }
+
+  /** Sends a request again with the same Idempotency-Key and body. @returns true when answered 200 with the same id. */
+  async replay(id: string): Promise<boolean> {
+    const original = this.sentBodies.get(id);
+    if (!original) return false;
+    this.replays += 1;
+    const { status, json } = await this.post(original.body, original.idempotencyKey);
+    return status === 200 && json['id'] === id;
+  }
+
+  private async post(body: string, idempotencyKey: string): Promise<{ status: number; json: Record<string, unknown> }> {
+    this.requested += 1;
+    const response = await fetch(`${this.baseUrl}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': this.apiKey, 'idempotency-key': idempotencyKey },
+      body,
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  }
+}

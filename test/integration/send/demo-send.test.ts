@@ -1,0 +1,45 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runSendDemo } from '../../../cli/demo-send/run-send-demo.js';
+import { createMigratedDatabase } from '../ingest-api/lake-databases.js';
+
+describe('wa-lake demo-send (issue #10 item 10)', () => {
+  let dataDir: string;
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wa-lake-demo-send-'));
+    chmodSync(dataDir, 0o755);
+    databaseUrl = await createMigratedDatabase(inject('databaseUrl'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('sends through the whole local stack with faults injected: no duplicate on the wire, one expired, one failed', async () => {
+    const { summary, messages } = await runSendDemo({
+      dataDir,
+      env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      logger: pino({ level: 'silent' }),
+      timeoutMs: 90_000,
+    });
+    expect(summary.mismatches).toEqual([]);
+    expect(summary).toMatchObject({
+      ok: true,
+      duplicatesOnWire: 0,
+      unexpectedWireSends: 0,
+      idempotentReplays: 1,
+      ownAcksInLake: 0,
+    });
+    expect(summary.expired).toBeGreaterThanOrEqual(1);
+    expect(summary.failed).toBeGreaterThanOrEqual(1);
+    expect(summary.accepted).toBe(summary.requested);
+    // The slow send reached the wire twice with one WhatsApp id; everything dispatched has exactly one id.
+    expect(summary.resentSameId).toBeGreaterThanOrEqual(1);
+    expect(summary.distinctWireIds).toBe(summary.dispatched);
+    expect(summary.awaitingAck).toBe(1);
+    expect(messages.find((m) => m.state === 'failed')?.reasonCode).toBe('not_on_whatsapp');
+    expect(messages.find((m) => m.state === 'expired')?.reasonCode).toBe('deliver_by_passed');
+  });
+});

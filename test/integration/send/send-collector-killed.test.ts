@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Activities } from '../../../activities/index.js';
+import { createSendGateActivities } from '../../../activities/request-dispatch-slot.js';
+import { createDispatchActivity } from '../../../collector/send/dispatch-activity.js';
+import { deriveWaMessageId } from '../../../common/wa-message-id.js';
+import type { sendMessage } from '../../../workflows/send-message.js';
+import {
+  DISPATCH_START_TO_CLOSE_MS,
+  sendAckSignal,
+  sendStatusQuery,
+  sendWorkflowId,
+  sessionTaskQueue,
+  type SendMessageInput,
+  type SendTransition,
+} from '../../../workflows/send-contracts.js';
+import {
+  bundleWorkflows,
+  createTimeSkippingEnv,
+  createTestWorker,
+  uniqueTaskQueue,
+} from '../../helpers/temporal-env.js';
+import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
+
+// Issue #10 item 4, last sentence: a collector killed between "socket accepted" and "state recorded" does not
+// produce a second distinct WhatsApp id. The dispatch worker dies with the send on the wire and its activity
+// unfinished; the attempt times out server-side and a new collector's worker retries with the same id.
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  bundle = await bundleWorkflows();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (!check()) throw new Error('condition not reached');
+}
+
+/** One collector's dispatch worker over the shared socket double (the "WhatsApp" outlives collectors). */
+function createSessionWorker(accountId: string, double: WhatsAppSendDouble): Promise<Worker> {
+  const dispatch = createDispatchActivity({ getSocket: () => double, rememberSent: () => undefined });
+  return createTestWorker({
+    connection: env.nativeConnection,
+    taskQueue: sessionTaskQueue(accountId),
+    activities: dispatch,
+    // A killed process does not finish its activity: give up on it at once instead of waiting.
+    shutdownGraceTime: '100ms',
+    shutdownForceTime: '500ms',
+  });
+}
+
+describe('sendMessage with a collector killed mid-dispatch (architecture.md §12, issue #10 item 4)', () => {
+  it('retries on a new collector with the same WhatsApp id: distinct ids on the wire 1, then sent after the ACK', async () => {
+    const taskQueue = uniqueTaskQueue('send-killed');
+    const accountId = `acct-${randomUUID().slice(0, 8)}`;
+    const double = new WhatsAppSendDouble();
+    const reported: SendTransition[] = [];
+    const activities: Partial<Activities> = {
+      reportSendTransition: (input) => {
+        reported.push(input);
+        return Promise.resolve();
+      },
+      sendAlert: () => Promise.resolve({ sent: true }),
+      ...createSendGateActivities({
+        client: env.client,
+        taskQueue,
+        gate: { ratePerMinute: 600, burst: 10, marketingJitterMaxMs: 0 },
+      }),
+    };
+    const worker = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: bundle,
+      activities,
+    });
+    // The first accepted send never returns: the process "dies" right after the socket took the message.
+    let releaseDoomedSend: () => void = () => undefined;
+    double.onAccepted = () => new Promise<void>((resolve) => (releaseDoomedSend = resolve));
+
+    await worker.runUntil(async () => {
+      const messageId = randomUUID();
+      const input: SendMessageInput = {
+        messageId,
+        accountId,
+        toJid: '120363000000000001@g.us',
+        text: `reminder ${messageId}`,
+        category: 'transactional',
+        deliverBy: null,
+        waMessageId: deriveWaMessageId(messageId),
+        options: { ackWaitMs: 60_000 },
+      };
+      const handle = await env.client.workflow.start<typeof sendMessage>('sendMessage', {
+        taskQueue,
+        workflowId: sendWorkflowId(messageId),
+        args: [input],
+      });
+
+      const doomed = await createSessionWorker(accountId, double);
+      const doomedRun = doomed.run().catch(() => undefined);
+      await waitFor(() => double.wire.length === 1);
+      doomed.shutdown();
+      await doomedRun;
+      expect((await handle.query(sendStatusQuery)).state).toBe('queued');
+
+      double.onAccepted = null;
+      const successor = await createSessionWorker(accountId, double);
+      await successor.runUntil(async () => {
+        // The dead attempt is over only when its start-to-close timeout (DISPATCH_START_TO_CLOSE_MS, 30 s)
+        // passes. The test server does not skip time while an activity is outstanding: this waits in real time.
+        await waitFor(() => double.wire.length === 2, DISPATCH_START_TO_CLOSE_MS * 3);
+        await waitFor(() => reported.some((t) => t.state === 'dispatched'));
+        await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
+        const result = await handle.result();
+        expect(result).toMatchObject({ state: 'sent', dispatchAttempts: 2 });
+      });
+      releaseDoomedSend();
+      expect(double.wire.map((send) => send.messageId)).toEqual([input.waMessageId, input.waMessageId]);
+      expect(double.distinctIds()).toBe(1);
+      expect(reported.map((t) => t.state)).toEqual(['dispatched', 'sent']);
+    });
+  });
+});

@@ -1,0 +1,36 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_DIR } from '../deploy/compose-file.js';
+
+// Integration tests build Temporal workers, clients and environments only through test/helpers/, which
+// give each the test payload codec (architecture.md §14: tests run with encryption on, as production
+// should) and install the silent Runtime logger first, so the SDK's INFO lines ("Worker state changed")
+// do not flood test output. A test that builds its own would do neither.
+const CONSTRUCTIONS = /Worker\.create\(|new Client\(|NativeConnection\.connect\(|TestWorkflowEnvironment\.create/;
+/** Files allowed to build their own, and why. */
+const ALLOWED: ReadonlyMap<string, string> = new Map([
+  [
+    'test/integration/privacy/payload-encryption.test.ts',
+    'its clear client shows what the server stores without the codec',
+  ],
+]);
+
+function listTypeScript(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return listTypeScript(path);
+    return entry.name.endsWith('.ts') ? [relative(PROJECT_DIR, path)] : [];
+  });
+}
+
+describe('Temporal construction in integration tests', () => {
+  it('goes through test/helpers/ (payload codec and silent SDK logger), except where a file says why not', () => {
+    const offenders = listTypeScript(join(PROJECT_DIR, 'test/integration')).flatMap((path) =>
+      readFileSync(join(PROJECT_DIR, path), 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (CONSTRUCTIONS.test(line) && !ALLOWED.has(path) ? [`${path}:${index + 1}`] : []))
+    );
+    expect(offenders).toEqual([]);
+  });
+});
