@@ -83,10 +83,12 @@ export function messageReadModelCtes(factsParam: string, source: string): string
 
 /**
  * A condition that holds once every CTE of {@link messageReadModelCtes} has run (it reads them all, so a
- * later CTE of the same statement guarded by it runs after their rows are written and locked).
+ * later CTE of the same statement guarded by it runs after their rows are written and locked). It reads
+ * them in the order PostgreSQL runs them when nothing reads them (the last CTE first, which reads records
+ * and reactions; then revokes, edits), so both statements lock the read-model tables in one order.
  */
 export const MESSAGE_READ_MODEL_WRITTEN =
-  '(SELECT count(*) FROM wa_member_days) + (SELECT count(*) FROM wa_edits) + (SELECT count(*) FROM wa_revokes) >= 0';
+  '(SELECT count(*) FROM wa_member_days) + (SELECT count(*) FROM wa_revokes) + (SELECT count(*) FROM wa_edits) >= 0';
 
 const WRITE_STATEMENT = 'wa_write_message_facts';
 const WRITE_SQL = `WITH ${messageReadModelCtes('$1', 'true')} SELECT 1`;
