@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import { makeDirectory } from '../common/make-directory.js';
 
 /** Outbox row counts by state, as `OutboxStore.countByState()` returns them. */
 export type OutboxCounts = Record<'pending' | 'started' | 'dead', number>;
@@ -23,6 +24,11 @@ export interface CollectorStatus extends CollectorSnapshot {
   pid: number;
   startedAt: string;
   lastHeartbeatAt: string;
+  /**
+   * ISO time of a clean stop ({@link Heartbeat.stop}), null while the collector runs. A crash leaves it
+   * null: only the heartbeat's age tells that one apart.
+   */
+  stoppedAt: string | null;
 }
 
 /**
@@ -32,6 +38,7 @@ export interface CollectorStatus extends CollectorSnapshot {
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
+  private stoppedAt: string | null = null;
   private readonly startedAt: string;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -70,6 +77,7 @@ export class Heartbeat {
       pid: process.pid,
       startedAt: this.startedAt,
       lastHeartbeatAt: new Date(this.now()).toISOString(),
+      stoppedAt: this.stoppedAt,
     };
     this.logger.info(
       {
@@ -82,7 +90,7 @@ export class Heartbeat {
       'collector heartbeat'
     );
     try {
-      mkdirSync(dirname(this.deps.statusPath), { recursive: true });
+      makeDirectory(dirname(this.deps.statusPath));
       const temporary = `${this.deps.statusPath}.${process.pid}.tmp`;
       writeFileSync(temporary, `${JSON.stringify(status, null, 2)}\n`);
       renameSync(temporary, this.deps.statusPath);
@@ -92,10 +100,14 @@ export class Heartbeat {
     return status;
   }
 
-  /** Stops the timer and writes a last status (e.g. with `sessionState: 'stopped'`). */
+  /**
+   * Stops the timer and writes a last status that records the clean stop (`stoppedAt`), so `wa-lake
+   * status` says "stopped" at once instead of "healthy" until the heartbeat goes stale.
+   */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stoppedAt = new Date(this.now()).toISOString();
     this.beat();
   }
 }
@@ -109,7 +121,8 @@ export function readCollectorStatus(path: string): CollectorStatus | null {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CollectorStatus>;
     if (typeof parsed.lastHeartbeatAt !== 'string' || typeof parsed.sessionState !== 'string') return null;
-    return parsed as CollectorStatus;
+    // A file written before `stoppedAt` existed has none: that collector's stop was not recorded.
+    return { ...parsed, stoppedAt: typeof parsed.stoppedAt === 'string' ? parsed.stoppedAt : null } as CollectorStatus;
   } catch {
     return null;
   }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { makeDirectory } from '../common/make-directory.js';
 
 /** What a lock file holds: who owns it, so a stale lock from a dead process can be taken over. */
 export interface LockOwner {
@@ -108,7 +109,7 @@ export function acquireInstanceLock(options: { authDir?: string | undefined; out
   const held: string[] = [];
   try {
     for (const path of paths) {
-      mkdirSync(dirname(path), { recursive: true });
+      makeDirectory(dirname(path));
       acquireOne(path, owner);
       held.push(path);
     }

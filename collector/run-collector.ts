@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import type { Logger } from '../common/logger.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
+import { makeDirectory } from '../common/make-directory.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
@@ -78,7 +78,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
   const pairPhone =
     source.kind === 'live' && source.pairPhone !== undefined ? normalizePairPhone(source.pairPhone) : undefined;
   if (pairPhone === null) throw new InvalidPairPhoneError();
-  mkdirSync(dirname(config.OUTBOX_PATH), { recursive: true });
+  makeDirectory(dirname(config.OUTBOX_PATH));
   // A replay only needs the outbox; it may run next to a live collector that uses another outbox.
   const lock = acquireInstanceLock({
     authDir: source.kind === 'live' ? config.AUTH_DIR : undefined,

@@ -8,7 +8,9 @@ import type { IngestAppDeps } from './app.js';
 import type { IngestConfig } from './config.js';
 import { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
 import { SendAdminRepository } from './db/send-admin-repository.js';
-import { createSendMetrics } from './send/send-metrics.js';
+import { SendIntentBatchWriter } from './db/send-intent-batch-writer.js';
+import { ApiKeyCache } from './send/api-key-cache.js';
+import { createSendMetrics, type SendMetrics } from './send/send-metrics.js';
 import { SendWorkflowStarter } from './send/send-workflow-starter.js';
 
 /** The ingest API's send components: route deps, the workflow starter (with its sweeper) and cleanup. */
@@ -17,6 +19,29 @@ export interface SendComponents {
   starter: SendWorkflowStarter;
   /** Stops the sweeper, waits for background starts, closes a connection opened here. */
   close(): Promise<void>;
+}
+
+/**
+ * The send routes' database side (issue #10 item 11): the API key cache, the group-committing accept
+ * writer and the messages repository, on `pool`. `onAccepted` runs after each commit of a new intent.
+ */
+export function createSendRouteDeps(options: {
+  pool: pg.Pool;
+  textMaxChars: number;
+  onAccepted: NonNullable<IngestAppDeps['send']>['onAccepted'];
+  metrics?: SendMetrics | undefined;
+  /** Called with the number of requests each accept statement decided (benchmarks). */
+  onIntentBatch?: (rows: number) => void;
+}): NonNullable<IngestAppDeps['send']> & { messages: OutboundMessagesRepository } {
+  const messages = new OutboundMessagesRepository(options.pool);
+  return {
+    apiKeys: new ApiKeyCache(new SendAdminRepository(options.pool)),
+    intents: new SendIntentBatchWriter(options.pool, messages, {}, options.onIntentBatch),
+    messages,
+    onAccepted: options.onAccepted,
+    textMaxChars: options.textMaxChars,
+    metrics: options.metrics,
+  };
 }
 
 /**
@@ -46,10 +71,15 @@ export function createSendComponents(options: {
         createDataConverter(config.send.payloadEncryptionKeys)
       );
   const { client } = temporal;
-  const messages = new OutboundMessagesRepository(options.pool);
+  const routeDeps = createSendRouteDeps({
+    pool: options.pool,
+    textMaxChars: config.send.textMaxChars,
+    onAccepted: (message) => starter.startSoon(message),
+    metrics: options.registry ? createSendMetrics(options.registry) : undefined,
+  });
   const starter = new SendWorkflowStarter({
     client,
-    repository: messages,
+    repository: routeDeps.messages,
     taskQueue: config.send.taskQueue,
     logger: options.logger,
     startTimeoutMs: config.send.startTimeoutMs,
@@ -57,13 +87,7 @@ export function createSendComponents(options: {
     sweepBatchSize: options.sweepBatchSize ?? 100,
   });
   return {
-    deps: {
-      admin: new SendAdminRepository(options.pool),
-      messages,
-      onAccepted: (message) => starter.startSoon(message),
-      textMaxChars: config.send.textMaxChars,
-      metrics: options.registry ? createSendMetrics(options.registry) : undefined,
-    },
+    deps: routeDeps,
     starter,
     async close() {
       await starter.stop();

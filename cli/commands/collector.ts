@@ -1,10 +1,16 @@
 import type { Command } from 'commander';
-import { describeUnusableReplay, loadCollectorConfig, runCollector } from '../../collector/index.js';
+import {
+  describeUnusableReplay,
+  loadCollectorConfig,
+  runCollector,
+  type ReplaySummary,
+} from '../../collector/index.js';
 import { createLazyTemporalClient } from '../../common/lazy-temporal-client.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
+import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /** Config, logger, windowed alert sink and a lazy Temporal client: what both collector commands run with. */
@@ -63,8 +69,13 @@ export function registerCollectorCommands(program: Command): void {
     .command('replay')
     .description('feed a capture file (ours or the first collector trail) through filter → keys → outbox → Temporal')
     .argument('<capture>', 'capture file, or a folder of the first collector trail (logs/<event>/<date>.json)')
-    .option('--wait-ms <ms>', 'how long to wait for the outbox to be handed to Temporal after reading', '60000')
-    .action(async (capture: string, options: { waitMs: string }) => {
+    .option(
+      '--wait-ms <ms>',
+      'how long to wait for the outbox to be handed to Temporal after reading (ms, at most a day)',
+      integerInRange(0, DAY_MS),
+      60_000
+    )
+    .action(async (capture: string, options: { waitMs: number }) => {
       const { config, logger, alertSink, temporal } = createCollectorDeps();
       const collector = await runCollector({
         config,
@@ -81,15 +92,28 @@ export function registerCollectorCommands(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        const pending = await waitForOutboxDrain(collector.outbox, Number(options.waitMs));
-        printLine(
-          `replayed ${summary?.lines ?? 0} lines: ${summary?.kept ?? 0} kept, ${summary?.inserted ?? 0} new in the outbox, ` +
-            `${summary?.duplicates ?? 0} already there, ${summary?.dead ?? 0} dead, ${summary?.malformedLines ?? 0} malformed lines; ` +
-            `${pending} still pending (the next collector run sends them)`
-        );
+        const pending = await waitForOutboxDrain(collector.outbox, options.waitMs);
+        if (summary) for (const line of describeReplayCounts(summary)) printLine(line);
+        printLine(`${pending} still pending (the next collector run sends them)`);
       } finally {
         await collector.stop();
         await temporal.close();
       }
     });
+}
+
+/**
+ * The replay's counts as printed by `wa-lake replay`: every line of the capture lands in exactly one
+ * count (issue #12 follow-up: a record with `data: null` or `messages: []` used to be counted nowhere).
+ */
+export function describeReplayCounts(summary: ReplaySummary): string[] {
+  const droppedItems = Object.values(summary.dropped).reduce((sum, count) => sum + count, 0);
+  const withItems = summary.records - summary.recordsWithoutItems;
+  return [
+    `read ${summary.lines + summary.blankLines} lines: ${summary.records} records, ` +
+      `${summary.malformedLines} malformed, ${summary.blankLines} blank`,
+    `  records: ${withItems} with items, ${summary.recordsWithoutItems} without any (data null or an empty batch)`,
+    `  items  : ${summary.items} = ${summary.kept} kept + ${droppedItems} dropped; kept: ${summary.inserted} new in the outbox, ` +
+      `${summary.duplicates} already there, ${summary.dead} dead`,
+  ];
 }

@@ -1,11 +1,15 @@
 import type pg from 'pg';
+import { z } from 'zod';
+import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createPool } from '../../ingest-api/index.js';
 
-/** Reads `DATABASE_URL` for lake commands that need nothing else. @throws Error when it is unset. */
+/**
+ * Reads `DATABASE_URL` for lake commands that need nothing else, validated like every process's config
+ * (a value such as `notaurl` used to reach pg and fail as "getaddrinfo ENOTFOUND base").
+ * @throws ConfigError when it is unset or not a postgres:// connection string.
+ */
 export function requireDatabaseUrl(): string {
-  const url = process.env['DATABASE_URL'];
-  if (!url) throw new Error('DATABASE_URL is required (postgres://user:password@host:port/database)');
-  return url;
+  return parseConfig(z.object({ DATABASE_URL: envPostgresUrl }), process.env).DATABASE_URL;
 }
 
 /** Runs `work` with a small pool on `DATABASE_URL`, ended afterwards whatever happens. */

@@ -3,11 +3,12 @@ import type { Command } from 'commander';
 import { runSendDemo } from '../demo-send/run-send-demo.js';
 import { formatSendDemoSummary } from '../demo-send/send-demo-summary.js';
 import { createShutdownSignal } from '../run-until-os-signal.js';
+import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
 interface DemoSendOptions {
   dataDir: string;
-  timeoutMs: string;
+  timeoutMs: number;
 }
 
 /**
@@ -21,7 +22,12 @@ export function registerDemoSendCommand(program: Command): void {
     .command('demo-send')
     .description('send messages through the whole local send path against a simulated WhatsApp, with faults')
     .option('--data-dir <dir>', 'state folder, wiped at start', '.data/demo-send')
-    .option('--timeout-ms <ms>', 'how long each phase may wait for the expected states', '60000')
+    .option(
+      '--timeout-ms <ms>',
+      'how long each phase may wait for the expected states (ms, at most a day)',
+      integerInRange(1, DAY_MS),
+      60_000
+    )
     .action(async (options: DemoSendOptions) => {
       // The injected faults log warnings by design (failed dispatch attempts); the summary tells the story.
       const logger = createCliLogger('error');
@@ -32,7 +38,7 @@ export function registerDemoSendCommand(program: Command): void {
           dataDir: options.dataDir,
           env: process.env,
           logger,
-          timeoutMs: Number(options.timeoutMs),
+          timeoutMs: options.timeoutMs,
           abortSignal: shutdown.signal,
         });
         process.stdout.write(formatSendDemoSummary(summary, messages));

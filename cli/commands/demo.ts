@@ -9,13 +9,14 @@ import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
+import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
 interface DemoOptions {
   json?: boolean;
   keepRunning?: boolean;
   dataDir: string;
-  timeoutMs: string;
+  timeoutMs: number;
 }
 
 /**
@@ -32,7 +33,12 @@ export function registerDemoCommand(program: Command): void {
     .option('--json', 'also print the summary as one JSON object on the last line')
     .option('--keep-running', 'keep the stack (and its Web UI) running after the summary, until Ctrl-C')
     .option('--data-dir <dir>', 'state folder, wiped at start', '.data/demo')
-    .option('--timeout-ms <ms>', 'how long to wait for deliveries', '180000')
+    .option(
+      '--timeout-ms <ms>',
+      'how long to wait for deliveries (ms, at most a day)',
+      integerInRange(1, DAY_MS),
+      180_000
+    )
     .action(async (capture: string, options: DemoOptions) => {
       const logger = createCliLogger('warn');
       rmSync(options.dataDir, { recursive: true, force: true });
@@ -49,9 +55,9 @@ export function registerDemoCommand(program: Command): void {
       let engagementLines: string[] = [];
       let unusable: string | null = null;
       try {
-        summary = await collectSummary(stack, capture, Number(options.timeoutMs), logger);
+        summary = await collectSummary(stack, capture, options.timeoutMs, logger);
         // An empty or malformed-only capture proves nothing: never print "OK" for it (issue #12 item 9).
-        unusable = describeUnusableReplay({ lines: summary.read, malformedLines: summary.malformedLines }, capture);
+        unusable = describeUnusableReplay({ ...summary, lines: summary.read }, capture);
         if (unusable !== null) summary = { ...summary, ok: false };
         // Issue #11 item 5: the demo ends with what the lake is for — engagement, and its report.
         const engagement = await writeDemoEngagement(stack.databaseUrl, options.dataDir);
@@ -100,6 +106,8 @@ async function collectSummary(
     dropped: replay.dropped,
     duplicatesRejected: replay.duplicates,
     malformedLines: replay.malformedLines,
+    recordsWithoutItems: replay.recordsWithoutItems,
+    blankLines: replay.blankLines,
     outbox: collector.outbox.countByState(),
     workflows,
     lakeRows,

@@ -4,7 +4,8 @@ import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
-import { createCliLogger, parsePortOption, printLine } from './shared.js';
+import { tcpPort } from './option-parsers.js';
+import { createCliLogger, printLine } from './shared.js';
 
 interface DevOptions {
   dataDir: string;
@@ -26,15 +27,10 @@ export function registerDevCommands(program: Command): void {
     .option('--replay <file>', 'feed this capture file instead of a live WhatsApp session')
     .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines')
     .option('--pair-phone <number>', 'link with a pairing code for this phone number instead of a QR code')
-    .option('--temporal-port <port>', 'Temporal frontend port', (v) => parsePortOption(v, 'temporal-port'), 7233)
-    .option('--ui-port <port>', 'Temporal Web UI port', (v) => parsePortOption(v, 'ui-port'), 8233)
-    .option('--ingest-port <port>', 'ingest API port', (v) => parsePortOption(v, 'ingest-port'), 8080)
-    .option(
-      '--postgres-port <port>',
-      'embedded PostgreSQL port (unused when DATABASE_URL is set)',
-      (v) => parsePortOption(v, 'postgres-port'),
-      54329
-    )
+    .option('--temporal-port <port>', 'Temporal frontend port', tcpPort, 7233)
+    .option('--ui-port <port>', 'Temporal Web UI port', tcpPort, 8233)
+    .option('--ingest-port <port>', 'ingest API port', tcpPort, 8080)
+    .option('--postgres-port <port>', 'embedded PostgreSQL port (unused when DATABASE_URL is set)', tcpPort, 54329)
     .action(async (options: DevOptions) => {
       const logger = createCliLogger();
       const source: CollectorSource = options.replay
@@ -74,8 +70,8 @@ export function registerDevCommands(program: Command): void {
     .command('dev:temporal')
     .description('run only the Temporal dev server (Web UI, wa-lake search attributes registered)')
     .option('--data-dir <dir>', 'state folder', '.data')
-    .option('--temporal-port <port>', 'Temporal frontend port', (v) => parsePortOption(v, 'temporal-port'), 7233)
-    .option('--ui-port <port>', 'Temporal Web UI port', (v) => parsePortOption(v, 'ui-port'), 8233)
+    .option('--temporal-port <port>', 'Temporal frontend port', tcpPort, 7233)
+    .option('--ui-port <port>', 'Temporal Web UI port', tcpPort, 8233)
     .action(async (options: { dataDir: string; temporalPort: number; uiPort: number }) => {
       const logger = createCliLogger();
       const shutdown = createShutdownSignal(logger);

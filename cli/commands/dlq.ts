@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
-import { listDeadLetters, replayDeadLetters, type ReplaySelection } from '../../ops/index.js';
+import { listDeadLetters, replayDeadLetters, type ReplayReport, type ReplaySelection } from '../../ops/index.js';
+import { integerInRange } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
+
+/** Most entries one `dlq list` page shows: the page travels in one query result. */
+const MAX_PAGE_SIZE = 1_000;
 
 /** Registers `wa-lake dlq list` and `wa-lake dlq replay` (architecture.md §7, issue #3 item 6). */
 export function registerDlqCommands(program: Command): void {
@@ -12,14 +16,14 @@ export function registerDlqCommands(program: Command): void {
     .command('list')
     .description('list dead-lettered events, oldest first')
     .option('--all', 'include resolved entries')
-    .option('--offset <n>', 'start at this entry', '0')
-    .option('--limit <n>', 'entries to show', '50')
+    .option('--offset <n>', 'start at this entry', integerInRange(0, Number.MAX_SAFE_INTEGER), 0)
+    .option('--limit <n>', `entries to show (1–${MAX_PAGE_SIZE})`, integerInRange(1, MAX_PAGE_SIZE), 50)
     .option('--json', 'print the page as JSON')
-    .action(async (options: { all?: boolean; offset: string; limit: string; json?: boolean }) => {
+    .action(async (options: { all?: boolean; offset: number; limit: number; json?: boolean }) => {
       await withClient(async (client) => {
         const page = await listDeadLetters(client, {
-          pageSize: Number(options.limit),
-          offset: Number(options.offset),
+          pageSize: options.limit,
+          offset: options.offset,
           includeResolved: options.all ?? false,
         });
         if (options.json) return printLine(JSON.stringify(page));
@@ -48,6 +52,7 @@ export function registerDlqCommands(program: Command): void {
         for (const item of report.replayed) printLine(`replayed ${item.eventId} (new run ${item.newRunId})`);
         for (const item of report.skipped) printLine(`skipped  ${item.eventId} (${item.status})`);
         for (const item of report.failed) printLine(`FAILED   ${item.eventId}: ${item.error}`);
+        printLine(describeReplayOutcome(report, options.all === true));
         if (report.failed.length > 0) process.exitCode = 1;
       });
     });
@@ -68,4 +73,14 @@ async function withClient(
   } finally {
     await temporal.close();
   }
+}
+
+/** The last line of `dlq replay`: how many were replayed, and says so plainly when none was (issue #12 follow-up). */
+function describeReplayOutcome(report: ReplayReport, isAll: boolean): string {
+  const { replayed, skipped, failed } = report;
+  if (replayed.length === 0 && skipped.length === 0 && failed.length === 0) {
+    return isAll ? 'nothing was replayed: there is no open dead letter' : 'nothing was replayed';
+  }
+  const counts = `${replayed.length} replayed, ${skipped.length} skipped, ${failed.length} failed`;
+  return replayed.length === 0 ? `nothing was replayed (${counts})` : counts;
 }

@@ -9,14 +9,8 @@ import {
 } from '../../ingest-api/index.js';
 import { parseConfig } from '../../common/config-schema.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
+import { requireDatabaseUrl } from './database.js';
 import { createCliLogger, printLine } from './shared.js';
-
-/** Reads `DATABASE_URL` for the commands that need nothing else. @throws Error when it is unset. */
-function requireDatabaseUrl(): string {
-  const url = process.env['DATABASE_URL'];
-  if (!url) throw new Error('DATABASE_URL is required (postgres://user:password@host:port/database)');
-  return url;
-}
 
 /** Registers `wa-lake ingest-api`, `wa-lake migrate` and `wa-lake rebuild` (architecture.md §8–§10). */
 export function registerIngestCommands(program: Command): void {

@@ -5,7 +5,8 @@ import { loadCollectorConfig } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../ingest-api/index.js';
-import { runErasure } from '../privacy/run-erasure.js';
+import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
+import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 const databaseUrl = (): string => parseConfig(z.object({ DATABASE_URL: envPostgresUrl }), process.env).DATABASE_URL;
@@ -23,10 +24,14 @@ export function registerPrivacyCommands(program: Command): void {
   retention
     .command('apply')
     .description('redact message bodies older than a period; ids, times, type, group, participant and kind stay')
-    .requiredOption('--older-than <period>', 'age by event time, e.g. 90d, 12w, 36h')
+    .requiredOption(
+      '--older-than <period>',
+      'age by event time, e.g. 90d, 12w, 36h (at most 36500d)',
+      asOptionParser(parseRetentionPeriodMs)
+    )
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_retention_runs)', currentUser())
-    .action(async (options: { olderThan: string; requestedBy: string }) => {
-      const cutoff = new Date(Date.now() - parseRetentionPeriodMs(options.olderThan));
+    .action(async (options: { olderThan: number; requestedBy: string }) => {
+      const cutoff = new Date(Date.now() - options.olderThan);
       const pool = createPool(databaseUrl());
       try {
         const result = await redactOldMessageBodies(pool, cutoff, { requestedBy: options.requestedBy });
@@ -45,20 +50,27 @@ export function registerPrivacyCommands(program: Command): void {
     .action(async (options: { participant: string; requestedBy: string; json?: boolean }) => {
       const config = loadCollectorConfig(process.env);
       const pool = createPool(databaseUrl());
+      let temporalUnreachableReason: string | undefined;
       const temporal = await connectTemporalClient(
         config.TEMPORAL_ADDRESS,
         config.TEMPORAL_NAMESPACE,
         undefined,
         createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
-      ).catch(() => null);
+      ).catch((err: unknown) => {
+        temporalUnreachableReason = err instanceof Error ? err.message : String(err);
+        return null;
+      });
       try {
         const report = await runErasure({
           pool,
           outboxPath: config.OUTBOX_PATH,
           temporalClient: temporal?.client ?? null,
+          temporalUnreachableReason,
+          payloadsEncrypted: (config.PAYLOAD_ENCRYPTION_KEYS?.length ?? 0) > 0,
           participant: options.participant,
           requestedBy: options.requestedBy,
         });
+        failWhenDeadLettersNotReached(report);
         if (options.json) return printLine(JSON.stringify(report));
         const { lake, outboxRowsRewritten, deadLetterEntriesRedacted } = report.counts;
         printLine(`erasure run ${report.runId} by ${report.requestedBy}`);
@@ -78,4 +90,25 @@ export function registerPrivacyCommands(program: Command): void {
         await pool.end();
       }
     });
+}
+
+/**
+ * An erasure that could not reach the dead-letter entries is not done: the member's data may still sit
+ * there. Says on stderr what was and was not erased and sets exit code 1; the report still prints.
+ */
+function failWhenDeadLettersNotReached(report: ErasureReport): void {
+  if (report.counts.deadLetterEntriesRedacted !== null) return;
+  const why =
+    report.notReached.find((line) => line.startsWith('dead-letter entries:')) ?? 'dead-letter entries: not reached';
+  const outbox =
+    report.counts.outboxRowsRewritten === null
+      ? 'outbox not reached'
+      : `outbox erased (${report.counts.outboxRowsRewritten} rows rewritten)`;
+  process.stderr.write(
+    `wa-lake forget: INCOMPLETE, the dead-letter entries were NOT erased.\n` +
+      `  not done: ${why}\n` +
+      `  done    : lake erased (run ${report.runId}); ${outbox}\n` +
+      '  rerun the same forget once Temporal is reachable (it is idempotent)\n'
+  );
+  process.exitCode = 1;
 }

@@ -47,14 +47,6 @@ export async function connectTemporalClient(
   return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
-/** Parses a TCP port option (0–65535). @throws Error naming the option when invalid. */
-export function parsePortOption(value: string, name = 'port'): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new Error(`--${name} must be an integer from 0 to 65535, got "${value}"`);
-  return port;
-}
-
 /** Writes one line to stdout (CLI output for humans and scripts, not a log record). */
 export function printLine(line = ''): void {
   process.stdout.write(`${line}\n`);

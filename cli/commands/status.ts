@@ -7,10 +7,18 @@ import { connectTemporalClient, printLine } from './shared.js';
 
 /** What `wa-lake status --json` prints (architecture.md §10). */
 interface StatusReport {
-  session: { state: string; since: string; pid: number; lastHeartbeatAt: string; heartbeatAgeMs: number } | null;
+  /** `state` is `stopped` (since `stoppedAt`) once the collector recorded a clean stop. */
+  session: {
+    state: string;
+    since: string;
+    pid: number;
+    lastHeartbeatAt: string;
+    heartbeatAgeMs: number;
+    stoppedAt: string | null;
+  } | null;
   outbox: { pending: number; started: number; dead: number; oldestPendingAgeMs: number | null } | null;
   deadLetters: { open: number } | { error: string };
-  /** True when the collector's last heartbeat is at most three intervals old. */
+  /** True when the collector runs (no clean stop recorded) and its last heartbeat is at most three intervals old. */
   isHealthy: boolean;
 }
 
@@ -20,13 +28,15 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('session state, outbox pending/started/dead, oldest pending age, dead letters, last heartbeat')
     .option('--json', 'print one JSON object')
-    .option('--healthcheck', 'print nothing; exit 1 unless the collector heartbeat is fresh')
+    .option('--healthcheck', 'print nothing; exit 1 unless the collector runs and its heartbeat is fresh')
     .action(async (options: { json?: boolean; healthcheck?: boolean }) => {
       const config = loadCollectorConfig(process.env);
       const now = Date.now();
       const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);
       const heartbeatAgeMs = status ? now - Date.parse(status.lastHeartbeatAt) : null;
-      const isHealthy = heartbeatAgeMs !== null && heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS;
+      const stoppedAt = status?.stoppedAt ?? null;
+      const isHealthy =
+        stoppedAt === null && heartbeatAgeMs !== null && heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS;
       if (options.healthcheck) {
         process.exitCode = isHealthy ? 0 : 1;
         return;
@@ -34,11 +44,12 @@ export function registerStatusCommand(program: Command): void {
       const report: StatusReport = {
         session: status
           ? {
-              state: status.sessionState,
-              since: status.sessionStateSince,
+              state: stoppedAt === null ? status.sessionState : 'stopped',
+              since: stoppedAt ?? status.sessionStateSince,
               pid: status.pid,
               lastHeartbeatAt: status.lastHeartbeatAt,
               heartbeatAgeMs: heartbeatAgeMs ?? 0,
+              stoppedAt,
             }
           : null,
         outbox: readOutbox(config.OUTBOX_PATH, now),
@@ -87,12 +98,7 @@ function formatAge(ms: number | null): string {
 }
 
 function printReport(report: StatusReport, outboxPath: string, temporalAddress: string): void {
-  const session = report.session;
-  printLine(
-    session
-      ? `session      : ${session.state} since ${session.since} (pid ${session.pid}); last heartbeat ${formatAge(session.heartbeatAgeMs)} ago${report.isHealthy ? '' : ' — STALE'}`
-      : 'session      : no collector status file (the collector has not run with this OUTBOX_PATH)'
-  );
+  printLine(describeSession(report));
   const outbox = report.outbox;
   printLine(
     outbox
@@ -104,5 +110,17 @@ function printReport(report: StatusReport, outboxPath: string, temporalAddress: 
     'open' in dlq
       ? `dead letters : ${dlq.open} open (Temporal ${temporalAddress})`
       : `dead letters : unknown — ${dlq.error}`
+  );
+}
+
+function describeSession(report: StatusReport): string {
+  const session = report.session;
+  if (!session) return 'session      : no collector status file (the collector has not run with this OUTBOX_PATH)';
+  if (session.stoppedAt !== null) {
+    return `session      : stopped at ${session.stoppedAt} (clean stop of pid ${session.pid}); no collector is running`;
+  }
+  return (
+    `session      : ${session.state} since ${session.since} (pid ${session.pid}); ` +
+    `last heartbeat ${formatAge(session.heartbeatAgeMs)} ago${report.isHealthy ? '' : ' — STALE'}`
   );
 }

@@ -16,6 +16,10 @@ export interface DemoSummary {
   /** Kept items whose event_id was already in the outbox (INSERT OR IGNORE). */
   duplicatesRejected: number;
   malformedLines: number;
+  /** Records whose event carries no item (`data: null`, `messages: []`). */
+  recordsWithoutItems: number;
+  /** Blank lines skipped (not in `read`). */
+  blankLines: number;
   outbox: Record<OutboxState, number>;
   workflows: DeliveryTally;
   /** Rows in whatsapp_event_logs for the capture's kept event ids. */
@@ -37,7 +41,7 @@ export function formatDemoSummary(summary: DemoSummary): string {
   const droppedTotal = Object.values(summary.dropped).reduce((sum, count) => sum + count, 0);
   const lines = [
     `wa-lake demo — ${summary.capture}`,
-    `  events read (capture lines) : ${summary.read}${summary.malformedLines ? ` (${summary.malformedLines} malformed)` : ''}`,
+    `  events read (capture lines) : ${summary.read}${describeUnreadLines(summary)}`,
     `  items after fan-out         : ${summary.items}`,
     `  kept                        : ${summary.kept} (${summary.distinctKept} distinct event ids)`,
     `  dropped                     : ${droppedTotal}`,
@@ -52,4 +56,15 @@ export function formatDemoSummary(summary: DemoSummary): string {
       : `  MISMATCH: lake rows ≠ distinct kept events`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** ` (2 malformed, 1 without items; 3 blank lines skipped)` for lines that brought no item; empty when none. */
+function describeUnreadLines(summary: DemoSummary): string {
+  const within = [
+    summary.malformedLines ? `${summary.malformedLines} malformed` : '',
+    summary.recordsWithoutItems ? `${summary.recordsWithoutItems} without items` : '',
+  ].filter((part) => part !== '');
+  const blank = summary.blankLines ? `${summary.blankLines} blank lines skipped` : '';
+  const parts = [within.join(', '), blank].filter((part) => part !== '');
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
 }

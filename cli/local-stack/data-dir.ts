@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
+import { DataDirUnusableError } from './errors.js';
 
 /** Paths inside the local data folder used by `wa-lake dev` and `wa-lake demo` (architecture.md §2). */
 export interface DataDirLayout {
@@ -20,10 +22,17 @@ export interface DataDirLayout {
 /**
  * Creates (if needed) and describes the data folder: Temporal state, embedded PostgreSQL cluster,
  * outbox, WhatsApp auth state, generated webhook secret.
+ *
+ * @throws DataDirUnusableError when the folder cannot be created (e.g. `/proc/nope`, no permission).
  */
 export function prepareDataDir(root: string): DataDirLayout {
-  const absolute = resolve(root);
-  mkdirSync(absolute, { recursive: true });
+  let absolute: string;
+  try {
+    absolute = makeDirectory(root);
+  } catch (err) {
+    if (err instanceof DirectoryNotCreatedError) throw new DataDirUnusableError(root, { cause: err });
+    throw err;
+  }
   return {
     root: absolute,
     temporalDbFile: join(absolute, 'temporal.sqlite'),

@@ -13,3 +13,14 @@ export class DataDirInUseError extends Error {
     );
   }
 }
+
+/** Thrown by `prepareDataDir` when the data folder cannot be created; the cause says why. */
+export class DataDirUnusableError extends Error {
+  override readonly name = 'DataDirUnusableError';
+  constructor(
+    readonly dataDir: string,
+    options: { cause: unknown }
+  ) {
+    super(`cannot use ${dataDir} as the data folder (--data-dir); pass a folder you can write to`, options);
+  }
+}

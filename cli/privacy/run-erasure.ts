@@ -21,9 +21,12 @@ export interface ErasureReport {
 }
 
 /** Stores no command can rewrite (architecture.md §14): reported on every run. */
-const ALWAYS_NOT_REACHED = [
+const alwaysNotReached = (payloadsEncrypted: boolean): string[] => [
   'Temporal workflow histories: each deliverEvent input holds its event body until the namespace retention ' +
-    'ends (TEMPORAL_NAMESPACE_RETENTION); encrypted at rest when PAYLOAD_ENCRYPTION_KEYS is set',
+    'ends (TEMPORAL_NAMESPACE_RETENTION); ' +
+    (payloadsEncrypted
+      ? 'encrypted at rest (PAYLOAD_ENCRYPTION_KEYS is set here)'
+      : 'in clear text if the collector ran without PAYLOAD_ENCRYPTION_KEYS (it is not set here)'),
   'capture files written with --record, and the first collector trail: delete or edit them by hand',
   'backups and dumps of PostgreSQL and of the outbox: they age out with your backup retention',
 ];
@@ -34,13 +37,20 @@ const ALWAYS_NOT_REACHED = [
  * exists on this host) and the dead-letter entries (one signal), with one random pseudonym for the run,
  * then records the run (who, when, counts, what was not reached). Idempotent: a rerun changes nothing.
  *
- * @param options.temporalClient - null when Temporal is not reachable (reported as not reached).
+ * @param options.temporalClient - null when Temporal is not reachable (reported as not reached, with
+ *   `temporalUnreachableReason` when given).
+ * @param options.payloadsEncrypted - whether PAYLOAD_ENCRYPTION_KEYS is set, so the report says truly
+ *   whether Temporal histories hold bodies in clear.
+ * @returns the report; `counts.deadLetterEntriesRedacted` is null when the dead-letter entries were not
+ *   reached (the caller must not report success then).
  * @throws InvalidParticipantIdentifierError; pg errors (the lake transaction is rolled back).
  */
 export async function runErasure(options: {
   pool: pg.Pool;
   outboxPath: string;
   temporalClient: Client | null;
+  temporalUnreachableReason?: string;
+  payloadsEncrypted?: boolean;
   participant: string;
   requestedBy: string;
 }): Promise<ErasureReport> {
@@ -73,9 +83,10 @@ export async function runErasure(options: {
       notReached.push(`dead-letter entries: ${err instanceof Error ? err.message : String(err)}`);
     }
   } else {
-    notReached.push('dead-letter entries: Temporal not reachable (rerun forget when it is)');
+    const reason = options.temporalUnreachableReason ? ` (${options.temporalUnreachableReason})` : '';
+    notReached.push(`dead-letter entries: Temporal not reachable${reason}; rerun forget when it is`);
   }
-  notReached.push(...ALWAYS_NOT_REACHED);
+  notReached.push(...alwaysNotReached(options.payloadsEncrypted ?? false));
 
   const report: ErasureReport = {
     runId: randomUUID(),

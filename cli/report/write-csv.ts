@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EngagementReport } from '../../ingest-api/index.js';
+import { makeDirectory } from '../../common/make-directory.js';
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
 function csvField(value: unknown): string {
@@ -27,10 +28,11 @@ function toCsv(rows: readonly object[]): string {
  * `cohorts.csv`, `lurkers.csv`.
  *
  * @returns the paths written.
- * @throws NodeJS.ErrnoException when the folder cannot be created or a file written.
+ * @throws DirectoryNotCreatedError when the folder cannot be created; NodeJS.ErrnoException when a file
+ *   cannot be written.
  */
 export async function writeReportCsv(report: EngagementReport, dir: string): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  makeDirectory(dir);
   const files: [string, readonly object[]][] = [
     ['totals.csv', [{ timeZone: report.timeZone, from: report.from, to: report.to, ...report.totals }]],
     ['groups.csv', report.groups],

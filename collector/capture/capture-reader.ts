@@ -4,22 +4,30 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseCaptureLine, type CaptureRecord } from './capture-line.js';
 
-/** One item read from a capture: a record, or a malformed line (counted, never fatal). */
+/**
+ * One line read from a capture: a record, a malformed line (counted, never fatal) or a blank line
+ * (yielded too, so a replay can account for every line of the file).
+ */
 export type CaptureItem =
-  { kind: 'record'; record: CaptureRecord } | { kind: 'malformed'; file: string; lineNumber: number; reason: string };
+  | { kind: 'record'; record: CaptureRecord }
+  | { kind: 'malformed'; file: string; lineNumber: number; reason: string }
+  | { kind: 'blank'; file: string; lineNumber: number };
 
 /** Progress of a read; `etaMs` is null until enough has been read to estimate. Sizes in bytes. */
 export interface CaptureProgress {
   bytesRead: number;
   totalBytes: number;
+  /** Non-blank lines read (records and malformed lines), as the replay summary counts them. */
   lines: number;
+  /** Blank lines read (skipped). */
+  blankLines: number;
   elapsedMs: number;
   etaMs: number | null;
 }
 
 /** Options of {@link readCapture}. */
 export interface ReadCaptureOptions {
-  /** Called every `progressEveryLines` lines and once at the end. */
+  /** Called every `progressEveryLines` non-blank lines and once at the end. */
   onProgress?: (progress: CaptureProgress) => void;
   progressEveryLines?: number;
   now?: () => number;
@@ -32,7 +40,7 @@ interface LineSource {
   lines: AsyncIterator<string>;
   lineNumber: number;
   head: CaptureItem | null;
-  /** ms epoch of `head`; malformed lines sort first so they are reported at once. */
+  /** ms epoch of `head`; malformed and blank lines sort first so they are reported at once. */
   headTimeMs: number;
 }
 
@@ -61,26 +69,25 @@ function groupByName(files: string[]): string[][] {
   return [...groups.keys()].sort().map((key) => groups.get(key) ?? []);
 }
 
-async function advance(source: LineSource, onBytes: (bytes: number) => void): Promise<void> {
-  for (;;) {
-    const next = await source.lines.next();
-    if (next.done === true) {
-      source.head = null;
-      return;
-    }
-    source.lineNumber++;
-    onBytes(Buffer.byteLength(next.value) + 1);
-    const parsed = parseCaptureLine(next.value);
-    if (parsed.kind === 'blank') continue;
-    if (parsed.kind === 'malformed') {
-      source.head = { kind: 'malformed', file: source.file, lineNumber: source.lineNumber, reason: parsed.reason };
-      source.headTimeMs = Number.NEGATIVE_INFINITY;
-    } else {
-      source.head = parsed;
-      source.headTimeMs = parsed.record.capturedAt.getTime();
-    }
+async function advance(source: LineSource, onLine: (bytes: number, isBlank: boolean) => void): Promise<void> {
+  const next = await source.lines.next();
+  if (next.done === true) {
+    source.head = null;
     return;
   }
+  source.lineNumber++;
+  const parsed = parseCaptureLine(next.value);
+  onLine(Buffer.byteLength(next.value) + 1, parsed.kind === 'blank');
+  if (parsed.kind === 'record') {
+    source.head = parsed;
+    source.headTimeMs = parsed.record.capturedAt.getTime();
+    return;
+  }
+  source.head =
+    parsed.kind === 'blank'
+      ? { kind: 'blank', file: source.file, lineNumber: source.lineNumber }
+      : { kind: 'malformed', file: source.file, lineNumber: source.lineNumber, reason: parsed.reason };
+  source.headTimeMs = Number.NEGATIVE_INFINITY;
 }
 
 /**
@@ -100,16 +107,28 @@ export async function* readCapture(path: string, options: ReadCaptureOptions = {
   const startedAt = now();
   let bytesRead = 0;
   let lines = 0;
+  let blankLines = 0;
   const report = (): void => {
     const elapsedMs = now() - startedAt;
     const etaMs =
       bytesRead > 0 && elapsedMs > 0
         ? Math.max(0, Math.round((elapsedMs * (totalBytes - bytesRead)) / bytesRead))
         : null;
-    options.onProgress?.({ bytesRead: Math.min(bytesRead, totalBytes), totalBytes, lines, elapsedMs, etaMs });
+    options.onProgress?.({
+      bytesRead: Math.min(bytesRead, totalBytes),
+      totalBytes,
+      lines,
+      blankLines,
+      elapsedMs,
+      etaMs,
+    });
   };
-  const onBytes = (bytes: number): void => {
+  const onLine = (bytes: number, isBlank: boolean): void => {
     bytesRead += bytes;
+    if (isBlank) {
+      blankLines++;
+      return;
+    }
     lines++;
     if (lines % every === 0) report();
   };
@@ -122,7 +141,7 @@ export async function* readCapture(path: string, options: ReadCaptureOptions = {
       headTimeMs: 0,
     }));
     try {
-      for (const source of sources) await advance(source, onBytes);
+      for (const source of sources) await advance(source, onLine);
       for (;;) {
         let earliest: LineSource | null = null;
         for (const source of sources) {
@@ -130,7 +149,7 @@ export async function* readCapture(path: string, options: ReadCaptureOptions = {
         }
         if (earliest === null || earliest.head === null) break;
         yield earliest.head;
-        await advance(earliest, onBytes);
+        await advance(earliest, onLine);
       }
     } finally {
       // Closes the streams when the consumer stops early.

@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import { makeDirectory } from '../../common/make-directory.js';
 import { formatCaptureLine } from './capture-line.js';
 
 /** Never recorded: key material must not leave the process (architecture.md §3). */
@@ -31,7 +32,7 @@ export class CaptureRecorder {
    * @throws the `fs` error when the file cannot be opened.
    */
   static open(path: string, logger: Logger): CaptureRecorder {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectory(dirname(path));
     const fd = openSync(path, 'a', 0o600);
     return new CaptureRecorder(fd, path, logger.child({ component: 'capture-recorder' }));
   }

@@ -2,10 +2,22 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EventPipeline } from '../event-pipeline.js';
 import { readCapture, type CaptureProgress } from './capture-reader.js';
 
-/** What a replay did. `eventIds` holds every kept item's event_id (new or already in the outbox). */
+/**
+ * What a replay did. Every line of the capture is counted once (issue #12 follow-up):
+ * `lines = records + malformedLines`, `records = records with items + recordsWithoutItems`, and blank
+ * lines apart in `blankLines`; `lines` and `blankLines` equal the last progress report's. `eventIds`
+ * holds every kept item's event_id (new or already in the outbox).
+ */
 export interface ReplaySummary {
   /** Non-blank lines read (records plus malformed lines). */
   lines: number;
+  /** Well-formed lines handed to the pipeline. */
+  records: number;
+  /** Records whose event carries no item at all (`data: null`, `messages: []`): nothing to keep or drop. */
+  recordsWithoutItems: number;
+  /** Blank lines skipped. */
+  blankLines: number;
+  /** Items after fan-out (kept + dropped). */
   items: number;
   kept: number;
   /** Dropped items by reason, as the pipeline reports them. */
@@ -44,6 +56,9 @@ export interface ReplayCaptureOptions {
 export async function replayCapture(options: ReplayCaptureOptions): Promise<ReplaySummary> {
   const summary: ReplaySummary = {
     lines: 0,
+    records: 0,
+    recordsWithoutItems: 0,
+    blankLines: 0,
     items: 0,
     kept: 0,
     dropped: {},
@@ -60,13 +75,19 @@ export async function replayCapture(options: ReplayCaptureOptions): Promise<Repl
   });
   for await (const item of reader) {
     if (options.signal?.aborted === true) break;
+    if (item.kind === 'blank') {
+      summary.blankLines++;
+      continue;
+    }
     summary.lines++;
     if (item.kind === 'malformed') {
       summary.malformedLines++;
       options.onMalformedLine?.({ file: item.file, lineNumber: item.lineNumber, reason: item.reason });
       continue;
     }
+    summary.records++;
     const outcome = options.pipeline.handle(item.record.event, item.record.data, item.record.capturedAt);
+    if (outcome.items === 0) summary.recordsWithoutItems++;
     summary.items += outcome.items;
     summary.kept += outcome.kept;
     summary.inserted += outcome.inserted;

@@ -27,21 +27,6 @@ export interface TransitionRecord {
   reasonCode: string | null;
 }
 
-/** What the request API inserts. */
-export type NewOutboundMessage = Pick<
-  OutboundMessage,
-  | 'id'
-  | 'apiKeyId'
-  | 'accountId'
-  | 'requestHash'
-  | 'toJid'
-  | 'text'
-  | 'category'
-  | 'deliverBy'
-  | 'metadata'
-  | 'waMessageId'
-> & { idempotencyKey: string };
-
 // SQL CASE that ranks a state column, from the one rank table in send-contracts.ts.
 const RANK_SQL = (column: string): string =>
   `(CASE ${column} ${Object.entries(SEND_STATE_RANK)
@@ -69,7 +54,7 @@ function toMessage(row: Record<string, unknown>): OutboundMessage {
 
 /**
  * The `outbound_messages` / `outbound_message_transitions` tables (architecture.md §12, issue #10): the intent
- * committed before 202, idempotency lookups, the sweeper's "not yet started" list and monotonic state
+ * committed before 202 (inserted by `send-intent-statement.ts`), idempotency lookups, the sweeper's "not yet started" list and monotonic state
  * updates reported by the `sendMessage` workflow. Methods throw DatabaseUnavailableError /
  * DatabaseBusyError when PostgreSQL cannot serve them.
  */
@@ -91,43 +76,6 @@ export class OutboundMessagesRepository {
       idempotencyKey,
     ]);
     return rows[0] ? toMessage(rows[0]) : null;
-  }
-
-  /**
-   * Commits the intent and its `queued` transition in one statement (architecture.md §12: committed before 202).
-   * @returns the inserted row, or the row that already holds `(apiKeyId, idempotencyKey)` (a concurrent twin).
-   */
-  async insert(message: NewOutboundMessage): Promise<{ isInserted: boolean; message: OutboundMessage }> {
-    const rows = await this.run(
-      `WITH inserted AS (
-         INSERT INTO outbound_messages (id, api_key_id, account_id, idempotency_key, request_hash, to_jid, text,
-                                        category, deliver_by, metadata, wa_message_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (api_key_id, idempotency_key) DO NOTHING
-         RETURNING *
-       ), transition AS (
-         INSERT INTO outbound_message_transitions (message_id, state, at)
-         SELECT id, 'queued', created_at FROM inserted
-       )
-       SELECT * FROM inserted`,
-      [
-        message.id,
-        message.apiKeyId,
-        message.accountId,
-        message.idempotencyKey,
-        message.requestHash,
-        message.toJid,
-        message.text,
-        message.category,
-        message.deliverBy,
-        message.metadata === null ? null : JSON.stringify(message.metadata),
-        message.waMessageId,
-      ]
-    );
-    if (rows[0]) return { isInserted: true, message: toMessage(rows[0]) };
-    const existing = await this.findByIdempotencyKey(message.apiKeyId, message.idempotencyKey);
-    if (!existing) throw new Error('outbound message vanished between insert and lookup');
-    return { isInserted: false, message: existing };
   }
 
   /** One message and every transition, oldest first; null when unknown. */

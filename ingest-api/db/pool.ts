@@ -5,14 +5,64 @@ import { DatabaseBusyError, DatabaseUnavailableError } from './errors.js';
 /** How long a request waits for a connection before the API answers 503 (ms). */
 export const CONNECTION_TIMEOUT_MS = 5_000;
 
+/** How long `end()` waits for the server to close the pool's connections before it resolves anyway (ms). */
+export const CLIENT_CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * A `pg.Pool` whose `end()` resolves only once every connection it opened is closed by the server.
+ * pg-pool's own `end()` resolves as soon as it has *asked* each client to end: the Terminate message may
+ * still be in flight, so a PostgreSQL stopped right after (the local stack's next step) terminates those
+ * backends and the pool reports "idle database client failed … terminating connection due to
+ * administrator command" (issue #12 item 9). pg-pool emits `remove` once a client's connection ended.
+ */
+class DrainingPool extends pg.Pool {
+  readonly #openClients = new Set<pg.PoolClient>();
+  #onAllClosed: (() => void) | undefined;
+
+  constructor(config: pg.PoolConfig) {
+    super(config);
+    this.on('connect', (client) => this.#openClients.add(client));
+    this.on('remove', (client) => {
+      this.#openClients.delete(client);
+      if (this.#openClients.size === 0) this.#onAllClosed?.();
+    });
+  }
+
+  override end(): Promise<void>;
+  override end(callback: () => void): void;
+  override end(callback?: () => void): Promise<void> | void {
+    const ended = this.#endAndWaitForClients();
+    if (!callback) return ended;
+    void ended.then(
+      () => callback(),
+      () => callback()
+    );
+  }
+
+  async #endAndWaitForClients(): Promise<void> {
+    await super.end();
+    if (this.#openClients.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.#onAllClosed = resolve;
+      // A server that never closes its side must not hang the caller's shutdown.
+      timer = setTimeout(resolve, CLIENT_CLOSE_TIMEOUT_MS);
+      timer.unref();
+    });
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Creates the one `pg.Pool` of a process, with `'error'` listeners on the pool and on every client so a
  * connection dropped by the server (restart, failover) is logged instead of crashing the process
- * (house style §10.5).
+ * (house style §10.5). `end()` resolves once the server has closed every connection of the pool, so
+ * the database may be stopped right after it (issue #12 item 9).
  *
  * @param databaseUrl - PostgreSQL connection string (`DATABASE_URL`).
  * @param options.max - pool size (`DATABASE_POOL_MAX`, default 10).
- * @param options.logger - receives `warn` records for idle-client errors.
+ * @param options.logger - receives `warn` records for idle-client errors; `debug` once `end()` was
+ *   called, when a connection closing during an orderly shutdown is expected.
  * @param options.connectionTimeoutMs - how long a checkout waits for a connection (ms, default
  *   {@link CONNECTION_TIMEOUT_MS}); tests shorten it to reach the pool-busy answer quickly.
  */
@@ -20,14 +70,17 @@ export function createPool(
   databaseUrl: string,
   options: { max?: number; logger?: Logger; connectionTimeoutMs?: number } = {}
 ): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new DrainingPool({
     connectionString: databaseUrl,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
   });
   const log = options.logger?.child({ component: 'pg-pool' });
-  pool.on('error', (err) => log?.warn({ err }, 'idle database client failed'));
+  pool.on('error', (err) => {
+    if (pool.ending) log?.debug({ err }, 'idle database client failed while the pool was ending');
+    else log?.warn({ err }, 'idle database client failed');
+  });
   // A checked-out client has no pool listener; without its own, a dropped connection between two
   // queries of a transaction would be an unhandled 'error' event (process exit).
   pool.on('connect', (client) => client.on('error', (err) => log?.debug({ err }, 'database client failed')));

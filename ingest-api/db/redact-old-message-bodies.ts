@@ -71,15 +71,20 @@ async function redactOneBatch(pool: pg.Pool, cutoff: Date, batchSize: number): P
   }
 }
 
+/** Longest retention period accepted (ms): 100 years reaches back before WhatsApp existed. */
+export const MAX_RETENTION_PERIOD_MS = 36_500 * 86_400_000;
+
 /**
  * Parses a retention period such as `90d`, `12w`, `36h` into ms (`--older-than`, `RETENTION_PERIOD`).
- * @throws Error naming the accepted forms.
+ * @throws Error naming the accepted forms, or the bounds (more than 0, at most 36500d = 100 years).
  */
 export function parseRetentionPeriodMs(value: string): number {
-  const match = /^(\d{1,5})([dwh])$/.exec(value.trim());
+  const match = /^(\d+)([dwh])$/.exec(value.trim());
   if (!match) throw new Error(`retention period must look like 90d, 12w or 36h, got "${value}"`);
   const unitMs = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[match[2] as 'h' | 'd' | 'w'];
   const ms = Number(match[1]) * unitMs;
   if (ms <= 0) throw new Error('retention period must be positive');
+  if (ms > MAX_RETENTION_PERIOD_MS)
+    throw new Error(`retention period must be at most 36500d (100 years), got "${value}"`);
   return ms;
 }

@@ -135,7 +135,9 @@ export class SendAdminRepository {
   /**
    * Whether `accountId` may send to `recipient` (architecture.md §12): a phone needs an opt-in; a group must be
    * known to the lake (the collector snapshots every group it participates in) and, when the account's
-   * own participant ids are recorded, one of them must be a current member (no `left_at`).
+   * own participant ids are recorded, one of them must be a current member (no `left_at`). The request API
+   * applies the same rule inside its accept statement (`send-intent-statement.ts`); this one serves callers
+   * that only ask (the send demo waits for its groups with it).
    */
   async isRecipientAllowed(accountId: string, recipient: Recipient): Promise<boolean> {
     if (recipient.kind === 'phone') {

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deriveWaMessageId } from '../../common/wa-message-id.js';
 import type { OutboundMessage, OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
-import type { ApiKeyRecord, SendAdminRepository } from '../db/send-admin-repository.js';
+import type { SendIntentBatchWriter } from '../db/send-intent-batch-writer.js';
+import type { SendIntentCandidate } from '../db/send-intent-statement.js';
 import { IngestHttpError } from '../errors.js';
-import { hashApiKey } from '../send/api-key.js';
+import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { normalizeRecipient } from '../send/recipient.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
@@ -16,8 +17,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the send routes need. */
 export interface SendRouteDeps {
-  admin: Pick<SendAdminRepository, 'findActiveApiKey' | 'isRecipientAllowed'>;
-  messages: Pick<OutboundMessagesRepository, 'findByIdempotencyKey' | 'insert' | 'get'>;
+  apiKeys: Pick<ApiKeyCache, 'find' | 'findFresh' | 'forget'>;
+  /** Checks and commits intents by group commit (one statement for concurrent requests). */
+  intents: Pick<SendIntentBatchWriter, 'submit'>;
+  messages: Pick<OutboundMessagesRepository, 'get'>;
   /** Called after COMMIT of a new intent; must not throw or wait for Temporal. */
   onAccepted: (message: OutboundMessage) => void;
   /** Longest accepted text, in characters (`SEND_TEXT_MAX_CHARS`). */
@@ -30,11 +33,8 @@ function header(request: FastifyRequest, name: string): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-async function authenticate(request: FastifyRequest, deps: SendRouteDeps): Promise<ApiKeyRecord> {
-  const key = header(request, 'x-api-key');
-  const record = key === '' ? null : await deps.admin.findActiveApiKey(hashApiKey(key));
-  if (!record) throw new IngestHttpError('WA_ERR_BAD_API_KEY', 'x-api-key is missing, unknown or revoked');
-  return record;
+function badApiKey(): IngestHttpError {
+  return new IngestHttpError('WA_ERR_BAD_API_KEY', 'x-api-key is missing, unknown or revoked');
 }
 
 function parseJson(request: FastifyRequest): unknown {
@@ -49,14 +49,80 @@ function parseJson(request: FastifyRequest): unknown {
   }
 }
 
-function answerExisting(reply: FastifyReply, message: OutboundMessage, requestHash: string): FastifyReply {
-  if (message.requestHash !== requestHash) {
+function answerExisting(
+  reply: FastifyReply,
+  existing: { id: string; requestHash: string; state: string },
+  requestHash: string
+): FastifyReply {
+  if (existing.requestHash !== requestHash) {
     throw new IngestHttpError(
       'WA_ERR_IDEMPOTENCY_MISMATCH',
       'this Idempotency-Key was already used with a different body'
     );
   }
-  return reply.code(200).header('idempotent-replayed', 'true').send({ id: message.id, status: message.state });
+  return reply.code(200).header('idempotent-replayed', 'true').send({ id: existing.id, status: existing.state });
+}
+
+/**
+ * The checks that need no database, in the order the API answers them: `Idempotency-Key` (400), body
+ * (415/400/422). A passed deadline or a `to` that is no recipient is not thrown here but returned as
+ * `rejection`: a replay of an accepted request must still answer 200, so the idempotency lookup comes first.
+ */
+function prepareCandidate(
+  request: FastifyRequest,
+  apiKey: ApiKeyIdentity,
+  textMaxChars: number
+): { candidate: SendIntentCandidate; rejection: IngestHttpError | null } {
+  const idempotencyKey = header(request, 'idempotency-key');
+  if (idempotencyKey === '' || idempotencyKey.length > IDEMPOTENCY_KEY_MAX_CHARS) {
+    throw new IngestHttpError(
+      'WA_ERR_MISSING_IDEMPOTENCY_KEY',
+      'Idempotency-Key header (1–255 characters) is required'
+    );
+  }
+  const sendRequest = parseSendRequest(parseJson(request), textMaxChars);
+  const recipient = normalizeRecipient(sendRequest.to);
+  let rejection: IngestHttpError | null = null;
+  if (sendRequest.deliverByMs !== null && sendRequest.deliverByMs <= Date.now()) {
+    rejection = new IngestHttpError('WA_ERR_DELIVER_BY_PASSED', 'deliver_by must be in the future');
+  } else if (!recipient) {
+    rejection = new IngestHttpError('WA_ERR_INVALID_RECIPIENT', 'to must be a group JID (…@g.us) or a phone number');
+  }
+  const id = randomUUID();
+  const candidate: SendIntentCandidate = {
+    id,
+    apiKeyId: apiKey.id,
+    idempotencyKey,
+    requestHash: hashSendRequest(sendRequest),
+    toJid: recipient?.jid ?? null,
+    isGroup: recipient?.kind === 'group',
+    text: sendRequest.text,
+    category: sendRequest.category,
+    deliverBy: sendRequest.deliverByMs === null ? null : new Date(sendRequest.deliverByMs),
+    metadata: sendRequest.metadata,
+    waMessageId: deriveWaMessageId(id),
+    isInsertable: rejection === null,
+  };
+  return { candidate, rejection };
+}
+
+function acceptedMessage(candidate: SendIntentCandidate, accountId: string, createdAt: Date): OutboundMessage {
+  return {
+    id: candidate.id,
+    apiKeyId: candidate.apiKeyId,
+    accountId,
+    requestHash: candidate.requestHash,
+    toJid: candidate.toJid ?? '',
+    text: candidate.text,
+    category: candidate.category,
+    deliverBy: candidate.deliverBy,
+    metadata: candidate.metadata,
+    state: 'queued',
+    reasonCode: null,
+    waMessageId: candidate.waMessageId,
+    workflowStartedAt: null,
+    createdAt,
+  };
 }
 
 /**
@@ -65,60 +131,52 @@ function answerExisting(reply: FastifyReply, message: OutboundMessage, requestHa
  *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → replay of the same key: 200
  *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
  *   not-allowed recipient → commit → `202 {id, status: 'queued'}`; the workflow start follows the answer.
+ *   Everything after the body checks is one group-committed statement (`db/send-intent-statement.ts`),
+ *   which also re-checks that the (possibly cached) key is not revoked.
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.
  */
 export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): void {
   app.post(SEND_MESSAGES_PATH, async (request, reply) => {
-    const apiKey = await authenticate(request, deps);
-    const idempotencyKey = header(request, 'idempotency-key');
-    if (idempotencyKey === '' || idempotencyKey.length > IDEMPOTENCY_KEY_MAX_CHARS) {
-      throw new IngestHttpError(
-        'WA_ERR_MISSING_IDEMPOTENCY_KEY',
-        'Idempotency-Key header (1–255 characters) is required'
-      );
+    const presentedKey = header(request, 'x-api-key');
+    const apiKey = await deps.apiKeys.find(presentedKey);
+    if (!apiKey) throw badApiKey();
+    let prepared: ReturnType<typeof prepareCandidate>;
+    try {
+      prepared = prepareCandidate(request, apiKey, deps.textMaxChars);
+    } catch (err) {
+      // The key may come from the cache: a revoked key gets 401, not a verdict on its body.
+      if (!(await deps.apiKeys.findFresh(presentedKey))) throw badApiKey();
+      throw err;
     }
-    const sendRequest = parseSendRequest(parseJson(request), deps.textMaxChars);
-    const requestHash = hashSendRequest(sendRequest);
-    const existing = await deps.messages.findByIdempotencyKey(apiKey.id, idempotencyKey);
-    if (existing) return answerExisting(reply, existing, requestHash);
-    if (sendRequest.deliverByMs !== null && sendRequest.deliverByMs <= Date.now()) {
-      throw new IngestHttpError('WA_ERR_DELIVER_BY_PASSED', 'deliver_by must be in the future');
+    const { candidate, rejection } = prepared;
+    const outcome = await deps.intents.submit(candidate);
+    switch (outcome.kind) {
+      case 'key-revoked':
+        deps.apiKeys.forget(presentedKey);
+        throw badApiKey();
+      case 'existing':
+        return answerExisting(reply, outcome, candidate.requestHash);
+      case 'not-insertable':
+        throw rejection ?? new Error('accept statement refused an insertable request');
+      case 'not-allowed':
+        throw new IngestHttpError(
+          'WA_ERR_RECIPIENT_NOT_ALLOWED',
+          candidate.isGroup
+            ? 'the sending account is not a member of this group'
+            : 'this number has not opted in to messages from the sending account'
+        );
+      case 'inserted': {
+        request.log.info({ messageId: candidate.id, category: candidate.category }, 'send request accepted');
+        deps.metrics?.accepted.inc({ category: candidate.category });
+        deps.onAccepted(acceptedMessage(candidate, outcome.accountId, outcome.createdAt));
+        return reply.code(202).send({ id: candidate.id, status: 'queued' });
+      }
     }
-    const recipient = normalizeRecipient(sendRequest.to);
-    if (!recipient) {
-      throw new IngestHttpError('WA_ERR_INVALID_RECIPIENT', 'to must be a group JID (…@g.us) or a phone number');
-    }
-    if (!(await deps.admin.isRecipientAllowed(apiKey.accountId, recipient))) {
-      throw new IngestHttpError(
-        'WA_ERR_RECIPIENT_NOT_ALLOWED',
-        recipient.kind === 'group'
-          ? 'the sending account is not a member of this group'
-          : 'this number has not opted in to messages from the sending account'
-      );
-    }
-    const id = randomUUID();
-    const outcome = await deps.messages.insert({
-      id,
-      apiKeyId: apiKey.id,
-      accountId: apiKey.accountId,
-      idempotencyKey,
-      requestHash,
-      toJid: recipient.jid,
-      text: sendRequest.text,
-      category: sendRequest.category,
-      deliverBy: sendRequest.deliverByMs === null ? null : new Date(sendRequest.deliverByMs),
-      metadata: sendRequest.metadata,
-      waMessageId: deriveWaMessageId(id),
-    });
-    if (!outcome.isInserted) return answerExisting(reply, outcome.message, requestHash);
-    request.log.info({ messageId: id, category: sendRequest.category }, 'send request accepted');
-    deps.metrics?.accepted.inc({ category: sendRequest.category });
-    deps.onAccepted(outcome.message);
-    return reply.code(202).send({ id, status: outcome.message.state });
   });
 
   app.get<{ Params: { id: string } }>(`${SEND_MESSAGES_PATH}/:id`, async (request, reply) => {
-    const apiKey = await authenticate(request, deps);
+    const apiKey = await deps.apiKeys.findFresh(header(request, 'x-api-key'));
+    if (!apiKey) throw badApiKey();
     const found = UUID.test(request.params.id) ? await deps.messages.get(request.params.id) : null;
     if (!found || found.message.apiKeyId !== apiKey.id) {
       throw new IngestHttpError('WA_ERR_MESSAGE_NOT_FOUND', 'no message with this id for this API key');

@@ -37,17 +37,39 @@ export function toSendMessageInput(message: OutboundMessage): SendMessageInput {
   };
 }
 
+type StartSource = 'accepted' | 'swept';
+interface WaitingStart {
+  message: OutboundMessage;
+  settle: (isStarted: boolean) => void;
+}
+
+/** Starts in flight at once (immediate and swept together); more wait in memory for a slot. */
+export const MAX_CONCURRENT_STARTS = 16;
+/** Batches one sweep goes through at most (a row that starts but cannot be marked would be listed again). */
+const MAX_BATCHES_PER_SWEEP = 50;
+
 /**
  * Starts `sendMessage` (workflowId `send-<message_id>`) for committed intents (architecture.md §12: "accepted
  * means never lost"). The request handler calls {@link startSoon} after COMMIT without waiting, so the
  * answer never depends on Temporal; the sweeper retries every row whose start was not confirmed, so a
  * request accepted while Temporal was down starts when it is back. `WorkflowExecutionAlreadyStartedError`
  * counts as started (the workflow id is the idempotency barrier).
+ *
+ * At most {@link MAX_CONCURRENT_STARTS} starts run at once and each one's deadline counts from when it
+ * runs (issue #10 item 11): a burst of accepts queues here instead of sending Temporal hundreds of
+ * concurrent starts that all miss their deadline and leave the backlog to the sweeper. A message queued or
+ * in flight is never started twice by this process; the sweeper sweeps again at once while it finds full
+ * batches and they start. Just-accepted messages take the next free slot before swept ones, so draining a
+ * backlog (Temporal was down) does not delay the start of new requests.
  */
 export class SendWorkflowStarter {
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
-  private readonly inFlight = new Set<Promise<boolean>>();
+  /** Starts waiting for a slot: just accepted (taken first), and found by the sweeper. */
+  private readonly waiting: Record<StartSource, WaitingStart[]> = { accepted: [], swept: [] };
+  /** Queued or running starts by message id (what `startSoon` and the sweeper share). */
+  private readonly attempts = new Map<string, Promise<boolean>>();
+  private running = 0;
   private readonly logger: Logger;
 
   constructor(private readonly options: SendWorkflowStarterOptions) {
@@ -56,8 +78,31 @@ export class SendWorkflowStarter {
 
   /** Attempts the start in the background; failures are left to the sweeper. */
   startSoon(message: OutboundMessage): void {
-    const attempt = this.start(message).finally(() => this.inFlight.delete(attempt));
-    this.inFlight.add(attempt);
+    void this.enqueue(message, 'accepted');
+  }
+
+  /** Queues one start (or joins the queued one). @returns whether the workflow exists afterwards; never rejects. */
+  private enqueue(message: OutboundMessage, source: StartSource): Promise<boolean> {
+    const queued = this.attempts.get(message.id);
+    if (queued) return queued;
+    const attempt = new Promise<boolean>((settle) => this.waiting[source].push({ message, settle }));
+    this.attempts.set(message.id, attempt);
+    void attempt.finally(() => this.attempts.delete(message.id));
+    this.pump();
+    return attempt;
+  }
+
+  private pump(): void {
+    while (this.running < MAX_CONCURRENT_STARTS) {
+      const next = this.waiting.accepted.shift() ?? this.waiting.swept.shift();
+      if (!next) return;
+      this.running += 1;
+      void this.start(next.message).then((isStarted) => {
+        this.running -= 1;
+        next.settle(isStarted);
+        this.pump();
+      });
+    }
   }
 
   /** Starts one workflow now. @returns true when it exists in Temporal afterwards; never throws. */
@@ -87,25 +132,28 @@ export class SendWorkflowStarter {
     return true;
   }
 
-  /** One sweep: starts up to `sweepBatchSize` unstarted rows older than the start timeout. @returns rows started. */
+  /**
+   * One sweep: starts unstarted rows older than the start timeout, `sweepBatchSize` at a time, and goes on
+   * while a batch was full and all of it started. @returns rows started.
+   */
   sweepOnce(): Promise<number> {
     this.sweeping ??= (async () => {
+      let started = 0;
       try {
-        const olderThan = new Date(Date.now() - this.options.startTimeoutMs);
-        const rows = await this.options.repository.listUnstarted(this.options.sweepBatchSize, olderThan);
-        let started = 0;
-        for (const row of rows) {
-          if (!(await this.start(row))) break;
-          started += 1;
+        for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch += 1) {
+          const olderThan = new Date(Date.now() - this.options.startTimeoutMs);
+          const rows = await this.options.repository.listUnstarted(this.options.sweepBatchSize, olderThan);
+          const outcomes = await Promise.all(rows.map((row) => this.enqueue(row, 'swept')));
+          started += outcomes.filter(Boolean).length;
+          if (rows.length < this.options.sweepBatchSize || outcomes.includes(false)) break;
         }
-        if (started > 0) this.logger.info({ started }, 'send workflows started by the sweeper');
-        return started;
       } catch (err) {
         this.logger.warn({ err }, 'send sweep failed');
-        return 0;
       } finally {
         this.sweeping = null;
       }
+      if (started > 0) this.logger.info({ started }, 'send workflows started by the sweeper');
+      return started;
     })();
     return this.sweeping;
   }
@@ -117,10 +165,14 @@ export class SendWorkflowStarter {
     this.timer.unref();
   }
 
-  /** Stops the sweeper and waits for background starts and a running sweep. */
+  /**
+   * Stops the sweeper, drops starts still waiting for a slot (their rows stay unstarted: the next sweep,
+   * here or in the next process, starts them) and waits for running starts and a running sweep.
+   */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.allSettled([...this.inFlight, this.sweeping]);
+    for (const dropped of [...this.waiting.accepted.splice(0), ...this.waiting.swept.splice(0)]) dropped.settle(false);
+    await Promise.allSettled([...this.attempts.values(), this.sweeping]);
   }
 }

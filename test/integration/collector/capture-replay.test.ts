@@ -133,6 +133,35 @@ describe('replayCapture', () => {
     expect(last === undefined || last.etaMs === null || last.etaMs >= 0).toBe(true);
     expect((await replayCapture({ path: join(dir, 'trail'), pipeline })).inserted).toBe(0);
   });
+  it('counts every line once: records with and without items, malformed and blank, as the progress does', async () => {
+    const { pipeline, dir } = openPipeline();
+    const capture = join(dir, 'mixed.jsonl');
+    writeFileSync(
+      capture,
+      [
+        line('2025-06-01T10:00:01Z', 'messages.upsert', groupUpsert('M1')),
+        line('2025-06-01T10:00:02Z', 'messages.upsert', null),
+        line('2025-06-01T10:00:03Z', 'messages.upsert', { type: 'notify', messages: [] }),
+        '',
+        line('2025-06-01T10:00:04Z', 'groups.update', null),
+        'not json',
+      ].join('\n') + '\n'
+    );
+    const progress: CaptureProgress[] = [];
+    const summary = await replayCapture({ path: capture, pipeline, onProgress: (p) => progress.push(p) });
+
+    expect(summary).toMatchObject({
+      lines: 5,
+      records: 4,
+      recordsWithoutItems: 3,
+      malformedLines: 1,
+      blankLines: 1,
+      items: 1,
+      kept: 1,
+    });
+    expect(summary.records + summary.malformedLines).toBe(summary.lines);
+    expect(progress.at(-1)).toMatchObject({ lines: summary.lines, blankLines: summary.blankLines });
+  });
 });
 
 describe('CaptureRecorder', () => {

@@ -40,6 +40,34 @@ describe('wa-lake replay (issue #12 item 9)', () => {
     expect(result.stderr).toContain('holds no lines: nothing was replayed');
   }, 60_000);
 
+  it('says a capture whose records carry no item was not replayed and exits non-zero', async () => {
+    const record = (data: unknown) =>
+      JSON.stringify({ captured_at: '2025-06-01T10:00:00Z', event: 'messages.upsert', data });
+    const result = await replayCli(`${record(null)}\n${record({ type: 'notify', messages: [] })}\n`);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('2 record(s) without any (data null or an empty batch), 0 malformed');
+  }, 60_000);
+
+  it('accounts for every line of a mixed capture in its counts', async () => {
+    const record = (data: unknown) =>
+      JSON.stringify({ captured_at: '2025-06-01T10:00:00Z', event: 'messages.upsert', data });
+    const message = {
+      type: 'notify',
+      messages: [
+        {
+          key: { remoteJid: '120363000000000001@g.us', fromMe: false, id: 'R1', participant: '100000000000001@lid' },
+          messageTimestamp: 1748772000,
+          message: { conversation: 'hello' },
+        },
+      ],
+    };
+    const result = await replayCli(`${record(message)}\n${record(null)}\n\nnot json\n`);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('read 4 lines: 2 records, 1 malformed, 1 blank');
+    expect(result.stdout).toContain('records: 1 with items, 1 without any (data null or an empty batch)');
+    expect(result.stdout).toContain('items  : 1 = 1 kept + 0 dropped');
+  }, 90_000);
+
   it('says a capture of malformed lines only was not replayed and exits non-zero', async () => {
     const result = await replayCli('this is not json\n{"neither": "a record"}\n');
     expect(result.code).toBe(1);

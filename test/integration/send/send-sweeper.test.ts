@@ -83,4 +83,43 @@ describe('accepted means never lost (architecture.md §12, issue #10 item 2)', (
       expect(kit.double.distinctIds()).toBe(20);
     });
   });
+
+  it('starts a backlog larger than one sweep batch in one sweep, once Temporal is back (issue #10 item 11)', async () => {
+    const port = await findFreePort();
+    const server: SendTestServer = await startSendTestServer(inject('databaseUrl'), {
+      env: {
+        TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+        TEMPORAL_TASK_QUEUE: `send-backlog-${port}`,
+        SEND_SWEEP_INTERVAL_MS: '60000',
+      },
+      sweepBatchSize: 10,
+    });
+    cleanups.push(() => server.close());
+    const apiKey = await createTestApiKey(server.admin, { accountId: `acct-backlog-${port}` });
+    const groupJid = await seedGroup(server.pool, []);
+    const responses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        postMessage(server.url, apiKey.key, { to: groupJid, text: `n ${i}`, category: 'otp' })
+      )
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(25).fill(202));
+    const ids = responses.map((r) => r.json['id'] as string);
+    await server.send.starter.stop(); // the background starts have failed: Temporal is not there
+    const temporal = await startTemporalDevServer({ cliPath: resolveTemporalCliPath(process.env), uiPort: null, port });
+    cleanups.push(() => temporal.stop());
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the sweeper takes rows older than the start timeout (300 ms)
+
+    // ≥: the database is shared with other test files, whose unstarted rows this sweep may start too.
+    expect(await server.send.starter.sweepOnce()).toBeGreaterThanOrEqual(25);
+    const { rowCount } = await server.pool.query(
+      'SELECT 1 FROM outbound_messages WHERE id = ANY($1) AND workflow_started_at IS NOT NULL',
+      [ids]
+    );
+    expect(rowCount).toBe(25);
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanups.push(() => connection.close());
+    const client = createTestClient(connection);
+    const described = await Promise.all(ids.map((id) => client.workflow.getHandle(sendWorkflowId(id)).describe()));
+    expect(described.map((d) => d.type)).toEqual(Array(25).fill('sendMessage'));
+  });
 });

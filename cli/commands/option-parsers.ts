@@ -1,0 +1,45 @@
+import { InvalidArgumentError } from 'commander';
+
+/** One day in ms: the longest wait a CLI option accepts (`--timeout-ms`, `--wait-ms`). */
+export const DAY_MS = 86_400_000;
+
+/**
+ * A commander option parser for an integer in `[min, max]`: anything else is rejected before the command
+ * runs, with commander's own "option '--limit <n>' argument 'abc' is invalid" message and exit code 1
+ * (issue #12 follow-up: `--limit abc` reached Temporal as NaN).
+ *
+ * @throws InvalidArgumentError (commander prints it and exits 1).
+ */
+export function integerInRange(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value.trim());
+    if (value.trim() === '' || !Number.isInteger(parsed) || parsed < min || parsed > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+      throw new InvalidArgumentError(`must be an integer ${range}.`);
+    }
+    return parsed;
+  };
+}
+
+/**
+ * A TCP port the local stack binds and prints (1–65535). 0 ("any free port") is refused: the Temporal
+ * dev server, its Web UI and PostgreSQL need the number itself, and `--temporal-port 0` used to fail
+ * later as "missing frontend port".
+ */
+export const tcpPort = integerInRange(1, 65_535);
+
+/**
+ * Wraps a parser that throws plain errors (e.g. `parseRetentionPeriodMs`) as a commander option parser,
+ * so its message is reported as an invalid option argument.
+ *
+ * @throws InvalidArgumentError carrying the parser's message.
+ */
+export function asOptionParser<T>(parse: (value: string) => T): (value: string) => T {
+  return (value) => {
+    try {
+      return parse(value);
+    } catch (err) {
+      throw new InvalidArgumentError(`${err instanceof Error ? err.message : String(err)}.`);
+    }
+  };
+}

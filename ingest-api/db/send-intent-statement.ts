@@ -1,0 +1,155 @@
+import type pg from 'pg';
+import type { SendCategory, SendState } from '../../workflows/send-contracts.js';
+
+/**
+ * One send request as the accept statement checks and (maybe) commits it. The API key was resolved
+ * from its hash before (possibly from a cache); the statement re-checks that it is not revoked.
+ */
+export interface SendIntentCandidate {
+  /** The id the message gets if it is inserted now (UUID). */
+  id: string;
+  apiKeyId: string;
+  idempotencyKey: string;
+  /** Hex SHA-256 of the canonical request (`hashSendRequest`). */
+  requestHash: string;
+  /** Normalized recipient JID, or null when `to` is not a recipient (never inserted then). */
+  toJid: string | null;
+  isGroup: boolean;
+  text: string;
+  category: SendCategory;
+  deliverBy: Date | null;
+  metadata: Record<string, unknown> | null;
+  waMessageId: string;
+  /**
+   * False when the request must not be committed whatever the lookups say (deadline passed, invalid
+   * recipient): the statement then only answers "key active?" and "already used?".
+   */
+  isInsertable: boolean;
+}
+
+/** What the statement found and did for one candidate, in the route's order of checks. */
+export type SendIntentOutcome =
+  | { kind: 'key-revoked' }
+  | { kind: 'existing'; id: string; requestHash: string; state: SendState }
+  | { kind: 'not-insertable' }
+  | { kind: 'not-allowed'; accountId: string }
+  | { kind: 'inserted'; accountId: string; createdAt: Date }
+  /** Another request with the same key committed the same `Idempotency-Key` concurrently: look it up. */
+  | { kind: 'raced' };
+
+// One statement for any batch size (prepared once per connection), one commit: the key's revocation,
+// the idempotency lookup, the recipient allow-list (architecture.md §12 "Validation before accepting")
+// and the insert of the intent with its `queued` transition. Allowed: a phone JID with an opt-in for the
+// key's account; a group known to the lake (the collector snapshots every group it is in) in which, when
+// the account's own participant ids are recorded (`send_accounts`), one of them is a current member.
+// Every lookup is a `LATERAL (… LIMIT 1)`, which the planner cannot flatten into a join: it stays an
+// index probe per request whatever it estimates for the JSON rows (as a plain join, the generic plan
+// scanned all of `outbound_messages`, so each request cost more as the table grew). Rows are inserted
+// in (key, idempotency key) order, so two batches that share an idempotency key lock its index entry in
+// the same order.
+const STATEMENT_NAME = 'wa_accept_send_intents';
+const STATEMENT_SQL = `
+  WITH req AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb)
+      AS r(o int, i uuid, k uuid, ik text, h text, t text, g boolean, x text, c text, d timestamptz, m jsonb,
+           w text, n boolean)
+  ), checked AS (
+    SELECT req.*, ak.account_id, ak.id IS NOT NULL AS is_key_active,
+           e.id AS existing_id, e.request_hash AS existing_hash, e.state AS existing_state,
+           CASE
+             WHEN ak.id IS NULL OR e.id IS NOT NULL OR NOT req.n OR req.t IS NULL THEN false
+             WHEN req.g THEN grp.ok IS NOT NULL AND (COALESCE(cardinality(acct.participant_ids), 0) = 0 OR member.ok IS NOT NULL)
+             ELSE opt.ok IS NOT NULL
+           END AS is_allowed
+      FROM req
+      LEFT JOIN LATERAL (SELECT id, account_id FROM send_api_keys WHERE id = req.k AND revoked_at IS NULL LIMIT 1) ak ON true
+      LEFT JOIN LATERAL (SELECT participant_ids FROM send_accounts WHERE account_id = ak.account_id LIMIT 1) acct ON true
+      LEFT JOIN LATERAL (SELECT id, request_hash, state FROM outbound_messages
+                          WHERE api_key_id = req.k AND idempotency_key = req.ik LIMIT 1) e ON true
+      LEFT JOIN LATERAL (SELECT true AS ok FROM whatsapp_groups WHERE req.g AND jid = req.t LIMIT 1) grp ON true
+      LEFT JOIN LATERAL (SELECT true AS ok FROM whatsapp_group_memberships
+                          WHERE req.g AND group_jid = req.t AND left_at IS NULL
+                            AND participant_id = ANY (acct.participant_ids) LIMIT 1) member ON true
+      LEFT JOIN LATERAL (SELECT true AS ok FROM send_opt_ins
+                          WHERE NOT req.g AND account_id = ak.account_id AND phone_jid = req.t LIMIT 1) opt ON true
+  ), inserted AS (
+    INSERT INTO outbound_messages (id, api_key_id, account_id, idempotency_key, request_hash, to_jid, text,
+                                   category, deliver_by, metadata, wa_message_id)
+    SELECT i, k, account_id, ik, h, t, x, c, d, m, w FROM checked WHERE is_allowed ORDER BY k, ik
+    ON CONFLICT (api_key_id, idempotency_key) DO NOTHING
+    RETURNING id, created_at
+  ), transition AS (
+    INSERT INTO outbound_message_transitions (message_id, state, at)
+    SELECT id, 'queued', created_at FROM inserted
+  )
+  SELECT c.o, c.account_id, c.is_key_active, c.existing_id, c.existing_hash, c.existing_state, c.is_allowed,
+         c.n, ins.created_at
+    FROM checked c LEFT JOIN inserted ins ON ins.id = c.i`;
+
+interface ResultRow {
+  o: number;
+  account_id: string | null;
+  is_key_active: boolean;
+  existing_id: string | null;
+  existing_hash: string | null;
+  existing_state: SendState | null;
+  is_allowed: boolean;
+  n: boolean;
+  created_at: Date | null;
+}
+
+function toOutcome(row: ResultRow): SendIntentOutcome {
+  if (!row.is_key_active) return { kind: 'key-revoked' };
+  if (row.existing_id !== null) {
+    return {
+      kind: 'existing',
+      id: row.existing_id,
+      requestHash: (row.existing_hash ?? '').trim(),
+      state: row.existing_state ?? 'queued',
+    };
+  }
+  if (!row.n) return { kind: 'not-insertable' };
+  const accountId = row.account_id ?? '';
+  if (!row.is_allowed) return { kind: 'not-allowed', accountId };
+  return row.created_at ? { kind: 'inserted', accountId, createdAt: row.created_at } : { kind: 'raced' };
+}
+
+/**
+ * Encodes one candidate as a member of the statement's JSON array (without its ordinal, which
+ * {@link acceptSendIntents} adds). Done per request, so its size can bound a batch.
+ *
+ * @throws RangeError when `deliverBy` is an invalid Date.
+ */
+export function encodeSendIntent(c: SendIntentCandidate): string {
+  return JSON.stringify({
+    i: c.id,
+    k: c.apiKeyId,
+    ik: c.idempotencyKey,
+    h: c.requestHash,
+    t: c.toJid,
+    g: c.isGroup,
+    x: c.text,
+    c: c.category,
+    d: c.deliverBy?.toISOString() ?? null,
+    m: c.metadata,
+    w: c.waMessageId,
+    n: c.isInsertable,
+  });
+}
+
+/**
+ * Runs the accept statement for candidates encoded by {@link encodeSendIntent} on the pool (autocommit:
+ * every insert is committed when this resolves). Check order per candidate, as the route answers: key
+ * revoked → idempotency key already used → not insertable → recipient not allowed → inserted (or raced by
+ * a concurrent twin).
+ *
+ * @returns one outcome per candidate, same order.
+ * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
+ */
+export async function acceptSendIntents(pool: pg.Pool, encoded: readonly string[]): Promise<SendIntentOutcome[]> {
+  const records = `[${encoded.map((member, o) => `{"o":${o},${member.slice(1)}`).join(',')}]`;
+  const result = await pool.query<ResultRow>({ name: STATEMENT_NAME, text: STATEMENT_SQL, values: [records] });
+  const outcomes = new Array<SendIntentOutcome>(encoded.length);
+  for (const row of result.rows) outcomes[row.o] = toOutcome(row);
+  return outcomes;
+}

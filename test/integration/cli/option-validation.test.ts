@@ -1,0 +1,62 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/run-cli.js';
+import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
+
+// Fresh-user defects after issue #12: bad values reached pg, Temporal or the dev server and failed late
+// with a misleading message (or not at all). Each must fail before anything starts, naming the value.
+describe('wa-lake rejects invalid options and settings before doing anything', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wa-lake-options-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('DATABASE_URL=notaurl wa-lake migrate names the setting instead of "getaddrinfo ENOTFOUND"', async () => {
+    const run = await runCli(['migrate'], { env: { DATABASE_URL: 'notaurl' } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('DATABASE_URL: must be a postgres:// or postgresql:// connection string');
+    expect(run.stderr).not.toContain('ENOTFOUND');
+  }, 60_000);
+
+  it('wa-lake dev --temporal-port 0 is refused before the data folder is created', async () => {
+    const dataDir = join(dir, 'never-created');
+    const run = await runCli(['dev', '--data-dir', dataDir, '--temporal-port', '0']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("option '--temporal-port <port>' argument '0' is invalid");
+    expect(run.stderr).toContain('from 1 to 65535');
+    expect(existsSync(dataDir)).toBe(false);
+  }, 60_000);
+
+  it('wa-lake retention apply --older-than with a huge period names the limit', async () => {
+    const run = await runCli(['retention', 'apply', '--older-than', '9999999999d']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("argument '9999999999d' is invalid");
+    expect(run.stderr).toContain('at most 36500d (100 years)');
+  }, 60_000);
+
+  it('wa-lake dlq list --limit abc is refused before Temporal is asked', async () => {
+    const run = await runCli(['dlq', 'list', '--limit', 'abc'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("option '--limit <n>' argument 'abc' is invalid");
+    expect(run.stderr).not.toContain('cannot reach Temporal');
+  }, 60_000);
+});
+
+describe('wa-lake dlq replay --all with no dead letter', () => {
+  let temporal: DevTemporal;
+  beforeAll(async () => {
+    temporal = await startDevTemporal();
+  });
+  afterAll(async () => {
+    await temporal?.close();
+  });
+
+  it('says that nothing was replayed', async () => {
+    const run = await runCli(['dlq', 'replay', '--all'], { env: { TEMPORAL_ADDRESS: temporal.server.address } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('nothing was replayed: there is no open dead letter');
+  }, 60_000);
+});

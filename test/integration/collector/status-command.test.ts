@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import { vi, afterEach, describe, expect, it } from 'vitest';
+import { runCollector } from '../../../collector/run-collector.js';
+import { runCli } from '../../helpers/run-cli.js';
+import { createDoubleFactory } from '../../unit/collector/session/socket-double.js';
+import {
+  collectorConfigIn,
+  createRecordingAlertSink,
+  createRecordingLogger,
+  createTempDir,
+} from './collector-test-kit.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface StatusJson {
+  session: { state: string; stoppedAt: string | null } | null;
+  isHealthy: boolean;
+}
+
+describe('wa-lake status after the collector stops cleanly', () => {
+  it('says stopped at once, not healthy until the heartbeat goes stale, and the healthcheck fails', async () => {
+    const { dir, cleanup } = createTempDir('status');
+    cleanups.push(cleanup);
+    const env = {
+      OUTBOX_PATH: join(dir, 'outbox.sqlite'),
+      AUTH_DIR: join(dir, 'auth'),
+      HEARTBEAT_INTERVAL_MS: '60000',
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+    };
+    const doubles = createDoubleFactory();
+    const collector = await runCollector({
+      config: collectorConfigIn(dir, env),
+      logger: createRecordingLogger().logger,
+      alertSink: createRecordingAlertSink().sink,
+      temporalClient: null,
+      source: { kind: 'live' },
+      socketFactory: doubles.factory,
+    });
+    cleanups.push(() => collector.stop());
+    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
+    doubles.sockets[0]!.ev.emit('connection.update', { connection: 'open' });
+    expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(0);
+
+    await collector.stop();
+
+    expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(1);
+    const json = await runCli(['status', '--json'], { env });
+    const report = JSON.parse(json.stdout) as StatusJson;
+    expect(report.isHealthy).toBe(false);
+    expect(report.session?.state).toBe('stopped');
+    expect(report.session?.stoppedAt).toEqual(expect.any(String));
+    const text = await runCli(['status'], { env });
+    expect(text.stdout).toContain('session      : stopped at');
+    expect(text.stdout).toContain('no collector is running');
+  }, 120_000);
+});

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { runCli } from '../../helpers/run-cli.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function erasureRunExists(databaseUrl: string, runId: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM whatsapp_erasure_runs WHERE id = $1', [runId]);
+    return rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('wa-lake forget while Temporal (the dead-letter store) is unreachable', () => {
+  it('exits 1, says the dead-letter entries were not erased and why, and what was done', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wa-lake-forget-'));
+    dirs.push(dir);
+    const databaseUrl = inject('databaseUrl');
+    const run = await runCli(['forget', '--participant', '5511900000042'], {
+      env: {
+        DATABASE_URL: databaseUrl,
+        OUTBOX_PATH: join(dir, 'outbox.sqlite'),
+        AUTH_DIR: join(dir, 'auth'),
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+      },
+    });
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('INCOMPLETE, the dead-letter entries were NOT erased');
+    expect(run.stderr).toContain('cannot reach Temporal at 127.0.0.1:1');
+    expect(run.stderr).toContain('rerun the same forget once Temporal is reachable');
+    const runId = /lake erased \(run ([0-9a-f-]{36})\)/.exec(run.stderr)?.[1];
+    expect(runId).toBeDefined();
+    expect(await erasureRunExists(databaseUrl, runId!)).toBe(true);
+    // PAYLOAD_ENCRYPTION_KEYS is not set: the report must not suggest the histories are encrypted.
+    expect(run.stdout).toContain('it is not set here');
+  }, 90_000);
+});
