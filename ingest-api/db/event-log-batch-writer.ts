@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { insertWithMessageProjections, type MessageProjectionItem } from './apply-message-projections.js';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
+import { loneLidsOf } from './lone-lid-participants.js';
 import { emptyEncodedFacts, mergeEncodedFacts, type EncodedMessageFacts } from './messages-repository.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
@@ -42,14 +43,18 @@ interface PendingRow {
  * Group commit for raw event rows that need no per-event projection transaction: rows stored by concurrent requests
  * are written by one `INSERT … ON CONFLICT (event_id) DO NOTHING` statement (one round trip, one
  * commit) instead of one each. Batches form only from rows that are already waiting while earlier
- * batches run — there is no timer, so a lone request is written at once.
+ * batches run — there is no timer, so a lone request is written at once. While one statement runs, the
+ * next waits until as many rows queue as the last finished statement carried, or until the running one
+ * finishes, whichever comes first (so answered requests coming back do not each start a one-row statement).
  *
  * Guarantees (architecture.md §1 "2xx means committed", §8):
  * - a row's promise resolves only after the statement that wrote it has committed;
  * - a statement error that is not about availability is retried row by row, so one unstorable body
  *   fails only its own request;
  * - rows with message projections (identities, issue #12 item 4) are projected in the statement's
- *   transaction by set-based steps (`applyMessageProjections`); a batch without any stays autocommit;
+ *   transaction by set-based steps (`applyMessageProjections`); a batch without any stays autocommit, and
+ *   so does one whose identities are only lone LIDs: the INSERT writes their participant rows itself
+ *   (`lone-lid-participants.ts`); if that statement fails, its rows are retried alone on the transaction path;
  * - rows within a batch are sorted by `event_id`, so two batches that share ids lock the unique
  *   index in the same order and cannot deadlock; an id repeated within a batch is written once and
  *   its repeats resolve `duplicate`.
@@ -57,6 +62,8 @@ interface PendingRow {
 export class EventLogBatchWriter {
   private readonly queue: PendingRow[] = [];
   private inFlight = 0;
+  /** Rows of the statement that finished last (0 before the first). */
+  private lastBatchRows = 0;
   private readonly limits: EventLogBatchLimits;
 
   constructor(
@@ -95,10 +102,15 @@ export class EventLogBatchWriter {
 
   private startBatches(): void {
     while (this.inFlight < this.limits.maxConcurrentBatches && this.queue.length > 0) {
+      // While another statement runs, a free slot waits for as many rows as the statement that finished last
+      // carried: its requests, answered, come back one by one, and starting at the first would send a
+      // one-row statement (ADR 0006). Nothing waits longer than the running statement; none waits when idle.
+      if (this.inFlight > 0 && this.queue.length < Math.min(this.limits.maxBatchRows, this.lastBatchRows)) return;
       const batch = this.takeBatch();
       this.inFlight += 1;
       void this.writeBatch(batch).finally(() => {
         this.inFlight -= 1;
+        this.lastBatchRows = batch.length;
         this.startBatches();
       });
     }
@@ -116,9 +128,16 @@ export class EventLogBatchWriter {
     return this.queue.splice(0, count);
   }
 
-  private async writeBatch(batch: PendingRow[]): Promise<void> {
+  /**
+   * @param isInlineAllowed - false on a retry of rows alone: a statement that failed runs them through the
+   *   transaction path, whose savepoints keep a failing projection from failing its raw row (architecture.md §8).
+   */
+  private async writeBatch(batch: PendingRow[], isInlineAllowed = true): Promise<void> {
+    let usedInline = false;
     try {
-      const { inserted, failed } = await this.runStatement(batch);
+      const statement = this.runStatement(batch, isInlineAllowed);
+      usedInline = statement.isInline;
+      const { inserted, failed } = await statement.result;
       this.onBatch(batch.length);
       for (const pending of batch) {
         const isInserted = inserted.delete(pending.eventId);
@@ -127,9 +146,9 @@ export class EventLogBatchWriter {
     } catch (err) {
       // Busy or unavailable concerns the whole statement: every row of the batch gets the same answer.
       const availability = toDatabaseAvailabilityError(err);
-      if (batch.length > 1 && availability === undefined) {
+      if (availability === undefined && (batch.length > 1 || usedInline)) {
         // Find the row PostgreSQL refused: each row alone, so the others are still stored.
-        await Promise.all(batch.map((pending) => this.writeBatch([pending])));
+        await Promise.all(batch.map((pending) => this.writeBatch([pending], false)));
         return;
       }
       const failure: unknown = availability ?? err;
@@ -138,17 +157,24 @@ export class EventLogBatchWriter {
   }
 
   /**
-   * Runs the statement on the pool (autocommit), or in a transaction with the message projections of
-   * its rows when any has some; returns the event ids it inserted and those whose projection failed.
+   * Runs the statement on the pool (autocommit) — with the identity work inline when it is only lone LIDs
+   * (`loneLidsOf`, issue #12 item 4) — or in a transaction with the message projections of its rows;
+   * resolves to the event ids it inserted and those whose projection failed.
    */
-  private async runStatement(batch: readonly PendingRow[]): Promise<{ inserted: Set<string>; failed: Set<string> }> {
+  private runStatement(
+    batch: readonly PendingRow[],
+    isInlineAllowed: boolean
+  ): { isInline: boolean; result: Promise<{ inserted: Set<string>; failed: Set<string> }> } {
     const sorted = [...batch].sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
     const members = sorted.map((pending) => pending.recordJson);
     const work = sorted.flatMap((pending) => (pending.work ? [pending.work] : []));
     const readModel = emptyEncodedFacts();
     for (const pending of sorted) if (pending.readModel) mergeEncodedFacts(readModel, pending.readModel);
-    if (work.length === 0)
-      return { inserted: await insertEventLogRecords(this.pool, members, readModel), failed: new Set() };
-    return insertWithMessageProjections(this.pool, members, work, readModel);
+    const loneLids = work.length === 0 ? [] : isInlineAllowed ? loneLidsOf(work) : null;
+    if (loneLids !== null) {
+      const inserted = insertEventLogRecords(this.pool, members, readModel, loneLids);
+      return { isInline: loneLids.length > 0, result: inserted.then((ids) => ({ inserted: ids, failed: new Set() })) };
+    }
+    return { isInline: false, result: insertWithMessageProjections(this.pool, members, work, readModel) };
   }
 }

@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import { isEmptyEncodedFacts, messageReadModelCtes, type EncodedMessageFacts } from './messages-repository.js';
+import { loneLidParticipantCtes, type LoneLidFact } from './lone-lid-participants.js';
+import {
+  isEmptyEncodedFacts,
+  MESSAGE_READ_MODEL_WRITTEN,
+  messageReadModelCtes,
+  type EncodedMessageFacts,
+} from './messages-repository.js';
 
 /** One raw row of `whatsapp_event_logs` (architecture.md §9), as the events repository builds it. */
 export interface EventLogRow {
@@ -25,7 +31,6 @@ export interface EventLogRow {
 // One statement for any batch size, so it is parsed and planned once per connection. The rows travel
 // as one JSON array whose `b` members are the received body texts spliced in verbatim: PostgreSQL's
 // jsonb parser reads every body exactly once, numbers included, and nothing is escaped twice.
-const INSERT_BATCH_STATEMENT = 'wa_insert_event_log_batch';
 const INSERT_BATCH_SQL = `
   INSERT INTO whatsapp_event_logs
     (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid)
@@ -37,20 +42,36 @@ const INSERT_BATCH_SQL = `
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id`;
 
-// The same insert plus the message read model (issue #11 item 1, ADR 0006): one statement, one commit;
-// facts apply only for rows inserted now, so a redelivery changes nothing.
-const INSERT_WITH_READ_MODEL_STATEMENT = 'wa_insert_event_log_batch_with_read_model';
-const INSERT_WITH_READ_MODEL_SQL = `
-  WITH wa_inserted AS (${INSERT_BATCH_SQL}),
-  ${messageReadModelCtes('$2', 'f.ev IN (SELECT event_id FROM wa_inserted)')}
-  SELECT event_id FROM wa_inserted`;
+// The same insert plus the message read model (issue #11 item 1, ADR 0006) and/or the participant rows of
+// lone LIDs (issue #12 item 4, `lone-lid-participants.ts`): one statement, one commit; facts apply only for
+// rows inserted now, so a redelivery changes nothing. Four fixed texts, each named (prepared once per connection).
+const INSERTED_NOW = (alias: string): string => `${alias}.ev IN (SELECT event_id FROM wa_inserted)`;
+
+function insertStatement(hasReadModel: boolean, hasLoneLids: boolean): { name: string; text: string } {
+  if (!hasReadModel && !hasLoneLids) return { name: 'wa_insert_event_log_batch', text: INSERT_BATCH_SQL };
+  const ctes = [`wa_inserted AS (${INSERT_BATCH_SQL})`];
+  if (hasReadModel) ctes.push(messageReadModelCtes('$2', INSERTED_NOW('f')));
+  if (hasLoneLids)
+    ctes.push(
+      loneLidParticipantCtes(
+        hasReadModel ? '$3' : '$2',
+        INSERTED_NOW('l'),
+        hasReadModel ? MESSAGE_READ_MODEL_WRITTEN : 'true'
+      )
+    );
+  return {
+    name: `wa_insert_event_log_batch${hasReadModel ? '_with_read_model' : ''}${hasLoneLids ? '_with_lone_lids' : ''}`,
+    text: `WITH ${ctes.join(',')}\n  SELECT event_id FROM wa_inserted`,
+  };
+}
 
 /**
  * The one raw-row INSERT of the lake (architecture.md §9): writes rows encoded by {@link encodeEventLogRow}
  * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
  * DO NOTHING also skips a repeat of an id inserted earlier by the same statement, and a row whose
  * legacy id (the first collector's id of the same item) is already stored is skipped too (issue #12 item 8).
- * With `readModel`, the same statement writes the message read model of the rows inserted now (issue #11).
+ * With `readModel`, the same statement writes the message read model of the rows inserted now (issue #11);
+ * with `loneLids` (from `loneLidsOf`), their participant rows (issue #12 item 4).
  *
  * @returns the event ids inserted now (once each); an id missing from it was already stored.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
@@ -58,18 +79,17 @@ const INSERT_WITH_READ_MODEL_SQL = `
 export async function insertEventLogRecords(
   queryable: pg.Pool | pg.ClientBase,
   recordJsons: readonly string[],
-  readModel: EncodedMessageFacts | null = null
+  readModel: EncodedMessageFacts | null = null,
+  loneLids: readonly LoneLidFact[] = []
 ): Promise<Set<string>> {
-  const records = `[${recordJsons.join(',')}]`;
-  const result = await queryable.query<{ event_id: string }>(
-    readModel && !isEmptyEncodedFacts(readModel)
-      ? {
-          name: INSERT_WITH_READ_MODEL_STATEMENT,
-          text: INSERT_WITH_READ_MODEL_SQL,
-          values: [records, JSON.stringify(readModel)],
-        }
-      : { name: INSERT_BATCH_STATEMENT, text: INSERT_BATCH_SQL, values: [records] }
-  );
+  const values = [`[${recordJsons.join(',')}]`];
+  const hasReadModel = readModel !== null && !isEmptyEncodedFacts(readModel);
+  if (hasReadModel) values.push(JSON.stringify(readModel));
+  if (loneLids.length > 0) values.push(JSON.stringify(loneLids));
+  const result = await queryable.query<{ event_id: string }>({
+    ...insertStatement(hasReadModel, loneLids.length > 0),
+    values,
+  });
   return new Set(result.rows.map((row) => row.event_id));
 }
 

@@ -58,6 +58,16 @@ export async function findOwnerClosure(client: pg.ClientBase, keys: readonly str
   return new Map(rows.map((row) => [row.phone_jid, row.lid]));
 }
 
+/**
+ * SQL selecting `(lid, phone_jid)` for LIDs that own phones: the phone column of a LID's participant row
+ * (architecture.md §9) is the most recently seen phone it owns (owner rule above), ties by the greater phone
+ * JID. `lidsSql` selects the LIDs; a LID that owns no phone is absent (its phone column is null).
+ */
+export const lidPhonesSql = (lidsSql: string): string => `
+  SELECT DISTINCT ON (lid) lid, phone_jid
+    FROM (${ownersOf(`SELECT phone_jid FROM whatsapp_lid_aliases WHERE lid IN (${lidsSql})`)}) AS owners
+   ORDER BY lid, last_seen_at DESC, phone_jid COLLATE "C" DESC`;
+
 /** One LID↔phone pair as stated by one or more events, with the first and last event time stating it. */
 export interface AliasStatement {
   lid: string;

@@ -36,7 +36,8 @@ export function messageReadModelCtes(factsParam: string, source: string): string
       FROM jsonb_to_recordset(${factsParam}::jsonb -> 'e') AS f(ev uuid, c text, t text, a timestamptz)
      WHERE ${source}
      ORDER BY 1, 2, 3
-    ON CONFLICT DO NOTHING),
+    ON CONFLICT DO NOTHING
+    RETURNING 1),
   wa_revokes AS (
     INSERT INTO whatsapp_message_revokes AS t (chat_jid, target_id, deleted_at)
     SELECT f.c, f.t, min(f.a)
@@ -44,7 +45,8 @@ export function messageReadModelCtes(factsParam: string, source: string): string
      WHERE ${source}
      GROUP BY f.c, f.t ORDER BY f.c, f.t
     ON CONFLICT (chat_jid, target_id) DO UPDATE SET deleted_at = excluded.deleted_at
-    WHERE excluded.deleted_at < t.deleted_at),
+    WHERE excluded.deleted_at < t.deleted_at
+    RETURNING 1),
   wa_reactions AS (
     INSERT INTO whatsapp_message_reactions AS t (chat_jid, target_id, reactor_id, text, reacted_at, event_id)
     SELECT DISTINCT ON (f.c, f.t, f.r) f.c, f.t, f.r, f.x, f.a, f.ev
@@ -75,8 +77,18 @@ export function messageReadModelCtes(factsParam: string, source: string): string
      ORDER BY g, p, d
     ON CONFLICT (group_jid, participant_key, day) DO UPDATE SET
       messages = t.messages + excluded.messages, replies = t.replies + excluded.replies,
-      reactions_given = t.reactions_given + excluded.reactions_given)`;
+      reactions_given = t.reactions_given + excluded.reactions_given
+    RETURNING 1)`;
 }
+
+/**
+ * A condition that holds once every CTE of {@link messageReadModelCtes} has run (it reads them all, so a
+ * later CTE of the same statement guarded by it runs after their rows are written and locked). It reads
+ * them in the order PostgreSQL runs them when nothing reads them (the last CTE first, which reads records
+ * and reactions; then revokes, edits), so both statements lock the read-model tables in one order.
+ */
+export const MESSAGE_READ_MODEL_WRITTEN =
+  '(SELECT count(*) FROM wa_member_days) + (SELECT count(*) FROM wa_revokes) + (SELECT count(*) FROM wa_edits) >= 0';
 
 const WRITE_STATEMENT = 'wa_write_message_facts';
 const WRITE_SQL = `WITH ${messageReadModelCtes('$1', 'true')} SELECT 1`;

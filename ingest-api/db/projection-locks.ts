@@ -2,7 +2,8 @@ import type pg from 'pg';
 
 /** Advisory-lock class ids: one lock space per projection key kind. */
 const GROUP_LOCK_CLASS = 1;
-const IDENTITY_LOCK_CLASS = 2;
+/** Exported for statements that take identity locks inline (`db/lone-lid-participants.ts`). */
+export const IDENTITY_LOCK_CLASS = 2;
 const PHONE_LOCK_CLASS = 3;
 
 /*

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { DatabaseUnavailableError } from '../../../ingest-api/db/errors.js';
 import { EventLogBatchWriter } from '../../../ingest-api/db/event-log-batch-writer.js';
+import type { MessageProjectionItem } from '../../../ingest-api/db/apply-message-projections.js';
 import type { EventLogRow } from '../../../ingest-api/db/event-log-rows.js';
 import { createPool } from '../../../ingest-api/db/pool.js';
+import type { ParticipantRef } from '../../../ingest-api/projections/participant-ref.js';
 import { createMigratedDatabase, dropDatabase } from './lake-databases.js';
 
 let databaseUrl: string;
@@ -158,5 +160,95 @@ describe('EventLogBatchWriter (group commit of raw rows)', () => {
     const good = row();
     await expect(writer.insert(row({ capturedAt: new Date(Number.NaN) }))).rejects.toThrow(RangeError);
     expect(await writer.insert(good)).toBe('stored');
+  });
+
+  describe('lone LIDs written by the batch statement itself (issue #12 item 4)', () => {
+    const loneLid = (id: string): ParticipantRef => ({ participantId: id, lid: id, phoneJid: null, role: null });
+    const work = (input: EventLogRow, refs: ParticipantRef[]): MessageProjectionItem => ({
+      eventId: input.eventId,
+      type: input.type,
+      effectiveAt: input.receivedAt,
+      facts: { identities: refs },
+    });
+    async function participants(ids: readonly string[]): Promise<Array<Record<string, unknown>>> {
+      const { rows } = await pool.query<Record<string, unknown>>(
+        'SELECT id, lid, phone_jid FROM whatsapp_participants WHERE id = ANY($1::text[]) ORDER BY id',
+        [ids]
+      );
+      return rows;
+    }
+
+    it("creates each sender's participant row with its raw row, once, and keeps a phone an alias gave it", async () => {
+      const { writer, batches } = recordingWriter();
+      const [a, b, owner] = [`${randomUUID()}@lid`, `${randomUUID()}@lid`, `${randomUUID()}@lid`];
+      const phone = `${String(Date.now())}@s.whatsapp.net`;
+      await pool.query(
+        `INSERT INTO whatsapp_lid_aliases (lid, phone_jid, first_seen_at, last_seen_at) VALUES ($1, $2, now(), now())`,
+        [owner, phone]
+      );
+      await pool.query(`INSERT INTO whatsapp_participants (id, lid, phone_jid) VALUES ($1, $1, $2)`, [owner, phone]);
+      const rows = [row(), row(), row(), row()];
+      const refs = [[loneLid(a)], [loneLid(b)], [loneLid(a)], [loneLid(owner)]];
+      const outcomes = await Promise.all(rows.map((r, i) => writer.insert(r, work(r, refs[i] ?? []))));
+      expect(outcomes).toEqual(['stored', 'stored', 'stored', 'stored']);
+      expect(batches.length).toBeLessThan(4);
+      expect(await storedRows(rows.map((r) => r.eventId))).toHaveLength(4);
+      expect(await participants([a, b, owner])).toEqual(
+        [
+          { id: a, lid: a, phone_jid: null },
+          { id: b, lid: b, phone_jid: null },
+          { id: owner, lid: owner, phone_jid: phone },
+        ].sort((x, y) => (x.id < y.id ? -1 : 1))
+      );
+    });
+
+    it('gives a LID the phone it owns when the alias exists but its row does not', async () => {
+      const { writer } = recordingWriter();
+      const lid = `${randomUUID()}@lid`;
+      const phone = `${String(Date.now() + 1)}@s.whatsapp.net`;
+      await pool.query(
+        `INSERT INTO whatsapp_lid_aliases (lid, phone_jid, first_seen_at, last_seen_at) VALUES ($1, $2, now(), now())`,
+        [lid, phone]
+      );
+      const input = row();
+      expect(await writer.insert(input, work(input, [loneLid(lid)]))).toBe('stored');
+      expect(await participants([lid])).toEqual([{ id: lid, lid, phone_jid: phone }]);
+    });
+
+    it('stores the raw row of a sender id too long for its column and records the projection error', async () => {
+      const { writer } = recordingWriter();
+      const tooLong = `${'9'.repeat(300)}@lid`;
+      const good = row();
+      const bad = row();
+      const fine = `${randomUUID()}@lid`;
+      const outcomes = await Promise.all([
+        writer.insert(row()),
+        writer.insert(good, work(good, [loneLid(fine)])),
+        writer.insert(bad, work(bad, [loneLid(tooLong)])),
+      ]);
+      expect(outcomes.slice(1)).toEqual(['stored', 'projection-failed']);
+      expect(await storedRows([good.eventId, bad.eventId])).toHaveLength(2);
+      expect(await participants([fine])).toHaveLength(1);
+      const { rows: errors } = await pool.query(
+        'SELECT error_code FROM whatsapp_projection_errors WHERE event_id = $1',
+        [bad.eventId]
+      );
+      expect(errors).toEqual([{ error_code: '22001' }]);
+    });
+
+    it('still creates the participant rows of a batch in which PostgreSQL refuses one raw row', async () => {
+      const { writer } = recordingWriter();
+      const refused = row({ bodyText: '{"type":"x","payload":{"n":1e200000}}' });
+      const good = [row(), row(), row()];
+      const lids = good.map(() => `${randomUUID()}@lid`);
+      const settled = await Promise.allSettled([
+        writer.insert(row()),
+        ...good.map((r, i) => writer.insert(r, work(r, [loneLid(lids[i] ?? '')]))),
+        writer.insert(refused, work(refused, [loneLid(`${randomUUID()}@lid`)])),
+      ]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+      expect(await storedRows(good.map((r) => r.eventId))).toHaveLength(3);
+      expect(await participants(lids)).toHaveLength(3);
+    });
   });
 });
