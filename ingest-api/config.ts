@@ -24,6 +24,8 @@ export const ingestEnvSchema = z.object({
   INGEST_PORT: envInt(8080, 0, 65_535),
   INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
   DATABASE_POOL_MAX: envInt(10, 1, 200),
+  /** Group-commit statements in flight at once (ADR 0006); 1 measured best with PostgreSQL on the same 2-core host. */
+  INGEST_CONCURRENT_STATEMENTS: envInt(1, 1, 64),
   LOG_LEVEL: envLogLevel,
   /** Scheduled retention (architecture.md §14): redact message bodies older than this (`90d`, `12w`, `36h`); unset = off. */
   RETENTION_PERIOD: z
@@ -59,6 +61,8 @@ export interface IngestConfig {
   readonly port: number;
   readonly bodyLimitBytes: number;
   readonly databasePoolMax: number;
+  /** Raw-row statements the group commit keeps in flight at once (`INGEST_CONCURRENT_STATEMENTS`, ADR 0006). */
+  readonly concurrentStatements: number;
   readonly logLevel: z.output<typeof envLogLevel>;
   /** Scheduled retention period in ms (`RETENTION_PERIOD`), or null when off. */
   readonly retentionPeriodMs: number | null;
@@ -80,7 +84,7 @@ export interface IngestConfig {
 /**
  * Parses the ingest API's environment once (house style §5).
  * @param env - usually `process.env`; tests pass explicit values.
- * @returns `{ databaseUrl, webhookSecrets: string[], host, port, bodyLimitBytes, databasePoolMax, logLevel }`.
+ * @returns `{ databaseUrl, webhookSecrets: string[], host, port, bodyLimitBytes, databasePoolMax, concurrentStatements, logLevel, … }`.
  * @throws ConfigError listing every invalid or missing key.
  */
 export function loadIngestConfig(env: Readonly<Record<string, string | undefined>>): IngestConfig {
@@ -92,6 +96,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     port: parsed.INGEST_PORT,
     bodyLimitBytes: parsed.INGEST_BODY_LIMIT_BYTES,
     databasePoolMax: parsed.DATABASE_POOL_MAX,
+    concurrentStatements: parsed.INGEST_CONCURRENT_STATEMENTS,
     logLevel: parsed.LOG_LEVEL,
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,

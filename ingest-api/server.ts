@@ -32,7 +32,10 @@ export async function startIngestServer(options: {
   const app = buildApp({
     webhookSecrets: config.webhookSecrets,
     bodyLimitBytes: config.bodyLimitBytes,
-    repository: new EventsRepository(pool, logger, { onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows) }),
+    repository: new EventsRepository(pool, logger, {
+      onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows),
+      batchLimits: { maxConcurrentBatches: config.concurrentStatements },
+    }),
     metrics,
     logger,
     send: send.deps,

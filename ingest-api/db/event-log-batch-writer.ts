@@ -22,7 +22,7 @@ export interface EventLogBatchLimits {
 }
 
 export const DEFAULT_EVENT_LOG_BATCH_LIMITS: EventLogBatchLimits = {
-  maxConcurrentBatches: 2,
+  maxConcurrentBatches: 1,
   maxBatchRows: 64,
   maxBatchChars: 4 * 1024 * 1024,
 };

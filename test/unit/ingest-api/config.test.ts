@@ -15,6 +15,7 @@ describe('loadIngestConfig', () => {
       port: 8080,
       bodyLimitBytes: 4 * 1024 * 1024,
       databasePoolMax: 10,
+      concurrentStatements: 1,
       logLevel: 'info',
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
