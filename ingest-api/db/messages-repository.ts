@@ -71,7 +71,7 @@ export function messageReadModelCtes(factsParam: string, source: string): string
             UNION ALL
             SELECT chat_jid, reactor_id, prev_reacted_at, 0, 0, -1 FROM wa_reactions WHERE prev_text <> '')
            AS delta(g, p, at, m, r, x),
-           LATERAL (SELECT (delta.at AT TIME ZONE wa_engagement_time_zone())::date AS d) AS local_day
+           LATERAL (SELECT (delta.at AT TIME ZONE (SELECT wa_engagement_time_zone()))::date AS d) AS local_day
      GROUP BY g, p, d
     HAVING sum(m) <> 0 OR sum(r) <> 0 OR sum(x) <> 0
      ORDER BY g, p, d
@@ -177,7 +177,7 @@ export async function recountMemberDays(client: pg.ClientBase): Promise<void> {
   await client.query('TRUNCATE engagement_member_days');
   await client.query(`
     INSERT INTO engagement_member_days (group_jid, participant_key, day, messages, replies, reactions_given)
-    SELECT g, p, (at AT TIME ZONE wa_engagement_time_zone())::date, sum(m), sum(r), sum(x)
+    SELECT g, p, (at AT TIME ZONE (SELECT wa_engagement_time_zone()))::date, sum(m), sum(r), sum(x)
       FROM (SELECT chat_jid, sender_id, sent_at, 1, (reply_to_id IS NOT NULL)::int, 0
               FROM whatsapp_message_records WHERE is_message AND sender_id IS NOT NULL
             UNION ALL
