@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rebuildMessageReadModel } from '../../../ingest-api/db/rebuild-messages.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
