@@ -1,18 +1,9 @@
 import type pg from 'pg';
-import type { MessageFacts } from '../projections/message-facts.js';
 import { applyIdentityStatements } from './apply-identities.js';
 import { insertEventLogRecords } from './event-log-rows.js';
+import type { MessageProjectionItem } from './message-projection-item.js';
 import type { EncodedMessageFacts } from './messages-repository.js';
 import { recordProjectionError } from './projection-errors.js';
-
-/** One stored event of a batch statement whose {@link MessageFacts} have work. */
-export interface MessageProjectionItem {
-  eventId: string;
-  type: string;
-  /** Event time (`occurred_at`, else `captured_at`, else `received_at`). */
-  effectiveAt: Date;
-  facts: MessageFacts;
-}
 
 /**
  * Projects the events of one batch statement (ADR 0006, issue #12 item 4) inside the caller's

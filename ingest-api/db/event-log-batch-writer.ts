@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { insertWithMessageProjections, type MessageProjectionItem } from './apply-message-projections.js';
+import { insertWithMessageProjections } from './apply-message-projections.js';
+import type { MessageProjectionItem } from './message-projection-item.js';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
 import { loneLidsOf } from './lone-lid-participants.js';
 import { emptyEncodedFacts, mergeEncodedFacts, type EncodedMessageFacts } from './messages-repository.js';

@@ -1,5 +1,5 @@
 import { isLidJid } from '../projections/participant-ref.js';
-import type { MessageProjectionItem } from './apply-message-projections.js';
+import type { MessageProjectionItem } from './message-projection-item.js';
 import { lidPhonesSql } from './identities-repository.js';
 import { IDENTITY_LOCK_CLASS } from './projection-locks.js';
 

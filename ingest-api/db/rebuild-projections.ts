@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { extractProjectionFacts, hasProjectionWork } from '../projections/extract-projection-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
-import { applyMessageProjections, type MessageProjectionItem } from './apply-message-projections.js';
+import { applyMessageProjections } from './apply-message-projections.js';
+import type { MessageProjectionItem } from './message-projection-item.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
 import { readRawEventPages } from './read-raw-event-pages.js';

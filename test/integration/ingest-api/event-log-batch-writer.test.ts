@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { DatabaseUnavailableError } from '../../../ingest-api/db/errors.js';
 import { EventLogBatchWriter } from '../../../ingest-api/db/event-log-batch-writer.js';
-import type { MessageProjectionItem } from '../../../ingest-api/db/apply-message-projections.js';
+import type { MessageProjectionItem } from '../../../ingest-api/db/message-projection-item.js';
 import type { EventLogRow } from '../../../ingest-api/db/event-log-rows.js';
 import { createPool } from '../../../ingest-api/db/pool.js';
 import type { ParticipantRef } from '../../../ingest-api/projections/participant-ref.js';
