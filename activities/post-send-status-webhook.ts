@@ -1,6 +1,4 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
-import { computeSignature } from '../common/hmac-signature.js';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
 import {
   SEND_STATUS_WEBHOOKS_PATH,
   type PrepareStatusWebhookRequest,
@@ -14,6 +12,7 @@ import {
 } from '../workflows/send-contracts.js';
 import { classifyDeliveryResponse, type DeliveryAttemptOutcome } from './classify-delivery-response.js';
 import { toDeliveryFailure, type DeliveryFailureTypes } from './delivery-failure.js';
+import { postSignedInternal, type SignedInternalTarget } from './post-signed-internal.js';
 
 /** Dependencies of {@link createPostSendStatusWebhook}. */
 export interface PostSendStatusWebhookDeps {
@@ -49,18 +48,13 @@ async function prepare(
     reason_code: input.reasonCode,
     sequence: input.sequence,
   };
-  const body = JSON.stringify(request);
-  const response = await fetchImpl(new URL(SEND_STATUS_WEBHOOKS_PATH, deps.webhookUrl), {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      [EVENT_ID_HEADER]: input.messageId,
-      [SIGNATURE_HEADER]: computeSignature(deps.webhookSecret, input.messageId, body),
-    },
-    body,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(deps.httpTimeoutMs),
-  });
+  const target: SignedInternalTarget = {
+    url: new URL(SEND_STATUS_WEBHOOKS_PATH, deps.webhookUrl).toString(),
+    webhookSecret: deps.webhookSecret,
+    httpTimeoutMs: deps.httpTimeoutMs,
+    fetchImpl,
+  };
+  const response = await postSignedInternal(target, input.messageId, JSON.stringify(request));
   if (!response.ok) {
     await response.body?.cancel();
     // Our own API could not prepare it (down, busy, misconfigured): retried with backoff, never dead-lettered.

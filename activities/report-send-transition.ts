@@ -1,8 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { computeSignature } from '../common/hmac-signature.js';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
 import { SEND_TRANSITIONS_PATH, type SendTransitionReport } from '../common/send-transition-report.js';
 import type { SendTransition } from '../workflows/send-contracts.js';
+import { postSignedInternal, type SignedInternalTarget } from './post-signed-internal.js';
 
 /** Input of `reportSendTransition`. */
 export interface ReportSendTransitionInput extends SendTransition {
@@ -24,8 +23,12 @@ export function createReportSendTransition(deps: {
   httpTimeoutMs: number;
   fetchImpl?: typeof fetch;
 }): (input: ReportSendTransitionInput) => Promise<void> {
-  const url = new URL(SEND_TRANSITIONS_PATH, deps.webhookUrl).toString();
-  const fetchImpl = deps.fetchImpl ?? fetch;
+  const target: SignedInternalTarget = {
+    url: new URL(SEND_TRANSITIONS_PATH, deps.webhookUrl).toString(),
+    webhookSecret: deps.webhookSecret,
+    httpTimeoutMs: deps.httpTimeoutMs,
+    fetchImpl: deps.fetchImpl ?? fetch,
+  };
   return async function reportSendTransition(input: ReportSendTransitionInput): Promise<void> {
     const report: SendTransitionReport = {
       message_id: input.messageId,
@@ -33,18 +36,7 @@ export function createReportSendTransition(deps: {
       at: input.at,
       reason_code: input.reasonCode,
     };
-    const body = JSON.stringify(report);
-    const response = await fetchImpl(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        [EVENT_ID_HEADER]: input.messageId,
-        [SIGNATURE_HEADER]: computeSignature(deps.webhookSecret, input.messageId, body),
-      },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(deps.httpTimeoutMs),
-    });
+    const response = await postSignedInternal(target, input.messageId, JSON.stringify(report));
     await response.body?.cancel();
     if (response.ok) return;
     const isPermanent = response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status);
