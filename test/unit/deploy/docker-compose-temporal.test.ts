@@ -143,6 +143,8 @@ describe('docker-compose.temporal.yml', () => {
     expect(ingest['INGEST_HOST']).toBe('0.0.0.0');
     expect(worker['TEMPORAL_ADDRESS']).toBe('temporal:7233');
     expect(service('collector').environment?.['TEMPORAL_ADDRESS']).toBe('temporal:7233');
+    // The send API starts sendMessage workflows (architecture.md §12); without this it would dial 127.0.0.1.
+    expect(ingest['TEMPORAL_ADDRESS']).toBe('temporal:7233');
     expect(worker['WHATSAPP_WEBHOOK_SECRET']).toBe(ingest['WHATSAPP_WEBHOOK_SECRET']);
   });
 
