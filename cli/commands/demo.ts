@@ -8,7 +8,12 @@ import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
-import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
+import {
+  createShutdownSignal,
+  runUntilTerminated,
+  ShutdownRequestedError,
+  waitForAbort,
+} from '../run-until-os-signal.js';
 import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
@@ -55,7 +60,7 @@ export function registerDemoCommand(program: Command): void {
       let engagementLines: string[] = [];
       let unusable: string | null = null;
       try {
-        summary = await collectSummary(stack, capture, options.timeoutMs, logger);
+        summary = await collectSummary(stack, capture, options.timeoutMs, logger, shutdown.signal);
         // An empty or malformed-only capture proves nothing: never print "OK" for it (issue #12 item 9).
         unusable = describeUnusableReplay({ ...summary, lines: summary.read }, capture);
         if (unusable !== null) summary = { ...summary, ok: false };
@@ -66,6 +71,12 @@ export function registerDemoCommand(program: Command): void {
       } catch (err) {
         await stack.stop();
         shutdown.dispose();
+        // Ctrl-C is the operator's choice, not a pipeline failure: no summary, no MISMATCH.
+        if (err instanceof ShutdownRequestedError) {
+          process.stderr.write(`wa-lake demo: ${err.message} before delivery finished; the stack was stopped\n`);
+          process.exitCode = 130;
+          return;
+        }
         throw err;
       }
       process.stdout.write(formatDemoSummary(summary));
@@ -87,15 +98,19 @@ async function collectSummary(
   stack: LocalStack,
   capture: string,
   timeoutMs: number,
-  logger: Logger
+  logger: Logger,
+  abortSignal: AbortSignal
 ): Promise<DemoSummary> {
   const collector = stack.collector;
   if (!collector?.replayDone) throw new Error('demo needs a replaying collector');
-  const replay = await collector.replayDone;
-  const stillPending = await waitForOutboxDrain(collector.outbox, timeoutMs);
+  // Every wait below gives way to Ctrl-C at once (the shutdown signal), not at the delivery timeout.
+  const replay = await Promise.race([collector.replayDone, waitForAbort(abortSignal)]);
+  abortSignal.throwIfAborted();
+  if (!replay) throw new Error('demo needs a replaying collector');
+  const stillPending = await waitForOutboxDrain(collector.outbox, timeoutMs, undefined, abortSignal);
   if (stillPending > 0) logger.warn({ stillPending }, 'outbox not drained before the timeout');
   const deliverable = [...replay.eventIds].filter((eventId) => collector.outbox.get(eventId)?.state !== 'dead');
-  const workflows = await awaitDeliveries(stack.temporalClient, deliverable, timeoutMs);
+  const workflows = await awaitDeliveries(stack.temporalClient, deliverable, timeoutMs, abortSignal);
   const lakeRows = await countStoredEvents(stack.databaseUrl, deliverable);
   return {
     capture,
