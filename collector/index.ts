@@ -17,3 +17,4 @@ export {
 } from './run-collector.js';
 export { forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
+export { readCapture } from './capture/capture-reader.js';

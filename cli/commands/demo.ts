@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { describeUnusableReplay } from '../../collector/index.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
+import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
 import { countStoredEvents } from '../../ingest-api/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
@@ -46,6 +47,12 @@ export function registerDemoCommand(program: Command): void {
     )
     .action(async (capture: string, options: DemoOptions) => {
       const logger = createCliLogger('warn');
+      const withoutEvents = await describeCaptureWithoutEvents(capture);
+      if (withoutEvents !== null) {
+        process.stderr.write(`wa-lake demo: ${withoutEvents}; the stack was not started\n`);
+        process.exitCode = 1;
+        return;
+      }
       rmSync(options.dataDir, { recursive: true, force: true });
       const shutdown = createShutdownSignal(logger);
       const stack = await startLocalStack({

@@ -1,0 +1,34 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/run-cli.js';
+
+// Fix-a-thon defect 2: `demo /tmp/empty.jsonl` started PostgreSQL and Temporal, then printed MISMATCH.
+describe('wa-lake demo with a capture that holds no events', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wa-lake-demo-empty-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['empty', ''],
+    ['blank-only', '\n\n'],
+    ['malformed-only', 'not json\n{"also":"not a record"}\n'],
+  ])(
+    'says so for a %s capture before starting the stack (no MISMATCH, exit 1)',
+    async (name, content) => {
+      const capture = join(dir, `${name}.jsonl`);
+      writeFileSync(capture, content);
+      const dataDir = join(dir, `data-${name}`);
+      const run = await runCli(['demo', capture, '--data-dir', dataDir]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`the capture ${capture} holds no events`);
+      expect(run.stderr).toContain('the stack was not started');
+      expect(`${run.stdout}${run.stderr}`).not.toContain('MISMATCH');
+      expect(existsSync(dataDir)).toBe(false);
+    },
+    60_000
+  );
+});
