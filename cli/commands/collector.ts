@@ -9,7 +9,7 @@ import { createLazyTemporalClient } from '../../common/lazy-temporal-client.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
-import { createShutdownSignal, waitForAbort } from '../run-until-os-signal.js';
+import { createShutdownSignal, ShutdownRequestedError, waitForAbort } from '../run-until-os-signal.js';
 import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
@@ -77,6 +77,9 @@ export function registerCollectorCommands(program: Command): void {
     )
     .action(async (capture: string, options: { waitMs: number }) => {
       const { config, logger, alertSink, temporal } = createCollectorDeps();
+      // Ctrl-C must stop the replay cleanly: the status file records the stop and the operator learns a
+      // re-run continues (fix-a-thon defect 3; a bare SIGINT used to exit 130 silently, status "running").
+      const shutdown = createShutdownSignal(logger);
       const collector = await runCollector({
         config,
         logger,
@@ -85,19 +88,28 @@ export function registerCollectorCommands(program: Command): void {
         source: { kind: 'replay', path: capture },
       });
       try {
-        const summary = await collector.replayDone;
+        const summary = await Promise.race([collector.replayDone, waitForAbort(shutdown.signal)]);
+        shutdown.signal.throwIfAborted();
         const unusable = summary ? describeUnusableReplay(summary, capture) : null;
         if (unusable !== null) {
           process.stderr.write(`wa-lake replay: ${unusable}\n`);
           process.exitCode = 1;
           return;
         }
-        const pending = await waitForOutboxDrain(collector.outbox, options.waitMs);
+        const pending = await waitForOutboxDrain(collector.outbox, options.waitMs, undefined, shutdown.signal);
         if (summary) for (const line of describeReplayCounts(summary)) printLine(line);
         printLine(`${pending} still pending (the next collector run sends them)`);
+      } catch (err) {
+        if (!(err instanceof ShutdownRequestedError)) throw err;
+        process.stderr.write(
+          `wa-lake replay: ${err.message} before the replay finished; the outbox (${config.OUTBOX_PATH}) keeps ` +
+            'what was read — run the same command again to continue (events already there are skipped)\n'
+        );
+        process.exitCode = 130;
       } finally {
         await collector.stop();
         await temporal.close();
+        shutdown.dispose();
       }
     });
 }
