@@ -15,10 +15,15 @@ interface StatusReport {
     lastHeartbeatAt: string;
     heartbeatAgeMs: number;
     stoppedAt: string | null;
+    /** False when no process with `pid` exists here: the collector ended without recording a stop. */
+    pidAlive: boolean;
   } | null;
   outbox: { pending: number; started: number; dead: number; oldestPendingAgeMs: number | null } | null;
   deadLetters: { open: number } | { error: string };
-  /** True when the collector runs (no clean stop recorded) and its last heartbeat is at most three intervals old. */
+  /**
+   * True when the collector runs (no clean stop recorded, its pid exists) and its last heartbeat is at
+   * most three intervals old.
+   */
   isHealthy: boolean;
 }
 
@@ -35,8 +40,9 @@ export function registerStatusCommand(program: Command): void {
       const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);
       const heartbeatAgeMs = status ? now - Date.parse(status.lastHeartbeatAt) : null;
       const stoppedAt = status?.stoppedAt ?? null;
+      const pidAlive = status ? isProcessAlive(status.pid) : false;
       const isHealthy =
-        stoppedAt === null && heartbeatAgeMs !== null && heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS;
+        stoppedAt === null && pidAlive && heartbeatAgeMs !== null && heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS;
       if (options.healthcheck) {
         process.exitCode = isHealthy ? 0 : 1;
         return;
@@ -50,6 +56,7 @@ export function registerStatusCommand(program: Command): void {
               lastHeartbeatAt: status.lastHeartbeatAt,
               heartbeatAgeMs: heartbeatAgeMs ?? 0,
               stoppedAt,
+              pidAlive,
             }
           : null,
         outbox: readOutbox(config.OUTBOX_PATH, now),
@@ -59,6 +66,21 @@ export function registerStatusCommand(program: Command): void {
       if (options.json) printLine(JSON.stringify(report));
       else printReport(report, config.OUTBOX_PATH, config.TEMPORAL_ADDRESS);
     });
+}
+
+/**
+ * Whether a process with `pid` exists on this machine (signal 0 probes without delivering anything).
+ * The status file is written by a collector on the same host or container (the image's HEALTHCHECK), so
+ * a missing pid means it ended without recording a stop — killed, crashed or an old SIGINT (fix-a-thon
+ * defect 3). EPERM means it exists under another user.
+ */
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function readOutbox(path: string, now: number): StatusReport['outbox'] {
@@ -118,6 +140,12 @@ function describeSession(report: StatusReport): string {
   if (!session) return 'session      : no collector status file (the collector has not run with this OUTBOX_PATH)';
   if (session.stoppedAt !== null) {
     return `session      : stopped at ${session.stoppedAt} (clean stop of pid ${session.pid}); no collector is running`;
+  }
+  if (!session.pidAlive) {
+    return (
+      `session      : not running — pid ${session.pid} is gone without recording a stop (killed or crashed); ` +
+      `last state ${session.state} since ${session.since}, last heartbeat ${formatAge(session.heartbeatAgeMs)} ago`
+    );
   }
   return (
     `session      : ${session.state} since ${session.since} (pid ${session.pid}); ` +

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vi, afterEach, describe, expect, it } from 'vitest';
 import { runCollector } from '../../../collector/run-collector.js';
@@ -55,5 +57,32 @@ describe('wa-lake status after the collector stops cleanly', () => {
     const text = await runCli(['status'], { env });
     expect(text.stdout).toContain('session      : stopped at');
     expect(text.stdout).toContain('no collector is running');
+  }, 120_000);
+});
+
+// Fix-a-thon defect 3: a status file left by a collector that died without recording a stop (SIGKILL, a
+// crash) said "replay since … (pid N)" and passed the healthcheck while its heartbeat was fresh.
+describe('wa-lake status when the pid of the status file is gone', () => {
+  it('says not running and the healthcheck fails, although the heartbeat is fresh', async () => {
+    const { dir, cleanup } = createTempDir('status-gone');
+    cleanups.push(cleanup);
+    const env = { OUTBOX_PATH: join(dir, 'outbox.sqlite'), TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const gonePid = spawnSync(process.execPath, ['-e', '']).pid;
+    const now = new Date().toISOString();
+    const status = {
+      sessionState: 'replay',
+      sessionStateSince: now,
+      pid: gonePid,
+      startedAt: now,
+      lastHeartbeatAt: now,
+      stoppedAt: null,
+    };
+    writeFileSync(join(dir, 'collector-status.json'), JSON.stringify(status));
+
+    expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(1);
+    const report = JSON.parse((await runCli(['status', '--json'], { env })).stdout) as StatusJson;
+    expect(report.isHealthy).toBe(false);
+    const text = await runCli(['status'], { env });
+    expect(text.stdout).toContain(`session      : not running — pid ${gonePid} is gone`);
   }, 120_000);
 });
