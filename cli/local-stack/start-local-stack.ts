@@ -99,7 +99,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       })
     );
     started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
-    logger.info({ address: temporal.address, uiUrl: temporal.uiUrl }, 'temporal dev server ready');
+    logger.info({ address: temporal.address, uiUrl: temporal.uiUrl, pid: temporal.pid }, 'temporal dev server ready');
+    void temporal.unexpectedExit.then((exit) =>
+      logger.error(
+        { component: 'temporal-dev-server', pid: temporal.pid, code: exit.code, signal: exit.signal },
+        'temporal dev server exited unexpectedly; deliveries stop until wa-lake dev is restarted'
+      )
+    );
     checkpoint();
 
     let databaseUrl = env['DATABASE_URL'];
