@@ -51,6 +51,8 @@ export interface LocalStack {
   /** The codec server the Web UI decrypts payloads with (architecture.md §14); null when headless. */
   codecServerUrl: string | null;
   databaseUrl: string;
+  /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
+  payloadKeyFile: string | null;
   ingestUrl: string;
   temporalClient: Client;
   collector: CollectorHandle | null;
@@ -180,6 +182,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       uiUrl: temporal.uiUrl,
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
+      payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
       ingestUrl,
       temporalClient,
       collector,
