@@ -10,10 +10,23 @@ export interface RunningTemporalDevServer {
   address: string;
   /** Web UI URL, or null when started headless. */
   uiUrl: string | null;
+  /** The `temporal` process's pid. */
+  pid: number;
   /** Stops the server (SIGTERM, then SIGKILL after 10 s) and waits for the process to exit. */
   stop(): Promise<void>;
   /** SIGKILLs the server, as a crash would stop it, and waits for the exit (tests of durability). */
   kill(): Promise<void>;
+  /**
+   * Resolves if the server exits without {@link RunningTemporalDevServer.stop} or `kill()` (crash, kill -9
+   * from outside); never otherwise. Lets `wa-lake dev` say so instead of leaving only retry warnings.
+   */
+  unexpectedExit: Promise<TemporalDevServerExit>;
+}
+
+/** How the dev server process ended. */
+export interface TemporalDevServerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 /**
@@ -85,7 +98,12 @@ export async function startTemporalDevServer(options: {
   };
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exitInfo = new Promise<TemporalDevServerExit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  );
+  const exited = exitInfo.then((exit) => exit.code);
+  let isStopping = false;
+  const unexpectedExit = exitInfo.then((exit) => (isStopping ? new Promise<TemporalDevServerExit>(() => {}) : exit));
 
   const address = `127.0.0.1:${port}`;
   try {
@@ -99,11 +117,17 @@ export async function startTemporalDevServer(options: {
   return {
     address,
     uiUrl: uiPort === null ? null : `http://127.0.0.1:${uiPort}`,
-    stop: () => stopChild(child, exited),
+    pid: child.pid ?? -1,
+    stop: () => {
+      isStopping = true;
+      return stopChild(child, exited);
+    },
     kill: async () => {
+      isStopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
+    unexpectedExit,
   };
 }
 

@@ -1,9 +1,13 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   TimeoutFailure,
   condition,
+  isCancellation,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -89,6 +93,10 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     scheduleToStartTimeout: DISPATCH_SCHEDULE_TO_START_MS,
     // One attempt per call: the workflow decides each retry (it must see ACKs and the deadline first).
     retry: { maximumAttempts: 1 },
+    // A deadline cancel only ever cancels an attempt no collector has picked up yet: a started attempt
+    // (which may already be on the wire) is waited for and its real outcome kept, so an accepted send is
+    // never reported expired (issue #10 follow-up, ADR 0009).
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   let state: SendState = 'queued';
   let reasonCode: string | null = null;
@@ -140,6 +148,33 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
       : condition(() => grantedAtMs !== null, timeout);
   };
 
+  /**
+   * Runs one dispatch attempt, cancelling it when `deliver_by` passes first. Without this, an attempt waiting
+   * for an absent collector held the expiry until its 60 s schedule-to-start timeout (45 s late, issue #10
+   * follow-up). Rejects with a cancellation when the deadline won; see `cancellationType` above for safety.
+   */
+  const dispatchBeforeDeadline = async (args: Parameters<typeof dispatchWhatsAppMessage>[0]): Promise<void> => {
+    const timeoutMs = msToDeadline();
+    if (timeoutMs === undefined || !patched('send-dispatch-bounded-by-deliver-by')) {
+      await dispatchWhatsAppMessage(args);
+      return;
+    }
+    const attemptScope = new CancellationScope();
+    const deadlineScope = new CancellationScope();
+    const attempt = attemptScope.run(() => dispatchWhatsAppMessage(args));
+    void deadlineScope
+      .run(() => sleep(timeoutMs))
+      .then(
+        () => attemptScope.cancel(),
+        () => undefined
+      );
+    try {
+      await attempt;
+    } finally {
+      deadlineScope.cancel();
+    }
+  };
+
   if (transitions[0]) statusWebhooks.notify(transitions[0], 1);
   let retryDelayMs = input.options?.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
   let hasGrant = isDeadlinePassed() ? false : await awaitGrant();
@@ -150,7 +185,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     }
     dispatchAttempts += 1;
     try {
-      await dispatchWhatsAppMessage({
+      await dispatchBeforeDeadline({
         messageId: input.messageId,
         waMessageId: input.waMessageId,
         toJid: input.toJid,
@@ -162,6 +197,8 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
       advance('dispatched');
       break;
     } catch (err) {
+      // The deadline cancelled an attempt no collector had started: the loop records `expired`.
+      if (isCancellation(err) && isDeadlinePassed()) continue;
       const outcome = classifyAttempt(err);
       if (current() !== 'queued') break; // an ACK arrived meanwhile: the message is out; never send again
       if (outcome.kind === 'permanent') {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
+import { cliEnvironmentLines } from '../local-stack/cli-environment-lines.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
@@ -63,6 +64,8 @@ export function registerDevCommands(program: Command): void {
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
       printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
+      printLine('  CLI commands in another terminal need (paste before wa-lake report, members, api-keys, forget…):');
+      for (const line of cliEnvironmentLines(stack)) printLine(`    ${line}`);
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 

@@ -4,7 +4,13 @@ import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../common/standard-webhook-signature.js';
 import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
-import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
+import {
+  type ApiKeyRecord,
+  createPool,
+  generateApiKey,
+  normalizeRecipient,
+  SendAdminRepository,
+} from '../../ingest-api/index.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
@@ -28,6 +34,12 @@ function toWebhookUrl(value: string): string {
   const url = URL.canParse(value) ? new URL(value) : null;
   if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new Error(`"${value}" is not an http(s) URL`);
   return url.toString();
+}
+
+/** One line per key, as `api-keys list` and an ambiguous `revoke` print it. */
+function describeKey(key: ApiKeyRecord): string {
+  const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
+  return `${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}`;
 }
 
 function toPhoneJid(phone: string): string {
@@ -79,21 +91,34 @@ export function registerSendAdminCommands(program: Command): void {
     .description('list keys (prefix, account, state)')
     .action(async () => {
       await withAdmin(async (admin) => {
-        for (const key of await admin.listApiKeys()) {
-          const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
-          printLine(`${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}`);
-        }
+        const all = await admin.listApiKeys();
+        if (all.length === 0) printLine('no API keys (create one with: wa-lake api-keys create --name <name>)');
+        for (const key of all) printLine(describeKey(key));
       });
     });
   keys
     .command('revoke')
-    .description('revoke a key by id or prefix')
+    .description('revoke a key by any unambiguous prefix of its id or of its shown key prefix')
     .argument('<idOrPrefix>')
     .action(async (idOrPrefix: string) => {
       await withAdmin(async (admin) => {
-        const revoked = await admin.revokeApiKey(idOrPrefix);
-        printLine(revoked > 0 ? `revoked ${idOrPrefix}` : `no active key ${idOrPrefix}`);
-        if (revoked === 0) process.exitCode = 1;
+        const matches = await admin.findApiKeysByPrefix(idOrPrefix);
+        const exact = matches.filter((key) => key.id === idOrPrefix.toLowerCase() || key.keyPrefix === idOrPrefix);
+        const chosen = exact.length === 1 ? exact : matches;
+        const [key] = chosen;
+        if (key === undefined) {
+          printLine(`no API key whose id or key prefix starts with ${idOrPrefix}`);
+          process.exitCode = 1;
+        } else if (chosen.length > 1) {
+          printLine(`${idOrPrefix} matches ${chosen.length} keys; give more of the id or key prefix:`);
+          for (const match of chosen) printLine(`  ${describeKey(match)}`);
+          process.exitCode = 1;
+        } else if (key.revokedAt !== null || !(await admin.revokeApiKey(key.id))) {
+          // Idempotent: the operator's intent (this key no longer works) already holds.
+          printLine(`key ${key.id} (${key.keyPrefix}…) was already revoked`);
+        } else {
+          printLine(`revoked key ${key.id} (${key.keyPrefix}…)`);
+        }
       });
     });
 
@@ -124,7 +149,9 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--account <id>', 'sending account', DEFAULT_ACCOUNT)
     .action(async (options: { account: string }) => {
       await withAdmin(async (admin) => {
-        for (const entry of await admin.listOptIns(options.account))
+        const entries = await admin.listOptIns(options.account);
+        if (entries.length === 0) printLine(`no opt-ins for account ${options.account}`);
+        for (const entry of entries)
           printLine(`${entry.phoneJid}  ${entry.createdAt.toISOString()}  ${entry.note ?? ''}`);
       });
     });

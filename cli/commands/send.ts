@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
 import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
@@ -12,6 +13,18 @@ export class SendRequestRefusedError extends Error {
     readonly body: string
   ) {
     super(`the send API answered ${status}: ${body.slice(0, 500)}`);
+  }
+}
+
+/**
+ * Thrown by `wa-lake sending pause|resume` for an account without a `sendGate` workflow: the gate starts with
+ * the account's first message, so none exists for a typo or an account that never sent (issue #10 follow-up).
+ */
+export class NoSendGateError extends Error {
+  override readonly name = 'NoSendGateError';
+  // No `cause`: the CLI prints the cause chain, and Temporal's "workflow not found for ID" is what confused users.
+  constructor(readonly accountId: string) {
+    super(`no send gate for account ${accountId} (no message was ever sent from it; check --account)`);
   }
 }
 
@@ -75,8 +88,13 @@ export function registerSendCommands(program: Command): void {
         const temporal = await connectTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
         try {
           const gate = temporal.client.workflow.getHandle(sendGateWorkflowId(options.account));
-          if (name === 'pause') await gate.signal(pauseSendingSignal, { reason: 'operator' });
-          else await gate.signal(resumeSendingSignal);
+          try {
+            if (name === 'pause') await gate.signal(pauseSendingSignal, { reason: 'operator' });
+            else await gate.signal(resumeSendingSignal);
+          } catch (err) {
+            if (err instanceof WorkflowNotFoundError) throw new NoSendGateError(options.account);
+            throw err;
+          }
           printLine(`sending ${name === 'pause' ? 'paused' : 'resumed'} for account ${options.account}`);
         } finally {
           await temporal.close();

@@ -51,6 +51,8 @@ export interface LocalStack {
   /** The codec server the Web UI decrypts payloads with (architecture.md §14); null when headless. */
   codecServerUrl: string | null;
   databaseUrl: string;
+  /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
+  payloadKeyFile: string | null;
   ingestUrl: string;
   temporalClient: Client;
   collector: CollectorHandle | null;
@@ -99,7 +101,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       })
     );
     started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
-    logger.info({ address: temporal.address, uiUrl: temporal.uiUrl }, 'temporal dev server ready');
+    logger.info({ address: temporal.address, uiUrl: temporal.uiUrl, pid: temporal.pid }, 'temporal dev server ready');
+    void temporal.unexpectedExit.then((exit) =>
+      logger.error(
+        { component: 'temporal-dev-server', pid: temporal.pid, code: exit.code, signal: exit.signal },
+        'temporal dev server exited unexpectedly; deliveries stop until wa-lake dev is restarted'
+      )
+    );
     checkpoint();
 
     let databaseUrl = env['DATABASE_URL'];
@@ -174,6 +182,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       uiUrl: temporal.uiUrl,
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
+      payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
       ingestUrl,
       temporalClient,
       collector,

@@ -3,14 +3,23 @@ export class LinksCsvError extends Error {
   override readonly name = 'LinksCsvError';
 }
 
+/** One CSV record and the 1-based line of the file it starts on (for error messages). */
+interface CsvRecord {
+  line: number;
+  fields: string[];
+}
+
 /** Splits CSV text into records of fields (RFC 4180: quoted fields, doubled quotes, CRLF or LF). */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
+function parseCsv(text: string): CsvRecord[] {
+  const records: CsvRecord[] = [];
   let field = '';
   let record: string[] = [];
   let isQuoted = false;
+  let line = 1;
+  let recordLine = 1;
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i];
+    if (c === '\n') line += 1;
     if (isQuoted) {
       if (c === '"' && text[i + 1] === '"') {
         field += '"';
@@ -22,35 +31,50 @@ function parseCsv(text: string): string[][] {
       record.push(field);
       field = '';
     } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i += 1;
+      if (c === '\r' && text[i + 1] === '\n') {
+        i += 1;
+        line += 1;
+      } else if (c === '\r') line += 1;
       record.push(field);
-      records.push(record);
+      records.push({ line: recordLine, fields: record });
       record = [];
       field = '';
+      recordLine = line;
     } else field += c;
   }
-  if (field !== '' || record.length > 0) records.push([...record, field]);
-  return records.filter((r) => r.some((value) => value.trim() !== ''));
+  if (field !== '' || record.length > 0) records.push({ line: recordLine, fields: [...record, field] });
+  return records.filter((r) => r.fields.some((value) => value.trim() !== ''));
 }
 
 /**
  * Reads `participant_id,member_id` rows (issue #11 item 3). A header line naming those two columns is
- * required, in any order; other columns are ignored.
+ * required, in any order; other columns are ignored. A participant listed twice with the same member id
+ * is kept once; listed with two different member ids it is refused, naming both lines: the file is
+ * ambiguous and a silent "last one wins" would hide an error in the user's export (docs/engagement.md).
  *
- * @throws LinksCsvError for a missing header column or a row without both values.
+ * @throws LinksCsvError for a missing header column, a row without both values or a participant linked
+ *   to two different member ids; nothing is returned, so nothing is imported.
  */
 export function parseLinksCsv(text: string): { participantId: string; memberId: string }[] {
   const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
-  const columns = (header ?? []).map((name) => name.trim().toLowerCase());
+  const columns = (header?.fields ?? []).map((name) => name.trim().toLowerCase());
   const participantColumn = columns.indexOf('participant_id');
   const memberColumn = columns.indexOf('member_id');
   if (participantColumn < 0 || memberColumn < 0)
     throw new LinksCsvError('the first line must name the columns participant_id and member_id');
-  return rows.map((row, index) => {
-    const participantId = row[participantColumn]?.trim() ?? '';
-    const memberId = row[memberColumn]?.trim() ?? '';
+  const links = new Map<string, { memberId: string; line: number }>();
+  for (const row of rows) {
+    const participantId = row.fields[participantColumn]?.trim() ?? '';
+    const memberId = row.fields[memberColumn]?.trim() ?? '';
     if (!participantId || !memberId)
-      throw new LinksCsvError(`line ${String(index + 2)}: participant_id and member_id are both required`);
-    return { participantId, memberId };
-  });
+      throw new LinksCsvError(`line ${String(row.line)}: participant_id and member_id are both required`);
+    const earlier = links.get(participantId);
+    if (earlier && earlier.memberId !== memberId)
+      throw new LinksCsvError(
+        `lines ${String(earlier.line)} and ${String(row.line)}: participant ${participantId} is linked to two member ids ` +
+          `(${earlier.memberId}, ${memberId}); keep one of the two lines`
+      );
+    if (!earlier) links.set(participantId, { memberId, line: row.line });
+  }
+  return [...links].map(([participantId, { memberId }]) => ({ participantId, memberId }));
 }

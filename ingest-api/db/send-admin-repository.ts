@@ -88,15 +88,30 @@ export class SendAdminRepository {
     return rows.map(toApiKey);
   }
 
-  /** Revokes the key whose id or prefix is `idOrPrefix`. @returns how many keys were revoked (0 or 1). */
-  async revokeApiKey(idOrPrefix: string): Promise<number> {
+  /**
+   * Keys (active or revoked) whose id or shown key prefix starts with `prefix` (issue #10 follow-up: an
+   * operator types as much of either as they see). Empty `prefix` matches nothing.
+   */
+  async findApiKeysByPrefix(prefix: string): Promise<ApiKeyRecord[]> {
+    if (prefix === '') return [];
+    const rows = await run<Record<string, unknown>>(
+      this.pool,
+      `SELECT * FROM send_api_keys
+        WHERE starts_with(id::text, lower($1)) OR starts_with(key_prefix, $1)
+        ORDER BY created_at DESC`,
+      [prefix]
+    );
+    return rows.map(toApiKey);
+  }
+
+  /** Revokes the key `id` if it is active. @returns whether this call revoked it. */
+  async revokeApiKey(id: string): Promise<boolean> {
     const rows = await run(
       this.pool,
-      `UPDATE send_api_keys SET revoked_at = now()
-        WHERE revoked_at IS NULL AND (id::text = $1 OR key_prefix = $1) RETURNING id`,
-      [idOrPrefix]
+      `UPDATE send_api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`,
+      [id]
     );
-    return rows.length;
+    return rows.length > 0;
   }
 
   /** Records the account's own participant ids (LID and/or phone JID), used to check group membership. */

@@ -13,7 +13,8 @@ export interface SendRequest {
   metadata: Record<string, unknown> | null;
 }
 
-const bodySchema = z.object({
+// Strict (issue #10 follow-up): a misspelt `deliverBy` must not silently drop the caller's deadline.
+const bodySchema = z.strictObject({
   to: z.string().min(1).max(255),
   text: z.string().min(1),
   category: z.string(),
@@ -22,7 +23,9 @@ const bodySchema = z.object({
 });
 
 /**
- * Validates the JSON body of `POST /api/v1/messages`: shape (422 `WA_ERR_INVALID_BODY` with fields),
+ * Validates the JSON body of `POST /api/v1/messages`: top-level fields other than `to`, `text`, `category`,
+ * `deliver_by`, `metadata` (422 `WA_ERR_UNKNOWN_FIELD` naming them; `metadata` stays free-form), shape
+ * (422 `WA_ERR_INVALID_BODY` with fields),
  * category (422 `WA_ERR_UNKNOWN_CATEGORY`), text length in characters (422 `WA_ERR_TEXT_TOO_LONG`).
  * `deliver_by` in the past and the recipient are checked later: an idempotent replay of an accepted
  * request must still answer 200 after its deadline.
@@ -32,6 +35,16 @@ const bodySchema = z.object({
 export function parseSendRequest(body: unknown, textMaxChars: number): SendRequest {
   const parsed = bodySchema.safeParse(body);
   if (!parsed.success) {
+    const unknownKeys = parsed.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : []
+    );
+    if (unknownKeys.length > 0) {
+      throw new IngestHttpError(
+        'WA_ERR_UNKNOWN_FIELD',
+        `unknown field(s): ${unknownKeys.join(', ')}; allowed: to, text, category, deliver_by, metadata`,
+        unknownKeys.map((field) => ({ field, message: 'unknown field' }))
+      );
+    }
     const fields = parsed.error.issues.map((issue) => ({
       field: issue.path.join('.') || '(root)',
       message: issue.message,

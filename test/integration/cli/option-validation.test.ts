@@ -43,6 +43,22 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     expect(run.stderr).toContain("option '--limit <n>' argument 'abc' is invalid");
     expect(run.stderr).not.toContain('cannot reach Temporal');
   }, 60_000);
+
+  it('wa-lake report --from after --to is refused before the lake is read', async () => {
+    const run = await runCli(['report', '--json', '--from', '2025-06-02', '--to', '2025-06-01'], {
+      env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--from 2025-06-02 is after --to 2025-06-01');
+    expect(run.stdout).toBe('');
+  }, 60_000);
+
+  it('wa-lake dlq replay --all with event ids is refused before Temporal is asked', async () => {
+    const run = await runCli(['dlq', 'replay', '--all', 'abc'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('pass either event ids or --all, not both (got --all and abc)');
+    expect(run.stderr).not.toContain('cannot reach Temporal');
+  }, 60_000);
 });
 
 describe('wa-lake dlq replay --all with no dead letter', () => {

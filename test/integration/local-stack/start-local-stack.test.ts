@@ -11,6 +11,7 @@ import { startEmbeddedPostgres } from '../../../dev-stack/embedded-postgres.js';
 interface LogLine {
   level: number;
   msg: string;
+  pid?: number;
 }
 
 function capturingLogger(lines: LogLine[]) {
@@ -113,5 +114,24 @@ describe('startLocalStack', () => {
     await stack.stop();
     expect(Date.now() - stoppingAt).toBeLessThan(30_000);
     expect(await isPortOpen(stack.temporalAddress)).toBe(false);
+  });
+
+  it('logs the death of its Temporal dev server as an error, like PostgreSQL, and still stops', async () => {
+    const lines: LogLine[] = [];
+    const stack = await startLocalStack({
+      dataDir: newDataDir(),
+      env: {},
+      logger: capturingLogger(lines),
+      source: { kind: 'none' },
+      uiPort: null,
+    });
+    const pid = lines.find((line) => line.msg === 'temporal dev server ready')?.pid;
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid ?? -1, 'SIGKILL');
+    const isDeathLogged = (line: LogLine): boolean => line.msg.startsWith('temporal dev server exited unexpectedly');
+    await waitFor(() => lines.some(isDeathLogged), 10_000);
+    expect(lines.find(isDeathLogged)?.level).toBe(50);
+    await stack.stop();
+    expect(lines.filter(isDeathLogged)).toHaveLength(1);
   });
 });

@@ -18,9 +18,17 @@ async function createKeyCli(
   args: string[],
   extraEnv: Record<string, string> = {}
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCli(['api-keys', 'create', ...args], extraEnv);
+}
+
+/** Runs `wa-lake <args>` against the test database; a non-zero exit is returned, not thrown. */
+async function runCli(
+  args: string[],
+  extraEnv: Record<string, string> = {}
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { PATH: process.env['PATH'] ?? '', DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'warn', ...extraEnv };
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, 'api-keys', 'create', ...args], { env });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failed = err as { code: number; stdout: string; stderr: string };
@@ -69,5 +77,55 @@ describe('wa-lake api-keys create --webhook-url (issue #10 item 8, ADR 0011)', (
     const result = await createKeyCli(['--name', name, '--webhook-url', 'ftp://crm.example/hook']);
     expect(result.code).not.toBe(0);
     expect((await pool.query('SELECT 1 FROM send_api_keys WHERE name = $1', [name])).rowCount).toBe(0);
+  });
+});
+
+describe('wa-lake api-keys revoke / list and opt-in list (issue #10 follow-up)', () => {
+  async function createKey(): Promise<{ id: string; prefix: string }> {
+    const created = await createKeyCli(['--name', `revoke-${randomUUID()}`]);
+    const match = /created key (\S+) \((\S+)…\)/.exec(created.stdout);
+    if (!match?.[1] || !match[2]) throw new Error(`unexpected create output: ${created.stdout}`);
+    return { id: match[1], prefix: match[2] };
+  }
+
+  async function isRevoked(id: string): Promise<boolean> {
+    const { rows } = await pool.query<{ revoked: boolean }>(
+      'SELECT revoked_at IS NOT NULL AS revoked FROM send_api_keys WHERE id = $1',
+      [id]
+    );
+    return rows[0]?.revoked ?? false;
+  }
+
+  it('revokes by a prefix of the shown key prefix or of the id, idempotently', async () => {
+    const byKeyPrefix = await createKey();
+    const first = await runCli(['api-keys', 'revoke', byKeyPrefix.prefix.slice(0, 8)]);
+    expect({ code: first.code, revoked: await isRevoked(byKeyPrefix.id) }).toEqual({ code: 0, revoked: true });
+    expect(first.stdout).toContain(`revoked key ${byKeyPrefix.id}`);
+    const again = await runCli(['api-keys', 'revoke', byKeyPrefix.prefix.slice(0, 8)]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already revoked');
+
+    const byId = await createKey();
+    const result = await runCli(['api-keys', 'revoke', byId.id.slice(0, 8)]);
+    expect({ code: result.code, revoked: await isRevoked(byId.id) }).toEqual({ code: 0, revoked: true });
+  });
+
+  it('lists the matches and revokes nothing for an ambiguous prefix; exit 1 for no match', async () => {
+    const first = await createKey();
+    const second = await createKey();
+    const ambiguous = await runCli(['api-keys', 'revoke', 'wlk_']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stdout).toContain(first.id);
+    expect(ambiguous.stdout).toContain(second.id);
+    expect([await isRevoked(first.id), await isRevoked(second.id)]).toEqual([false, false]);
+    const none = await runCli(['api-keys', 'revoke', 'nosuchkey']);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain('no API key');
+  });
+
+  it('says so when an account has no opt-ins', async () => {
+    const result = await runCli(['opt-in', 'list', '--account', `empty-${randomUUID()}`]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('no opt-ins');
   });
 });

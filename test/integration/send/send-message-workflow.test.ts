@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAckSignal, sendStatusQuery, WA_SEND_STATE } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -123,6 +123,44 @@ describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
       expect(result).toMatchObject({ state: 'expired', reasonCode: 'deliver_by_passed' });
       expect(result.dispatchAttempts).toBeGreaterThan(1);
       expect(kit.double.wire).toHaveLength(0);
+      expectExpiredAt(kit, input.messageId, deliverBy);
+    });
+  });
+
+  it('expires at deliver_by, not at the dispatch schedule-to-start timeout, while no collector polls', async () => {
+    const kit = await createSendKit(env, bundle);
+    await kit.runWithoutCollector(async () => {
+      // Well inside the attempt's 60 s schedule-to-start timeout (the 45 s-late case). Real seconds: the
+      // time-skipping server does not skip while an activity is outstanding.
+      const deliverBy = new Date((await env.currentTimeMs()) + 5_000).toISOString();
+      const input = kit.newInput({ deliverBy });
+      const result = await (await startSend(env, kit, input)).result();
+      expect(result).toMatchObject({ state: 'expired', reasonCode: 'deliver_by_passed', dispatchAttempts: 1 });
+      expectExpiredAt(kit, input.messageId, deliverBy);
+    });
+    expect(kit.dispatched).toHaveLength(0);
+    expect(kit.double.wire).toHaveLength(0);
+  });
+
+  it('records dispatched, never expired, when deliver_by passes while an attempt the socket accepted is still running', async () => {
+    const kit = await createSendKit(env, bundle, { sendTimeoutMs: 10_000 });
+    // The socket puts the message on the wire at once but answers only 4 s later; the deadline falls in between.
+    kit.double.hangsMs.push(4_000);
+    await kit.run(async () => {
+      const deliverBy = new Date((await env.currentTimeMs()) + 1_500).toISOString();
+      const input = kit.newInput({ deliverBy, options: { ackWaitMs: 60_000 } });
+      const result = await (await startSend(env, kit, input)).result();
+      expect(result).toMatchObject({ state: 'dispatched', dispatchAttempts: 1 });
+      expect(kit.double.wire).toHaveLength(1);
+      expect(kit.reported.filter((t) => t.messageId === input.messageId).map((t) => t.state)).not.toContain('expired');
     });
   });
 });
+
+/** The `expired` transition was recorded at `deliverBy`, to the second (workflow time; issue #10 follow-up). */
+function expectExpiredAt(kit: SendKit, messageId: string, deliverBy: string): void {
+  const expired = kit.reported.find((t) => t.messageId === messageId && t.state === 'expired');
+  expect(expired).toBeDefined();
+  const lateMs = Date.parse(expired?.at ?? '') - Date.parse(deliverBy);
+  expect({ lateMs, withinASecond: lateMs >= 0 && lateMs < 1_000 }).toMatchObject({ withinASecond: true });
+}

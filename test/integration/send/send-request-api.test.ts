@@ -99,6 +99,12 @@ describe('POST /api/v1/messages (architecture.md §12, issue #10 item 1)', () =>
       [{ to: '120363999999999999@g.us', text: 'x', category: 'otp' }, 422, 'WA_ERR_RECIPIENT_NOT_ALLOWED'],
       [{ to: '+55 11 99999-0001', text: 'x', category: 'otp' }, 422, 'WA_ERR_RECIPIENT_NOT_ALLOWED'],
       [{ text: 'x', category: 'otp' }, 422, 'WA_ERR_INVALID_BODY'],
+      [
+        { to: groupJid, text: 'x', category: 'transactional', deliverBy: new Date(Date.now() + 60_000).toISOString() },
+        422,
+        'WA_ERR_UNKNOWN_FIELD',
+      ],
+      [{ to: groupJid, text: 'x', category: 'otp', extra: 1 }, 422, 'WA_ERR_UNKNOWN_FIELD'],
     ];
     for (const [body, status, code] of cases) {
       const idempotencyKey = randomUUID();
@@ -109,6 +115,23 @@ describe('POST /api/v1/messages (architecture.md §12, issue #10 item 1)', () =>
       ]);
       expect(rows).toHaveLength(0);
     }
+    const misspelt = await postMessage(
+      server.url,
+      apiKey.key,
+      { to: groupJid, text: 'x', category: 'otp', deliverBy: '2030-01-01T00:00:00Z', extra: 1 },
+      randomUUID()
+    );
+    expect(misspelt.json['fields']).toEqual([
+      { field: 'deliverBy', message: 'unknown field' },
+      { field: 'extra', message: 'unknown field' },
+    ]);
+    const freeMetadata = await postMessage(
+      server.url,
+      apiKey.key,
+      { to: groupJid, text: 'x', category: 'otp', metadata: { anything: { nested: true } } },
+      randomUUID()
+    );
+    expect(freeMetadata.status).toBe(202);
     const missingKey = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'x', category: 'otp' }, null);
     expect(missingKey.json['code']).toBe('WA_ERR_MISSING_IDEMPOTENCY_KEY');
   });

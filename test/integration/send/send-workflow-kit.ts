@@ -31,6 +31,8 @@ export interface SendKit {
   dispatched: DispatchWhatsAppMessageInput[];
   /** Runs `fn` while both workers poll. */
   run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` with only the normal worker: no collector polls the session queue (collector down). */
+  runWithoutCollector<T>(fn: () => Promise<T>): Promise<T>;
   newInput(overrides?: Partial<SendMessageInput> & { options?: SendMessageOptions }): SendMessageInput;
 }
 
@@ -101,6 +103,11 @@ export async function createSendKit(
     reported,
     dispatched,
     run: (fn) => sessionWorker.runUntil(worker.runUntil(fn)),
+    // The session worker is started and shut down first: a never-run worker keeps its hold on the connection.
+    runWithoutCollector: async (fn) => {
+      await sessionWorker.runUntil(Promise.resolve());
+      return worker.runUntil(fn);
+    },
     newInput: (overrides = {}) => {
       const messageId = randomUUID();
       return {

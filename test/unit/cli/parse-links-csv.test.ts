@@ -15,4 +15,17 @@ describe('parseLinksCsv (wa-lake members import, issue #11 item 3)', () => {
     expect(() => parseLinksCsv('a,b\n1,2\n')).toThrow(LinksCsvError);
     expect(() => parseLinksCsv('participant_id,member_id\n100000000000001@lid,\n')).toThrow(/line 2/);
   });
+
+  it('refuses a participant linked to two member ids, naming both lines (blank lines counted)', () => {
+    const csv =
+      'participant_id,member_id\n100000000000001@lid,discord:1\n\n200000000000002@lid,discord:2\n100000000000001@lid,discord:3\n';
+    expect(() => parseLinksCsv(csv)).toThrow(
+      'lines 2 and 5: participant 100000000000001@lid is linked to two member ids (discord:1, discord:3)'
+    );
+  });
+
+  it('keeps a participant listed twice with the same member id once', () => {
+    const csv = 'participant_id,member_id\n100000000000001@lid,discord:1\n100000000000001@lid,discord:1\n';
+    expect(parseLinksCsv(csv)).toEqual([{ participantId: '100000000000001@lid', memberId: 'discord:1' }]);
+  });
 });
