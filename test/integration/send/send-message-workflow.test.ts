@@ -141,6 +141,23 @@ describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
     expect(kit.dispatched).toHaveLength(0);
     expect(kit.double.wire).toHaveLength(0);
   });
+
+  it('records dispatched, never expired, when deliver_by passes while an attempt the socket accepted is still running', async () => {
+    const kit = await createSendKit(env, bundle, { sendTimeoutMs: 10_000 });
+    // The socket puts the message on the wire at once but answers only 7 s later; the deadline (3 s, time for a
+    // loaded worker to pick the attempt up) falls in between.
+    kit.double.hangsMs.push(7_000);
+    await kit.run(async () => {
+      const deliverBy = new Date((await env.currentTimeMs()) + 3_000).toISOString();
+      // Short ACK waits: after the previous test's cancelled, never-started attempt, the time-skipping server
+      // stopped skipping time (its history showed the 15 min ACK-grace timer started but never fired).
+      const input = kit.newInput({ deliverBy, options: { ackGraceMs: 1_000, ackWaitMs: 2_000 } });
+      const result = await (await startSend(env, kit, input)).result();
+      expect(result).toMatchObject({ state: 'dispatched', dispatchAttempts: 1 });
+      expect(kit.double.wire).toHaveLength(1);
+      expect(kit.reported.filter((t) => t.messageId === input.messageId).map((t) => t.state)).not.toContain('expired');
+    });
+  });
 });
 
 /** The `expired` transition was recorded at `deliverBy`, to the second (workflow time; issue #10 follow-up). */
