@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { recountMemberDays } from '../ingest-api/db/messages-repository.js';
+import { recountMemberDays } from '../ingest-api/db/member-day-deltas.js';
 
 /** Sizes of a generated community (issue #11 item 7: 1,000,000 messages, 5,000 members, 50 groups). */
 export interface CommunitySize {

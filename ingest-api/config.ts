@@ -10,6 +10,7 @@ import {
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
+import { DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS } from './member-day-fold-schedule.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
@@ -41,6 +42,8 @@ export const ingestEnvSchema = z.object({
       }
     }),
   RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
+  /** How often the rollup deltas are folded into `engagement_member_days` (ADR 0012). */
+  ENGAGEMENT_FOLD_INTERVAL_MS: envInt(DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS, 50, 3_600_000),
   // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
   TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -68,6 +71,8 @@ export interface IngestConfig {
   readonly retentionPeriodMs: number | null;
   /** How often the scheduled retention runs, in ms. */
   readonly retentionIntervalMs: number;
+  /** How often the engagement rollup deltas are folded, in ms (`ENGAGEMENT_FOLD_INTERVAL_MS`, ADR 0012). */
+  readonly engagementFoldIntervalMs: number;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
     readonly temporalAddress: string;
@@ -100,6 +105,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     logLevel: parsed.LOG_LEVEL,
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
+    engagementFoldIntervalMs: parsed.ENGAGEMENT_FOLD_INTERVAL_MS,
     send: Object.freeze({
       temporalAddress: parsed.TEMPORAL_ADDRESS,
       temporalNamespace: parsed.TEMPORAL_NAMESPACE,

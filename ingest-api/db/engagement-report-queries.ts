@@ -44,6 +44,10 @@ const LOAD_DAYS_SQL = `
     FROM engagement_member_activity_days
    WHERE day BETWEEN LEAST($1::date - 29, $2::date - $4::int + 1) AND $2::date AND ($3::text IS NULL OR group_jid = $3)`;
 
+// The first or last day of the rollup deltas not yet folded (ADR 0012); LEAST and GREATEST skip a null.
+const PENDING_DAY = (aggregate: 'min' | 'max'): string =>
+  `(SELECT ${aggregate}((at AT TIME ZONE wa_engagement_time_zone())::date) FROM engagement_member_day_deltas)`;
+
 const ACTIVE_MEMBERS_SQL = `
   WITH member_days AS (SELECT DISTINCT person_key, day FROM report_days),
   spans AS (SELECT day, lead(day) OVER (PARTITION BY person_key ORDER BY day) AS next_day FROM member_days),
@@ -94,8 +98,10 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     await client.query(`SET LOCAL work_mem = '128MB'`);
     const range = await client.query<{ tz: string; from: string | null; to: string | null }>(
       `SELECT wa_engagement_time_zone() AS tz,
-              to_char(COALESCE($1::date, (SELECT min(day) FROM engagement_member_days)), 'YYYY-MM-DD') AS from,
-              to_char(COALESCE($2::date, (SELECT max(day) FROM engagement_member_days)), 'YYYY-MM-DD') AS to`,
+              to_char(COALESCE($1::date, LEAST((SELECT min(day) FROM engagement_member_days), ${PENDING_DAY('min')})),
+                      'YYYY-MM-DD') AS from,
+              to_char(COALESCE($2::date, GREATEST((SELECT max(day) FROM engagement_member_days), ${PENDING_DAY('max')})),
+                      'YYYY-MM-DD') AS to`,
       [options.from, options.to]
     );
     const { tz, from, to } = range.rows[0] ?? { tz: 'UTC', from: null, to: null };

@@ -1,11 +1,7 @@
 import type pg from 'pg';
 import { loneLidParticipantCtes, type LoneLidFact } from './lone-lid-participants.js';
-import {
-  isEmptyEncodedFacts,
-  MESSAGE_READ_MODEL_WRITTEN,
-  messageReadModelCtes,
-  type EncodedMessageFacts,
-} from './messages-repository.js';
+import { messageReadModelCtes, type PresentFactKinds } from './message-read-model-ctes.js';
+import { isEmptyEncodedFacts, presentFactKinds, type EncodedMessageFacts } from './messages-repository.js';
 
 /** One raw row of `whatsapp_event_logs` (architecture.md §9), as the events repository builds it. */
 export interface EventLogRow {
@@ -44,23 +40,33 @@ const INSERT_BATCH_SQL = `
 
 // The same insert plus the message read model (issue #11 item 1, ADR 0006) and/or the participant rows of
 // lone LIDs (issue #12 item 4, `lone-lid-participants.ts`): one statement, one commit; facts apply only for
-// rows inserted now, so a redelivery changes nothing. Four fixed texts, each named (prepared once per connection).
+// rows inserted now, so a redelivery changes nothing. Each text is named (prepared once per connection): one
+// per combination of the fact kinds present (ADR 0012: an empty CTE still costs) and of lone LIDs.
 const INSERTED_NOW = (alias: string): string => `${alias}.ev IN (SELECT event_id FROM wa_inserted)`;
 
-function insertStatement(hasReadModel: boolean, hasLoneLids: boolean): { name: string; text: string } {
-  if (!hasReadModel && !hasLoneLids) return { name: 'wa_insert_event_log_batch', text: INSERT_BATCH_SQL };
+// Built once per combination: the texts are constant, and building them per statement cost the API's thread.
+const statements = new Map<string, { name: string; text: string }>();
+
+function insertStatement(readModel: EncodedMessageFacts | null, hasLoneLids: boolean): { name: string; text: string } {
+  const kinds = readModel === null ? null : presentFactKinds(readModel);
+  const key = `${kinds ? `${+kinds.m}${+kinds.e}${+kinds.v}${+kinds.x}` : '-'}${+hasLoneLids}`;
+  let statement = statements.get(key);
+  if (!statement) {
+    statement = buildInsertStatement(kinds, hasLoneLids);
+    statements.set(key, statement);
+  }
+  return statement;
+}
+
+function buildInsertStatement(kinds: PresentFactKinds | null, hasLoneLids: boolean): { name: string; text: string } {
+  const readModelCtes = kinds === null ? null : messageReadModelCtes('$2', INSERTED_NOW('f'), kinds);
+  if (readModelCtes === null && !hasLoneLids) return { name: 'wa_insert_event_log_batch', text: INSERT_BATCH_SQL };
   const ctes = [`wa_inserted AS (${INSERT_BATCH_SQL})`];
-  if (hasReadModel) ctes.push(messageReadModelCtes('$2', INSERTED_NOW('f')));
+  if (readModelCtes) ctes.push(readModelCtes.sql);
   if (hasLoneLids)
-    ctes.push(
-      loneLidParticipantCtes(
-        hasReadModel ? '$3' : '$2',
-        INSERTED_NOW('l'),
-        hasReadModel ? MESSAGE_READ_MODEL_WRITTEN : 'true'
-      )
-    );
+    ctes.push(loneLidParticipantCtes(readModelCtes ? '$3' : '$2', INSERTED_NOW('l'), readModelCtes?.written ?? 'true'));
   return {
-    name: `wa_insert_event_log_batch${hasReadModel ? '_with_read_model' : ''}${hasLoneLids ? '_with_lone_lids' : ''}`,
+    name: `wa_insert_event_log_batch${readModelCtes ? `_with_read_model_${readModelCtes.variant}` : ''}${hasLoneLids ? '_with_lone_lids' : ''}`,
     text: `WITH ${ctes.join(',')}\n  SELECT event_id FROM wa_inserted`,
   };
 }
@@ -83,11 +89,11 @@ export async function insertEventLogRecords(
   loneLids: readonly LoneLidFact[] = []
 ): Promise<Set<string>> {
   const values = [`[${recordJsons.join(',')}]`];
-  const hasReadModel = readModel !== null && !isEmptyEncodedFacts(readModel);
-  if (hasReadModel) values.push(JSON.stringify(readModel));
+  const facts = readModel !== null && !isEmptyEncodedFacts(readModel) ? readModel : null;
+  if (facts) values.push(JSON.stringify(facts));
   if (loneLids.length > 0) values.push(JSON.stringify(loneLids));
   const result = await queryable.query<{ event_id: string }>({
-    ...insertStatement(hasReadModel, loneLids.length > 0),
+    ...insertStatement(facts, loneLids.length > 0),
     values,
   });
   return new Set(result.rows.map((row) => row.event_id));

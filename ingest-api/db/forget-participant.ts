@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers } from '../../common/participant-identifier.js';
+import { MEMBER_DAY_FOLD_LOCK_CLASS } from './projection-locks.js';
 
 /** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
 export interface LakeErasureResult {
@@ -129,13 +130,20 @@ async function redactAuthoredMessages(client: pg.ClientBase, pattern: string): P
 /**
  * Moves the member's rows of the `engagement_member_days` rollup (issue #11) onto the pseudonym, summing
  * the rows of one group and day that the member had under several keys (LID and phone), so the group's
- * totals stay equal to a recount while no key of the member remains.
+ * totals stay equal to a recount while no key of the member remains; their rollup deltas not yet folded
+ * (ADR 0012) are re-keyed too. The fold lock keeps a fold from moving a delta of the old key into the
+ * rollup between the two statements.
  */
 async function mergeEngagementDaysIntoPseudonym(
   client: pg.ClientBase,
   pattern: string,
   pseudonym: string
 ): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(${String(MEMBER_DAY_FOLD_LOCK_CLASS)}, 0)`);
+  await client.query(`UPDATE engagement_member_day_deltas SET participant_key = $2 WHERE participant_key ~ $1`, [
+    pattern,
+    pseudonym,
+  ]);
   await client.query(
     `WITH gone AS (DELETE FROM engagement_member_days WHERE participant_key ~ $1 RETURNING *)
      INSERT INTO engagement_member_days (group_jid, participant_key, day, messages, replies, reactions_given)

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { extractReadModelFacts } from '../projections/extract-message-facts.js';
-import { emptyEncodedFacts, encodeMessageFacts, recountMemberDays, writeMessageFacts } from './messages-repository.js';
+import { recountMemberDays } from './member-day-deltas.js';
+import { emptyEncodedFacts, encodeMessageFacts, writeMessageFacts } from './messages-repository.js';
 import { readRawEventPages } from './read-raw-event-pages.js';
 
 const PAGE_SIZE = 2_000;
@@ -12,6 +13,7 @@ const MESSAGE_TABLES = [
   'whatsapp_message_revokes',
   'whatsapp_message_reactions',
   'engagement_member_days',
+  'engagement_member_day_deltas',
 ];
 
 /**

@@ -25,7 +25,7 @@ afterAll(async () => {
 const memberDays = async (): Promise<Array<{ day: string; messages: number }>> =>
   (
     await lake.pool.query<{ day: string; messages: number }>(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages FROM engagement_member_days
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages FROM engagement_member_day_totals
         WHERE group_jid = $1 AND participant_key = $2 ORDER BY day`,
       [GROUP, SENDER]
     )

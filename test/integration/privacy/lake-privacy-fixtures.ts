@@ -127,11 +127,14 @@ export async function readEngagement(pool: pg.Pool): Promise<Record<string, unkn
   return result;
 }
 
-/** Every text and jsonb value of every `whatsapp_*` table, concatenated: what a search of the lake finds. */
+/**
+ * Every text and jsonb value of every `whatsapp_*` and `engagement_*` table (the engagement rollup and its
+ * pending deltas key members too), concatenated: what a search of the lake finds.
+ */
 export async function dumpLakeText(pool: pg.Pool): Promise<string> {
   const { rows: tables } = await pool.query<{ table_name: string }>(
     `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()
-       AND table_type = 'BASE TABLE' AND table_name LIKE 'whatsapp\\_%'`
+       AND table_type = 'BASE TABLE' AND (table_name LIKE 'whatsapp\\_%' OR table_name LIKE 'engagement\\_%')`
   );
   const parts: string[] = [];
   for (const { table_name } of tables) {

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { encodeEventLogRow, insertEventLogRecords } from '../../../ingest-api/db/event-log-rows.js';
+import { emptyEncodedFacts, encodeMessageFacts } from '../../../ingest-api/db/messages-repository.js';
+import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+
+// ADR 0012: the raw-row INSERT carries one CTE per kind of read-model fact present, so each of the 15
+// combinations (with and without lone LIDs) is a statement text of its own. Each must be accepted by
+// PostgreSQL and write exactly its rows.
+const GROUP = '120363000000000141@g.us';
+const KINDS = ['m', 'e', 'v', 'x'] as const;
+const AT = new Date('2026-06-01T12:00:00Z');
+
+let url = '';
+let lake: TestLake;
+beforeAll(async () => {
+  url = await createMigratedDatabase(inject('databaseUrl'));
+  lake = openLake(url);
+});
+afterAll(async () => {
+  await lake.pool.end();
+  await dropDatabase(url);
+});
+
+const counts = async (): Promise<Record<string, number>> =>
+  (
+    await lake.pool.query<Record<string, number>>(
+      `SELECT (SELECT count(*)::int FROM whatsapp_message_records WHERE chat_jid = $1) AS m,
+              (SELECT count(*)::int FROM whatsapp_message_edits WHERE chat_jid = $1) AS e,
+              (SELECT count(*)::int FROM whatsapp_message_revokes WHERE chat_jid = $1) AS v,
+              (SELECT count(*)::int FROM whatsapp_message_reactions WHERE chat_jid = $1) AS x,
+              (SELECT count(*)::int FROM engagement_member_day_deltas WHERE group_jid = $1) AS deltas,
+              (SELECT count(*)::int FROM whatsapp_participants WHERE id LIKE '1000000009%') AS participants`,
+      [GROUP]
+    )
+  ).rows[0] ?? {};
+
+describe('read-model statement variants (ADR 0012)', () => {
+  it('writes exactly the facts of every combination of kinds, with and without lone LIDs', async () => {
+    let combination = 0;
+    for (let mask = 1; mask < 16; mask += 1) {
+      for (const hasLoneLids of [false, true]) {
+        combination += 1;
+        const present = KINDS.filter((_, bit) => (mask & (1 << bit)) !== 0);
+        const eventId = randomUUID();
+        const id = `3EB0V${String(combination).padStart(11, '0')}`;
+        const sender = `1000000009${String(combination).padStart(5, '0')}@lid`;
+        const facts = emptyEncodedFacts();
+        encodeMessageFacts(facts, eventId, {
+          records: present.includes('m')
+            ? [
+                {
+                  chatJid: GROUP,
+                  messageId: id,
+                  senderId: sender,
+                  sentAt: AT,
+                  kind: 'text',
+                  rank: 2,
+                  replyToId: null,
+                  mentionCount: 0,
+                },
+              ]
+            : [],
+          edits: present.includes('e') ? [{ chatJid: GROUP, targetId: `${id}E`, editedAtMs: AT.getTime() }] : [],
+          revokes: present.includes('v') ? [{ chatJid: GROUP, targetId: `${id}V`, deletedAt: AT }] : [],
+          reactions: present.includes('x')
+            ? [{ chatJid: GROUP, targetId: `${id}X`, reactorId: sender, text: '👍', reactedAt: AT }]
+            : [],
+        });
+        const row = encodeEventLogRow({
+          id: randomUUID(),
+          eventId,
+          type: 'messages.upsert',
+          chatJid: GROUP,
+          bodyText: '{"payload":{}}',
+          receivedAt: AT,
+          capturedAt: null,
+          upsertType: 'notify',
+          occurredAt: AT,
+          isSanitized: false,
+        });
+        const before = await counts();
+        const inserted = await insertEventLogRecords(
+          lake.pool,
+          [row],
+          facts,
+          hasLoneLids ? [{ ev: eventId, id: sender }] : []
+        );
+        expect(inserted).toEqual(new Set([eventId]));
+        const after = await counts();
+        const grew = (name: string): number => (after[name] ?? 0) - (before[name] ?? 0);
+        for (const kind of KINDS)
+          expect({ mask, kind, grew: grew(kind) }).toEqual({ mask, kind, grew: present.includes(kind) ? 1 : 0 });
+        // A message and a reaction each append one +1 delta (ADR 0012); edits and revokes none.
+        expect({ mask, deltas: grew('deltas') }).toEqual({
+          mask,
+          deltas: +present.includes('m') + +present.includes('x'),
+        });
+        expect({ mask, hasLoneLids, participants: grew('participants') }).toEqual({
+          mask,
+          hasLoneLids,
+          participants: hasLoneLids ? 1 : 0,
+        });
+        // A redelivery of the same row writes nothing, whatever the kinds.
+        expect(await insertEventLogRecords(lake.pool, [row], facts, [])).toEqual(new Set());
+        expect(await counts()).toEqual(after);
+      }
+    }
+  });
+});
