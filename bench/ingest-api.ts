@@ -18,19 +18,25 @@ import { v7 as uuidv7 } from 'uuid';
 import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
 import { computeSignature } from '../common/hmac-signature.js';
 import { INGEST_PATH } from '../common/ingest-body.js';
-import { createRootLogger } from '../common/logger.js';
+import { createRootLogger, type Logger } from '../common/logger.js';
 import { buildApp } from '../ingest-api/app.js';
 import { EventsRepository } from '../ingest-api/db/events-repository.js';
+import { foldMemberDayDeltas } from '../ingest-api/db/member-day-deltas.js';
 import { runMigrations } from '../ingest-api/db/migrate.js';
 import { createPool } from '../ingest-api/db/pool.js';
+import {
+  DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS,
+  startMemberDayFoldSchedule,
+} from '../ingest-api/member-day-fold-schedule.js';
 import { createIngestMetrics } from '../ingest-api/metrics.js';
+import { createMessageRowFloorDatabase } from './message-row-floor.js';
 import { serializeRequest, type LoadResult, type LoadRun } from './ingest-load-generator.js';
 import { processTreeCpuSeconds } from './process-tree-cpu.js';
 
 /** Requests (and raw inserts) per measurement: enough for stable figures, bounded so the bench ends in about a minute. */
 const OPERATIONS = 3_000;
 const WARMUP_OPERATIONS = 600;
-const ROUNDS = 5;
+const ROUNDS = 8;
 const CONCURRENCY_LEVELS = [16, 64];
 const POOL_MAX = 16;
 const TARGET_RATIO = 0.6;
@@ -77,6 +83,11 @@ class LoadClient {
   );
 
   async requestsPerSecond(port: number, count: number, concurrency: number): Promise<number> {
+    return Math.round(count / (await this.seconds(port, count, concurrency)));
+  }
+
+  /** Seconds the worker took for `count` requests (timed in the worker, from first send to last answer). */
+  async seconds(port: number, count: number, concurrency: number): Promise<number> {
     const run: LoadRun = { port, concurrency, requests: signedRequests(port, count), expectedStatus: 201 };
     const result = await new Promise<LoadResult>((resolve, reject) => {
       this.worker.once('message', resolve);
@@ -87,7 +98,7 @@ class LoadClient {
     if (result.error !== undefined || result.failures > 0) {
       throw new Error(`${result.failures} requests were not answered 201 (${result.error ?? 'wrong status'})`);
     }
-    return Math.round(count / result.seconds);
+    return result.seconds;
   }
 
   close(): Promise<number> {
@@ -168,11 +179,18 @@ class BatchCounter {
   }
 }
 
-function buildBenchApps(
-  pool: pg.Pool,
-  batches: BatchCounter
-): { app: FastifyInstance; noReadModelApp: FastifyInstance; noDatabaseApp: FastifyInstance } {
-  const logger = createRootLogger({ level: 'warn', destination: new Writable({ write: (_c, _e, done) => done() }) });
+const silentLogger = (): Logger =>
+  createRootLogger({ level: 'warn', destination: new Writable({ write: (_c, _e, done) => done() }) });
+
+interface BenchApps {
+  app: FastifyInstance;
+  noReadModelApp: FastifyInstance;
+  messageRowFloorApp: FastifyInstance;
+  noDatabaseApp: FastifyInstance;
+}
+
+function buildBenchApps(pool: pg.Pool, floorPool: pg.Pool, batches: BatchCounter): BenchApps {
+  const logger = silentLogger();
   const common = { webhookSecrets: [SECRET], bodyLimitBytes: 4 * 1024 * 1024, logger };
   const repository = new EventsRepository(pool, logger, { onInsertBatch: batches.record });
   const app = buildApp({ ...common, repository, metrics: createIngestMetrics() });
@@ -180,6 +198,13 @@ function buildBenchApps(
   const noReadModelApp = buildApp({
     ...common,
     repository: new EventsRepository(pool, logger, { isMessageReadModelEnabled: false }),
+    metrics: createIngestMetrics(),
+  });
+  // Issue #11 item 7, the ceiling of any read model: without ours, on a database whose raw-row statements
+  // also write one plain message row per message (`message-row-floor.ts`).
+  const messageRowFloorApp = buildApp({
+    ...common,
+    repository: new EventsRepository(floorPool, logger, { isMessageReadModelEnabled: false }),
     metrics: createIngestMetrics(),
   });
   // Diagnostic: the same app with a store that does nothing — the HTTP ceiling of this host.
@@ -191,7 +216,19 @@ function buildBenchApps(
     },
     metrics: createIngestMetrics(),
   });
-  return { app, noReadModelApp, noDatabaseApp };
+  return { app, noReadModelApp, messageRowFloorApp, noDatabaseApp };
+}
+
+/**
+ * Signed requests per second with the read model maintained: the rollup deltas of the round are folded
+ * (ADR 0012) by the fold schedule during the round and by a last fold after it, and that last fold's time
+ * counts in the round, so the rate includes all the rollup work its requests caused.
+ */
+async function readModelRate(pool: pg.Pool, client: LoadClient, port: number, concurrency: number): Promise<number> {
+  const seconds = await client.seconds(port, OPERATIONS, concurrency);
+  const foldStarted = process.hrtime.bigint();
+  await foldMemberDayDeltas(pool);
+  return Math.round(OPERATIONS / (seconds + Number(process.hrtime.bigint() - foldStarted) / 1e9));
 }
 
 /** Measures one concurrency level: warm-up, then ROUNDS alternating raw/HTTP rounds, then the no-db ceiling. */
@@ -199,33 +236,47 @@ async function measureLevel(
   pool: pg.Pool,
   client: LoadClient,
   batches: BatchCounter,
-  ports: { app: number; noReadModel: number; noDatabase: number },
+  ports: { app: number; noReadModel: number; messageRowFloor: number; noDatabase: number },
   concurrency: number,
   postgresPid: number
 ): Promise<Record<string, number>> {
-  // PostgreSQL's CPU µs per request (all its processes): other tenants of a shared host bend it less than a rate.
-  const withPostgresCpu = async (run: () => Promise<number>, cpuUs: number[]): Promise<number> => {
+  // CPU µs per request of PostgreSQL (all its processes) and of this process (server and load client):
+  // other tenants of a shared host bend them less than a rate.
+  const withCpu = async (run: () => Promise<number>, cpu: { postgres: number[]; node: number[] }): Promise<number> => {
     const before = processTreeCpuSeconds(postgresPid);
+    const nodeBefore = process.cpuUsage();
     const perSecond = await run();
-    cpuUs.push(Math.round(((processTreeCpuSeconds(postgresPid) - before) * 1e6) / OPERATIONS));
+    const node = process.cpuUsage(nodeBefore);
+    cpu.postgres.push(Math.round(((processTreeCpuSeconds(postgresPid) - before) * 1e6) / OPERATIONS));
+    cpu.node.push(Math.round((node.user + node.system) / OPERATIONS));
     return perSecond;
   };
-  const cpuWith: number[] = [];
-  const cpuWithout: number[] = [];
+  const cpuWith = { postgres: [] as number[], node: [] as number[] };
+  const cpuWithout = { postgres: [] as number[], node: [] as number[] };
   await rawInsertRate(pool, WARMUP_OPERATIONS, concurrency);
   await client.requestsPerSecond(ports.app, WARMUP_OPERATIONS, concurrency);
   batches.take();
   await client.requestsPerSecond(ports.noReadModel, WARMUP_OPERATIONS, concurrency);
+  await client.requestsPerSecond(ports.messageRowFloor, WARMUP_OPERATIONS, concurrency);
   const raw: number[] = [];
+  const httpFloor: number[] = [];
   const http: number[] = [];
   const httpNoReadModel: number[] = [];
+  const measurements: Array<() => Promise<void>> = [
+    async () => void raw.push(await rawInsertRate(pool, OPERATIONS, concurrency)),
+    async () => void http.push(await withCpu(() => readModelRate(pool, client, ports.app, concurrency), cpuWith)),
+    async () =>
+      void httpNoReadModel.push(
+        await withCpu(() => client.requestsPerSecond(ports.noReadModel, OPERATIONS, concurrency), cpuWithout)
+      ),
+    async () => void httpFloor.push(await client.requestsPerSecond(ports.messageRowFloor, OPERATIONS, concurrency)),
+  ];
   for (let round = 0; round < ROUNDS; round += 1) {
-    // Alternated so that a burst of load from other processes on the shared host hits both alike.
-    raw.push(await rawInsertRate(pool, OPERATIONS, concurrency));
-    http.push(await withPostgresCpu(() => client.requestsPerSecond(ports.app, OPERATIONS, concurrency), cpuWith));
-    httpNoReadModel.push(
-      await withPostgresCpu(() => client.requestsPerSecond(ports.noReadModel, OPERATIONS, concurrency), cpuWithout)
-    );
+    // Alternated, each round starting one step later, so that a burst of load from other tenants of the
+    // shared host, or the fold schedule's tick, hits every figure alike.
+    for (let step = 0; step < measurements.length; step += 1) {
+      await measurements[(round + step) % measurements.length]?.();
+    }
   }
   const c = concurrency;
   return {
@@ -238,8 +289,11 @@ async function measureLevel(
     [`rows_per_statement_c${c}`]: batches.take(),
     [`http_no_read_model_rps_median_c${c}`]: median(httpNoReadModel),
     [`read_model_ratio_median_c${c}`]: ratio(median(http), median(httpNoReadModel)),
-    [`postgres_cpu_us_per_request_c${c}`]: median(cpuWith),
-    [`postgres_cpu_us_per_request_no_read_model_c${c}`]: median(cpuWithout),
+    [`message_row_floor_ratio_median_c${c}`]: ratio(median(httpFloor), median(httpNoReadModel)),
+    [`postgres_cpu_us_per_request_c${c}`]: median(cpuWith.postgres),
+    [`postgres_cpu_us_per_request_no_read_model_c${c}`]: median(cpuWithout.postgres),
+    [`node_cpu_us_per_request_c${c}`]: median(cpuWith.node),
+    [`node_cpu_us_per_request_no_read_model_c${c}`]: median(cpuWithout.node),
     [`http_no_db_rps_c${c}`]: await client.requestsPerSecond(ports.noDatabase, OPERATIONS, concurrency),
   };
 }
@@ -258,27 +312,39 @@ export async function runIngestBench(): Promise<Record<string, number>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wa-lake-bench-pg-'));
   const postgres = await startEmbeddedPostgres({ dataDir, database: 'wa_lake_bench' });
   const pool = createPool(postgres.databaseUrl, { max: POOL_MAX });
+  await runMigrations({ databaseUrl: postgres.databaseUrl });
+  const floorUrl = await createMessageRowFloorDatabase(postgres.databaseUrl, 'wa_lake_bench_message_row_floor');
+  const floorPool = createPool(floorUrl, { max: POOL_MAX });
   const batches = new BatchCounter();
-  const { app, noReadModelApp, noDatabaseApp } = buildBenchApps(pool, batches);
+  const apps = buildBenchApps(pool, floorPool, batches);
   const client = new LoadClient();
   const results: Record<string, number> = { load_average_1m_start: loadavg()[0] ?? 0 };
   try {
-    await runMigrations({ databaseUrl: postgres.databaseUrl });
     const ports = {
-      app: await listenOnLoopback(app),
-      noReadModel: await listenOnLoopback(noReadModelApp),
-      noDatabase: await listenOnLoopback(noDatabaseApp),
+      app: await listenOnLoopback(apps.app),
+      noReadModel: await listenOnLoopback(apps.noReadModelApp),
+      messageRowFloor: await listenOnLoopback(apps.messageRowFloorApp),
+      noDatabase: await listenOnLoopback(apps.noDatabaseApp),
     };
-    for (const concurrency of CONCURRENCY_LEVELS) {
-      Object.assign(results, await measureLevel(pool, client, batches, ports, concurrency, postgres.pid));
+    // The ingest API's own fold schedule, at its default interval, as in production.
+    const fold = startMemberDayFoldSchedule({
+      pool,
+      intervalMs: DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS,
+      logger: silentLogger(),
+    });
+    try {
+      for (const concurrency of CONCURRENCY_LEVELS) {
+        Object.assign(results, await measureLevel(pool, client, batches, ports, concurrency, postgres.pid));
+      }
+    } finally {
+      await fold.stop();
     }
     results['load_average_1m_end'] = loadavg()[0] ?? 0;
     return results;
   } finally {
     await client.close();
-    await noDatabaseApp.close();
-    await noReadModelApp.close();
-    await app.close();
+    for (const app of [apps.app, apps.noReadModelApp, apps.messageRowFloorApp, apps.noDatabaseApp]) await app.close();
+    await floorPool.end();
     await pool.end();
     await postgres.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -329,8 +395,11 @@ function printTable(results: Record<string, number>): void {
       `  read model, concurrency ${String(c)}: median ${String(results[`http_rps_median_c${c}`])} rps with, ` +
         `${String(results[`http_no_read_model_rps_median_c${c}`])} rps without, ratio ${String(value)} ` +
         `(target >= ${READ_MODEL_TARGET_RATIO}: ${value >= READ_MODEL_TARGET_RATIO ? 'met' : 'NOT MET'}); ` +
-        `PostgreSQL CPU per request ${String(results[`postgres_cpu_us_per_request_c${c}`])} µs with, ` +
-        `${String(results[`postgres_cpu_us_per_request_no_read_model_c${c}`])} µs without\n`
+        `CPU per request: PostgreSQL ${String(results[`postgres_cpu_us_per_request_c${c}`])} µs with, ` +
+        `${String(results[`postgres_cpu_us_per_request_no_read_model_c${c}`])} µs without; server and load client ` +
+        `${String(results[`node_cpu_us_per_request_c${c}`])} µs with, ` +
+        `${String(results[`node_cpu_us_per_request_no_read_model_c${c}`])} µs without; ` +
+        `ceiling (a plain message row per message instead of our read model) ${String(results[`message_row_floor_ratio_median_c${c}`])}\n`
     );
   }
 }
