@@ -20,8 +20,9 @@ const DISPATCH_BOUNDED_BY_DELIVER_BY_PATCH = 'send-dispatch-bounded-by-deliver-b
  *
  * @param dispatch the attempt, e.g. a proxied `dispatchWhatsAppMessage`; called once with `args`.
  * @param msToDeadline milliseconds until `deliver_by` (0 once passed), or undefined without a deadline.
- * @throws whatever the attempt rejects with; a `CancelledFailure` (see `isCancellation`) when the deadline
- *   won and cancelled an attempt that had not started.
+ * @throws whatever the attempt rejects with (an `ActivityFailure` for a proxied activity); a cancellation
+ *   (an `ActivityFailure` caused by `CancelledFailure`: test with `isCancellation`) when the deadline won
+ *   and cancelled an attempt that had not started.
  */
 export async function dispatchBeforeDeadline<Args>(
   dispatch: (args: Args) => Promise<void>,

@@ -81,6 +81,9 @@ function classifyAttempt(err: unknown): AttemptOutcome {
  * it to the API key's webhook (issue #10 item 8, ADR 0011).
  *
  * @returns the final (or last) state, its reason code and the number of dispatch attempts.
+ * @throws what an attempt rejects with that it does not classify (neither a typed `ApplicationFailure`,
+ *   a timeout nor a deadline cancellation): the run's own cancellation (the run ends cancelled), another
+ *   `TemporalFailure` (the run fails) or a plain error (the workflow task fails and Temporal retries it).
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
   const ackGraceMs = input.options?.ackGraceMs ?? DEFAULT_ACK_GRACE_MS;

@@ -137,8 +137,9 @@ export function encodeSendIntent(c: SendIntentCandidate): string {
 /**
  * Runs the accept statement for candidates encoded by {@link encodeSendIntent} on the pool (autocommit:
  * every insert is committed when this resolves). Check order per candidate, as the route answers: key
- * revoked → idempotency key already used → not insertable → recipient not allowed → inserted (or raced by
- * a concurrent twin).
+ * revoked → idempotency key already used → not insertable → recipient not allowed
+ * (`send-recipient-allow-list.ts`) → inserted (or raced by a concurrent twin). Source: architecture.md §12
+ * "Validation before accepting", ADR 0009, issue #10 item 11.
  *
  * @returns one outcome per candidate, same order.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.

@@ -40,8 +40,11 @@ export function recipientAllowListJoins(inputs: AllowListInputs): string {
 }
 
 /**
- * A `boolean` SQL expression over the aliases of {@link recipientAllowListJoins} (same `isGroup` input):
- * true when the recipient is allowed by the rule stated there, never null.
+ * The allow-list's verdict (architecture.md §12, issue #10; the rule is stated on
+ * {@link recipientAllowListJoins}) as a `boolean` SQL expression over the `allow_*` aliases those joins
+ * add: true when the recipient is allowed, never null.
+ *
+ * @param isGroup the same trusted SQL expression passed as `inputs.isGroup` to the joins.
  */
 export function recipientIsAllowedSql(isGroup: string): string {
   return `CASE
