@@ -2,12 +2,10 @@ import {
   ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
-  CancellationScope,
   TimeoutFailure,
   condition,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -32,6 +30,7 @@ import {
   type SendTransition,
   type SessionActivities,
 } from './send-contracts.js';
+import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 
 const { reportSendTransition, requestDispatchSlot, pauseAccountSending } = proxyActivities<Activities>({
@@ -82,6 +81,9 @@ function classifyAttempt(err: unknown): AttemptOutcome {
  * it to the API key's webhook (issue #10 item 8, ADR 0011).
  *
  * @returns the final (or last) state, its reason code and the number of dispatch attempts.
+ * @throws what an attempt rejects with that it does not classify (neither a typed `ApplicationFailure`,
+ *   a timeout nor a deadline cancellation): the run's own cancellation (the run ends cancelled), another
+ *   `TemporalFailure` (the run fails) or a plain error (the workflow task fails and Temporal retries it).
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
   const ackGraceMs = input.options?.ackGraceMs ?? DEFAULT_ACK_GRACE_MS;
@@ -148,33 +150,6 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
       : condition(() => grantedAtMs !== null, timeout);
   };
 
-  /**
-   * Runs one dispatch attempt, cancelling it when `deliver_by` passes first. Without this, an attempt waiting
-   * for an absent collector held the expiry until its 60 s schedule-to-start timeout (45 s late, issue #10
-   * follow-up). Rejects with a cancellation when the deadline won; see `cancellationType` above for safety.
-   */
-  const dispatchBeforeDeadline = async (args: Parameters<typeof dispatchWhatsAppMessage>[0]): Promise<void> => {
-    const timeoutMs = msToDeadline();
-    if (timeoutMs === undefined || !patched('send-dispatch-bounded-by-deliver-by')) {
-      await dispatchWhatsAppMessage(args);
-      return;
-    }
-    const attemptScope = new CancellationScope();
-    const deadlineScope = new CancellationScope();
-    const attempt = attemptScope.run(() => dispatchWhatsAppMessage(args));
-    void deadlineScope
-      .run(() => sleep(timeoutMs))
-      .then(
-        () => attemptScope.cancel(),
-        () => undefined
-      );
-    try {
-      await attempt;
-    } finally {
-      deadlineScope.cancel();
-    }
-  };
-
   if (transitions[0]) statusWebhooks.notify(transitions[0], 1);
   let retryDelayMs = input.options?.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
   let hasGrant = isDeadlinePassed() ? false : await awaitGrant();
@@ -185,15 +160,19 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     }
     dispatchAttempts += 1;
     try {
-      await dispatchBeforeDeadline({
-        messageId: input.messageId,
-        waMessageId: input.waMessageId,
-        toJid: input.toJid,
-        text: input.text,
-        category: input.category,
-        grantedAtMs: grantedAtMs ?? Date.now(),
-        deliverByMs,
-      });
+      await dispatchBeforeDeadline(
+        dispatchWhatsAppMessage,
+        {
+          messageId: input.messageId,
+          waMessageId: input.waMessageId,
+          toJid: input.toJid,
+          text: input.text,
+          category: input.category,
+          grantedAtMs: grantedAtMs ?? Date.now(),
+          deliverByMs,
+        },
+        msToDeadline()
+      );
       advance('dispatched');
       break;
     } catch (err) {

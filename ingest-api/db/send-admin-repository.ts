@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { toDatabaseAvailabilityError } from './pool.js';
+import { recipientAllowListJoins, recipientIsAllowedSql } from './send-recipient-allow-list.js';
 
 /** A recipient as the send path stores it (normalized by `send/recipient.ts`). */
 export type Recipient = { kind: 'group'; jid: string } | { kind: 'phone'; jid: string };
@@ -159,31 +160,21 @@ export class SendAdminRepository {
   }
 
   /**
-   * Whether `accountId` may send to `recipient` (architecture.md §12): a phone needs an opt-in; a group must be
-   * known to the lake (the collector snapshots every group it participates in) and, when the account's
-   * own participant ids are recorded, one of them must be a current member (no `left_at`). The request API
-   * applies the same rule inside its accept statement (`send-intent-statement.ts`); this one serves callers
-   * that only ask (the send demo waits for its groups with it).
+   * Whether `accountId` may send to `recipient` now, by the allow-list the accept statement applies
+   * (`send-recipient-allow-list.ts`, architecture.md §12): the same SQL, asked without committing anything.
+   * For callers that only ask (the send demo waits for its groups with it).
+   *
+   * @throws DatabaseUnavailableError/DatabaseBusyError when PostgreSQL cannot serve it.
    */
   async isRecipientAllowed(accountId: string, recipient: Recipient): Promise<boolean> {
-    if (recipient.kind === 'phone') {
-      const rows = await run(this.pool, `SELECT 1 FROM send_opt_ins WHERE account_id = $1 AND phone_jid = $2`, [
-        accountId,
-        recipient.jid,
-      ]);
-      return rows.length > 0;
-    }
-    const rows = await run(
+    const rows = await run<{ is_allowed: boolean }>(
       this.pool,
-      `SELECT 1 FROM whatsapp_groups g
-        WHERE g.jid = $2
-          AND (COALESCE(cardinality((SELECT participant_ids FROM send_accounts WHERE account_id = $1)), 0) = 0
-               OR EXISTS (SELECT 1 FROM whatsapp_group_memberships m
-                           WHERE m.group_jid = g.jid AND m.left_at IS NULL
-                             AND m.participant_id = ANY ((SELECT participant_ids FROM send_accounts WHERE account_id = $1)::text[])))`,
-      [accountId, recipient.jid]
+      `SELECT ${recipientIsAllowedSql('req.is_group')} AS is_allowed
+         FROM (SELECT $1::varchar AS account_id, $2::text AS to_jid, $3::boolean AS is_group) req
+         ${recipientAllowListJoins({ accountId: 'req.account_id', toJid: 'req.to_jid', isGroup: 'req.is_group' })}`,
+      [accountId, recipient.jid, recipient.kind === 'group']
     );
-    return rows.length > 0;
+    return rows[0]?.is_allowed === true;
   }
 }
 

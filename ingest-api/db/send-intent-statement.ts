@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { SendCategory, SendState } from '../../workflows/send-contracts.js';
+import { recipientAllowListJoins, recipientIsAllowedSql } from './send-recipient-allow-list.js';
 
 /**
  * One send request as the accept statement checks and (maybe) commits it. The API key was resolved
@@ -39,10 +40,8 @@ export type SendIntentOutcome =
   | { kind: 'raced' };
 
 // One statement for any batch size (prepared once per connection), one commit: the key's revocation,
-// the idempotency lookup, the recipient allow-list (architecture.md §12 "Validation before accepting")
-// and the insert of the intent with its `queued` transition. Allowed: a phone JID with an opt-in for the
-// key's account; a group known to the lake (the collector snapshots every group it is in) in which, when
-// the account's own participant ids are recorded (`send_accounts`), one of them is a current member.
+// the idempotency lookup, the recipient allow-list (`send-recipient-allow-list.ts`, architecture.md §12
+// "Validation before accepting") and the insert of the intent with its `queued` transition.
 // Every lookup is a `LATERAL (… LIMIT 1)`, which the planner cannot flatten into a join: it stays an
 // index probe per request whatever it estimates for the JSON rows (as a plain join, the generic plan
 // scanned all of `outbound_messages`, so each request cost more as the table grew). Rows are inserted
@@ -59,21 +58,14 @@ const STATEMENT_SQL = `
            e.id AS existing_id, e.request_hash AS existing_hash, e.state AS existing_state,
            CASE
              WHEN ak.id IS NULL OR e.id IS NOT NULL OR NOT req.n OR req.t IS NULL THEN false
-             WHEN req.g THEN grp.ok IS NOT NULL AND (COALESCE(cardinality(acct.participant_ids), 0) = 0 OR member.ok IS NOT NULL)
-             ELSE opt.ok IS NOT NULL
+             ELSE ${recipientIsAllowedSql('req.g')}
            END AS is_allowed
       FROM req
       LEFT JOIN LATERAL (SELECT id, account_id, webhook_url IS NOT NULL AND webhook_secret IS NOT NULL AS has_webhook
                            FROM send_api_keys WHERE id = req.k AND revoked_at IS NULL LIMIT 1) ak ON true
-      LEFT JOIN LATERAL (SELECT participant_ids FROM send_accounts WHERE account_id = ak.account_id LIMIT 1) acct ON true
       LEFT JOIN LATERAL (SELECT id, request_hash, state FROM outbound_messages
                           WHERE api_key_id = req.k AND idempotency_key = req.ik LIMIT 1) e ON true
-      LEFT JOIN LATERAL (SELECT true AS ok FROM whatsapp_groups WHERE req.g AND jid = req.t LIMIT 1) grp ON true
-      LEFT JOIN LATERAL (SELECT true AS ok FROM whatsapp_group_memberships
-                          WHERE req.g AND group_jid = req.t AND left_at IS NULL
-                            AND participant_id = ANY (acct.participant_ids) LIMIT 1) member ON true
-      LEFT JOIN LATERAL (SELECT true AS ok FROM send_opt_ins
-                          WHERE NOT req.g AND account_id = ak.account_id AND phone_jid = req.t LIMIT 1) opt ON true
+      ${recipientAllowListJoins({ accountId: 'ak.account_id', toJid: 'req.t', isGroup: 'req.g' })}
   ), inserted AS (
     INSERT INTO outbound_messages (id, api_key_id, account_id, idempotency_key, request_hash, to_jid, text,
                                    category, deliver_by, metadata, wa_message_id)
@@ -145,8 +137,9 @@ export function encodeSendIntent(c: SendIntentCandidate): string {
 /**
  * Runs the accept statement for candidates encoded by {@link encodeSendIntent} on the pool (autocommit:
  * every insert is committed when this resolves). Check order per candidate, as the route answers: key
- * revoked → idempotency key already used → not insertable → recipient not allowed → inserted (or raced by
- * a concurrent twin).
+ * revoked → idempotency key already used → not insertable → recipient not allowed
+ * (`send-recipient-allow-list.ts`) → inserted (or raced by a concurrent twin). Source: architecture.md §12
+ * "Validation before accepting", ADR 0009, issue #10 item 11.
  *
  * @returns one outcome per candidate, same order.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
