@@ -20,14 +20,18 @@ export function up(pgm: MigrationBuilder): void {
       reactions_given  integer NOT NULL
     );
 
+    -- Folded rows and pending deltas, not summed: the views below sum them by their own keys.
+    CREATE VIEW engagement_member_day_rows AS
+      SELECT group_jid, participant_key, day, messages, replies, reactions_given FROM engagement_member_days
+      UNION ALL
+      SELECT group_jid, participant_key, (at AT TIME ZONE (SELECT wa_engagement_time_zone()))::date,
+             messages, replies, reactions_given
+        FROM engagement_member_day_deltas;
+
     CREATE VIEW engagement_member_day_totals AS
       SELECT group_jid, participant_key, day, sum(messages)::int AS messages, sum(replies)::int AS replies,
              sum(reactions_given)::int AS reactions_given
-        FROM (SELECT group_jid, participant_key, day, messages, replies, reactions_given FROM engagement_member_days
-              UNION ALL
-              SELECT group_jid, participant_key, (at AT TIME ZONE (SELECT wa_engagement_time_zone()))::date,
-                     messages, replies, reactions_given
-                FROM engagement_member_day_deltas) AS rows
+        FROM engagement_member_day_rows
        GROUP BY group_jid, participant_key, day
       HAVING sum(messages) <> 0 OR sum(replies) <> 0 OR sum(reactions_given) <> 0;
 
@@ -36,7 +40,7 @@ export function up(pgm: MigrationBuilder): void {
              COALESCE(i.member_id, COALESCE(o.lid, d.participant_key)) AS person_key, d.day,
              sum(d.messages)::int AS messages, sum(d.replies)::int AS replies,
              sum(d.reactions_given)::int AS reactions_given
-        FROM engagement_member_day_totals d
+        FROM engagement_member_day_rows d
         LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = d.participant_key
         LEFT JOIN whatsapp_member_identities i ON i.participant_id = COALESCE(o.lid, d.participant_key)
        GROUP BY 1, 2, 3, 4, 5
@@ -65,7 +69,7 @@ export function down(pgm: MigrationBuilder): void {
        GROUP BY 1, 2, 3, 4, 5
       HAVING sum(d.messages) > 0 OR sum(d.reactions_given) > 0;
 
-    DROP VIEW engagement_member_day_totals;
+    DROP VIEW engagement_member_day_totals, engagement_member_day_rows;
     DROP TABLE engagement_member_day_deltas;
   `);
 }
