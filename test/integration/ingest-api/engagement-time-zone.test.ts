@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rebuildMessageReadModel } from '../../../ingest-api/db/rebuild-messages.js';
 import { textMessage } from '../../helpers/message-events.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 
 // Issue #11 item 6: engagement days are local days in the lake's time zone (default America/Sao_Paulo,
 // UTC−3 all year since 2019), changed by `wa-lake rebuild --time-zone`.
@@ -11,20 +11,11 @@ const SENDER = '100000000000021@lid';
 // 2026-03-10 02:30 UTC: still 2026-03-09 in São Paulo (23:30), already 2026-03-10 in UTC.
 const LATE_EVENING_IN_SAO_PAULO = Date.UTC(2026, 2, 10, 2, 30) / 1000;
 
-let url = '';
-let lake: TestLake;
-beforeAll(async () => {
-  url = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(url);
-});
-afterAll(async () => {
-  await lake.pool.end();
-  await dropDatabase(url);
-});
+const fresh = useFreshLake();
 
 const memberDays = async (): Promise<Array<{ day: string; messages: number }>> =>
   (
-    await lake.pool.query<{ day: string; messages: number }>(
+    await fresh.lake.pool.query<{ day: string; messages: number }>(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages FROM engagement_member_day_totals
         WHERE group_jid = $1 AND participant_key = $2 ORDER BY day`,
       [GROUP, SENDER]
@@ -34,10 +25,10 @@ const memberDays = async (): Promise<Array<{ day: string; messages: number }>> =
 describe('engagement days in the lake time zone (issue #11 item 6)', () => {
   it('counts a message sent at 23:30 in São Paulo on that local day, and on the UTC day after a rebuild in UTC', async () => {
     const body = textMessage({ group: GROUP, id: '3EB0TZ0000000001', sender: SENDER }, LATE_EVENING_IN_SAO_PAULO);
-    await lake.store(randomUUID(), JSON.stringify(body));
+    await fresh.lake.store(randomUUID(), JSON.stringify(body));
     expect(await memberDays()).toEqual([{ day: '2026-03-09', messages: 1 }]);
 
-    const client = await lake.pool.connect();
+    const client = await fresh.lake.pool.connect();
     try {
       await rebuildMessageReadModel(client, 'UTC');
     } finally {
@@ -47,7 +38,7 @@ describe('engagement days in the lake time zone (issue #11 item 6)', () => {
 
     // New messages follow the stored zone too, not only the rebuilt ones.
     const next = textMessage({ group: GROUP, id: '3EB0TZ0000000002', sender: SENDER }, LATE_EVENING_IN_SAO_PAULO + 60);
-    await lake.store(randomUUID(), JSON.stringify(next));
+    await fresh.lake.store(randomUUID(), JSON.stringify(next));
     expect(await memberDays()).toEqual([{ day: '2026-03-10', messages: 2 }]);
   });
 });

@@ -2,24 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRootLogger } from '../../../common/logger.js';
 import { replayCapture } from '../../../collector/capture/replay-capture.js';
 import { firstCollectorEventIdName, eventIdFromName } from '../../../collector/event-id.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { openTempOutbox } from '../../fixtures/collector/temp-outbox.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 
-let url = '';
-let lake: TestLake;
-beforeAll(async () => {
-  url = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(url);
-});
-afterAll(async () => {
-  await lake.pool.end();
-  await dropDatabase(url);
-});
+const fresh = useFreshLake();
 
 const GROUP = '120363000000000081@g.us';
 /** A group event whose key inputs differ between the collectors: the first one hashed `authorPn` and `phoneNumber`. */
@@ -44,7 +35,7 @@ describe("backfilling the first collector's trail (issue #12 item 8)", () => {
       payload: stored,
       captured_at: '2025-06-01T10:00:00.000Z',
     });
-    expect(await lake.store(firstCollectorId, firstCollectorBody)).toBe('stored');
+    expect(await fresh.lake.store(firstCollectorId, firstCollectorBody)).toBe('stored');
 
     // Its trail holds the same `add` and a `remove` the lake never got.
     const dir = mkdtempSync(join(tmpdir(), 'wa-lake-trail-'));
@@ -70,10 +61,10 @@ describe("backfilling the first collector's trail (issue #12 item 8)", () => {
         const row = temp.outbox.get(eventId ?? '');
         if (!row) throw new Error('missing outbox row');
         expect(JSON.parse(row.body)).toHaveProperty('legacy_event_id');
-        statuses.push(await lake.store(row.eventId, row.body));
+        statuses.push(await fresh.lake.store(row.eventId, row.body));
       }
       expect(statuses).toEqual(['duplicate', 'stored']);
-      const { rows } = await lake.pool.query<{ action: string }>(
+      const { rows } = await fresh.lake.pool.query<{ action: string }>(
         `SELECT payload->>'action' AS action FROM whatsapp_event_logs WHERE chat_jid = $1 ORDER BY payload->>'action'`,
         [GROUP]
       );
@@ -81,7 +72,7 @@ describe("backfilling the first collector's trail (issue #12 item 8)", () => {
       // A second backfill adds nothing either.
       for (const eventId of [addId, removeId]) {
         const row = temp.outbox.get(eventId ?? '');
-        expect(await lake.store(row?.eventId ?? randomUUID(), row?.body ?? '{}')).toBe('duplicate');
+        expect(await fresh.lake.store(row?.eventId ?? randomUUID(), row?.body ?? '{}')).toBe('duplicate');
       }
     } finally {
       temp.cleanup();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
 import { runMigrations } from '../../../ingest-api/db/migrate.js';
@@ -57,6 +58,36 @@ export function openLake(databaseUrl: string): TestLake {
     store: async (eventId, body, receivedAt = new Date('2030-01-01T00:00:00Z')) =>
       (await repository.store(eventId, parseIngestBody(Buffer.from(body, 'utf8'), 'application/json'), receivedAt))
         .status,
+  };
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` hooks of the calling test file: a fresh migrated database on the test
+ * server, a {@link TestLake} on it, and both dropped at the end. Read `lake` and `url` inside tests only
+ * (they throw before `beforeAll` ran).
+ */
+export function useFreshLake(): { readonly lake: TestLake; readonly url: string } {
+  let opened: { lake: TestLake; url: string } | undefined;
+  beforeAll(async () => {
+    const url = await createMigratedDatabase(inject('databaseUrl'));
+    opened = { url, lake: openLake(url) };
+  });
+  afterAll(async () => {
+    if (!opened) return;
+    await opened.lake.pool.end();
+    await dropDatabase(opened.url);
+  });
+  const get = (): { lake: TestLake; url: string } => {
+    if (!opened) throw new Error('useFreshLake: read lake and url inside a test, after beforeAll');
+    return opened;
+  };
+  return {
+    get lake() {
+      return get().lake;
+    },
+    get url() {
+      return get().url;
+    },
   };
 }
 

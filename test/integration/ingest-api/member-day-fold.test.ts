@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { foldMemberDayDeltas, recountMemberDays } from '../../../ingest-api/db/member-day-deltas.js';
 import { startIngestServer } from '../../../ingest-api/server.js';
 import { reactionMessage, textMessage, undecryptable } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 import { SECRET_A, messageBody, postSigned } from './ingest-test-server.js';
 
 // ADR 0012 (issue #11 item 7): the ingest statement appends rollup deltas; folds move them into
@@ -23,16 +23,7 @@ const FOLDED = `SELECT group_jid, participant_key, day, messages, replies, react
                  WHERE (messages, replies, reactions_given) <> (0, 0, 0) ORDER BY 1, 2, 3`;
 const PENDING = `SELECT count(*)::int AS n FROM engagement_member_day_deltas`;
 
-let url = '';
-let lake: TestLake;
-beforeAll(async () => {
-  url = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(url);
-});
-afterAll(async () => {
-  await lake.pool.end();
-  await dropDatabase(url);
-});
+const fresh = useFreshLake();
 
 describe('engagement rollup deltas and their fold (ADR 0012)', () => {
   it('counts every delta once while two folders run during concurrent ingest; the fold equals a recount', async () => {
@@ -48,42 +39,42 @@ describe('engagement rollup deltas and their fold (ADR 0012)', () => {
     let isIngesting = true;
     let folded = 0;
     const folder = async (): Promise<void> => {
-      while (isIngesting) folded += await foldMemberDayDeltas(lake.pool);
+      while (isIngesting) folded += await foldMemberDayDeltas(fresh.lake.pool);
     };
     const folders = [folder(), folder()];
     for (let start = 0; start < bodies.length; start += 16) {
       const chunk = bodies.slice(start, start + 16);
-      const stored = await Promise.all(chunk.map((body) => lake.store(randomUUID(), JSON.stringify(body))));
+      const stored = await Promise.all(chunk.map((body) => fresh.lake.store(randomUUID(), JSON.stringify(body))));
       expect(stored.every((status) => status === 'stored')).toBe(true);
     }
     isIngesting = false;
     await Promise.all(folders);
     expect(folded).toBeGreaterThan(0);
 
-    const totalsBeforeLastFold = await rows(lake.pool, TOTALS);
-    await foldMemberDayDeltas(lake.pool);
-    expect(await rows(lake.pool, PENDING)).toEqual([{ n: 0 }]);
-    expect(await rows(lake.pool, TOTALS)).toEqual(totalsBeforeLastFold);
-    const foldedRows = await rows(lake.pool, FOLDED);
+    const totalsBeforeLastFold = await rows(fresh.lake.pool, TOTALS);
+    await foldMemberDayDeltas(fresh.lake.pool);
+    expect(await rows(fresh.lake.pool, PENDING)).toEqual([{ n: 0 }]);
+    expect(await rows(fresh.lake.pool, TOTALS)).toEqual(totalsBeforeLastFold);
+    const foldedRows = await rows(fresh.lake.pool, FOLDED);
     // 30 senders on one day (the placeholders' day nets to zero); the reactors are among them.
     expect(foldedRows).toHaveLength(30);
-    const client = await lake.pool.connect();
+    const client = await fresh.lake.pool.connect();
     try {
       await recountMemberDays(client);
     } finally {
       client.release();
     }
-    expect(await rows(lake.pool, FOLDED)).toEqual(foldedRows);
-    const sums = await lake.pool.query<{ messages: number; reactions: number }>(
+    expect(await rows(fresh.lake.pool, FOLDED)).toEqual(foldedRows);
+    const sums = await fresh.lake.pool.query<{ messages: number; reactions: number }>(
       `SELECT sum(messages)::int AS messages, sum(reactions_given)::int AS reactions FROM engagement_member_days`
     );
     expect(sums.rows[0]).toEqual({ messages: 240, reactions: 48 });
   });
 
   it('is done by the ingest API every ENGAGEMENT_FOLD_INTERVAL_MS, and once more when it closes', async () => {
-    await lake.pool.query('TRUNCATE engagement_member_days, engagement_member_day_deltas');
+    await fresh.lake.pool.query('TRUNCATE engagement_member_days, engagement_member_day_deltas');
     const config = loadIngestConfig({
-      DATABASE_URL: url,
+      DATABASE_URL: fresh.url,
       WHATSAPP_WEBHOOK_SECRET: SECRET_A,
       INGEST_PORT: '0',
       ENGAGEMENT_FOLD_INTERVAL_MS: '50',
@@ -94,10 +85,10 @@ describe('engagement rollup deltas and their fold (ADR 0012)', () => {
       let pending = 1;
       for (let attempt = 0; attempt < 200 && pending > 0; attempt += 1) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        pending = (await lake.pool.query<{ n: number }>(PENDING)).rows[0]?.n ?? -1;
+        pending = (await fresh.lake.pool.query<{ n: number }>(PENDING)).rows[0]?.n ?? -1;
       }
       expect(pending).toBe(0);
-      expect(await rows(lake.pool, 'SELECT participant_key, messages FROM engagement_member_days')).toEqual([
+      expect(await rows(fresh.lake.pool, 'SELECT participant_key, messages FROM engagement_member_days')).toEqual([
         { participant_key: '100000000000001@lid', messages: 1 },
       ]);
     } finally {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   contentMessage,
   editMessage,
@@ -15,7 +15,7 @@ import {
   undecryptable,
   type Body,
 } from '../../helpers/message-events.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 
 const GROUP = '120363000000000111@g.us';
 const LID_A = '100000000000001@lid';
@@ -28,18 +28,10 @@ const key = (id: string, sender = LID_A): { group: string; id: string; sender: s
   sender,
 });
 
-let url = '';
-let lake: TestLake;
-beforeAll(async () => {
-  url = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(url);
-});
-afterAll(async () => {
-  await lake.pool.end();
-  await dropDatabase(url);
-});
+const fresh = useFreshLake();
 
-const store = async (body: Body, eventId = randomUUID()): Promise<string> => lake.store(eventId, JSON.stringify(body));
+const store = async (body: Body, eventId = randomUUID()): Promise<string> =>
+  fresh.lake.store(eventId, JSON.stringify(body));
 
 interface MessageRow {
   message_id: string;
@@ -54,7 +46,7 @@ interface MessageRow {
 }
 const messages = async (): Promise<MessageRow[]> =>
   (
-    await lake.pool.query<MessageRow>(
+    await fresh.lake.pool.query<MessageRow>(
       `SELECT message_id, kind, sender_id, reply_to_id, mention_count, edit_count, last_edited_at, deleted_at, reaction_count
          FROM whatsapp_messages WHERE chat_jid = $1 ORDER BY message_id`,
       [GROUP]

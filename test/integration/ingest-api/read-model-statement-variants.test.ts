@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeEventLogRow, insertEventLogRecords } from '../../../ingest-api/db/event-log-rows.js';
 import { emptyEncodedFacts, encodeMessageFacts } from '../../../ingest-api/db/messages-repository.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 
 // ADR 0012: the raw-row INSERT carries one CTE per kind of read-model fact present, so each of the 15
 // combinations (with and without lone LIDs) is a statement text of its own. Each must be accepted by
@@ -11,20 +11,11 @@ const GROUP = '120363000000000141@g.us';
 const KINDS = ['m', 'e', 'v', 'x'] as const;
 const AT = new Date('2026-06-01T12:00:00Z');
 
-let url = '';
-let lake: TestLake;
-beforeAll(async () => {
-  url = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(url);
-});
-afterAll(async () => {
-  await lake.pool.end();
-  await dropDatabase(url);
-});
+const fresh = useFreshLake();
 
 const counts = async (): Promise<Record<string, number>> =>
   (
-    await lake.pool.query<Record<string, number>>(
+    await fresh.lake.pool.query<Record<string, number>>(
       `SELECT (SELECT count(*)::int FROM whatsapp_message_records WHERE chat_jid = $1) AS m,
               (SELECT count(*)::int FROM whatsapp_message_edits WHERE chat_jid = $1) AS e,
               (SELECT count(*)::int FROM whatsapp_message_revokes WHERE chat_jid = $1) AS v,
@@ -81,7 +72,7 @@ describe('read-model statement variants (ADR 0012)', () => {
         });
         const before = await counts();
         const inserted = await insertEventLogRecords(
-          lake.pool,
+          fresh.lake.pool,
           [row],
           facts,
           hasLoneLids ? [{ ev: eventId, id: sender }] : []
@@ -102,7 +93,7 @@ describe('read-model statement variants (ADR 0012)', () => {
           participants: hasLoneLids ? 1 : 0,
         });
         // A redelivery of the same row writes nothing, whatever the kinds.
-        expect(await insertEventLogRecords(lake.pool, [row], facts, [])).toEqual(new Set());
+        expect(await insertEventLogRecords(fresh.lake.pool, [row], facts, [])).toEqual(new Set());
         expect(await counts()).toEqual(after);
       }
     }
