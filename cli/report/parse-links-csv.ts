@@ -1,3 +1,5 @@
+import { InvalidParticipantIdentifierError, parseParticipantIdentifier } from '../../common/participant-identifier.js';
+
 /** Thrown when a member-links CSV cannot be read; says which line and why. */
 export class LinksCsvError extends Error {
   override readonly name = 'LinksCsvError';
@@ -46,13 +48,27 @@ function parseCsv(text: string): CsvRecord[] {
   return records.filter((r) => r.fields.some((value) => value.trim() !== ''));
 }
 
+/** The participant as `members link` stores it (the parser of `wa-lake forget`). @throws LinksCsvError otherwise. */
+function canonicalParticipant(input: string, line: number): string {
+  try {
+    return parseParticipantIdentifier(input, 'participant_id').jids[0] ?? input;
+  } catch (err) {
+    if (err instanceof InvalidParticipantIdentifierError)
+      throw new LinksCsvError(`line ${String(line)}: ${err.message}`);
+    throw err;
+  }
+}
+
 /**
  * Reads `participant_id,member_id` rows (issue #11 item 3). A header line naming those two columns is
  * required, in any order; other columns are ignored. A participant listed twice with the same member id
  * is kept once; listed with two different member ids it is refused, naming both lines: the file is
  * ambiguous and a silent "last one wins" would hide an error in the user's export (docs/engagement.md).
  *
- * @throws LinksCsvError for a missing header column, a row without both values or a participant linked
+ * Participants are stored as canonical JIDs, like `members link` stores them.
+ *
+ * @throws LinksCsvError for a missing header column, a row without both values, a participant that is not a
+ *   LID, phone JID or phone number, or a participant linked
  *   to two different member ids; nothing is returned, so nothing is imported.
  */
 export function parseLinksCsv(text: string): { participantId: string; memberId: string }[] {
@@ -64,10 +80,11 @@ export function parseLinksCsv(text: string): { participantId: string; memberId: 
     throw new LinksCsvError('the first line must name the columns participant_id and member_id');
   const links = new Map<string, { memberId: string; line: number }>();
   for (const row of rows) {
-    const participantId = row.fields[participantColumn]?.trim() ?? '';
+    const rawParticipant = row.fields[participantColumn]?.trim() ?? '';
     const memberId = row.fields[memberColumn]?.trim() ?? '';
-    if (!participantId || !memberId)
+    if (!rawParticipant || !memberId)
       throw new LinksCsvError(`line ${String(row.line)}: participant_id and member_id are both required`);
+    const participantId = canonicalParticipant(rawParticipant, row.line);
     const earlier = links.get(participantId);
     if (earlier && earlier.memberId !== memberId)
       throw new LinksCsvError(

@@ -28,4 +28,15 @@ describe('parseLinksCsv (wa-lake members import, issue #11 item 3)', () => {
     const csv = 'participant_id,member_id\n100000000000001@lid,discord:1\n100000000000001@lid,discord:1\n';
     expect(parseLinksCsv(csv)).toEqual([{ participantId: '100000000000001@lid', memberId: 'discord:1' }]);
   });
+
+  it('stores participants as canonical JIDs, like members link, and refuses one that is not a participant', () => {
+    const csv = 'participant_id,member_id\n5511987654321@c.us,discord:1\n100000000000001:7@lid,discord:2\n';
+    expect(parseLinksCsv(csv)).toEqual([
+      { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1' },
+      { participantId: '100000000000001@lid', memberId: 'discord:2' },
+    ]);
+    expect(() => parseLinksCsv('participant_id,member_id\n100000000000001@lid,discord:1\ngarbage,discord:2\n')).toThrow(
+      /line 3: participant_id must be a LID/
+    );
+  });
 });
