@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../common/config-schema.js';
+import { withEncryptedPayloadHint } from '../common/encrypted-payload-hint.js';
 import { registerCodecServerCommand } from './commands/codec-server.js';
 import { registerCollectorCommands } from './commands/collector.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -28,7 +29,10 @@ function describeError(err: unknown): string {
       break;
     }
   }
-  return parts.join(': ') || 'a component failed without giving a reason (run with LOG_LEVEL=debug)';
+  return (
+    withEncryptedPayloadHint(parts.join(': ')) ||
+    'a component failed without giving a reason (run with LOG_LEVEL=debug)'
+  );
 }
 
 // Entry of the `wa-lake` CLI (architecture.md §10): wiring only; every command lives in cli/commands/.

@@ -7,7 +7,7 @@ export interface ParticipantIdentifiers {
   jids: string[];
 }
 
-/** Thrown when `--participant` is neither a LID, a phone JID nor a phone number. */
+/** Thrown when a participant identifier is neither a LID, a phone JID nor a phone number. */
 export class InvalidParticipantIdentifierError extends Error {
   override readonly name = 'InvalidParticipantIdentifierError';
 }
@@ -16,16 +16,17 @@ const JID_PATTERN = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
 
 /**
  * Parses one identifier into canonical JIDs (`c.us` becomes `s.whatsapp.net`; a device suffix is dropped).
+ * `name`: what the error message calls the value (`--participant` for forget, `participant` for members link).
  * @throws InvalidParticipantIdentifierError for anything else (a group JID, a name, too few digits).
  */
-export function parseParticipantIdentifier(input: string): ParticipantIdentifiers {
+export function parseParticipantIdentifier(input: string, name = '--participant'): ParticipantIdentifiers {
   const trimmed = input.trim();
   const jid = JID_PATTERN.exec(trimmed);
   if (jid) return { jids: [`${jid[1]}@${jid[2] === 'lid' ? 'lid' : 's.whatsapp.net'}`] };
   const digits = trimmed.replace(/[\s()+-]/g, '');
   if (/^\d{8,15}$/.test(digits)) return { jids: [`${digits}@s.whatsapp.net`] };
   throw new InvalidParticipantIdentifierError(
-    `--participant must be a LID (…@lid), a phone JID (…@s.whatsapp.net) or a phone number, got "${input}"`
+    `${name} must be a LID (…@lid), a phone JID (…@s.whatsapp.net) or a phone number, got "${input}"`
   );
 }
 

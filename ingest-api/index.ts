@@ -23,4 +23,11 @@ export {
   type EngagementReport,
   type EngagementReportOptions,
 } from './db/engagement-report-queries.js';
-export { linkMembers, listMemberLinks, unlinkMember, type MemberLink } from './db/member-links-repository.js';
+export {
+  InvalidMemberLinkError,
+  isParticipantSeen,
+  linkMembers,
+  listMemberLinks,
+  unlinkMember,
+  type MemberLink,
+} from './db/member-links-repository.js';

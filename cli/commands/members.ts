@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { linkMembers, listMemberLinks, unlinkMember } from '../../ingest-api/index.js';
+import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
+import { isParticipantSeen, linkMembers, listMemberLinks, unlinkMember } from '../../ingest-api/index.js';
 import { parseLinksCsv } from '../report/parse-links-csv.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
@@ -15,10 +16,20 @@ export function registerMembersCommands(program: Command): void {
 
   members
     .command('link <participant> <memberId>')
-    .description('link a participant (LID or phone JID) to a member id, e.g. a Discord user id')
+    .description('link a participant (LID, phone JID or phone number) to a non-blank member id, e.g. a Discord user id')
     .action(async (participant: string, memberId: string) => {
-      await withLakePool((pool) => linkMembers(pool, [{ participantId: participant, memberId }], 'cli'));
-      printLine(`linked ${participant} to ${memberId}`);
+      // The forget parser: the link is keyed by the canonical JID the projections use (`…@c.us` and a
+      // device suffix would never match); anything else is refused before the lake is touched.
+      const [jid = participant] = parseParticipantIdentifier(participant, 'participant').jids;
+      const seen = await withLakePool(async (pool) => {
+        await linkMembers(pool, [{ participantId: jid, memberId }], 'cli');
+        return isParticipantSeen(pool, jid);
+      });
+      printLine(`linked ${jid} to ${memberId.trim()}`);
+      if (!seen)
+        process.stderr.write(
+          `warning: the lake has not seen ${jid} yet; the link counts from its first activity (check the JID)\n`
+        );
     });
 
   members

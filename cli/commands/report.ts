@@ -18,8 +18,15 @@ interface ReportOptions {
   top: number;
 }
 
+/**
+ * A calendar day as YYYY-MM-DD. `Date.parse` rolls 2025-02-30 over to March 2 instead of failing, and
+ * PostgreSQL then refused it with a raw "date/time field value out of range": the day must read back
+ * unchanged (fresh-user defect).
+ * @throws InvalidArgumentError (commander prints it and exits 1).
+ */
 function parseDay(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))
+  const time = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value)
     throw new InvalidArgumentError('expected a date as YYYY-MM-DD');
   return value;
 }

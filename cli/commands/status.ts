@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { type CollectorConfig, loadCollectorConfig, readCollectorStatus, OutboxStore } from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
+import { withEncryptedPayloadHint } from '../../common/encrypted-payload-hint.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 /** What `wa-lake status --json` prints (architecture.md §10). */
@@ -108,7 +109,7 @@ async function readDeadLetters(config: CollectorConfig): Promise<StatusReport['d
       await temporal.close();
     }
   } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
+    return { error: withEncryptedPayloadHint(err instanceof Error ? err.message : String(err)) };
   }
 }
 

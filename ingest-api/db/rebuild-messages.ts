@@ -17,6 +17,16 @@ const MESSAGE_TABLES = [
 ];
 
 /**
+ * Checks that PostgreSQL knows `timeZone` (an IANA name such as `America/Sao_Paulo`), before any work
+ * depends on it (issue #11 item 6).
+ *
+ * @throws pg.DatabaseError with PostgreSQL's own message (`time zone "…" not recognized`) when it does not.
+ */
+export async function checkTimeZone(client: pg.ClientBase, timeZone: string): Promise<void> {
+  await client.query(`SELECT now() AT TIME ZONE $1`, [timeZone]);
+}
+
+/**
  * Rebuilds the message read model and its rollup from the raw table (issue #11 item 1, `wa-lake
  * rebuild`), inside the caller's transaction (which holds the raw table in SHARE mode): empties the
  * tables, replays every message event page by page through the same set-based statement as live
@@ -28,8 +38,7 @@ const MESSAGE_TABLES = [
  */
 export async function rebuildMessageReadModel(client: pg.ClientBase, timeZone?: string): Promise<number> {
   if (timeZone !== undefined) {
-    // Fails here, with PostgreSQL's own message, when the zone is unknown.
-    await client.query(`SELECT now() AT TIME ZONE $1`, [timeZone]);
+    await checkTimeZone(client, timeZone);
     await client.query(`UPDATE engagement_settings SET time_zone = $1`, [timeZone]);
   }
   await client.query(`TRUNCATE ${MESSAGE_TABLES.join(', ')}`);

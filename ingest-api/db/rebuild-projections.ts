@@ -6,7 +6,7 @@ import type { MessageProjectionItem } from './message-projection-item.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { RebuildFailedError } from './errors.js';
 import { readRawEventPages } from './read-raw-event-pages.js';
-import { rebuildMessageReadModel } from './rebuild-messages.js';
+import { checkTimeZone, rebuildMessageReadModel } from './rebuild-messages.js';
 
 const BATCH_SIZE = 500;
 const PROJECTION_TABLES = [
@@ -42,6 +42,8 @@ export async function rebuildProjections(
   let events = 0;
   try {
     await client.query('BEGIN');
+    // A zone PostgreSQL does not know fails the rebuild now, not after every event was replayed.
+    if (options.engagementTimeZone !== undefined) await checkTimeZone(client, options.engagementTimeZone);
     await client.query('LOCK TABLE whatsapp_event_logs IN SHARE MODE');
     await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
     for await (const page of readRawEventPages(client, { pageSize: BATCH_SIZE })) {

@@ -53,6 +53,21 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     expect(run.stdout).toBe('');
   }, 60_000);
 
+  it.each([['2025-02-30'], ['2025-13-45'], ['2024-02-30']])(
+    'wa-lake report --from %s (not a calendar day) is refused at option parsing, before the lake is read',
+    async (day) => {
+      const run = await runCli(['report', '--json', '--from', day], {
+        env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`option '--from <date>' argument '${day}' is invalid`);
+      expect(run.stderr).toContain('expected a date as YYYY-MM-DD');
+      expect(run.stderr).not.toContain('out of range');
+      expect(run.stdout).toBe('');
+    },
+    60_000
+  );
+
   it('wa-lake dlq replay --all with event ids is refused before Temporal is asked', async () => {
     const run = await runCli(['dlq', 'replay', '--all', 'abc'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
     expect(run.code).toBe(1);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { RebuildFailedError } from '../../../ingest-api/db/errors.js';
 import { rebuildMessageReadModel } from '../../../ingest-api/db/rebuild-messages.js';
+import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { useFreshLake } from './lake-databases.js';
 
@@ -40,5 +42,18 @@ describe('engagement days in the lake time zone (issue #11 item 6)', () => {
     const next = textMessage({ group: GROUP, id: '3EB0TZ0000000002', sender: SENDER }, LATE_EVENING_IN_SAO_PAULO + 60);
     await fresh.lake.store(randomUUID(), JSON.stringify(next));
     expect(await memberDays()).toEqual([{ day: '2026-03-10', messages: 2 }]);
+  });
+
+  it('refuses a time zone PostgreSQL does not know before replaying any event, and keeps the old numbers', async () => {
+    const before = await memberDays();
+    expect(before.length).toBeGreaterThan(0);
+    const failure = await rebuildProjections(fresh.lake.pool, { engagementTimeZone: 'Mars/Olympus' }).then(
+      () => null,
+      (err: unknown) => err
+    );
+    expect(failure).toBeInstanceOf(RebuildFailedError);
+    expect((failure as RebuildFailedError).eventsApplied).toBe(0);
+    expect(String((failure as RebuildFailedError).cause)).toMatch(/time zone "Mars\/Olympus" not recognized/);
+    expect(await memberDays()).toEqual(before);
   });
 });
