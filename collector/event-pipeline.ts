@@ -12,9 +12,12 @@ export interface PipelineOutcome {
   dropped: Record<string, number>;
   /** Rows newly inserted as `pending`. */
   inserted: number;
-  /** Kept items whose `event_id` was already in the outbox (or twice in this event). */
+  /**
+   * Kept items whose `event_id` was already in the outbox in any state, `dead` included (or twice in
+   * this event): no row written. `kept = inserted + duplicates + dead`.
+   */
   duplicates: number;
-  /** Kept items quarantined as `dead` (unserializable or too large). */
+  /** `dead` rows written (items unserializable or too large whose `event_id` was not yet in the outbox). */
   dead: number;
   /** `event_id` of every kept item (pending or dead), in order. */
   eventIds: string[];
@@ -86,7 +89,10 @@ export class EventPipeline {
     const result = this.deps.outbox.enqueueWithDead(pending, dead, this.now());
     outcome.inserted = result.inserted - result.deadInserted;
     outcome.duplicates = result.ignored;
-    outcome.dead = dead.length;
+    // Count the rows written, not the items prepared as dead: a repeated over-size item is already
+    // counted in `ignored`, and counting it as dead too made `wa-lake replay`'s kept line not add up
+    // (fresh-user defect: 400 new + 104 already there + 7 dead of 510 kept, 6 dead rows).
+    outcome.dead = result.deadInserted;
     for (const row of dead)
       this.logger.warn({ eventId: row.eventId, type: row.type, reason: row.reason }, 'item quarantined as dead');
     this.logger.debug(

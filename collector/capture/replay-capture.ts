@@ -19,11 +19,15 @@ export interface ReplaySummary {
   blankLines: number;
   /** Items after fan-out (kept + dropped). */
   items: number;
+  /** Items kept by the edge filter: `kept = inserted + duplicates + dead`, each counted once. */
   kept: number;
   /** Dropped items by reason, as the pipeline reports them. */
   dropped: Record<string, number>;
+  /** `pending` rows written. */
   inserted: number;
+  /** Kept items whose `event_id` was already in the outbox (any state, `dead` included): nothing written. */
   duplicates: number;
+  /** `dead` rows written by this replay (a repeated over-size item counts once, then as a duplicate). */
   dead: number;
   eventIds: Set<string>;
   malformedLines: number;
