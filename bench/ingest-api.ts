@@ -24,10 +24,8 @@ import { EventsRepository } from '../ingest-api/db/events-repository.js';
 import { foldMemberDayDeltas } from '../ingest-api/db/member-day-deltas.js';
 import { runMigrations } from '../ingest-api/db/migrate.js';
 import { createPool } from '../ingest-api/db/pool.js';
-import {
-  DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS,
-  startMemberDayFoldSchedule,
-} from '../ingest-api/member-day-fold-schedule.js';
+import { DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS } from '../ingest-api/config.js';
+import { startMemberDayFoldSchedule } from '../ingest-api/member-day-fold-schedule.js';
 import { createIngestMetrics } from '../ingest-api/metrics.js';
 import { createMessageRowFloorDatabase } from './message-row-floor.js';
 import { serializeRequest, type LoadResult, type LoadRun } from './ingest-load-generator.js';

@@ -10,9 +10,10 @@ import {
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
-import { DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS } from './member-day-fold-schedule.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
+/** Default of `ENGAGEMENT_FOLD_INTERVAL_MS`, in ms (ADR 0012). */
+export const DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS = 1_000;
 
 /**
  * Environment of the ingest API (architecture.md §8, §11); keys are the environment variable names.

@@ -2,9 +2,6 @@ import type pg from 'pg';
 import type { Logger } from '../common/logger.js';
 import { foldMemberDayDeltas } from './db/member-day-deltas.js';
 
-/** Default of `ENGAGEMENT_FOLD_INTERVAL_MS`, in ms. */
-export const DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS = 1_000;
-
 /**
  * Folds the engagement rollup deltas (ADR 0012) every `intervalMs` in the ingest API process, one run at a
  * time (the next is timed from the end of the last). Readers see exact numbers without it (the view
