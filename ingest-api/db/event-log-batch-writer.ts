@@ -3,6 +3,7 @@ import { insertWithMessageProjections } from './apply-message-projections.js';
 import type { MessageProjectionItem } from './message-projection-item.js';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
 import { loneLidsOf } from './lone-lid-participants.js';
+import { GroupCommitQueue, type GroupCommitLimits } from './group-commit-queue.js';
 import { emptyEncodedFacts, mergeEncodedFacts, type EncodedMessageFacts } from './messages-repository.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 
@@ -13,14 +14,7 @@ import { toDatabaseAvailabilityError } from './pool.js';
 export type EventLogInsertOutcome = 'stored' | 'duplicate' | 'projection-failed';
 
 /** Limits of {@link EventLogBatchWriter}. */
-export interface EventLogBatchLimits {
-  /** Batch statements in flight at once; each holds one pooled connection. */
-  maxConcurrentBatches: number;
-  /** Rows per statement. */
-  maxBatchRows: number;
-  /** Sum of row lengths (UTF-16 units of JSON) per statement; a larger single row still goes alone. */
-  maxBatchChars: number;
-}
+export type EventLogBatchLimits = GroupCommitLimits;
 
 export const DEFAULT_EVENT_LOG_BATCH_LIMITS: EventLogBatchLimits = {
   maxConcurrentBatches: 1,
@@ -32,6 +26,8 @@ interface PendingRow {
   eventId: string;
   /** The row as a member of the statement's JSON array. */
   recordJson: string;
+  /** `recordJson.length`: what the batch limit counts. */
+  size: number;
   /** Message projections to apply in the statement's transaction (issue #12 item 4), or null. */
   work: MessageProjectionItem | null;
   /** Message read-model facts of the row (issue #11), written by the INSERT statement itself; null when none. */
@@ -61,18 +57,18 @@ interface PendingRow {
  *   its repeats resolve `duplicate`.
  */
 export class EventLogBatchWriter {
-  private readonly queue: PendingRow[] = [];
-  private inFlight = 0;
-  /** Rows of the statement that finished last (0 before the first). */
-  private lastBatchRows = 0;
-  private readonly limits: EventLogBatchLimits;
+  private readonly batches: GroupCommitQueue<PendingRow>;
 
   constructor(
     private readonly pool: pg.Pool,
     limits: Partial<EventLogBatchLimits> = {},
     private readonly onBatch: (rows: number) => void = () => undefined
   ) {
-    this.limits = { ...DEFAULT_EVENT_LOG_BATCH_LIMITS, ...limits };
+    this.batches = new GroupCommitQueue(
+      { ...DEFAULT_EVENT_LOG_BATCH_LIMITS, ...limits },
+      (batch) => this.writeBatch(batch),
+      true
+    );
   }
 
   /**
@@ -96,37 +92,16 @@ export class EventLogBatchWriter {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ eventId: row.eventId, recordJson, work, readModel, resolve, reject });
-      this.startBatches();
-    });
-  }
-
-  private startBatches(): void {
-    while (this.inFlight < this.limits.maxConcurrentBatches && this.queue.length > 0) {
-      // While another statement runs, a free slot waits for as many rows as the statement that finished last
-      // carried: its requests, answered, come back one by one, and starting at the first would send a
-      // one-row statement (ADR 0006). Nothing waits longer than the running statement; none waits when idle.
-      if (this.inFlight > 0 && this.queue.length < Math.min(this.limits.maxBatchRows, this.lastBatchRows)) return;
-      const batch = this.takeBatch();
-      this.inFlight += 1;
-      void this.writeBatch(batch).finally(() => {
-        this.inFlight -= 1;
-        this.lastBatchRows = batch.length;
-        this.startBatches();
+      this.batches.push({
+        eventId: row.eventId,
+        recordJson,
+        size: recordJson.length,
+        work,
+        readModel,
+        resolve,
+        reject,
       });
-    }
-  }
-
-  private takeBatch(): PendingRow[] {
-    let chars = 0;
-    let count = 0;
-    for (const pending of this.queue) {
-      if (count === this.limits.maxBatchRows) break;
-      if (count > 0 && chars + pending.recordJson.length > this.limits.maxBatchChars) break;
-      chars += pending.recordJson.length;
-      count += 1;
-    }
-    return this.queue.splice(0, count);
+    });
   }
 
   /**

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { OutboundMessagesRepository } from './outbound-messages-repository.js';
+import { GroupCommitQueue, type GroupCommitLimits } from './group-commit-queue.js';
 import { toDatabaseAvailabilityError } from './pool.js';
 import {
   acceptSendIntents,
@@ -12,14 +13,7 @@ import {
 export type SubmittedSendIntent = Exclude<SendIntentOutcome, { kind: 'raced' }>;
 
 /** Limits of {@link SendIntentBatchWriter}. */
-export interface SendIntentBatchLimits {
-  /** Statements in flight at once; each holds one pooled connection. */
-  maxConcurrentBatches: number;
-  /** Requests per statement. */
-  maxBatchRows: number;
-  /** Sum of encoded lengths (UTF-16 units of JSON) per statement; a larger single request still goes alone. */
-  maxBatchChars: number;
-}
+export type SendIntentBatchLimits = GroupCommitLimits;
 
 export const DEFAULT_SEND_INTENT_BATCH_LIMITS: SendIntentBatchLimits = {
   maxConcurrentBatches: 2,
@@ -30,6 +24,8 @@ export const DEFAULT_SEND_INTENT_BATCH_LIMITS: SendIntentBatchLimits = {
 interface PendingIntent {
   candidate: SendIntentCandidate;
   encoded: string;
+  /** `encoded.length`: what the batch limit counts. */
+  size: number;
   resolve: (outcome: SubmittedSendIntent) => void;
   reject: (err: unknown) => void;
 }
@@ -47,9 +43,7 @@ interface PendingIntent {
  * and answered as an existing message.
  */
 export class SendIntentBatchWriter {
-  private readonly queue: PendingIntent[] = [];
-  private inFlight = 0;
-  private readonly limits: SendIntentBatchLimits;
+  private readonly batches: GroupCommitQueue<PendingIntent>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -57,7 +51,11 @@ export class SendIntentBatchWriter {
     limits: Partial<SendIntentBatchLimits> = {},
     private readonly onBatch: (rows: number) => void = () => undefined
   ) {
-    this.limits = { ...DEFAULT_SEND_INTENT_BATCH_LIMITS, ...limits };
+    this.batches = new GroupCommitQueue(
+      { ...DEFAULT_SEND_INTENT_BATCH_LIMITS, ...limits },
+      (batch) => this.writeBatch(batch),
+      false
+    );
   }
 
   /**
@@ -75,32 +73,8 @@ export class SendIntentBatchWriter {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ candidate, encoded, resolve, reject });
-      this.startBatches();
+      this.batches.push({ candidate, encoded, size: encoded.length, resolve, reject });
     });
-  }
-
-  private startBatches(): void {
-    while (this.inFlight < this.limits.maxConcurrentBatches && this.queue.length > 0) {
-      const batch = this.takeBatch();
-      this.inFlight += 1;
-      void this.writeBatch(batch).finally(() => {
-        this.inFlight -= 1;
-        this.startBatches();
-      });
-    }
-  }
-
-  private takeBatch(): PendingIntent[] {
-    let chars = 0;
-    let count = 0;
-    for (const pending of this.queue) {
-      if (count === this.limits.maxBatchRows) break;
-      if (count > 0 && chars + pending.encoded.length > this.limits.maxBatchChars) break;
-      chars += pending.encoded.length;
-      count += 1;
-    }
-    return this.queue.splice(0, count);
   }
 
   private async writeBatch(batch: PendingIntent[]): Promise<void> {
