@@ -15,19 +15,30 @@ export class InvalidParticipantIdentifierError extends Error {
 const JID_PATTERN = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
 
 /**
- * Parses one identifier into canonical JIDs (`c.us` becomes `s.whatsapp.net`; a device suffix is dropped).
+ * The canonical JID of one participant identifier (`c.us` becomes `s.whatsapp.net`; a device suffix is
+ * dropped; a phone number keeps its digits): the key the projections and `whatsapp_member_links` use, so
+ * `members link`, `members import`, `members unlink` and `forget` all read participants by this one rule
+ * (issue #13 item 4, issue #11 item 3).
  * `name`: what the error message calls the value (`--participant` for forget, `participant` for members link).
  * @throws InvalidParticipantIdentifierError for anything else (a group JID, a name, too few digits).
  */
-export function parseParticipantIdentifier(input: string, name = '--participant'): ParticipantIdentifiers {
+export function canonicalParticipantJid(input: string, name: string): string {
   const trimmed = input.trim();
   const jid = JID_PATTERN.exec(trimmed);
-  if (jid) return { jids: [`${jid[1]}@${jid[2] === 'lid' ? 'lid' : 's.whatsapp.net'}`] };
+  if (jid) return `${jid[1]}@${jid[2] === 'lid' ? 'lid' : 's.whatsapp.net'}`;
   const digits = trimmed.replace(/[\s()+-]/g, '');
-  if (/^\d{8,15}$/.test(digits)) return { jids: [`${digits}@s.whatsapp.net`] };
+  if (/^\d{8,15}$/.test(digits)) return `${digits}@s.whatsapp.net`;
   throw new InvalidParticipantIdentifierError(
     `${name} must be a LID (…@lid), a phone JID (…@s.whatsapp.net) or a phone number, got "${input}"`
   );
+}
+
+/**
+ * Parses one `--participant` identifier into canonical JIDs (`canonicalParticipantJid`).
+ * @throws InvalidParticipantIdentifierError for anything that is not a participant.
+ */
+export function parseParticipantIdentifier(input: string, name = '--participant'): ParticipantIdentifiers {
+  return { jids: [canonicalParticipantJid(input, name)] };
 }
 
 /** The user parts (digits) of JIDs: what a JID looks like anywhere in stored JSON, with any device suffix. */

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
 import { isParticipantSeen, linkMembers, listMemberLinks, unlinkMember } from '../../ingest-api/index.js';
 import { parseLinksCsv } from '../report/parse-links-csv.js';
 import { withLakePool } from './database.js';
@@ -18,26 +17,25 @@ export function registerMembersCommands(program: Command): void {
     .command('link <participant> <memberId>')
     .description('link a participant (LID, phone JID or phone number) to a non-blank member id, e.g. a Discord user id')
     .action(async (participant: string, memberId: string) => {
-      // The forget parser: the link is keyed by the canonical JID the projections use (`…@c.us` and a
-      // device suffix would never match); anything else is refused before the lake is touched.
-      const [jid = participant] = parseParticipantIdentifier(participant, 'participant').jids;
-      const seen = await withLakePool(async (pool) => {
-        await linkMembers(pool, [{ participantId: jid, memberId }], 'cli');
-        return isParticipantSeen(pool, jid);
+      const { link, seen } = await withLakePool(async (pool) => {
+        const [written] = await linkMembers(pool, [{ participantId: participant, memberId }], 'cli');
+        if (!written) throw new Error('linkMembers wrote no link for one request');
+        return { link: written, seen: await isParticipantSeen(pool, written.participantId) };
       });
-      printLine(`linked ${jid} to ${memberId.trim()}`);
+      printLine(`linked ${link.participantId} to ${link.memberId}`);
       if (!seen)
         process.stderr.write(
-          `warning: the lake has not seen ${jid} yet; the link counts from its first activity (check the JID)\n`
+          `warning: the lake has not seen ${link.participantId} yet; the link counts from its first activity (check the JID)\n`
         );
     });
 
   members
     .command('unlink <participant>')
-    .description('remove the link of a participant')
+    .description('remove the link of a participant (LID, phone JID or phone number)')
     .action(async (participant: string) => {
       const removed = await withLakePool((pool) => unlinkMember(pool, participant));
-      printLine(removed ? `unlinked ${participant}` : `${participant} had no link`);
+      if (removed.length === 0) printLine(`${participant} had no link`);
+      for (const participantId of removed) printLine(`unlinked ${participantId}`);
     });
 
   members
@@ -60,6 +58,6 @@ export function registerMembersCommands(program: Command): void {
     .action(async (file: string) => {
       const links = parseLinksCsv(await readFile(file, 'utf8'));
       const written = await withLakePool((pool) => linkMembers(pool, links, 'csv'));
-      printLine(`imported ${String(written)} links from ${file}`);
+      printLine(`imported ${String(written.length)} links from ${file}`);
     });
 }

@@ -1,4 +1,4 @@
-import { InvalidParticipantIdentifierError, parseParticipantIdentifier } from '../../common/participant-identifier.js';
+import { canonicalParticipantJid, InvalidParticipantIdentifierError } from '../../common/participant-identifier.js';
 
 /** Thrown when a member-links CSV cannot be read; says which line and why. */
 export class LinksCsvError extends Error {
@@ -48,10 +48,10 @@ function parseCsv(text: string): CsvRecord[] {
   return records.filter((r) => r.fields.some((value) => value.trim() !== ''));
 }
 
-/** The participant as `members link` stores it (the parser of `wa-lake forget`). @throws LinksCsvError otherwise. */
+/** The participant as `linkMembers` stores it (its rule, with the line number). @throws LinksCsvError otherwise. */
 function canonicalParticipant(input: string, line: number): string {
   try {
-    return parseParticipantIdentifier(input, 'participant_id').jids[0] ?? input;
+    return canonicalParticipantJid(input, 'participant_id');
   } catch (err) {
     if (err instanceof InvalidParticipantIdentifierError)
       throw new LinksCsvError(`line ${String(line)}: ${err.message}`);
@@ -65,7 +65,8 @@ function canonicalParticipant(input: string, line: number): string {
  * is kept once; listed with two different member ids it is refused, naming both lines: the file is
  * ambiguous and a silent "last one wins" would hide an error in the user's export (docs/engagement.md).
  *
- * Participants are stored as canonical JIDs, like `members link` stores them.
+ * Participants are read by `linkMembers`' rule (`canonicalParticipantJid`) here already, so that a bad one is
+ * reported with its line and two spellings of one participant count as one.
  *
  * @throws LinksCsvError for a missing header column, a row without both values, a participant that is not a
  *   LID, phone JID or phone number, or a participant linked

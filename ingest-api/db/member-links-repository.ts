@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { canonicalParticipantJid, InvalidParticipantIdentifierError } from '../../common/participant-identifier.js';
 
 /** One row of `whatsapp_member_links` (issue #11 item 3). */
 export interface MemberLink {
@@ -13,38 +14,53 @@ export class InvalidMemberLinkError extends Error {
   override readonly name = 'InvalidMemberLinkError';
 }
 
+/** One link to write: a participant identifier (LID, phone JID or phone number) and a community member id. */
+export interface MemberLinkRequest {
+  participantId: string;
+  memberId: string;
+}
+
+/** The links as stored: canonical participant JIDs, trimmed member ids. @throws as `linkMembers`. */
+function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkRequest[] {
+  return requests.map((request) => {
+    const participantId = request.participantId.trim();
+    const memberId = request.memberId.trim();
+    if (participantId === '') throw new InvalidMemberLinkError('a participant id is required, got a blank one');
+    if (memberId === '')
+      throw new InvalidMemberLinkError(`a member id is required for ${participantId}, got a blank one`);
+    return { participantId: canonicalParticipantJid(participantId, 'participant'), memberId };
+  });
+}
+
 /**
- * Links participants (LID or phone JID) to community member ids (for example Discord user ids),
- * replacing an earlier link of the same participant. All rows in one statement, so a CSV import is
- * all or nothing. Ids are stored trimmed; a blank one is refused here, whatever the caller, because
- * every participant linked to '' would become one person in the engagement views (fresh-user defect).
+ * Links participants to community member ids (for example Discord user ids), replacing an earlier link
+ * of the same participant. All rows in one statement, so a CSV import is all or nothing. The rules live
+ * here, whatever the caller (issue #11 item 3): a participant is stored as its canonical JID
+ * (`canonicalParticipantJid`: the key the projections use, so `…@c.us` or a device suffix would never
+ * match), a member id trimmed, and a blank one is refused, because every participant linked to '' would
+ * become one person in the engagement views (fresh-user defect).
  *
- * @returns how many links were written.
- * @throws InvalidMemberLinkError for a blank participant or member id (before anything is written);
- *   pg.DatabaseError when a value is refused (e.g. longer than 255 characters).
+ * @returns the links as written (canonical participant JIDs, trimmed member ids), in the order given.
+ * @throws InvalidMemberLinkError for a blank participant or member id, InvalidParticipantIdentifierError
+ *   for a participant that is neither a LID, a phone JID nor a phone number (both before anything is
+ *   written); pg.DatabaseError when a value is refused (e.g. longer than 255 characters, or one
+ *   participant twice in the batch).
  */
 export async function linkMembers(
   pool: pg.Pool,
-  rawLinks: readonly { participantId: string; memberId: string }[],
+  requests: readonly MemberLinkRequest[],
   source: string
-): Promise<number> {
-  const links = rawLinks.map((link) => ({ participantId: link.participantId.trim(), memberId: link.memberId.trim() }));
-  const blank = links.find((link) => link.participantId === '' || link.memberId === '');
-  if (blank)
-    throw new InvalidMemberLinkError(
-      blank.participantId === ''
-        ? 'a participant id is required, got a blank one'
-        : `a member id is required for ${blank.participantId}, got a blank one`
-    );
-  if (links.length === 0) return 0;
-  const result = await pool.query(
+): Promise<MemberLinkRequest[]> {
+  const links = canonicalLinks(requests);
+  if (links.length === 0) return links;
+  await pool.query(
     `INSERT INTO whatsapp_member_links (participant_id, member_id, source, linked_at)
      SELECT p, m, $3, now() FROM unnest($1::text[], $2::text[]) AS l(p, m)
      ON CONFLICT (participant_id) DO UPDATE SET member_id = excluded.member_id, source = excluded.source,
        linked_at = excluded.linked_at`,
     [links.map((link) => link.participantId), links.map((link) => link.memberId), source]
   );
-  return result.rowCount ?? 0;
+  return links;
 }
 
 /**
@@ -60,10 +76,29 @@ export async function isParticipantSeen(pool: pg.Pool, jid: string): Promise<boo
   return result.rows[0]?.seen ?? false;
 }
 
-/** Removes the link of a participant. @returns true when there was one. */
-export async function unlinkMember(pool: pg.Pool, participantId: string): Promise<boolean> {
-  const result = await pool.query('DELETE FROM whatsapp_member_links WHERE participant_id = $1', [participantId]);
-  return (result.rowCount ?? 0) > 0;
+/**
+ * Removes the link of a participant, read by the rule of `linkMembers` (`canonicalParticipantJid`). A
+ * link stored verbatim before that rule (e.g. `…@c.us`, or any string) is removed too when the input
+ * matches it exactly, so no old link is left that `members unlink` cannot reach.
+ *
+ * @returns the participant ids whose link was removed (none when there was no link).
+ * @throws InvalidParticipantIdentifierError when the input is not a participant and matches no stored link.
+ */
+export async function unlinkMember(pool: pg.Pool, participantId: string): Promise<string[]> {
+  let canonical: string | undefined;
+  let refusal: InvalidParticipantIdentifierError | undefined;
+  try {
+    canonical = canonicalParticipantJid(participantId, 'participant');
+  } catch (err) {
+    if (!(err instanceof InvalidParticipantIdentifierError)) throw err;
+    refusal = err;
+  }
+  const result = await pool.query<{ participant_id: string }>(
+    'DELETE FROM whatsapp_member_links WHERE participant_id = ANY($1::text[]) RETURNING participant_id',
+    [[...new Set([participantId, participantId.trim(), canonical ?? participantId])]]
+  );
+  if (result.rows.length === 0 && refusal !== undefined) throw refusal;
+  return result.rows.map((row) => row.participant_id).sort();
 }
 
 /** Every link, ordered by member id then participant id. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
+import { InvalidParticipantIdentifierError } from '../../../common/participant-identifier.js';
 import { InvalidMemberLinkError, linkMembers } from '../../../ingest-api/index.js';
 import { useFreshLake } from '../ingest-api/lake-databases.js';
 
@@ -70,9 +71,87 @@ describe('linkMembers (every path that writes whatsapp_member_links)', () => {
     expect((await fresh.lake.pool.query('SELECT 1 FROM whatsapp_member_links')).rowCount).toBe(0);
   });
 
+  it('stores each participant under its canonical JID and refuses the batch when one is not a participant', async () => {
+    await expect(
+      linkMembers(
+        fresh.lake.pool,
+        [
+          { participantId: LID, memberId: 'discord:1' },
+          { participantId: 'garbage', memberId: 'discord:2' },
+        ],
+        'api'
+      )
+    ).rejects.toThrow(InvalidParticipantIdentifierError);
+    expect((await fresh.lake.pool.query('SELECT 1 FROM whatsapp_member_links')).rowCount).toBe(0);
+    const written = await linkMembers(
+      fresh.lake.pool,
+      [
+        { participantId: '+55 11 98765-4321', memberId: 'discord:1' },
+        { participantId: '100000000000001:3@lid', memberId: 'discord:2' },
+      ],
+      'api'
+    );
+    const { rows } = await fresh.lake.pool.query(
+      'SELECT participant_id AS "participantId", member_id AS "memberId" FROM whatsapp_member_links ORDER BY 1'
+    );
+    expect(rows).toEqual([
+      { participantId: LID, memberId: 'discord:2' },
+      { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1' },
+    ]);
+    expect(written).toEqual([
+      { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1' },
+      { participantId: LID, memberId: 'discord:2' },
+    ]);
+  });
+
   it('stores member ids trimmed', async () => {
     await linkMembers(fresh.lake.pool, [{ participantId: LID, memberId: ' discord:1\t' }], 'cli');
-    const { rows } = await fresh.lake.pool.query('SELECT member_id FROM whatsapp_member_links');
+    const { rows } = await fresh.lake.pool.query(
+      'SELECT member_id FROM whatsapp_member_links WHERE participant_id = $1',
+      [LID]
+    );
     expect(rows).toEqual([{ member_id: 'discord:1' }]);
   });
+});
+
+describe('wa-lake members unlink reads the participant as members link does', () => {
+  const fresh = useFreshLake();
+  const env = (): Record<string, string> => ({ DATABASE_URL: fresh.url });
+  const participants = async (): Promise<string[]> =>
+    (
+      await fresh.lake.pool.query<{ participant_id: string }>(
+        'SELECT participant_id FROM whatsapp_member_links ORDER BY 1'
+      )
+    ).rows.map((row) => row.participant_id);
+
+  it('removes the canonical link when given the phone number', async () => {
+    await linkMembers(
+      fresh.lake.pool,
+      [{ participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1' }],
+      'cli'
+    );
+    const run = await runCli(['members', 'unlink', '+55 (11) 98765-4321'], { env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('unlinked 5511987654321@s.whatsapp.net');
+    expect(await participants()).toEqual([]);
+  }, 60_000);
+
+  it('still removes a link stored verbatim before links were canonical, given exactly as stored', async () => {
+    await fresh.lake.pool.query(
+      `INSERT INTO whatsapp_member_links (participant_id, member_id, source, linked_at)
+       VALUES ('5511987654322@c.us', 'discord:2', 'cli', now()), ('garbage', 'discord:3', 'cli', now())`
+    );
+    const byOldJid = await runCli(['members', 'unlink', '5511987654322@c.us'], { env: env() });
+    expect(byOldJid.code).toBe(0);
+    expect(byOldJid.stdout).toContain('unlinked 5511987654322@c.us');
+    const byOldString = await runCli(['members', 'unlink', 'garbage'], { env: env() });
+    expect(byOldString.code).toBe(0);
+    expect(await participants()).toEqual([]);
+  }, 60_000);
+
+  it('refuses a participant that is not one and matches no link, with exit code 1', async () => {
+    const run = await runCli(['members', 'unlink', 'nobody'], { env: env() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('participant must be a LID');
+  }, 60_000);
 });
