@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers } from '../../common/participant-identifier.js';
+import { addIntoMemberDaysSql, foldMemberDayDeltas } from './member-day-deltas.js';
 import { MEMBER_DAY_FOLD_LOCK_CLASS } from './projection-locks.js';
 
 /** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
@@ -130,9 +131,9 @@ async function redactAuthoredMessages(client: pg.ClientBase, pattern: string): P
 /**
  * Moves the member's rows of the `engagement_member_days` rollup (issue #11) onto the pseudonym, summing
  * the rows of one group and day that the member had under several keys (LID and phone), so the group's
- * totals stay equal to a recount while no key of the member remains; their rollup deltas not yet folded
- * (ADR 0012) are re-keyed too. The fold lock keeps a fold from moving a delta of the old key into the
- * rollup between the two statements.
+ * totals stay equal to a recount while no key of the member remains. Their rollup deltas not yet folded
+ * (ADR 0012) are folded first, under the fold lock held until commit, so one move covers them and no
+ * other fold can add a delta of an old key to the rollup in between.
  */
 async function mergeEngagementDaysIntoPseudonym(
   client: pg.ClientBase,
@@ -140,18 +141,11 @@ async function mergeEngagementDaysIntoPseudonym(
   pseudonym: string
 ): Promise<void> {
   await client.query(`SELECT pg_advisory_xact_lock(${String(MEMBER_DAY_FOLD_LOCK_CLASS)}, 0)`);
-  await client.query(`UPDATE engagement_member_day_deltas SET participant_key = $2 WHERE participant_key ~ $1`, [
-    pattern,
-    pseudonym,
-  ]);
+  await foldMemberDayDeltas(client);
   await client.query(
     `WITH gone AS (DELETE FROM engagement_member_days WHERE participant_key ~ $1 RETURNING *)
-     INSERT INTO engagement_member_days (group_jid, participant_key, day, messages, replies, reactions_given)
-     SELECT group_jid, $2, day, sum(messages), sum(replies), sum(reactions_given) FROM gone GROUP BY group_jid, day
-     ON CONFLICT (group_jid, participant_key, day) DO UPDATE SET
-       messages = engagement_member_days.messages + EXCLUDED.messages,
-       replies = engagement_member_days.replies + EXCLUDED.replies,
-       reactions_given = engagement_member_days.reactions_given + EXCLUDED.reactions_given`,
+     ${addIntoMemberDaysSql(`SELECT group_jid, $2, day, sum(messages), sum(replies), sum(reactions_given)
+       FROM gone GROUP BY group_jid, day`)}`,
     [pattern, pseudonym]
   );
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
+import { foldMemberDayDeltas } from '../../../ingest-api/db/member-day-deltas.js';
 import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import { redactOldMessageBodies } from '../../../ingest-api/db/redact-old-message-bodies.js';
 import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from '../ingest-api/lake-databases.js';
@@ -164,5 +165,61 @@ describe('wa-lake forget', () => {
       pseudonymized: {},
     });
     expect(second.counts.outboxRowsRewritten).toBe(0);
+  });
+
+  it('gives the pseudonym exactly the rollup totals the member had under its LID and phone JID, pending deltas included', async () => {
+    const group = newGroupJid();
+    const [ana, caio] = [newMember(), newMember()];
+    const caioByPhone: Member = { ...caio, lid: caio.phoneJid };
+    const day1 = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - 10 * DAY_MS + 12 * 3_600_000);
+    const day2 = new Date(day1.getTime() + DAY_MS);
+    const anaFirst = randomUUID();
+    const store = async (...events: string[]): Promise<void> => {
+      for (const event of events) expect(await lake.store(randomUUID(), event)).toBe('stored');
+    };
+    await store(
+      metadataBody(group, [ana, caio], day1.toISOString()),
+      messageBody(group, ana, 'ana day 1', day1, { id: anaFirst }),
+      messageBody(group, caio, 'caio day 1', new Date(day1.getTime() + 60_000))
+    );
+    await foldMemberDayDeltas(lake.pool);
+    // Left pending: Caio under his phone JID on day 1 (a second key of the same day), and on day 2.
+    await store(
+      messageBody(group, caioByPhone, 'caio by phone', new Date(day1.getTime() + 120_000), {
+        replyTo: { id: anaFirst, author: ana },
+      }),
+      messageBody(group, caio, 'caio day 2', day2),
+      reactionBody(group, caio, { id: anaFirst, author: ana }, new Date(day2.getTime() + 60_000)),
+      messageBody(group, ana, 'ana day 2', new Date(day2.getTime() + 120_000))
+    );
+    const pending = await lake.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM engagement_member_day_deltas WHERE group_jid = $1',
+      [group]
+    );
+    expect(pending.rows[0]?.n).toBeGreaterThan(0);
+
+    await runErasure({
+      pool: lake.pool,
+      outboxPath: join(dir, `rollup-${randomUUID()}.sqlite`),
+      temporalClient: null,
+      participant: caio.lid,
+      requestedBy: 'dpo@example.org',
+    });
+    await foldMemberDayDeltas(lake.pool);
+
+    const { rows } = await lake.pool.query<{ key: string }>(
+      `SELECT participant_key AS key, to_char(day, 'YYYY-MM-DD') AS day, messages, replies, reactions_given
+         FROM engagement_member_days WHERE group_jid = $1 ORDER BY participant_key = $2 DESC, day`,
+      [group, ana.lid]
+    );
+    const pseudonym = rows.find((row) => row.key !== ana.lid)?.key ?? '';
+    expect(pseudonym).toMatch(/^erased-.+@erased$/);
+    const day = (at: Date): string => at.toISOString().slice(0, 10);
+    expect(rows).toEqual([
+      { key: ana.lid, day: day(day1), messages: 1, replies: 0, reactions_given: 0 },
+      { key: ana.lid, day: day(day2), messages: 1, replies: 0, reactions_given: 0 },
+      { key: pseudonym, day: day(day1), messages: 2, replies: 1, reactions_given: 0 },
+      { key: pseudonym, day: day(day2), messages: 1, replies: 0, reactions_given: 1 },
+    ]);
   });
 });
