@@ -1,10 +1,10 @@
 import type { ApplicationFailure } from '@temporalio/activity';
 import { Context, log } from '@temporalio/activity';
-import { computeSignature } from '../common/hmac-signature.js';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
 import { FailureType, POST_EVENT_HEARTBEAT_INTERVAL_MS } from '../workflows/contracts.js';
-import { classifyDeliveryResponse, type DeliveryAttemptOutcome } from './classify-delivery-response.js';
+import { attemptDeliveryPost, type DeliveryPostAttempt } from './attempt-delivery-post.js';
+import { classifyDeliveryResponse } from './classify-delivery-response.js';
 import { toDeliveryFailure, type DeliveryFailureTypes, type FailedDeliveryClass } from './delivery-failure.js';
+import { signedIngestHeaders } from './post-signed-internal.js';
 
 /** Dependencies of {@link createPostEventToIngest}. */
 export interface PostEventDeps {
@@ -33,16 +33,6 @@ export interface PostEventResult {
   responseExcerpt: string;
 }
 
-const EXCERPT_MAX_CHARS = 1_000;
-
-async function readExcerpt(response: Response): Promise<string> {
-  try {
-    return (await response.text()).slice(0, EXCERPT_MAX_CHARS);
-  } catch {
-    return '';
-  }
-}
-
 const INGEST_FAILURE_TYPES: DeliveryFailureTypes = {
   rejected: FailureType.IngestRejected,
   // Unauthorized and misconfigured are non-retryable for the activity only: the workflow handles them
@@ -68,41 +58,9 @@ function toFailure(
   return toDeliveryFailure(INGEST_FAILURE_TYPES, verdict, { status: verdict.status, responseExcerpt }, message, cause);
 }
 
-function isDuplicate(response: Response, excerpt: string): boolean {
-  if (response.headers.get('idempotent-replayed') === 'true') return true;
-  return response.status === 200 && excerpt.includes('"duplicate"');
-}
-
-async function sendOnce(
-  deps: PostEventDeps,
-  input: PostEventInput,
-  cancellation: AbortSignal
-): Promise<{ outcome: DeliveryAttemptOutcome; response?: Response; cause?: unknown }> {
-  const timeout = AbortSignal.timeout(deps.httpTimeoutMs);
-  try {
-    const response = await (deps.fetchImpl ?? fetch)(deps.webhookUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        [EVENT_ID_HEADER]: input.eventId,
-        [SIGNATURE_HEADER]: computeSignature(deps.webhookSecret, input.eventId, input.body),
-      },
-      body: input.body,
-      redirect: 'manual',
-      signal: AbortSignal.any([timeout, cancellation]),
-    });
-    return {
-      outcome: { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') },
-      response,
-    };
-  } catch (err) {
-    // A cancelled activity rethrows as is: the SDK reports the cancellation, not a delivery failure.
-    if (cancellation.aborted) throw err;
-    if (timeout.aborted) return { outcome: { kind: 'timeout' }, cause: err };
-    const code =
-      err instanceof Error && err.cause instanceof Error ? (err.cause as NodeJS.ErrnoException).code : undefined;
-    return { outcome: { kind: 'network_error', code }, cause: err };
-  }
+function isDuplicate(status: number, headers: Headers | null, excerpt: string): boolean {
+  if (headers?.get('idempotent-replayed') === 'true') return true;
+  return status === 200 && excerpt.includes('"duplicate"');
 }
 
 /**
@@ -125,20 +83,25 @@ export function createPostEventToIngest(deps: PostEventDeps): (input: PostEventI
     const heartbeats = context.info.isLocal
       ? null
       : setInterval(() => context.heartbeat(), POST_EVENT_HEARTBEAT_INTERVAL_MS);
-    let sent: Awaited<ReturnType<typeof sendOnce>>;
-    let responseExcerpt: string;
+    let attempt: DeliveryPostAttempt;
     try {
-      sent = await sendOnce(deps, input, context.cancellationSignal);
-      responseExcerpt = sent.response ? await readExcerpt(sent.response) : '';
+      attempt = await attemptDeliveryPost(
+        {
+          url: deps.webhookUrl,
+          headers: signedIngestHeaders(deps.webhookSecret, input.eventId, input.body),
+          body: input.body,
+        },
+        { timeoutMs: deps.httpTimeoutMs, cancellation: context.cancellationSignal, fetchImpl: deps.fetchImpl }
+      );
     } finally {
       if (heartbeats) clearInterval(heartbeats);
     }
-    const { outcome, response, cause } = sent;
+    const { outcome, responseExcerpt, responseHeaders, cause } = attempt;
     const verdict = classifyDeliveryResponse(outcome, (deps.now ?? Date.now)());
     if (verdict.kind === 'delivered') {
       return {
         status: verdict.status,
-        outcome: response && isDuplicate(response, responseExcerpt) ? 'duplicate' : 'stored',
+        outcome: isDuplicate(verdict.status, responseHeaders, responseExcerpt) ? 'duplicate' : 'stored',
         responseExcerpt,
       };
     }

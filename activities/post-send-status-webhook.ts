@@ -10,7 +10,8 @@ import {
   type SendStatusDeliveryInput,
   type SendStatusDeliveryResult,
 } from '../workflows/send-contracts.js';
-import { classifyDeliveryResponse, type DeliveryAttemptOutcome } from './classify-delivery-response.js';
+import { attemptDeliveryPost } from './attempt-delivery-post.js';
+import { classifyDeliveryResponse } from './classify-delivery-response.js';
 import { toDeliveryFailure, type DeliveryFailureTypes } from './delivery-failure.js';
 import { postSignedInternal, type SignedInternalTarget } from './post-signed-internal.js';
 
@@ -34,7 +35,6 @@ const STATUS_WEBHOOK_FAILURE_TYPES: DeliveryFailureTypes = {
   misconfigured: StatusWebhookFailureType.Misconfigured,
   transient: StatusWebhookFailureType.Transient,
 };
-const EXCERPT_MAX_CHARS = 1_000;
 
 async function prepare(
   deps: PostSendStatusWebhookDeps,
@@ -67,31 +67,6 @@ async function prepare(
   return (await response.json()) as PreparedStatusWebhook;
 }
 
-async function post(
-  prepared: Extract<PreparedStatusWebhook, { url: string }>,
-  timeoutMs: number,
-  fetchImpl: typeof fetch
-): Promise<{ outcome: DeliveryAttemptOutcome; excerpt: string; cause?: unknown }> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  try {
-    const response = await fetchImpl(prepared.url, {
-      method: 'POST',
-      headers: prepared.headers,
-      body: prepared.body,
-      redirect: 'manual',
-      signal: timeout,
-    });
-    const excerpt = (await response.text().catch(() => '')).slice(0, EXCERPT_MAX_CHARS);
-    return {
-      outcome: { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') },
-      excerpt,
-    };
-  } catch (err) {
-    if (timeout.aborted) return { outcome: { kind: 'timeout' }, excerpt: '', cause: err };
-    return { outcome: { kind: 'network_error' }, excerpt: '', cause: err };
-  }
-}
-
 /**
  * Builds the `postSendStatusWebhook` activity (issue #10 item 8, ADR 0011): asks the ingest API for the
  * signed Standard Webhooks request of one status change (fresh `webhook-timestamp`, constant
@@ -111,11 +86,10 @@ export function createPostSendStatusWebhook(
   return async function postSendStatusWebhook(input: SendStatusDeliveryInput): Promise<SendStatusDeliveryResult> {
     const prepared = await prepare(deps, input, fetchImpl);
     if (prepared.url === null) return { status: null, outcome: 'no_webhook' };
-    const { outcome, excerpt, cause } = await post(
-      prepared,
-      deps.statusWebhookTimeoutMs ?? STATUS_WEBHOOK_TIMEOUT_MS,
-      fetchImpl
-    );
+    const { outcome, responseExcerpt, cause } = await attemptDeliveryPost(prepared, {
+      timeoutMs: deps.statusWebhookTimeoutMs ?? STATUS_WEBHOOK_TIMEOUT_MS,
+      fetchImpl,
+    });
     const verdict = classifyDeliveryResponse(outcome, (deps.now ?? Date.now)());
     if (verdict.kind === 'delivered') return { status: verdict.status, outcome: 'delivered' };
     log.warn('status webhook attempt failed', {
@@ -128,7 +102,7 @@ export function createPostSendStatusWebhook(
     throw toDeliveryFailure(
       STATUS_WEBHOOK_FAILURE_TYPES,
       verdict,
-      { status: verdict.status, responseExcerpt: excerpt },
+      { status: verdict.status, responseExcerpt },
       `status webhook ${verdict.kind}${suffix}`,
       cause
     );

@@ -13,8 +13,25 @@ export interface SignedInternalTarget {
 }
 
 /**
- * POSTs `body` (JSON text) to one of the ingest API's internal endpoints, signed like a lake delivery: HMAC
- * over `${idempotencyKey}.${body}` (architecture.md §7), the key in `X-Event-Id`, no redirects followed.
+ * The headers of a signed POST to the ingest API (architecture.md §7): `Content-Type: application/json`, the
+ * idempotency key in `X-Event-Id` and `X-Signature` = HMAC over `${idempotencyKey}.${body}`. Lake
+ * deliveries and the internal endpoints are signed alike.
+ */
+export function signedIngestHeaders(
+  webhookSecret: string,
+  idempotencyKey: string,
+  body: string
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    [EVENT_ID_HEADER]: idempotencyKey,
+    [SIGNATURE_HEADER]: computeSignature(webhookSecret, idempotencyKey, body),
+  };
+}
+
+/**
+ * POSTs `body` (JSON text) to one of the ingest API's internal endpoints, signed like a lake delivery
+ * ({@link signedIngestHeaders}), no redirects followed.
  * The caller reads (or cancels) the response body and classifies the status.
  *
  * @throws whatever `fetch` throws: a network error, or a `TimeoutError` after `httpTimeoutMs`.
@@ -26,11 +43,7 @@ export function postSignedInternal(
 ): Promise<Response> {
   return target.fetchImpl(target.url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      [EVENT_ID_HEADER]: idempotencyKey,
-      [SIGNATURE_HEADER]: computeSignature(target.webhookSecret, idempotencyKey, body),
-    },
+    headers: signedIngestHeaders(target.webhookSecret, idempotencyKey, body),
     body,
     redirect: 'manual',
     signal: AbortSignal.timeout(target.httpTimeoutMs),
