@@ -30,4 +30,5 @@ export {
   listMemberLinks,
   unlinkMember,
   type MemberLink,
+  type MemberLinkRequest,
 } from './db/member-links-repository.js';

@@ -17,16 +17,19 @@ export function registerMembersCommands(program: Command): void {
     .command('link <participant> <memberId>')
     .description('link a participant (LID, phone JID or phone number) to a non-blank member id, e.g. a Discord user id')
     .action(async (participant: string, memberId: string) => {
-      const { link, seen } = await withLakePool(async (pool) => {
-        const [written] = await linkMembers(pool, [{ participantId: participant, memberId }], 'cli');
-        if (!written) throw new Error('linkMembers wrote no link for one request');
-        return { link: written, seen: await isParticipantSeen(pool, written.participantId) };
-      });
-      printLine(`linked ${link.participantId} to ${link.memberId}`);
-      if (!seen)
-        process.stderr.write(
-          `warning: the lake has not seen ${link.participantId} yet; the link counts from its first activity (check the JID)\n`
+      const linked = await withLakePool(async (pool) => {
+        const links = await linkMembers(pool, [{ participantId: participant, memberId }], 'cli');
+        return Promise.all(
+          links.map(async (link) => ({ ...link, seen: await isParticipantSeen(pool, link.participantId) }))
         );
+      });
+      for (const link of linked) {
+        printLine(`linked ${link.participantId} to ${link.memberId}`);
+        if (!link.seen)
+          process.stderr.write(
+            `warning: the lake has not seen ${link.participantId} yet; the link counts from its first activity (check the JID)\n`
+          );
+      }
     });
 
   members
