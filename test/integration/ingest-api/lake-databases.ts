@@ -67,26 +67,51 @@ export function openLake(databaseUrl: string): TestLake {
  * (they throw before `beforeAll` ran).
  */
 export function useFreshLake(): { readonly lake: TestLake; readonly url: string } {
-  let opened: { lake: TestLake; url: string } | undefined;
+  const fresh = useFreshLakes(1);
+  return {
+    get lake() {
+      return fresh.at(0).lake;
+    },
+    get url() {
+      return fresh.at(0).url;
+    },
+  };
+}
+
+/**
+ * {@link useFreshLake} for a file that compares `count` lakes (e.g. the same events in different orders):
+ * `count` fresh migrated databases, created in parallel in one `beforeAll`, each with a {@link TestLake},
+ * all dropped in one `afterAll`. Per file, not per test: tests of the file share them. Read them inside
+ * tests only. @throws from `at`/`lakes` before `beforeAll` ran, and from `at` for an index ≥ `count`.
+ */
+export function useFreshLakes(count: number): {
+  /** The lakes, in creation order (length `count`). */
+  readonly lakes: TestLake[];
+  /** Lake `index` and its URL. */
+  at(index: number): { lake: TestLake; url: string };
+} {
+  let opened: Array<{ lake: TestLake; url: string }> | undefined;
   beforeAll(async () => {
-    const url = await createMigratedDatabase(inject('databaseUrl'));
-    opened = { url, lake: openLake(url) };
+    const urls = await Promise.all(Array.from({ length: count }, () => createMigratedDatabase(inject('databaseUrl'))));
+    opened = urls.map((url) => ({ url, lake: openLake(url) }));
   });
   afterAll(async () => {
     if (!opened) return;
-    await opened.lake.pool.end();
-    await dropDatabase(opened.url);
+    await Promise.all(opened.map(({ lake }) => lake.pool.end()));
+    await Promise.all(opened.map(({ url }) => dropDatabase(url)));
   });
-  const get = (): { lake: TestLake; url: string } => {
-    if (!opened) throw new Error('useFreshLake: read lake and url inside a test, after beforeAll');
+  const all = (): Array<{ lake: TestLake; url: string }> => {
+    if (!opened) throw new Error('useFreshLakes: read the lakes inside a test, after beforeAll');
     return opened;
   };
   return {
-    get lake() {
-      return get().lake;
+    get lakes() {
+      return all().map(({ lake }) => lake);
     },
-    get url() {
-      return get().url;
+    at(index) {
+      const one = all()[index];
+      if (!one) throw new Error(`useFreshLakes: no lake ${index} of ${count}`);
+      return one;
     },
   };
 }
