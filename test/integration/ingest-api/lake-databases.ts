@@ -1,42 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { createDatabase, dropDatabase } from '../../../dev-stack/scratch-databases.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
 import { runMigrations } from '../../../ingest-api/db/migrate.js';
 import { createPool } from '../../../ingest-api/db/pool.js';
 import { parseIngestBody } from '../../../ingest-api/parse-ingest-body.js';
 
-/** Creates a fresh, migrated database on the same server as `databaseUrl` and returns its URL. */
+/**
+ * Creates a fresh, migrated database (random name `wa_lake_<16 hex>`) on the same server as `databaseUrl`
+ * and returns its URL. Drop it with {@link dropDatabase} once its pools are ended.
+ */
 export async function createMigratedDatabase(databaseUrl: string): Promise<string> {
-  const name = `wa_lake_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(databaseUrl);
-  url.pathname = `/${name}`;
-  await runMigrations({ databaseUrl: url.toString() });
-  return url.toString();
-}
-
-/** Drops a database made by {@link createMigratedDatabase} (its pools must be ended first). */
-export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name}`);
-  } finally {
-    await client.end();
-  }
+  const url = await createDatabase(databaseUrl, `wa_lake_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
+  await runMigrations({ databaseUrl: url });
+  return url;
 }
 
 /** A lake database with a repository, to store events without HTTP. */
