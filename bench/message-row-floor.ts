@@ -6,6 +6,7 @@
  * per message", which item 1 (one row per message, same transaction) cannot go below.
  */
 import pg from 'pg';
+import { createDatabase } from '../dev-stack/scratch-databases.js';
 import { runMigrations } from '../ingest-api/db/migrate.js';
 
 const FLOOR_TRIGGER_SQL = `
@@ -25,25 +26,18 @@ const FLOOR_TRIGGER_SQL = `
  * Creates database `name` on the server of `databaseUrl`, migrates it, and adds the floor trigger.
  *
  * @returns the new database's URL.
- * @throws pg.DatabaseError when a statement fails (e.g. the database exists).
+ * @throws pg.DatabaseError when a statement fails (e.g. the database exists); MigrationFailedError from
+ *   `runMigrations`.
  */
 export async function createMessageRowFloorDatabase(databaseUrl: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(databaseUrl);
-  url.pathname = `/${name}`;
-  await runMigrations({ databaseUrl: url.toString() });
-  const client = new pg.Client({ connectionString: url.toString() });
+  const url = await createDatabase(databaseUrl, name);
+  await runMigrations({ databaseUrl: url });
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(FLOOR_TRIGGER_SQL);
   } finally {
     await client.end();
   }
-  return url.toString();
+  return url;
 }

@@ -24,7 +24,8 @@ const { History } = temporal.api.history.v1;
 // The SDK's historyToJSON/historyFromJSON fail in this install ("type must be a Type": @temporalio/common
 // nests protobufjs 8 while @temporalio/proto uses 7), so fixtures are protobufjs `toObject` JSON
 // (enums as names, int64 as strings, bytes as base64), read back with `fromObject`.
-async function historyJson(env: TestWorkflowEnvironment, workflowId: string, runId?: string): Promise<string> {
+/** The history of one run as fixture JSON (protobufjs `toObject`), read back by {@link readHistoryFixture}. */
+export async function historyJson(env: TestWorkflowEnvironment, workflowId: string, runId?: string): Promise<string> {
   const history = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
   return JSON.stringify(
     History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }),

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../../../cli/commands/report.js';
 import { writeDemoEngagement } from '../../../cli/demo/demo-engagement.js';
 import { readEngagementReport, linkMembers, rebuildProjections } from '../../../ingest-api/index.js';
 import type { EngagementReport } from '../../../ingest-api/index.js';
 import { reactionEvent, textMessage, type Body } from '../../helpers/message-events.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const G1 = '120363000000000201@g.us';
@@ -47,28 +47,29 @@ function scenario(): { eventId: string; body: Body }[] {
   return bodies.map((body, index) => ({ eventId: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`, body }));
 }
 
-let url = '';
-let lake: TestLake;
+const fresh = useFreshLake();
 let dir = '';
-beforeAll(async () => {
-  url = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(url);
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'wa-lake-report-'));
 });
-afterAll(async () => {
-  await lake.pool.end();
-  await dropDatabase(url);
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
 const report = (groupJid: string | null = null): Promise<EngagementReport> =>
-  readEngagementReport(lake.pool, { groupJid, from: '2024-03-01', to: '2024-03-20', lurkerDays: 7, topMembers: 10 });
+  readEngagementReport(fresh.lake.pool, {
+    groupJid,
+    from: '2024-03-01',
+    to: '2024-03-20',
+    lurkerDays: 7,
+    topMembers: 10,
+  });
 
 describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', () => {
   it('counts by local day in São Paulo with phone senders merged into their LID, unchanged by replay, order and rebuild', async () => {
     const events = scenario();
-    for (const { eventId, body } of events) await lake.store(eventId, JSON.stringify(body));
-    const daily = await lake.pool.query(
+    for (const { eventId, body } of events) await fresh.lake.store(eventId, JSON.stringify(body));
+    const daily = await fresh.lake.pool.query(
       `SELECT participant_id, to_char(day, 'YYYY-MM-DD') AS day, messages, replies, reactions_given, reactions_received
          FROM engagement_member_daily WHERE group_jid = $1 ORDER BY participant_id, day`,
       [G1]
@@ -96,15 +97,15 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
       { groupJid: G2, members: 1, lurkers: 1 },
     ]);
     // Replayed, in reverse order: nothing changes; a rebuild from the raw table gives the same report.
-    for (const { eventId, body } of [...events].reverse()) await lake.store(eventId, JSON.stringify(body));
+    for (const { eventId, body } of [...events].reverse()) await fresh.lake.store(eventId, JSON.stringify(body));
     expect(await report()).toEqual(first);
-    await rebuildProjections(lake.pool);
+    await rebuildProjections(fresh.lake.pool);
     expect(await report()).toEqual(first);
   });
 
   it('groups a member linked under two ids as one person', async () => {
     await linkMembers(
-      lake.pool,
+      fresh.lake.pool,
       [
         { participantId: ANA, memberId: 'discord:42' },
         { participantId: BEA_PHONE, memberId: 'discord:42' },
@@ -170,7 +171,7 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
   });
 
   it('gives the demo its engagement counts, five summary lines and the report file (issue #11 item 5)', async () => {
-    const result = await writeDemoEngagement(url, dir);
+    const result = await writeDemoEngagement(fresh.url, dir);
     expect(result.engagement).toEqual({ messages: 5, activeMembers: 1, groups: 2, reactions: 1 });
     expect(result.lines).toHaveLength(5);
     expect(result.lines[1]).toContain('5 in 2 group(s)');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { DatabaseUnavailableError } from '../../../ingest-api/db/errors.js';
 import { EventLogBatchWriter } from '../../../ingest-api/db/event-log-batch-writer.js';
@@ -9,18 +9,17 @@ import type { MessageProjectionItem } from '../../../ingest-api/db/message-proje
 import type { EventLogRow } from '../../../ingest-api/db/event-log-rows.js';
 import { createPool } from '../../../ingest-api/db/pool.js';
 import type { ParticipantRef } from '../../../ingest-api/projections/participant-ref.js';
-import { createMigratedDatabase, dropDatabase } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 
-let databaseUrl: string;
+const fresh = useFreshLake();
+// The file's own pool, as before (max 8, the pool's default logger); registered after useFreshLake, so
+// (vitest runs after-hooks as a stack) it ends before the database is dropped.
 let pool: pg.Pool;
-
-beforeAll(async () => {
-  databaseUrl = await createMigratedDatabase(inject('databaseUrl'));
-  pool = createPool(databaseUrl, { max: 8 });
+beforeAll(() => {
+  pool = createPool(fresh.url, { max: 8 });
 });
 afterAll(async () => {
   await pool.end();
-  await dropDatabase(databaseUrl);
 });
 
 function row(overrides: Partial<EventLogRow> = {}): EventLogRow {
@@ -140,7 +139,7 @@ describe('EventLogBatchWriter (group commit of raw rows)', () => {
   });
 
   it('rejects every row with DatabaseUnavailableError when PostgreSQL cannot be reached', async () => {
-    const url = new URL(databaseUrl);
+    const url = new URL(fresh.url);
     url.port = String(await findFreePort());
     const downPool = createPool(url.toString(), { max: 2 });
     try {

@@ -1,42 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { createDatabase, dropDatabase } from '../../../dev-stack/scratch-databases.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
 import { runMigrations } from '../../../ingest-api/db/migrate.js';
 import { createPool } from '../../../ingest-api/db/pool.js';
 import { parseIngestBody } from '../../../ingest-api/parse-ingest-body.js';
 
-/** Creates a fresh, migrated database on the same server as `databaseUrl` and returns its URL. */
+/**
+ * Creates a fresh, migrated database (random name `wa_lake_<16 hex>`) on the same server as `databaseUrl`
+ * and returns its URL. Drop it with {@link dropDatabase} once its pools are ended.
+ */
 export async function createMigratedDatabase(databaseUrl: string): Promise<string> {
-  const name = `wa_lake_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(databaseUrl);
-  url.pathname = `/${name}`;
-  await runMigrations({ databaseUrl: url.toString() });
-  return url.toString();
-}
-
-/** Drops a database made by {@link createMigratedDatabase} (its pools must be ended first). */
-export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name}`);
-  } finally {
-    await client.end();
-  }
+  const url = await createDatabase(databaseUrl, `wa_lake_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
+  await runMigrations({ databaseUrl: url });
+  return url;
 }
 
 /** A lake database with a repository, to store events without HTTP. */
@@ -67,26 +46,51 @@ export function openLake(databaseUrl: string): TestLake {
  * (they throw before `beforeAll` ran).
  */
 export function useFreshLake(): { readonly lake: TestLake; readonly url: string } {
-  let opened: { lake: TestLake; url: string } | undefined;
+  const fresh = useFreshLakes(1);
+  return {
+    get lake() {
+      return fresh.at(0).lake;
+    },
+    get url() {
+      return fresh.at(0).url;
+    },
+  };
+}
+
+/**
+ * {@link useFreshLake} for a file that compares `count` lakes (e.g. the same events in different orders):
+ * `count` fresh migrated databases, created in parallel in one `beforeAll`, each with a {@link TestLake},
+ * all dropped in one `afterAll`. Per file, not per test: tests of the file share them. Read them inside
+ * tests only. @throws from `at`/`lakes` before `beforeAll` ran, and from `at` for an index ≥ `count`.
+ */
+export function useFreshLakes(count: number): {
+  /** The lakes, in creation order (length `count`). */
+  readonly lakes: TestLake[];
+  /** Lake `index` and its URL. */
+  at(index: number): { lake: TestLake; url: string };
+} {
+  let opened: Array<{ lake: TestLake; url: string }> | undefined;
   beforeAll(async () => {
-    const url = await createMigratedDatabase(inject('databaseUrl'));
-    opened = { url, lake: openLake(url) };
+    const urls = await Promise.all(Array.from({ length: count }, () => createMigratedDatabase(inject('databaseUrl'))));
+    opened = urls.map((url) => ({ url, lake: openLake(url) }));
   });
   afterAll(async () => {
     if (!opened) return;
-    await opened.lake.pool.end();
-    await dropDatabase(opened.url);
+    await Promise.all(opened.map(({ lake }) => lake.pool.end()));
+    await Promise.all(opened.map(({ url }) => dropDatabase(url)));
   });
-  const get = (): { lake: TestLake; url: string } => {
-    if (!opened) throw new Error('useFreshLake: read lake and url inside a test, after beforeAll');
+  const all = (): Array<{ lake: TestLake; url: string }> => {
+    if (!opened) throw new Error('useFreshLakes: read the lakes inside a test, after beforeAll');
     return opened;
   };
   return {
-    get lake() {
-      return get().lake;
+    get lakes() {
+      return all().map(({ lake }) => lake);
     },
-    get url() {
-      return get().url;
+    at(index) {
+      const one = all()[index];
+      if (!one) throw new Error(`useFreshLakes: no lake ${index} of ${count}`);
+      return one;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { foldMemberDayDeltas, recountMemberDays } from '../../../ingest-api/db/member-day-deltas.js';
 import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import {
@@ -16,7 +16,7 @@ import {
   undecryptable,
   type Body,
 } from '../../helpers/message-events.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLakes } from './lake-databases.js';
 
 /** The JIDs of one run: fresh per run, the same in every order of one run. */
 interface RunJids {
@@ -123,16 +123,7 @@ async function readModel(pool: pg.Pool, groups: readonly string[]): Promise<Reco
   return result;
 }
 
-let urls: string[] = [];
-let lakes: TestLake[] = [];
-beforeAll(async () => {
-  urls = await Promise.all([1, 2, 3, 4].map(() => createMigratedDatabase(inject('databaseUrl'))));
-  lakes = urls.map(openLake);
-});
-afterAll(async () => {
-  await Promise.all(lakes.map((lake) => lake.pool.end()));
-  await Promise.all(urls.map(dropDatabase));
-});
+const fresh = useFreshLakes(4);
 
 describe('the message read model and its rollups are order-independent (issue #11 items 1 and 6)', () => {
   it('gives identical rows for 40 message events in any order, concurrently and replayed twice; the rollup equals its fold, a recount and a rebuild', async () => {
@@ -153,22 +144,22 @@ describe('the message read model and its rollups are order-independent (issue #1
           }));
           const orders = [deliveries, [...deliveries].reverse(), [...deliveries].sort((a, b) => a.order - b.order)];
           for (const [index, order] of orders.entries()) {
-            const lake = lakes[index];
+            const lake = fresh.lakes[index];
             if (!lake) throw new Error('missing lake');
             for (const delivery of order) await lake.store(delivery.eventId, delivery.body);
           }
           // Every delivery at once, twice: group commit batches them, and the replay must change nothing.
-          const concurrent = lakes[orders.length];
+          const concurrent = fresh.lakes[orders.length];
           if (!concurrent) throw new Error('missing lake');
           for (let pass = 0; pass < 2; pass += 1)
             await Promise.all(deliveries.map((delivery) => concurrent.store(delivery.eventId, delivery.body)));
-          const [first, ...others] = await Promise.all(lakes.map((lake) => readModel(lake.pool, runGroups)));
+          const [first, ...others] = await Promise.all(fresh.lakes.map((lake) => readModel(lake.pool, runGroups)));
           for (const other of others) expect(other).toEqual(first);
         }
       ),
       { numRuns: 8, endOnFailure: true }
     );
-    const lake = lakes[0];
+    const lake = fresh.lakes[0];
     if (!lake) throw new Error('missing lake');
     const incremental = await readModel(lake.pool, groups);
     expect(incremental['messages']?.length).toBeGreaterThan(0);

@@ -1,26 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import { SETTINGS_STUB_TYPES } from '../../../ingest-api/projections/stub-types.js';
-import { createMigratedDatabase, dropDatabase, openLake, readProjections, type TestLake } from './lake-databases.js';
+import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
 
 // Two fresh lakes: the issue's fixed JIDs are stored in both, in opposite orders of arrival.
-let urls: string[] = [];
-let lakes: TestLake[] = [];
-beforeAll(async () => {
-  urls = await Promise.all([1, 2].map(() => createMigratedDatabase(inject('databaseUrl'))));
-  lakes = urls.map(openLake);
-});
-afterAll(async () => {
-  await Promise.all(lakes.map((lake) => lake.pool.end()));
-  await Promise.all(urls.map(dropDatabase));
-});
-
-const lakeAt = (index: number): TestLake => {
-  const lake = lakes[index];
-  if (!lake) throw new Error('missing lake');
-  return lake;
-};
+const fresh = useFreshLakes(2);
+const lakeAt = (index: number): TestLake => fresh.at(index).lake;
 const randomDigits = (): string => String(Math.floor(Math.random() * 1e12)).padStart(12, '0');
 const newGroup = (): string => `120363${randomDigits()}@g.us`;
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
@@ -73,7 +59,7 @@ describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)
       // Baileys keeps only the first groups.update per group and flush; it has no time of its own.
       body('groups.update', group, { id: group, subject: 'Name1' }, iso(1_700_018_031)),
     ]);
-    for (const lake of lakes) expect(await readGroup(lake, group)).toMatchObject({ subject: 'Name2' });
+    for (const lake of fresh.lakes) expect(await readGroup(lake, group)).toMatchObject({ subject: 'Name2' });
   });
 
   it('ends an offline leave → rejoin → leave at the last stub, whatever the hints say', async () => {
@@ -90,7 +76,7 @@ describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)
       stub(group, 27, [parameter], 1_700_040_100),
       stub(group, 32, [parameter], 1_700_040_200),
     ]);
-    for (const lake of lakes)
+    for (const lake of fresh.lakes)
       expect(await readMemberships(lake, group)).toEqual([
         {
           participant_id: member.id,
@@ -108,7 +94,7 @@ describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)
       stub(group, 26, ['off'], 1_700_050_100),
       body('groups.update', group, { id: group, desc: 'rules v1', announce: true }, iso(1_700_050_500)),
     ]);
-    for (const lake of lakes)
+    for (const lake of fresh.lakes)
       expect(await readGroup(lake, group)).toMatchObject({
         description: 'rules v2',
         settings: { announce: false },
@@ -127,7 +113,7 @@ describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)
       ),
       body('groups.update', group, { id: group, inviteCode: 'HINTCODE' }, iso(1_700_055_300)),
     ]);
-    for (const lake of lakes)
+    for (const lake of fresh.lakes)
       expect(await readGroup(lake, group)).toMatchObject({
         subject: 'From update',
         settings: { inviteCode: 'HINTCODE' },
@@ -137,7 +123,8 @@ describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)
   it('still applies a hint when no timed fact states the field', async () => {
     const group = newGroup();
     await storeBothOrders([body('groups.update', group, { id: group, restrict: true }, iso(1_700_060_000))]);
-    for (const lake of lakes) expect(await readGroup(lake, group)).toMatchObject({ settings: { restrict: true } });
+    for (const lake of fresh.lakes)
+      expect(await readGroup(lake, group)).toMatchObject({ settings: { restrict: true } });
   });
 });
 
@@ -158,7 +145,7 @@ describe('every kind of settings change reaches whatsapp_groups at its own time 
         { upsert_type: 'append' }
       ),
     ]);
-    for (const lake of lakes) {
+    for (const lake of fresh.lakes) {
       const row = await readGroup(lake, group);
       expect(row).toMatchObject({ settings: { ephemeralDuration: 604800 } });
       expect((row?.['field_versions'] as Record<string, string>)['ephemeralDuration']).toMatch(
@@ -192,7 +179,7 @@ describe('every kind of settings change reaches whatsapp_groups at its own time 
         : stub(group, stubType, [sample.older], 1_700_070_000);
       await storeBothOrders([stub(group, stubType, [sample.newer], 1_700_070_100), older]);
       const expected = isUnlink || name !== 'COMMUNITY_LINK_PARENT_GROUP' ? sample.expected : sample.newer;
-      for (const lake of lakes) {
+      for (const lake of fresh.lakes) {
         const row = await readGroup(lake, group);
         const value =
           field === 'subject' || field === 'description'
@@ -224,7 +211,7 @@ describe('a partial snapshot removes no one (architecture.md §9, issue #12 item
       // Community announcement group seen by a non-admin: only the admins, out of 3.
       snapshot([{ id: a, admin: 'admin' }], 3, 1_700_080_100),
     ]);
-    for (const lake of lakes) {
+    for (const lake of fresh.lakes) {
       const rows = await readMemberships(lake, group);
       expect(rows.map((row) => [row['participant_id'], row['role'], row['left_at']])).toEqual(
         [
@@ -244,7 +231,7 @@ describe('a partial snapshot removes no one (architecture.md §9, issue #12 item
         1_700_080_200
       ),
     ]);
-    for (const lake of lakes) {
+    for (const lake of fresh.lakes) {
       const left = (await readMemberships(lake, group)).find((row) => row['participant_id'] === c);
       expect(left?.['left_at']).toEqual(new Date(1_700_080_200_000));
     }
@@ -261,10 +248,10 @@ describe("the account's own removal (issue #12 item 5)", () => {
       stub(group, 27, [other], 1_700_090_000, accountJid),
       stub(group, 28, [JSON.stringify(account)], 1_700_090_100, accountJid),
     ]);
-    for (const lake of lakes)
+    for (const lake of fresh.lakes)
       expect(await readGroup(lake, group)).toMatchObject({ unobserved_since: new Date(1_700_090_100_000) });
     await storeBothOrders([stub(group, 27, [JSON.stringify(account)], 1_700_090_500, accountJid)]);
-    for (const lake of lakes) {
+    for (const lake of fresh.lakes) {
       expect(await readGroup(lake, group)).toMatchObject({ unobserved_since: null });
       const { rows } = await lake.pool.query(
         'SELECT started_at, ended_at FROM whatsapp_group_unobserved_periods WHERE group_jid = $1',
@@ -283,7 +270,7 @@ describe("the account's own removal (issue #12 item 5)", () => {
     };
     leave.payload.key.fromMe = true;
     await storeBothOrders([JSON.stringify(leave)]);
-    for (const lake of lakes)
+    for (const lake of fresh.lakes)
       expect(await readGroup(lake, group)).toMatchObject({ unobserved_since: new Date(1_700_091_000_000) });
   });
 });
@@ -311,7 +298,7 @@ describe('identity from every message (issue #12 item 4)', () => {
         message: { conversation: 'hello' },
       }),
     ]);
-    for (const lake of lakes)
+    for (const lake of fresh.lakes)
       expect(await readIdentity(lake, '20000000000001@lid')).toEqual({
         aliases: [{ lid: '20000000000001@lid', phone_jid: '10000000001@s.whatsapp.net' }],
         people: [{ id: '20000000000001@lid', lid: '20000000000001@lid', phone_jid: '10000000001@s.whatsapp.net' }],
@@ -373,7 +360,7 @@ describe('identity from every message (issue #12 item 4)', () => {
         message: { conversation: 'hi' },
       }),
     ]);
-    for (const lake of lakes)
+    for (const lake of fresh.lakes)
       expect((await readMemberships(lake, group)).map((row) => row['participant_id'])).toEqual([lid]);
   });
 

@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
-import { createMigratedDatabase, dropDatabase, openLake, readProjections, type TestLake } from './lake-databases.js';
+import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
 
 // Two fresh lakes: each test applies the same deliveries in one order to the first and in another order
 // to the second, then compares every projection table (architecture.md §9 order independence, issue #5).
-let urls: string[] = [];
-let lakes: [TestLake, TestLake];
-beforeAll(async () => {
-  urls = await Promise.all([1, 2].map(() => createMigratedDatabase(inject('databaseUrl'))));
-  const [first, second] = urls.map(openLake);
-  if (!first || !second) throw new Error('missing lake');
-  lakes = [first, second];
-});
-afterAll(async () => {
-  await Promise.all(lakes.map((lake) => lake.pool.end()));
-  await Promise.all(urls.map(dropDatabase));
-});
+const fresh = useFreshLakes(2);
+const lakes = (): [TestLake, TestLake] => [fresh.at(0).lake, fresh.at(1).lake];
 
 const randomDigits = (): string => String(Math.floor(Math.random() * 1e12)).padStart(12, '0');
 const newGroup = (): string => `120363${randomDigits()}@g.us`;
@@ -51,7 +41,7 @@ const snapshot = (group: string, participants: unknown[], capturedAt: string): D
 /** Stores `first` into lake 0 and `second` (the same deliveries in another order) into lake 1. */
 async function storeBoth(first: readonly Delivery[], second: readonly Delivery[]): Promise<void> {
   for (const [index, order] of [first, second].entries()) {
-    for (const item of order) expect(await lakes[index]?.store(item.eventId, item.body)).toBe('stored');
+    for (const item of order) expect(await lakes()[index]?.store(item.eventId, item.body)).toBe('stored');
   }
 }
 
@@ -77,13 +67,13 @@ describe('identity merge: a phone-number participant joins its LID once an alias
     const join = addStub(group, phone, 1_700_000_000);
     const link = mapping(lid, phone, '2024-01-01T00:00:00Z');
     await storeBoth([join, link], [link, join]);
-    for (const lake of lakes) {
+    for (const lake of lakes()) {
       expect(await participantRows(lake, [lid, phone])).toEqual([{ id: lid, lid, phone_jid: phone }]);
       expect(await membershipRows(lake, group)).toEqual([
         { participant_id: lid, role: 'member', joined_at: new Date(1_700_000_000_000), left_at: null },
       ]);
     }
-    expect(await readProjections(lakes[1].pool, [group])).toEqual(await readProjections(lakes[0].pool, [group]));
+    expect(await readProjections(lakes()[1].pool, [group])).toEqual(await readProjections(lakes()[0].pool, [group]));
   });
 
   it('resolves snapshot members stored under a phone JID through an alias learnt from another snapshot', async () => {
@@ -92,15 +82,15 @@ describe('identity merge: a phone-number participant joins its LID once an alias
     const withBoth = snapshot(otherGroup, [{ id: lid, phoneNumber: phone, admin: 'admin' }], '2024-01-02T00:00:00Z');
     const lidOnly = snapshot(group, [{ id: lid, admin: null }], '2024-01-03T00:00:00Z');
     await storeBoth([oldStyle, withBoth, lidOnly], [lidOnly, withBoth, oldStyle]);
-    for (const lake of lakes) {
+    for (const lake of lakes()) {
       expect(await participantRows(lake, [lid, phone])).toEqual([{ id: lid, lid, phone_jid: phone }]);
       // Both snapshots of `group` name the same person, so the later one is no departure.
       expect(await membershipRows(lake, group)).toEqual([
         { participant_id: lid, role: 'member', joined_at: new Date('2024-01-01T00:00:00Z'), left_at: null },
       ]);
     }
-    expect(await readProjections(lakes[1].pool, [group, otherGroup])).toEqual(
-      await readProjections(lakes[0].pool, [group, otherGroup])
+    expect(await readProjections(lakes()[1].pool, [group, otherGroup])).toEqual(
+      await readProjections(lakes()[0].pool, [group, otherGroup])
     );
   });
 
@@ -111,7 +101,7 @@ describe('identity merge: a phone-number participant joins its LID once an alias
     const first = mapping(earlier, phone, '2024-01-01T00:00:00Z');
     const second = mapping(later, phone, '2024-02-01T00:00:00Z');
     await storeBoth([join, first, second], [second, first, join]);
-    for (const lake of lakes) {
+    for (const lake of lakes()) {
       expect(await participantRows(lake, [earlier, later, phone])).toEqual(
         [
           { id: earlier, lid: earlier, phone_jid: null },
@@ -125,13 +115,13 @@ describe('identity merge: a phone-number participant joins its LID once an alias
     const tiedPhone = newPhone();
     const ties = [mapping(high, tiedPhone, '2024-03-01T00:00:00Z'), mapping(low, tiedPhone, '2024-03-01T00:00:00Z')];
     await storeBoth(ties, [...ties].reverse());
-    for (const lake of lakes) {
+    for (const lake of lakes()) {
       expect(await participantRows(lake, [low, high])).toEqual([
         { id: low, lid: low, phone_jid: null },
         { id: high, lid: high, phone_jid: tiedPhone },
       ]);
     }
-    expect(await readProjections(lakes[1].pool, [group])).toEqual(await readProjections(lakes[0].pool, [group]));
+    expect(await readProjections(lakes()[1].pool, [group])).toEqual(await readProjections(lakes()[0].pool, [group]));
   });
 
   it('merges the rows of one event that names a person both by phone and by LID', async () => {
@@ -145,7 +135,7 @@ describe('identity merge: a phone-number participant joins its LID once an alias
       '2024-01-01T00:00:00Z'
     );
     await storeBoth([both], [both]);
-    for (const lake of lakes) {
+    for (const lake of lakes()) {
       expect(await participantRows(lake, [lid, phone])).toEqual([{ id: lid, lid, phone_jid: phone }]);
       // The entry stated under the LID itself wins over the one stated under its phone number.
       expect(await membershipRows(lake, group)).toEqual([
@@ -156,7 +146,7 @@ describe('identity merge: a phone-number participant joins its LID once an alias
 
   it('rebuild gives the same merged tables as the incremental build', async () => {
     const [group, lid, phone] = [newGroup(), newLid(), newPhone()];
-    const lake = lakes[0];
+    const lake = lakes()[0];
     for (const item of [
       addStub(group, phone, 1_700_000_000),
       snapshot(group, [{ id: phone, admin: 'admin' }], '2024-01-01T00:00:00Z'),

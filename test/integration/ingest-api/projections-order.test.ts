@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
-import { createMigratedDatabase, dropDatabase, openLake, readProjections, type TestLake } from './lake-databases.js';
+import { readProjections, useFreshLakes } from './lake-databases.js';
 
 /**
  * People of one run, by index. LIDs 0–3 are named by LID (with their own phone, 0 or 1, as
@@ -221,16 +221,7 @@ const eventArbitrary: fc.Arbitrary<EventFactory> = fc.oneof(
   { arbitrary: accountEvent, weight: 1 }
 );
 
-let urls: string[] = [];
-let lakes: TestLake[] = [];
-beforeAll(async () => {
-  urls = await Promise.all([1, 2, 3, 4].map(() => createMigratedDatabase(inject('databaseUrl'))));
-  lakes = urls.map(openLake);
-});
-afterAll(async () => {
-  await Promise.all(lakes.map((lake) => lake.pool.end()));
-  await Promise.all(urls.map(dropDatabase));
-});
+const fresh = useFreshLakes(4);
 
 describe('projections are order-independent (architecture.md §9, issue #5)', () => {
   it('gives identical tables for 50 membership and alias events in any order or concurrently, and rebuild equals incremental', async () => {
@@ -254,22 +245,24 @@ describe('projections are order-independent (architecture.md §9, issue #5)', ()
           }));
           const orders = [deliveries, [...deliveries].reverse(), [...deliveries].sort((a, b) => a.key - b.key)];
           for (const [index, order] of orders.entries()) {
-            const lake = lakes[index];
+            const lake = fresh.lakes[index];
             if (!lake) throw new Error('missing lake');
             for (const delivery of order) await lake.store(delivery.eventId, delivery.body);
           }
           // The last lake takes every delivery at once (4 pooled connections): locks taken in an
           // inconsistent order would deadlock, and a deadlock is a recorded projection error.
-          const concurrent = lakes[orders.length];
+          const concurrent = fresh.lakes[orders.length];
           if (!concurrent) throw new Error('missing lake');
           await Promise.all(deliveries.map((delivery) => concurrent.store(delivery.eventId, delivery.body)));
-          const [first, ...others] = await Promise.all(lakes.map((lake) => readProjections(lake.pool, runGroups)));
+          const [first, ...others] = await Promise.all(
+            fresh.lakes.map((lake) => readProjections(lake.pool, runGroups))
+          );
           for (const other of others) expect(other).toEqual(first);
         }
       ),
       { numRuns: 8, endOnFailure: true }
     );
-    const lake = lakes[0];
+    const lake = fresh.lakes[0];
     if (!lake) throw new Error('missing lake');
     const incremental = await readProjections(lake.pool, groups);
     expect(incremental['memberships']?.length).toBeGreaterThan(0);

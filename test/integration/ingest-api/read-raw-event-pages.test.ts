@@ -1,21 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readRawEventPages, type RawEvent } from '../../../ingest-api/db/read-raw-event-pages.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from './lake-databases.js';
+import { useFreshLake } from './lake-databases.js';
 
-let databaseUrl: string;
-let lake: TestLake;
-
-beforeAll(async () => {
-  databaseUrl = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(databaseUrl);
-});
-afterAll(async () => {
-  await lake?.pool.end();
-  if (databaseUrl) await dropDatabase(databaseUrl);
-});
+const fresh = useFreshLake();
 
 const RECEIVED_AT = new Date('2030-01-01T00:00:00Z');
 const CAPTURED_AT = new Date('2029-12-31T00:00:00Z');
@@ -52,7 +42,7 @@ async function collectPages(client: pg.ClientBase, options: Parameters<typeof re
 
 describe('readRawEventPages', () => {
   it('reads every raw row once, in id order, across page boundaries, and never yields an empty page', async () => {
-    const client = await lake.pool.connect();
+    const client = await fresh.lake.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('DELETE FROM whatsapp_event_logs');
@@ -70,7 +60,7 @@ describe('readRawEventPages', () => {
   });
 
   it('filters by type and shapes rows as projection events (event time falls back to captured, then received)', async () => {
-    const client = await lake.pool.connect();
+    const client = await fresh.lake.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('DELETE FROM whatsapp_event_logs');

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { foldMemberDayDeltas } from '../../../ingest-api/db/member-day-deltas.js';
 import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import { redactOldMessageBodies } from '../../../ingest-api/db/redact-old-message-bodies.js';
-import { createMigratedDatabase, dropDatabase, openLake, type TestLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../ingest-api/lake-databases.js';
 import {
   dumpLakeText,
   messageBody,
@@ -22,18 +22,13 @@ import {
 
 // Issue #13 items 3–4 against real PostgreSQL (a fresh migrated database per file) and a real SQLite outbox.
 const DAY_MS = 86_400_000;
-let databaseUrl: string;
-let lake: TestLake;
+const fresh = useFreshLake();
 let dir: string;
 
-beforeAll(async () => {
-  databaseUrl = await createMigratedDatabase(inject('databaseUrl'));
-  lake = openLake(databaseUrl);
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'wa-lake-forget-'));
 });
-afterAll(async () => {
-  await lake?.pool.end();
-  if (databaseUrl) await dropDatabase(databaseUrl);
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -56,29 +51,31 @@ async function seedGroup(): Promise<{ group: string; members: Member[]; oldText:
     reactionBody(group, caio, { id: firstId, author: ana }, new Date(old.getTime() + 120_000)),
     messageBody(group, caio, recentText, recent),
   ];
-  for (const event of events) expect(await lake.store(randomUUID(), event)).toBe('stored');
+  for (const event of events) expect(await fresh.lake.store(randomUUID(), event)).toBe('stored');
   return { group, members, oldText, recentText };
 }
 
 describe('wa-lake retention apply', () => {
   it('redacts old message bodies and leaves every engagement number as it was', async () => {
     const seeded = await seedGroup();
-    const before = await readEngagement(lake.pool);
-    const result = await redactOldMessageBodies(lake.pool, new Date(Date.now() - 90 * DAY_MS), {
+    const before = await readEngagement(fresh.lake.pool);
+    const result = await redactOldMessageBodies(fresh.lake.pool, new Date(Date.now() - 90 * DAY_MS), {
       requestedBy: 'test',
     });
     expect(result.redactedEvents).toBe(2);
-    expect(await readEngagement(lake.pool)).toEqual(before);
-    await rebuildProjections(lake.pool);
-    expect(await readEngagement(lake.pool)).toEqual(before);
+    expect(await readEngagement(fresh.lake.pool)).toEqual(before);
+    await rebuildProjections(fresh.lake.pool);
+    expect(await readEngagement(fresh.lake.pool)).toEqual(before);
 
-    const text = await dumpLakeText(lake.pool);
+    const text = await dumpLakeText(fresh.lake.pool);
     expect(text).not.toContain(seeded.oldText);
     expect(text).not.toContain('quoted words');
     expect(text).toContain(seeded.recentText);
-    const again = await redactOldMessageBodies(lake.pool, new Date(Date.now() - 90 * DAY_MS), { requestedBy: 'test' });
+    const again = await redactOldMessageBodies(fresh.lake.pool, new Date(Date.now() - 90 * DAY_MS), {
+      requestedBy: 'test',
+    });
     expect(again.redactedEvents).toBe(0);
-    const { rows } = await lake.pool.query(`SELECT requested_by, redacted_events FROM whatsapp_retention_runs`);
+    const { rows } = await fresh.lake.pool.query(`SELECT requested_by, redacted_events FROM whatsapp_retention_runs`);
     expect(rows).toEqual([
       { requested_by: 'test', redacted_events: 2 },
       { requested_by: 'test', redacted_events: 0 },
@@ -111,10 +108,10 @@ describe('wa-lake forget', () => {
       Date.now()
     );
     outbox.close();
-    const before = await readEngagement(lake.pool);
+    const before = await readEngagement(fresh.lake.pool);
 
     const report = await runErasure({
-      pool: lake.pool,
+      pool: fresh.lake.pool,
       outboxPath,
       temporalClient: null,
       participant: `+${caio.phone}`,
@@ -128,7 +125,7 @@ describe('wa-lake forget', () => {
     expect(report.notReached.join('\n')).toMatch(/capture files/);
     expect(report.notReached.join('\n')).toMatch(/dead-letter entries: Temporal not reachable/);
 
-    const text = await dumpLakeText(lake.pool);
+    const text = await dumpLakeText(fresh.lake.pool);
     const caioDigits = [caio.phone, caio.lid.split('@')[0] ?? ''];
     for (const value of [...caioDigits, seeded.recentText]) expect(text).not.toContain(value);
     expect(text).toContain(bia.phone);
@@ -139,19 +136,19 @@ describe('wa-lake forget', () => {
     expect(bodies).toContain('bia keeps this');
 
     // Engagement keeps one anonymous member in Caio's place: the same numbers of everything.
-    const after = await readEngagement(lake.pool);
+    const after = await readEngagement(fresh.lake.pool);
     expect(after['memberships']).toEqual(before['memberships']);
     expect(after['eventsByTypeChatDay']).toEqual(before['eventsByTypeChatDay']);
     expect(after['participants']).not.toEqual([]);
 
-    const { rows } = await lake.pool.query<{ requested_by: string; run: string }>(
+    const { rows } = await fresh.lake.pool.query<{ requested_by: string; run: string }>(
       `SELECT requested_by, r::text AS run FROM whatsapp_erasure_runs r`
     );
     expect(rows.map((row) => row.requested_by)).toEqual(['dpo@example.org']);
     for (const value of caioDigits) expect(rows[0]?.run).not.toContain(value);
 
     const second = await runErasure({
-      pool: lake.pool,
+      pool: fresh.lake.pool,
       outboxPath,
       temporalClient: null,
       participant: caio.lid,
