@@ -172,14 +172,14 @@ describe('wa-lake forget', () => {
     const day2 = new Date(day1.getTime() + DAY_MS);
     const anaFirst = randomUUID();
     const store = async (...events: string[]): Promise<void> => {
-      for (const event of events) expect(await lake.store(randomUUID(), event)).toBe('stored');
+      for (const event of events) expect(await fresh.lake.store(randomUUID(), event)).toBe('stored');
     };
     await store(
       metadataBody(group, [ana, caio], day1.toISOString()),
       messageBody(group, ana, 'ana day 1', day1, { id: anaFirst }),
       messageBody(group, caio, 'caio day 1', new Date(day1.getTime() + 60_000))
     );
-    await foldMemberDayDeltas(lake.pool);
+    await foldMemberDayDeltas(fresh.lake.pool);
     // Left pending: Caio under his phone JID on day 1 (a second key of the same day), and on day 2.
     await store(
       messageBody(group, caioByPhone, 'caio by phone', new Date(day1.getTime() + 120_000), {
@@ -189,22 +189,22 @@ describe('wa-lake forget', () => {
       reactionBody(group, caio, { id: anaFirst, author: ana }, new Date(day2.getTime() + 60_000)),
       messageBody(group, ana, 'ana day 2', new Date(day2.getTime() + 120_000))
     );
-    const pending = await lake.pool.query<{ n: number }>(
+    const pending = await fresh.lake.pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM engagement_member_day_deltas WHERE group_jid = $1',
       [group]
     );
     expect(pending.rows[0]?.n).toBeGreaterThan(0);
 
     await runErasure({
-      pool: lake.pool,
+      pool: fresh.lake.pool,
       outboxPath: join(dir, `rollup-${randomUUID()}.sqlite`),
       temporalClient: null,
       participant: caio.lid,
       requestedBy: 'dpo@example.org',
     });
-    await foldMemberDayDeltas(lake.pool);
+    await foldMemberDayDeltas(fresh.lake.pool);
 
-    const { rows } = await lake.pool.query<{ key: string }>(
+    const { rows } = await fresh.lake.pool.query<{ key: string }>(
       `SELECT participant_key AS key, to_char(day, 'YYYY-MM-DD') AS day, messages, replies, reactions_given
          FROM engagement_member_days WHERE group_jid = $1 ORDER BY participant_key = $2 DESC, day`,
       [group, ana.lid]
