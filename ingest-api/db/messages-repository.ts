@@ -38,7 +38,7 @@ export function emptyEncodedFacts(): EncodedMessageFacts {
 
 /** Longest id the read-model columns hold (`varchar(255)`). */
 const MAX_ID_LENGTH = 255;
-const fits = (...ids: (string | null)[]): boolean => ids.every((id) => id === null || id.length <= MAX_ID_LENGTH);
+const fits = (id: string | null): boolean => id === null || id.length <= MAX_ID_LENGTH;
 
 /**
  * Appends the facts of one event (`eventId`) to `into`. A fact naming an id longer than its column is
@@ -47,7 +47,7 @@ const fits = (...ids: (string | null)[]): boolean => ids.every((id) => id === nu
  */
 export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, facts: ReadModelFacts): void {
   for (const r of facts.records) {
-    if (!fits(r.chatJid, r.messageId, r.senderId, r.replyToId)) continue;
+    if (!(fits(r.chatJid) && fits(r.messageId) && fits(r.senderId) && fits(r.replyToId))) continue;
     into.m.push({
       ev: eventId,
       c: r.chatJid,
@@ -62,13 +62,13 @@ export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, f
     });
   }
   for (const e of facts.edits) {
-    if (!fits(e.chatJid, e.targetId)) continue;
+    if (!(fits(e.chatJid) && fits(e.targetId))) continue;
     into.e.push({ ev: eventId, c: e.chatJid, t: e.targetId, a: new Date(e.editedAtMs).toISOString() });
   }
   for (const v of facts.revokes)
     into.v.push({ ev: eventId, c: v.chatJid, t: v.targetId, a: v.deletedAt.toISOString() });
   for (const x of facts.reactions) {
-    if (!fits(x.chatJid, x.targetId, x.reactorId)) continue;
+    if (!(fits(x.chatJid) && fits(x.targetId) && fits(x.reactorId))) continue;
     into.x.push({ ev: eventId, c: x.chatJid, t: x.targetId, r: x.reactorId, x: x.text, a: x.reactedAt.toISOString() });
   }
 }

@@ -11,7 +11,7 @@ import {
   unwrapContent,
   type MessageKind,
 } from './message-content.js';
-import { fromIds } from './participant-ref.js';
+import { lidFirstId } from './participant-ref.js';
 
 /**
  * Rank of a record: the row of an id keeps the record with the greatest (rank, event time, event id)
@@ -99,8 +99,7 @@ function readKey(raw: JsonValue | undefined): { chatJid: string; id: string; par
   const id = asString(key?.['id']);
   if (!key || !chatJid?.endsWith('@g.us') || !id) return null;
   const participant = asString(key['participant']);
-  const participantId = participant ? fromIds(participant, key['participantAlt'], undefined, null).participantId : null;
-  return { chatJid, id, participant: participantId };
+  return { chatJid, id, participant: participant ? lidFirstId(participant, key['participantAlt']) : null };
 }
 
 /** Epoch ms of a millisecond field (number, decimal string or Long), or null. */
@@ -112,43 +111,53 @@ function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts): void 
   const key = readKey(payload['key']);
   if (!key) return;
   const message = asObject(payload['message']);
-  const stubType = Number(payload['messageStubType'] ?? Number.NaN);
-  const base = { chatJid: key.chatJid, messageId: key.id, senderId: key.participant, sentAt: at };
   if (!message) {
+    const stubType = Number(payload['messageStubType'] ?? Number.NaN);
     if (stubType === STUB_CIPHERTEXT) {
-      facts.records.push({
-        ...base,
-        kind: 'undecryptable',
-        rank: RECORD_RANK.undecryptable,
-        replyToId: null,
-        mentionCount: 0,
-      });
+      facts.records.push(recordOf(key, at, 'undecryptable', RECORD_RANK.undecryptable, null, 0));
     } else if (stubType === STUB_REVOKE) {
       // Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.
-      facts.records.push({
-        ...base,
-        kind: 'revoked',
-        rank: RECORD_RANK.mergedRevoke,
-        replyToId: null,
-        mentionCount: 0,
-      });
+      facts.records.push(recordOf(key, at, 'revoked', RECORD_RANK.mergedRevoke, null, 0));
       facts.revokes.push({ chatJid: key.chatJid, targetId: key.id, deletedAt: at });
     }
     // Other stubs (group changes, …) are not messages.
     return;
   }
   const unwrapped = unwrapContent(message);
-  const kind = kindOf(unwrapped);
   const context = contextInfoOf(unwrapped.content);
   const mentions = context?.['mentionedJid'];
-  facts.records.push({
-    ...base,
-    kind,
-    rank: RECORD_RANK.content,
-    replyToId: asString(context?.['stanzaId']),
-    mentionCount: Array.isArray(mentions) ? mentions.length : 0,
-  });
+  facts.records.push(
+    recordOf(
+      key,
+      at,
+      kindOf(unwrapped),
+      RECORD_RANK.content,
+      asString(context?.['stanzaId']),
+      Array.isArray(mentions) ? mentions.length : 0
+    )
+  );
   readEmbeddedActions(unwrapped.content, key, at, facts);
+}
+
+// One object literal of one shape: this runs for every stored message on the ingest API's thread.
+function recordOf(
+  key: { chatJid: string; id: string; participant: string | null },
+  sentAt: Date,
+  kind: MessageKind,
+  rank: number,
+  replyToId: string | null,
+  mentionCount: number
+): MessageRecordFact {
+  return {
+    chatJid: key.chatJid,
+    messageId: key.id,
+    kind,
+    rank,
+    senderId: key.participant,
+    sentAt,
+    replyToId,
+    mentionCount,
+  };
 }
 
 /** Protocol revokes and edits, encrypted edits and reaction messages carried by an upsert. */

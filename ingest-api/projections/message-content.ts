@@ -84,14 +84,23 @@ export function unwrapContent(message: JsonObject): UnwrappedContent {
   let content = message;
   let isViewOnce = false;
   for (let depth = 0; depth < 5; depth += 1) {
-    const viewOnce = VIEW_ONCE_WRAPPERS.map((field) => asObject(content[field])).find((inner) => inner !== null);
-    const wrapper = viewOnce ?? WRAPPERS.map((field) => asObject(content[field])).find((inner) => inner !== null);
+    const viewOnce = firstObjectField(content, VIEW_ONCE_WRAPPERS);
+    const wrapper = viewOnce ?? firstObjectField(content, WRAPPERS);
     const inner = asObject(wrapper?.['message']);
     if (!inner) break;
     if (viewOnce) isViewOnce = true;
     content = inner;
   }
   return { content, isViewOnce };
+}
+
+// A plain loop: this runs for every stored message on the ingest API's thread (issue #11 item 7).
+function firstObjectField(content: JsonObject, fields: readonly string[]): JsonObject | null {
+  for (const field of fields) {
+    const inner = asObject(content[field]);
+    if (inner) return inner;
+  }
+  return null;
 }
 
 /** The kind of unwrapped content; `protocol` for protocol messages and carrier-only content. */
@@ -104,9 +113,7 @@ export function kindOf({ content, isViewOnce }: UnwrappedContent): MessageKind {
   // Retention redacts `conversation: "…"` to `conversation: null` and marks the content: the key still
   // names the kind (issue #13 item 3), so engagement counts stay the same after a rebuild.
   const isRedacted = content[REDACTED_MARKER] === true;
-  const match = KIND_BY_FIELD.find(
-    ([field]) => content[field] !== undefined && (content[field] !== null || isRedacted)
-  );
+  const match = firstKindField(content, isRedacted);
   if (!match) {
     const hasContent = Object.keys(content).some((field) => !CARRIER_FIELDS.has(field) && field !== REDACTED_MARKER);
     return hasContent ? 'other' : 'protocol';
@@ -116,10 +123,18 @@ export function kindOf({ content, isViewOnce }: UnwrappedContent): MessageKind {
   return isViewOnce || isMedia ? 'view_once' : kind;
 }
 
+function firstKindField(content: JsonObject, isRedacted: boolean): readonly [string, MessageKind] | undefined {
+  for (const entry of KIND_BY_FIELD) {
+    const value = content[entry[0]];
+    if (value !== undefined && (value !== null || isRedacted)) return entry;
+  }
+  return undefined;
+}
+
 /** The `contextInfo` of the content's first object field (where WAProto keeps replies and mentions). */
 export function contextInfoOf(content: JsonObject): JsonObject | null {
-  for (const value of Object.values(content)) {
-    const info = asObject(asObject(value)?.['contextInfo']);
+  for (const field in content) {
+    const info = asObject(asObject(content[field])?.['contextInfo']);
     if (info) return info;
   }
   return null;

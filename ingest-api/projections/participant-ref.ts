@@ -52,6 +52,19 @@ export function parseParticipantRef(raw: JsonValue | undefined): ParticipantRef 
   return fromIds(id, value['lid'], value['phoneNumber'], toRole(value['admin']));
 }
 
+/**
+ * The identity key of an id and one alternate (Baileys' `participant` / `participantAlt`): the same
+ * `participantId` as {@link fromIds}`(id, alternate, undefined, null)` — the LID, else the phone JID, else
+ * `id` — without building a reference (it runs for every stored message, issue #11 item 7).
+ */
+export function lidFirstId(id: string, alternate: JsonValue | undefined): string {
+  if (isLidJid(id)) return id;
+  const alt = typeof alternate === 'string' ? alternate : null;
+  if (alt !== null && isLidJid(alt)) return alt;
+  if (isPhoneJid(id)) return id;
+  return alt !== null && isPhoneJid(alt) ? alt : id;
+}
+
 /** Builds a reference from an id and its optional alternates (either may be the LID or the phone JID). */
 export function fromIds(
   id: string,
