@@ -29,7 +29,7 @@ import { startMemberDayFoldSchedule } from '../ingest-api/member-day-fold-schedu
 import { createIngestMetrics } from '../ingest-api/metrics.js';
 import { createMessageRowFloorDatabase } from './message-row-floor.js';
 import { serializeRequest, type LoadResult, type LoadRun } from './ingest-load-generator.js';
-import { processTreeCpuSeconds } from './process-tree-cpu.js';
+import { currentThreadCpuSeconds, processTreeCpuSeconds } from './process-tree-cpu.js';
 
 /** Requests (and raw inserts) per measurement: enough for stable figures, bounded so the bench ends in about a minute. */
 const OPERATIONS = 3_000;
@@ -229,6 +229,13 @@ async function readModelRate(pool: pg.Pool, client: LoadClient, port: number, co
   return Math.round(OPERATIONS / (seconds + Number(process.hrtime.bigint() - foldStarted) / 1e9));
 }
 
+/** CPU µs per request of each measurement: PostgreSQL, this whole process, and the API's event-loop thread. */
+interface RequestCpu {
+  postgres: number[];
+  node: number[];
+  apiThread: number[];
+}
+
 /** Measures one concurrency level: warm-up, then ROUNDS alternating raw/HTTP rounds, then the no-db ceiling. */
 async function measureLevel(
   pool: pg.Pool,
@@ -238,19 +245,21 @@ async function measureLevel(
   concurrency: number,
   postgresPid: number
 ): Promise<Record<string, number>> {
-  // CPU µs per request of PostgreSQL (all its processes) and of this process (server and load client):
-  // other tenants of a shared host bend them less than a rate.
-  const withCpu = async (run: () => Promise<number>, cpu: { postgres: number[]; node: number[] }): Promise<number> => {
+  // CPU µs per request of PostgreSQL (all its processes), of this process (server and load client) and of the
+  // API's event-loop thread alone: other tenants of a shared host bend them less than a rate.
+  const withCpu = async (run: () => Promise<number>, cpu: RequestCpu): Promise<number> => {
     const before = processTreeCpuSeconds(postgresPid);
     const nodeBefore = process.cpuUsage();
+    const apiThreadBefore = currentThreadCpuSeconds();
     const perSecond = await run();
     const node = process.cpuUsage(nodeBefore);
     cpu.postgres.push(Math.round(((processTreeCpuSeconds(postgresPid) - before) * 1e6) / OPERATIONS));
     cpu.node.push(Math.round((node.user + node.system) / OPERATIONS));
+    cpu.apiThread.push(Math.round(((currentThreadCpuSeconds() - apiThreadBefore) * 1e6) / OPERATIONS));
     return perSecond;
   };
-  const cpuWith = { postgres: [] as number[], node: [] as number[] };
-  const cpuWithout = { postgres: [] as number[], node: [] as number[] };
+  const cpuWith: RequestCpu = { postgres: [], node: [], apiThread: [] };
+  const cpuWithout: RequestCpu = { postgres: [], node: [], apiThread: [] };
   await rawInsertRate(pool, WARMUP_OPERATIONS, concurrency);
   await client.requestsPerSecond(ports.app, WARMUP_OPERATIONS, concurrency);
   batches.take();
@@ -292,6 +301,8 @@ async function measureLevel(
     [`postgres_cpu_us_per_request_no_read_model_c${c}`]: median(cpuWithout.postgres),
     [`node_cpu_us_per_request_c${c}`]: median(cpuWith.node),
     [`node_cpu_us_per_request_no_read_model_c${c}`]: median(cpuWithout.node),
+    [`api_thread_cpu_us_per_request_c${c}`]: median(cpuWith.apiThread),
+    [`api_thread_cpu_us_per_request_no_read_model_c${c}`]: median(cpuWithout.apiThread),
     [`http_no_db_rps_c${c}`]: await client.requestsPerSecond(ports.noDatabase, OPERATIONS, concurrency),
   };
 }
@@ -396,7 +407,9 @@ function printTable(results: Record<string, number>): void {
         `CPU per request: PostgreSQL ${String(results[`postgres_cpu_us_per_request_c${c}`])} µs with, ` +
         `${String(results[`postgres_cpu_us_per_request_no_read_model_c${c}`])} µs without; server and load client ` +
         `${String(results[`node_cpu_us_per_request_c${c}`])} µs with, ` +
-        `${String(results[`node_cpu_us_per_request_no_read_model_c${c}`])} µs without; ` +
+        `${String(results[`node_cpu_us_per_request_no_read_model_c${c}`])} µs without, of which the API thread ` +
+        `${String(results[`api_thread_cpu_us_per_request_c${c}`])} µs with, ` +
+        `${String(results[`api_thread_cpu_us_per_request_no_read_model_c${c}`])} µs without; ` +
         `ceiling (a plain message row per message instead of our read model) ${String(results[`message_row_floor_ratio_median_c${c}`])}\n`
     );
   }

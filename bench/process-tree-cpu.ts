@@ -33,3 +33,15 @@ export function processTreeCpuSeconds(rootPid: number): number {
   }
   return total;
 }
+
+/**
+ * CPU seconds (user + system) used so far by the calling thread alone, from `/proc/thread-self/stat` (Linux only).
+ * On the ingest bench this is the API's event-loop thread: the one thread every request goes through, and at
+ * high concurrency the one that bounds the rate (issue #11 item 7), apart from the load client's worker and V8's
+ * helper threads, which `process.cpuUsage()` adds in.
+ */
+export function currentThreadCpuSeconds(): number {
+  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
