@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { createRootLogger } from '../../../common/logger.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { foldMemberDayDeltas, recountMemberDays } from '../../../ingest-api/db/member-day-deltas.js';
+import { startMemberDayFoldSchedule } from '../../../ingest-api/member-day-fold-schedule.js';
 import { startIngestServer } from '../../../ingest-api/server.js';
 import { reactionMessage, textMessage, undecryptable } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
@@ -94,5 +96,36 @@ describe('engagement rollup deltas and their fold (ADR 0012)', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('warns once while the fold keeps failing, not once per tick, and says when it works again', async () => {
+    const logged: { level: number; msg: string; failures?: number }[] = [];
+    const logger = createRootLogger({
+      level: 'info',
+      destination: { write: (line: string) => void logged.push(JSON.parse(line) as (typeof logged)[number]) },
+    });
+    const warnings = (): typeof logged => logged.filter((line) => line.level === 40);
+    const waitFor = async (done: () => boolean): Promise<void> => {
+      for (let attempt = 0; attempt < 400 && !done(); attempt += 1) await new Promise((r) => setTimeout(r, 10));
+    };
+    // A lake migrated without the deltas table (e.g. a replica ahead of its migrations): every fold fails.
+    await fresh.lake.pool.query('ALTER TABLE engagement_member_day_deltas RENAME TO engagement_member_day_deltas_away');
+    const schedule = startMemberDayFoldSchedule({ pool: fresh.lake.pool, intervalMs: 5, logger });
+    try {
+      await waitFor(() => warnings().length > 0);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // tens of failing runs more
+      expect(warnings()).toHaveLength(1);
+      expect(warnings()[0]?.failures).toBe(1);
+      expect(warnings()[0]?.msg).toMatch(/fold failed/);
+    } finally {
+      await fresh.lake.pool.query(
+        'ALTER TABLE engagement_member_day_deltas_away RENAME TO engagement_member_day_deltas'
+      );
+    }
+    await waitFor(() => logged.some((line) => line.msg.includes('works again')));
+    await schedule.stop();
+    const recovered = logged.find((line) => line.msg.includes('works again'));
+    expect(recovered?.failures).toBeGreaterThan(1);
+    expect(warnings()).toHaveLength(1);
   });
 });
