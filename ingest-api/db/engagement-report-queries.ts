@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { InvertedReportRangeError } from './errors.js';
 
 /** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
 export interface EngagementReportOptions {
@@ -24,7 +25,9 @@ export interface EngagementReport {
   groups: { groupJid: string; subject: string | null; messages: number; activeMembers: number }[];
   messagesPerDay: { day: string; groupJid: string; messages: number }[];
   activeMembers: { day: string; dau: number; wau: number; mau: number }[];
+  /** One row per person (issue #11 item 3: a linked member id joins its participants into one person). */
   topMembers: {
+    /** The person's participant (LID-first key); several, space-separated, when a member id links them. */
     participantId: string;
     memberId: string | null;
     messages: number;
@@ -89,6 +92,7 @@ const COHORTS_SQL = `
  * Reads every figure of the engagement report (issue #11 item 4, architecture.md §13) in one repeatable-read
  * transaction (it writes only its own temp table), so all charts describe the same moment of the lake.
  *
+ * @throws InvertedReportRangeError when the first day falls after the last (given, or defaulted from the data).
  * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
  */
 export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
@@ -105,6 +109,10 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
       [options.from, options.to]
     );
     const { tz, from, to } = range.rows[0] ?? { tz: 'UTC', from: null, to: null };
+    if (from !== null && to !== null && from > to) {
+      const defaulted = options.from === null ? 'from' : options.to === null ? 'to' : null;
+      throw new InvertedReportRangeError(from, to, defaulted);
+    }
     const report = emptyReport(tz, options, from, to);
     if (from === null || to === null) {
       await client.query('COMMIT');
@@ -133,10 +141,10 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     );
     report.activeMembers = await q(ACTIVE_MEMBERS_SQL);
     report.topMembers = await q(
-      `SELECT participant_id AS "participantId", member_id AS "memberId", sum(messages)::int AS messages,
-              sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
+      `SELECT string_agg(DISTINCT participant_id, ' ') AS "participantId", member_id AS "memberId",
+              sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
          FROM report_days WHERE day BETWEEN $1 AND $2
-        GROUP BY 1, 2 ORDER BY messages DESC, "reactionsGiven" DESC, 1 LIMIT $3`,
+        GROUP BY person_key, member_id ORDER BY messages DESC, "reactionsGiven" DESC, 1 LIMIT $3`,
       [...span, options.topMembers]
     );
     report.joinsLeaves = await q(

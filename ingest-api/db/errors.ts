@@ -39,3 +39,21 @@ export class RebuildFailedError extends Error {
     super(`projection rebuild failed after ${eventsApplied} events; previous projections kept`, { cause });
   }
 }
+
+/**
+ * Thrown by `readEngagementReport` when the report's first day falls after its last, typically because only one
+ * end was given and the other defaulted to the lake's first or last day with activity (a fresh-user finding:
+ * `report --to 1999-01-01` used to print zero totals beside a filled lurker list).
+ */
+export class InvertedReportRangeError extends Error {
+  override readonly name = 'InvertedReportRangeError';
+  constructor(from: string, to: string, defaulted: 'from' | 'to' | null) {
+    const why =
+      defaulted === 'from'
+        ? ` (--from defaulted to the first day with activity; the lake has none up to ${to})`
+        : defaulted === 'to'
+          ? ` (--to defaulted to the last day with activity; the lake has none from ${from} on)`
+          : '';
+    super(`the report would start on ${from}, after its last day ${to}${why}; the first day must come first`);
+  }
+}

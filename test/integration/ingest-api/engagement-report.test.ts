@@ -114,8 +114,21 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
     );
     const linked = await report();
     expect(linked.totals.activeMembers).toBe(1);
-    expect(linked.topMembers.map((m) => m.memberId)).toEqual(['discord:42', 'discord:42']);
+    // One row for the person, carrying both participants and all their messages.
+    expect(linked.topMembers).toHaveLength(1);
+    expect(linked.topMembers[0]).toMatchObject({ memberId: 'discord:42', messages: linked.totals.messages });
+    expect(linked.topMembers[0]?.participantId.split(' ')).toHaveLength(2);
     expect((await report(G2)).totals).toMatchObject({ messages: 1, groups: 1 });
+  });
+
+  it('refuses a range that ends before it starts, also when one end defaulted to the data', async () => {
+    const read = (from: string | null, to: string | null): Promise<EngagementReport> =>
+      readEngagementReport(fresh.lake.pool, { groupJid: null, from, to, lurkerDays: 7, topMembers: 10 });
+    // The lake's activity runs from 2024-03-04 to 2024-03-11 (São Paulo days).
+    await expect(read(null, '1999-01-01')).rejects.toThrow(/--from defaulted to the first day with activity/);
+    await expect(read('2030-01-01', null)).rejects.toThrow(/--to defaulted to the last day with activity/);
+    await expect(read('2024-03-05', '2024-03-04')).rejects.toThrow(/first day must come first/);
+    expect((await read(null, '2024-03-04')).totals.messages).toBeGreaterThan(0);
   });
 
   it('writes an HTML report whose six charts render in headless Chromium with no request and no console error', async () => {
