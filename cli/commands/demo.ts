@@ -131,6 +131,7 @@ async function collectSummary(
     recordsWithoutItems: replay.recordsWithoutItems,
     blankLines: replay.blankLines,
     outbox: collector.outbox.countByState(),
+    quarantined: replay.eventIds.size - deliverable.length,
     workflows,
     lakeRows,
     webUi: stack.uiUrl,

@@ -22,6 +22,8 @@ export interface DemoSummary {
   blankLines: number;
   outbox: Record<OutboxState, number>;
   workflows: DeliveryTally;
+  /** Distinct kept events of this capture quarantined as dead in the outbox (too large to deliver). */
+  quarantined: number;
   /** Rows in whatsapp_event_logs for the capture's kept event ids. */
   lakeRows: number;
   webUi: string | null;
@@ -51,11 +53,23 @@ export function formatDemoSummary(summary: DemoSummary): string {
     `  workflows                   : completed ${summary.workflows.completed} · failed ${summary.workflows.failed} · unfinished ${summary.workflows.unfinished}`,
     `  lake rows for these events  : ${summary.lakeRows}`,
     `  Temporal Web UI             : ${summary.webUi ?? '(headless)'}`,
-    summary.ok
-      ? `  OK: the lake holds each distinct kept event exactly once`
-      : `  MISMATCH: lake rows ≠ distinct kept events`,
+    summary.ok ? `  OK: the lake holds ${describeDelivered(summary)} exactly once` : mismatchLine(summary),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+// Events quarantined as dead in the outbox (too large to deliver) never reach the lake: say so rather than
+// claim every kept event is there (a fresh-user finding).
+function describeDelivered(summary: DemoSummary): string {
+  const dead = summary.quarantined;
+  return dead === 0
+    ? 'each distinct kept event'
+    : `each distinct kept event but the ${String(dead)} quarantined as dead in the outbox (too large to deliver)`;
+}
+
+function mismatchLine(summary: DemoSummary): string {
+  const expected = summary.distinctKept - summary.quarantined;
+  return `  MISMATCH: lake rows ${String(summary.lakeRows)} ≠ ${String(expected)} deliverable distinct kept events`;
 }
 
 /** ` (2 malformed, 1 without items; 3 blank lines skipped)` for lines that brought no item; empty when none. */
