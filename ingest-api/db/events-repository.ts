@@ -90,7 +90,7 @@ export class EventsRepository {
     };
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);
-    const readModel = this.isMessageReadModelEnabled ? encodeReadModel(event) : null;
+    const readModel = this.isMessageReadModelEnabled ? this.encodeReadModel(event) : null;
     // Identities this process already committed at this time change nothing (rules in KnownIdentities).
     messageFacts.identities = this.knownIdentities.withoutKnown(messageFacts.identities, event.effectiveAt.getTime());
     if (!hasProjectionWork(facts)) {
@@ -130,6 +130,23 @@ export class EventsRepository {
     }
   }
 
+  /**
+   * The message read-model facts of one event (issue #11), encoded; null when it has none. A fact naming an id
+   * longer than the read model's columns is left out (the raw row is still stored) and said in a warning.
+   */
+  private encodeReadModel(event: ProjectionEvent): EncodedMessageFacts | null {
+    const facts = extractReadModelFacts(event);
+    if (isEmptyReadModelFacts(facts)) return null;
+    const encoded = emptyEncodedFacts();
+    const leftOut = encodeMessageFacts(encoded, event.eventId, facts);
+    if (leftOut > 0)
+      this.log.warn(
+        { eventId: event.eventId, leftOut },
+        'message read-model facts left out: an id is longer than 255 characters; the raw event is stored'
+      );
+    return encoded;
+  }
+
   /** Checks that PostgreSQL answers (`/readyz`). @throws DatabaseUnavailableError otherwise. */
   async ping(): Promise<void> {
     try {
@@ -147,13 +164,4 @@ export class EventsRepository {
       throw toDatabaseAvailabilityError(err) ?? new DatabaseUnavailableError(err);
     }
   }
-}
-
-/** The message read-model facts of one event (issue #11), encoded; null when it has none. */
-function encodeReadModel(event: ProjectionEvent): EncodedMessageFacts | null {
-  const facts = extractReadModelFacts(event);
-  if (isEmptyReadModelFacts(facts)) return null;
-  const encoded = emptyEncodedFacts();
-  encodeMessageFacts(encoded, event.eventId, facts);
-  return encoded;
 }

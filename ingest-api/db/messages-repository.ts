@@ -44,10 +44,16 @@ const fits = (id: string | null): boolean => id === null || id.length <= MAX_ID_
  * Appends the facts of one event (`eventId`) to `into`. A fact naming an id longer than its column is
  * left out, so the read model can never make PostgreSQL refuse the raw row it rides with (architecture.md §8:
  * a projection never stops the raw row from being stored).
+ *
+ * @returns how many facts were left out for an over-long id (0 almost always), so the caller can say so.
  */
-export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, facts: ReadModelFacts): void {
+export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, facts: ReadModelFacts): number {
+  let leftOut = 0;
   for (const r of facts.records) {
-    if (!(fits(r.chatJid) && fits(r.messageId) && fits(r.senderId) && fits(r.replyToId))) continue;
+    if (!(fits(r.chatJid) && fits(r.messageId) && fits(r.senderId) && fits(r.replyToId))) {
+      leftOut += 1;
+      continue;
+    }
     into.m.push({
       ev: eventId,
       c: r.chatJid,
@@ -62,15 +68,27 @@ export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, f
     });
   }
   for (const e of facts.edits) {
-    if (!(fits(e.chatJid) && fits(e.targetId))) continue;
+    if (!(fits(e.chatJid) && fits(e.targetId))) {
+      leftOut += 1;
+      continue;
+    }
     into.e.push({ ev: eventId, c: e.chatJid, t: e.targetId, a: new Date(e.editedAtMs).toISOString() });
   }
-  for (const v of facts.revokes)
+  for (const v of facts.revokes) {
+    if (!(fits(v.chatJid) && fits(v.targetId))) {
+      leftOut += 1;
+      continue;
+    }
     into.v.push({ ev: eventId, c: v.chatJid, t: v.targetId, a: v.deletedAt.toISOString() });
+  }
   for (const x of facts.reactions) {
-    if (!(fits(x.chatJid) && fits(x.targetId) && fits(x.reactorId))) continue;
+    if (!(fits(x.chatJid) && fits(x.targetId) && fits(x.reactorId))) {
+      leftOut += 1;
+      continue;
+    }
     into.x.push({ ev: eventId, c: x.chatJid, t: x.targetId, r: x.reactorId, x: x.text, a: x.reactedAt.toISOString() });
   }
+  return leftOut;
 }
 
 /**
