@@ -31,4 +31,5 @@ export {
   unlinkMember,
   type MemberLink,
   type MemberLinkRequest,
+  type WrittenMemberLink,
 } from './db/member-links-repository.js';

@@ -24,7 +24,11 @@ export function registerMembersCommands(program: Command): void {
         );
       });
       for (const link of linked) {
-        printLine(`linked ${link.participantId} to ${link.memberId}`);
+        const replaced =
+          link.replacedMemberId !== null && link.replacedMemberId !== link.memberId
+            ? ` (was linked to ${link.replacedMemberId})`
+            : '';
+        printLine(`linked ${link.participantId} to ${link.memberId}${replaced}`);
         if (!link.seen)
           process.stderr.write(
             `warning: the lake has not seen ${link.participantId} yet; the link counts from its first activity (check the JID)\n`
@@ -61,6 +65,11 @@ export function registerMembersCommands(program: Command): void {
     .action(async (file: string) => {
       const links = parseLinksCsv(await readFile(file, 'utf8'));
       const written = await withLakePool((pool) => linkMembers(pool, links, 'csv'));
+      const changed = written.filter(
+        (link) => link.replacedMemberId !== null && link.replacedMemberId !== link.memberId
+      );
       printLine(`imported ${String(written.length)} links from ${file}`);
+      for (const link of changed)
+        printLine(`  ${link.participantId}: ${link.replacedMemberId ?? ''} replaced by ${link.memberId}`);
     });
 }

@@ -20,6 +20,11 @@ export interface MemberLinkRequest {
   memberId: string;
 }
 
+/** A link as `linkMembers` wrote it, with the member id it replaced (null when the participant had no link). */
+export interface WrittenMemberLink extends MemberLinkRequest {
+  replacedMemberId: string | null;
+}
+
 /** The links as stored: canonical participant JIDs, trimmed member ids. @throws as `linkMembers`. */
 function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkRequest[] {
   return requests.map((request) => {
@@ -40,7 +45,8 @@ function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkReque
  * match), a member id trimmed, and a blank one is refused, because every participant linked to '' would
  * become one person in the engagement views (fresh-user defect).
  *
- * @returns the links as written (canonical participant JIDs, trimmed member ids), in the order given.
+ * @returns the links as written (canonical participant JIDs, trimmed member ids), in the order given, each with
+ *   the member id it replaced, so a caller can say a link changed rather than replace it silently.
  * @throws InvalidMemberLinkError for a blank participant or member id, InvalidParticipantIdentifierError
  *   for a participant that is neither a LID, a phone JID nor a phone number (both before anything is
  *   written); pg.DatabaseError when a value is refused (e.g. longer than 255 characters, or one
@@ -50,17 +56,25 @@ export async function linkMembers(
   pool: pg.Pool,
   requests: readonly MemberLinkRequest[],
   source: string
-): Promise<MemberLinkRequest[]> {
+): Promise<WrittenMemberLink[]> {
   const links = canonicalLinks(requests);
-  if (links.length === 0) return links;
-  await pool.query(
-    `INSERT INTO whatsapp_member_links (participant_id, member_id, source, linked_at)
-     SELECT p, m, $3, now() FROM unnest($1::text[], $2::text[]) AS l(p, m)
-     ON CONFLICT (participant_id) DO UPDATE SET member_id = excluded.member_id, source = excluded.source,
-       linked_at = excluded.linked_at`,
+  if (links.length === 0) return [];
+  // Every CTE reads the snapshot from before the upsert (which runs whether or not it is read), so `previous`
+  // holds exactly the links it replaces.
+  const previous = await pool.query<{ participant_id: string; member_id: string }>(
+    `WITH wanted AS (SELECT p, m FROM unnest($1::text[], $2::text[]) AS l(p, m)),
+     previous AS (SELECT participant_id, member_id FROM whatsapp_member_links WHERE participant_id IN (SELECT p FROM wanted)),
+     written AS (
+       INSERT INTO whatsapp_member_links (participant_id, member_id, source, linked_at)
+       SELECT p, m, $3, now() FROM wanted
+       ON CONFLICT (participant_id) DO UPDATE SET member_id = excluded.member_id, source = excluded.source,
+         linked_at = excluded.linked_at
+       RETURNING 1)
+     SELECT participant_id, member_id FROM previous`,
     [links.map((link) => link.participantId), links.map((link) => link.memberId), source]
   );
-  return links;
+  const replaced = new Map(previous.rows.map((row) => [row.participant_id, row.member_id]));
+  return links.map((link) => ({ ...link, replacedMemberId: replaced.get(link.participantId) ?? null }));
 }
 
 /**

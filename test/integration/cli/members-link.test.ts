@@ -45,6 +45,17 @@ describe('wa-lake members link refuses what the lake cannot key by', () => {
     expect(await links()).toEqual([{ participant_id: LID, member_id: 'discord:1' }]);
   }, 60_000);
 
+  it('says which member id a new link replaced', async () => {
+    await fresh.lake.pool.query(`INSERT INTO whatsapp_participants (id, lid) VALUES ($1, $1) ON CONFLICT DO NOTHING`, [
+      LID,
+    ]);
+    expect((await runCli(['members', 'link', LID, 'discord:1'], { env: { DATABASE_URL: fresh.url } })).code).toBe(0);
+    const run = await runCli(['members', 'link', LID, 'discord:9'], { env: { DATABASE_URL: fresh.url } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`linked ${LID} to discord:9 (was linked to discord:1)`);
+    expect(await links()).toContainEqual({ participant_id: LID, member_id: 'discord:9' });
+  }, 60_000);
+
   it('links a participant the lake has seen without a warning, under its canonical JID', async () => {
     await fresh.lake.pool.query(`INSERT INTO whatsapp_participants (id, phone_jid) VALUES ($1, $1)`, [
       '5511987654321@s.whatsapp.net',
@@ -99,8 +110,8 @@ describe('linkMembers (every path that writes whatsapp_member_links)', () => {
       { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1' },
     ]);
     expect(written).toEqual([
-      { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1' },
-      { participantId: LID, memberId: 'discord:2' },
+      { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1', replacedMemberId: null },
+      { participantId: LID, memberId: 'discord:2', replacedMemberId: null },
     ]);
   });
 
