@@ -38,7 +38,10 @@ export function emptyEncodedFacts(): EncodedMessageFacts {
 
 /** Longest id the read-model columns hold (`varchar(255)`). */
 const MAX_ID_LENGTH = 255;
-const fits = (id: string | null): boolean => id === null || id.length <= MAX_ID_LENGTH;
+const fitsOne = (id: string | null): boolean => id === null || id.length <= MAX_ID_LENGTH;
+// Fixed parameters, not a rest array: this runs for every stored message on the ingest API's thread.
+const fits = (a: string | null, b: string | null, c: string | null = null, d: string | null = null): boolean =>
+  fitsOne(a) && fitsOne(b) && fitsOne(c) && fitsOne(d);
 
 /**
  * Appends the facts of one event (`eventId`) to `into`. A fact naming an id longer than its column is
@@ -50,7 +53,7 @@ const fits = (id: string | null): boolean => id === null || id.length <= MAX_ID_
 export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, facts: ReadModelFacts): number {
   let leftOut = 0;
   for (const r of facts.records) {
-    if (!(fits(r.chatJid) && fits(r.messageId) && fits(r.senderId) && fits(r.replyToId))) {
+    if (!fits(r.chatJid, r.messageId, r.senderId, r.replyToId)) {
       leftOut += 1;
       continue;
     }
@@ -68,21 +71,21 @@ export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, f
     });
   }
   for (const e of facts.edits) {
-    if (!(fits(e.chatJid) && fits(e.targetId))) {
+    if (!fits(e.chatJid, e.targetId)) {
       leftOut += 1;
       continue;
     }
     into.e.push({ ev: eventId, c: e.chatJid, t: e.targetId, a: new Date(e.editedAtMs).toISOString() });
   }
   for (const v of facts.revokes) {
-    if (!(fits(v.chatJid) && fits(v.targetId))) {
+    if (!fits(v.chatJid, v.targetId)) {
       leftOut += 1;
       continue;
     }
     into.v.push({ ev: eventId, c: v.chatJid, t: v.targetId, a: v.deletedAt.toISOString() });
   }
   for (const x of facts.reactions) {
-    if (!(fits(x.chatJid) && fits(x.targetId) && fits(x.reactorId))) {
+    if (!fits(x.chatJid, x.targetId, x.reactorId)) {
       leftOut += 1;
       continue;
     }
