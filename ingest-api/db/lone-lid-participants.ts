@@ -1,6 +1,7 @@
 import { isLidJid } from '../projections/participant-ref.js';
 import type { MessageProjectionItem } from './message-projection-item.js';
 import { lidPhonesSql } from './identities-repository.js';
+import { fitsIdColumn } from './id-column-length.js';
 import { IDENTITY_LOCK_CLASS } from './projection-locks.js';
 
 /** One LID named alone (no phone alias) by one event of a batch: `ev` event id, `id` the LID. */
@@ -8,9 +9,6 @@ export interface LoneLidFact {
   ev: string;
   id: string;
 }
-
-/** Longest id `whatsapp_participants` holds (`varchar(255)`). */
-const MAX_ID_LENGTH = 255;
 
 /**
  * The identity work of a batch (issue #12 item 4) when it is only lone LIDs — the sender of a group
@@ -27,7 +25,7 @@ export function loneLidsOf(items: readonly MessageProjectionItem[]): LoneLidFact
   for (const item of items) {
     for (const ref of item.facts.identities) {
       const isLoneLid = ref.phoneJid === null && ref.lid === ref.participantId && isLidJid(ref.participantId);
-      if (!isLoneLid || ref.participantId.length > MAX_ID_LENGTH) return null;
+      if (!isLoneLid || !fitsIdColumn(ref.participantId)) return null;
       facts.push({ ev: item.eventId, id: ref.participantId });
     }
   }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { ReadModelFacts } from '../projections/extract-message-facts.js';
 import { isMessageKind } from '../projections/message-content.js';
+import { fitsIdColumn } from './id-column-length.js';
 import { messageReadModelCtes, type PresentFactKinds } from './message-read-model-ctes.js';
 
 const WRITE_STATEMENT = 'wa_write_message_facts';
@@ -36,12 +37,9 @@ export function emptyEncodedFacts(): EncodedMessageFacts {
   return { m: [], e: [], v: [], x: [] };
 }
 
-/** Longest id the read-model columns hold (`varchar(255)`). */
-const MAX_ID_LENGTH = 255;
-const fitsOne = (id: string | null): boolean => id === null || id.length <= MAX_ID_LENGTH;
 // Fixed parameters, not a rest array: this runs for every stored message on the ingest API's thread.
 const fits = (a: string | null, b: string | null, c: string | null = null, d: string | null = null): boolean =>
-  fitsOne(a) && fitsOne(b) && fitsOne(c) && fitsOne(d);
+  fitsIdColumn(a) && fitsIdColumn(b) && fitsIdColumn(c) && fitsIdColumn(d);
 
 /**
  * Appends the facts of one event (`eventId`) to `into`. A fact naming an id longer than its column is
