@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { isParticipantSeen, linkMembers, listMemberLinks, unlinkMember } from '../../ingest-api/index.js';
+import {
+  isParticipantSeen,
+  linkMembers,
+  listMemberLinks,
+  unlinkMember,
+  type WrittenMemberLink,
+} from '../../ingest-api/index.js';
 import { parseLinksCsv } from '../report/parse-links-csv.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
@@ -24,11 +30,8 @@ export function registerMembersCommands(program: Command): void {
         );
       });
       for (const link of linked) {
-        const replaced =
-          link.replacedMemberId !== null && link.replacedMemberId !== link.memberId
-            ? ` (was linked to ${link.replacedMemberId})`
-            : '';
-        printLine(`linked ${link.participantId} to ${link.memberId}${replaced}`);
+        const replaced = changedFrom(link);
+        printLine(`linked ${link.participantId} to ${link.memberId}${replaced ? ` (was linked to ${replaced})` : ''}`);
         if (!link.seen)
           process.stderr.write(
             `warning: the lake has not seen ${link.participantId} yet; the link counts from its first activity (check the JID)\n`
@@ -65,11 +68,15 @@ export function registerMembersCommands(program: Command): void {
     .action(async (file: string) => {
       const links = parseLinksCsv(await readFile(file, 'utf8'));
       const written = await withLakePool((pool) => linkMembers(pool, links, 'csv'));
-      const changed = written.filter(
-        (link) => link.replacedMemberId !== null && link.replacedMemberId !== link.memberId
-      );
       printLine(`imported ${String(written.length)} links from ${file}`);
-      for (const link of changed)
-        printLine(`  ${link.participantId}: ${link.replacedMemberId ?? ''} replaced by ${link.memberId}`);
+      for (const link of written) {
+        const replaced = changedFrom(link);
+        if (replaced) printLine(`  ${link.participantId}: ${replaced} replaced by ${link.memberId}`);
+      }
     });
+}
+
+/** The member id a written link took over from, when it differed (relinking to the same id changes nothing). */
+function changedFrom(link: WrittenMemberLink): string | null {
+  return link.replacedMemberId !== null && link.replacedMemberId !== link.memberId ? link.replacedMemberId : null;
 }
