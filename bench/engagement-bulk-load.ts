@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { recountMemberDays } from '../ingest-api/db/member-day-deltas.js';
 
 /** Sizes of a generated community (issue #11 item 7: 1,000,000 messages, 5,000 members, 50 groups). */
 export interface CommunitySize {
@@ -84,8 +83,6 @@ export async function bulkLoadCommunity(pool: pg.Pool, size: CommunitySize): Pro
       SELECT chat_jid, message_id, sent_at + interval '2 minutes' FROM whatsapp_message_records
        WHERE message_id IN (SELECT 'B' || floor(random() * $N)::int FROM generate_series(1, ($N / 100)::int))
       ON CONFLICT DO NOTHING`);
-    // The rollup live ingest keeps, computed the way `wa-lake rebuild` does.
-    await recountMemberDays(client);
     await client.query('COMMIT');
     await client.query('ANALYZE');
   } catch (err) {

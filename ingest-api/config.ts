@@ -12,8 +12,6 @@ import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
-/** Default of `ENGAGEMENT_FOLD_INTERVAL_MS`, in ms (ADR 0012). */
-export const DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS = 1_000;
 
 /**
  * Environment of the ingest API (architecture.md §8, §11); keys are the environment variable names.
@@ -43,8 +41,6 @@ export const ingestEnvSchema = z.object({
       }
     }),
   RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
-  /** How often the rollup deltas are folded into `engagement_member_days` (ADR 0012). */
-  ENGAGEMENT_FOLD_INTERVAL_MS: envInt(DEFAULT_ENGAGEMENT_FOLD_INTERVAL_MS, 50, 3_600_000),
   // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
   TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -72,8 +68,6 @@ export interface IngestConfig {
   readonly retentionPeriodMs: number | null;
   /** How often the scheduled retention runs, in ms. */
   readonly retentionIntervalMs: number;
-  /** How often the engagement rollup deltas are folded, in ms (`ENGAGEMENT_FOLD_INTERVAL_MS`, ADR 0012). */
-  readonly engagementFoldIntervalMs: number;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
     readonly temporalAddress: string;
@@ -106,7 +100,6 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     logLevel: parsed.LOG_LEVEL,
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
-    engagementFoldIntervalMs: parsed.ENGAGEMENT_FOLD_INTERVAL_MS,
     send: Object.freeze({
       temporalAddress: parsed.TEMPORAL_ADDRESS,
       temporalNamespace: parsed.TEMPORAL_NAMESPACE,

@@ -3,7 +3,6 @@ import { buildApp } from './app.js';
 import type { IngestConfig } from './config.js';
 import { EventsRepository } from './db/events-repository.js';
 import { createPool } from './db/pool.js';
-import { startMemberDayFoldSchedule } from './member-day-fold-schedule.js';
 import { createIngestMetrics } from './metrics.js';
 import { startRetentionSchedule } from './retention-schedule.js';
 import { createSendComponents } from './send-wiring.js';
@@ -61,7 +60,6 @@ export async function startIngestServer(options: {
           intervalMs: config.retentionIntervalMs,
           logger,
         });
-  const fold = startMemberDayFoldSchedule({ pool, intervalMs: config.engagementFoldIntervalMs, logger });
   send.starter.startSweeper();
   let closing: Promise<void> | undefined;
   logger.info({ component: 'ingest-api', host: config.host, port }, 'ingest api listening');
@@ -74,7 +72,6 @@ export async function startIngestServer(options: {
         try {
           await app.close();
           await retention?.stop();
-          await fold.stop();
           await send.close();
         } finally {
           await pool.end();

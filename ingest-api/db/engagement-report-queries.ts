@@ -40,28 +40,32 @@ export interface EngagementReport {
 }
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
-// below reads it instead of the rollup views (issue #11 item 7: the whole report in under 5 s).
+// below reads it instead of the views (issue #11 item 7: the whole report in under 5 s). The views compute the rollup
+// from the read model when read (ADR 0013); reading them once here is the report's main cost. With both ends given,
+// only the days the report needs are aggregated; otherwise every day is, and the missing end is read off the result.
 const LOAD_DAYS_SQL = `
   CREATE TEMP TABLE report_days ON COMMIT DROP AS
   SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
     FROM engagement_member_activity_days
-   WHERE day BETWEEN LEAST($1::date - 29, $2::date - $4::int + 1) AND $2::date AND ($3::text IS NULL OR group_jid = $3)`;
+   WHERE ($1::text IS NULL OR group_jid = $1)
+     AND ($2::date IS NULL OR $3::date IS NULL OR day BETWEEN LEAST($2::date - 29, $3::date - $4::int + 1) AND $3::date)`;
 
-// The first or last day of the rollup deltas not yet folded (ADR 0012); LEAST and GREATEST skip a null.
-const PENDING_DAY = (aggregate: 'min' | 'max'): string =>
-  `(SELECT ${aggregate}((at AT TIME ZONE wa_engagement_time_zone())::date) FROM engagement_member_day_deltas)`;
-
+// DAU counts the members active on the day; WAU and MAU count a member active on day d on d .. d+window-1, ending
+// early at the member's next active day, so each member counts once. Members are numbered first: ordering each
+// member's days by an integer instead of the person key (strcoll() of a UTF-8 locale) was most of this query's time.
 const ACTIVE_MEMBERS_SQL = `
-  WITH member_days AS (SELECT DISTINCT person_key, day FROM report_days),
-  spans AS (SELECT day, lead(day) OVER (PARTITION BY person_key ORDER BY day) AS next_day FROM member_days),
-  deltas AS (
-    SELECT day, w.size, 1 AS delta FROM spans, (VALUES (1), (7), (30)) AS w(size)
-    UNION ALL
-    SELECT LEAST(day + w.size, COALESCE(next_day, day + w.size)), w.size, -1 FROM spans, (VALUES (1), (7), (30)) AS w(size)),
-  per_day AS (
-    SELECT day, sum(delta) FILTER (WHERE size = 1) AS d1, sum(delta) FILTER (WHERE size = 7) AS d7,
-           sum(delta) FILTER (WHERE size = 30) AS d30
-      FROM deltas GROUP BY day),
+  WITH people AS MATERIALIZED (
+    SELECT person_key, row_number() OVER () AS person FROM (SELECT DISTINCT person_key FROM report_days) keys),
+  spans AS MATERIALIZED (
+    SELECT day, lead(day) OVER (PARTITION BY person ORDER BY day) AS next_day
+      FROM (SELECT DISTINCT p.person, d.day FROM report_days d JOIN people p USING (person_key)
+             WHERE d.day BETWEEN $1::date - 29 AND $2::date) member_days),
+  changes AS (
+    SELECT day, count(*) AS d1, count(*) AS d7, count(*) AS d30 FROM spans GROUP BY day
+    UNION ALL SELECT day + 1, -count(*), 0, 0 FROM spans GROUP BY day
+    UNION ALL SELECT LEAST(day + 7, COALESCE(next_day, day + 7)), 0, -count(*), 0 FROM spans GROUP BY 1
+    UNION ALL SELECT LEAST(day + 30, COALESCE(next_day, day + 30)), 0, 0, -count(*) FROM spans GROUP BY 1),
+  per_day AS (SELECT day, sum(d1) AS d1, sum(d7) AS d7, sum(d30) AS d30 FROM changes GROUP BY day),
   running AS (
     SELECT c.day::date AS day, sum(COALESCE(p.d1, 0)) OVER w AS dau, sum(COALESCE(p.d7, 0)) OVER w AS wau,
            sum(COALESCE(p.d30, 0)) OVER w AS mau
@@ -70,27 +74,41 @@ const ACTIVE_MEMBERS_SQL = `
     WINDOW w AS (ORDER BY c.day))
   SELECT to_char(day, 'YYYY-MM-DD') AS day, dau::int, wau::int, mau::int FROM running WHERE day >= $1::date ORDER BY day`;
 
+// Summed per participant first (hashed), so only a few rows per person are sorted to list its participants.
+const TOP_MEMBERS_SQL = `
+  SELECT string_agg(participant_id, ' ' ORDER BY participant_id) AS "participantId", member_id AS "memberId",
+         sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
+    FROM (SELECT person_key, member_id, participant_id, sum(messages) AS messages, sum(replies) AS replies,
+                 sum(reactions_given) AS reactions_given
+            FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2, 3) participants
+   GROUP BY person_key, member_id ORDER BY messages DESC, "reactionsGiven" DESC, 1 LIMIT $3`;
+
+// The cohorts of the range, in a temp table of their own: estimated through the membership-changes view, their
+// row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
+const LOAD_COHORTS_SQL = `
+  CREATE TEMP TABLE report_cohorts ON COMMIT DROP AS
+  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size
+    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week
+            FROM engagement_membership_changes
+           WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
+           GROUP BY 1, 2
+          HAVING (min(at) AT TIME ZONE $3)::date BETWEEN $1::date AND $2::date) joined`;
+
 const COHORTS_SQL = `
-  WITH cohorts AS (
-    SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week
-      FROM engagement_membership_changes
-     WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
-     GROUP BY 1, 2
-    HAVING (min(at) AT TIME ZONE $3)::date BETWEEN $1::date AND $2::date),
-  weeks AS (SELECT DISTINCT group_jid, participant_id, date_trunc('week', day)::date AS week
-              FROM report_days WHERE day >= $1::date),
-  sizes AS (SELECT cohort_week, count(*) AS size FROM cohorts GROUP BY 1)
+  WITH weeks AS (SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
+                   FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
+                  WHERE d.day >= $1::date)
   SELECT to_char(c.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", ((w.week - c.cohort_week) / 7)::int AS "weekOffset",
-         s.size::int AS "cohortSize", count(*)::int AS "activeMembers",
-         round(count(*)::numeric / s.size, 4)::float8 AS retention
-    FROM cohorts c
+         c.size::int AS "cohortSize", count(*)::int AS "activeMembers",
+         round(count(*)::numeric / c.size, 4)::float8 AS retention
+    FROM report_cohorts c
     JOIN weeks w ON w.group_jid = c.group_jid AND w.participant_id = c.participant_id AND w.week >= c.cohort_week
-    JOIN sizes s ON s.cohort_week = c.cohort_week
-   GROUP BY c.cohort_week, w.week, s.size ORDER BY 1, 2`;
+   GROUP BY c.cohort_week, w.week, c.size ORDER BY 1, 2`;
 
 /**
  * Reads every figure of the engagement report (issue #11 item 4, architecture.md §13) in one repeatable-read
- * transaction (it writes only its own temp table), so all charts describe the same moment of the lake.
+ * transaction (it writes only its own temp tables), so all charts describe the same moment of the lake. A
+ * missing end of the range defaults to the first or last day with activity (of the group, when one is given).
  *
  * @throws InvertedReportRangeError when the first day falls after the last (given, or defaulted from the data).
  * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
@@ -99,13 +117,14 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
   const client = await pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    await client.query(`SET LOCAL work_mem = '128MB'`);
+    // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
+    await client.query(`SET LOCAL work_mem = '256MB'`);
+    await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
+    await client.query('ANALYZE report_days');
     const range = await client.query<{ tz: string; from: string | null; to: string | null }>(
       `SELECT wa_engagement_time_zone() AS tz,
-              to_char(COALESCE($1::date, LEAST((SELECT min(day) FROM engagement_member_days), ${PENDING_DAY('min')})),
-                      'YYYY-MM-DD') AS from,
-              to_char(COALESCE($2::date, GREATEST((SELECT max(day) FROM engagement_member_days), ${PENDING_DAY('max')})),
-                      'YYYY-MM-DD') AS to`,
+              to_char(COALESCE($1::date, (SELECT min(day) FROM report_days)), 'YYYY-MM-DD') AS from,
+              to_char(COALESCE($2::date, (SELECT max(day) FROM report_days)), 'YYYY-MM-DD') AS to`,
       [options.from, options.to]
     );
     const { tz, from, to } = range.rows[0] ?? { tz: 'UTC', from: null, to: null };
@@ -118,35 +137,30 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
       await client.query('COMMIT');
       return report;
     }
-    await client.query(LOAD_DAYS_SQL, [from, to, options.groupJid, options.lurkerDays]);
-    await client.query('ANALYZE report_days');
     const span = [from, to];
     const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = span): Promise<T[]> =>
       (await client.query<T>(sql, values)).rows;
+    // Members are counted per group from one row per (group, person): count(DISTINCT) would sort every day row.
     const [totals] = await q<EngagementReport['totals']>(
       `SELECT COALESCE(sum(messages), 0)::int AS messages, count(DISTINCT person_key)::int AS "activeMembers",
               count(DISTINCT group_jid)::int AS groups, COALESCE(sum(reactions_given), 0)::int AS reactions,
               0 AS joins, 0 AS leaves
-         FROM report_days WHERE day BETWEEN $1 AND $2`
+         FROM (SELECT group_jid, person_key, sum(messages) AS messages, sum(reactions_given) AS reactions_given
+                 FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) people`
     );
     report.groups = await q(
-      `SELECT d.group_jid AS "groupJid", g.subject, sum(d.messages)::int AS messages,
-              count(DISTINCT d.person_key)::int AS "activeMembers"
-         FROM report_days d LEFT JOIN whatsapp_groups g ON g.jid = d.group_jid
-        WHERE d.day BETWEEN $1 AND $2 GROUP BY 1, 2 ORDER BY messages DESC, 1`
+      `SELECT p.group_jid AS "groupJid", g.subject, sum(p.messages)::int AS messages, count(*)::int AS "activeMembers"
+         FROM (SELECT group_jid, person_key, sum(messages) AS messages
+                 FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) p
+         LEFT JOIN whatsapp_groups g ON g.jid = p.group_jid
+        GROUP BY 1, 2 ORDER BY messages DESC, 1`
     );
     report.messagesPerDay = await q(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, group_jid AS "groupJid", sum(messages)::int AS messages
          FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY day, group_jid ORDER BY day, group_jid`
     );
     report.activeMembers = await q(ACTIVE_MEMBERS_SQL);
-    report.topMembers = await q(
-      `SELECT string_agg(DISTINCT participant_id, ' ') AS "participantId", member_id AS "memberId",
-              sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
-         FROM report_days WHERE day BETWEEN $1 AND $2
-        GROUP BY person_key, member_id ORDER BY messages DESC, "reactionsGiven" DESC, 1 LIMIT $3`,
-      [...span, options.topMembers]
-    );
+    report.topMembers = await q(TOP_MEMBERS_SQL, [...span, options.topMembers]);
     report.joinsLeaves = await q(
       `SELECT to_char((at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
               count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
@@ -155,7 +169,9 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
         GROUP BY 1 ORDER BY 1`,
       [...span, tz, options.groupJid]
     );
-    report.cohorts = await q(COHORTS_SQL, [...span, tz, options.groupJid]);
+    await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
+    await client.query('ANALYZE report_cohorts');
+    report.cohorts = await q(COHORTS_SQL, [from]);
     report.lurkers = await q(
       `SELECT m.group_jid AS "groupJid", count(*)::int AS members,
               count(*) FILTER (WHERE NOT EXISTS (

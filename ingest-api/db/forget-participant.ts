@@ -1,8 +1,6 @@
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers } from '../../common/participant-identifier.js';
-import { addIntoMemberDaysSql, foldMemberDayDeltas } from './member-day-deltas.js';
-import { MEMBER_DAY_FOLD_LOCK_CLASS } from './projection-locks.js';
 
 /** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
 export interface LakeErasureResult {
@@ -76,7 +74,6 @@ export async function forgetParticipantInLake(
     [pattern]
   );
   const memberLinks = await client.query(`DELETE FROM whatsapp_member_links WHERE participant_id ~ $1`, [pattern]);
-  await mergeEngagementDaysIntoPseudonym(client, pattern, pseudonym);
   return {
     jids: allJids,
     eventIds: matched.rows.map((row) => row.event_id),
@@ -126,28 +123,6 @@ async function redactAuthoredMessages(client: pg.ClientBase, pattern: string): P
     [rows.map((row) => row.id), redacted]
   );
   return rows.filter((row, index) => JSON.stringify(row.payload) !== redacted[index]).length;
-}
-
-/**
- * Moves the member's rows of the `engagement_member_days` rollup (issue #11) onto the pseudonym, summing
- * the rows of one group and day that the member had under several keys (LID and phone), so the group's
- * totals stay equal to a recount while no key of the member remains. Their rollup deltas not yet folded
- * (ADR 0012) are folded first, under the fold lock held until commit, so one move covers them and no
- * other fold can add a delta of an old key to the rollup in between.
- */
-async function mergeEngagementDaysIntoPseudonym(
-  client: pg.ClientBase,
-  pattern: string,
-  pseudonym: string
-): Promise<void> {
-  await client.query(`SELECT pg_advisory_xact_lock(${String(MEMBER_DAY_FOLD_LOCK_CLASS)}, 0)`);
-  await foldMemberDayDeltas(client);
-  await client.query(
-    `WITH gone AS (DELETE FROM engagement_member_days WHERE participant_key ~ $1 RETURNING *)
-     ${addIntoMemberDaysSql(`SELECT group_jid, $2, day, sum(messages), sum(replies), sum(reactions_given)
-       FROM gone GROUP BY group_jid, day`)}`,
-    [pattern, pseudonym]
-  );
 }
 
 async function pseudonymizeEverywhere(

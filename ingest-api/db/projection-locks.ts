@@ -5,8 +5,6 @@ const GROUP_LOCK_CLASS = 1;
 /** Exported for statements that take identity locks inline (`db/lone-lid-participants.ts`). */
 export const IDENTITY_LOCK_CLASS = 2;
 const PHONE_LOCK_CLASS = 3;
-/** The one lock of the rollup fold (`db/member-day-deltas.ts`); `wa-lake forget` takes it too. */
-export const MEMBER_DAY_FOLD_LOCK_CLASS = 4;
 
 /*
  * Lock protocol of the projections (architecture.md §9, issue #5). A transaction takes its locks in three

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { extractReadModelFacts } from '../projections/extract-message-facts.js';
-import { recountMemberDays } from './member-day-deltas.js';
 import { emptyEncodedFacts, encodeMessageFacts, writeMessageFacts } from './messages-repository.js';
 import { readRawEventPages } from './read-raw-event-pages.js';
 
@@ -12,8 +11,6 @@ const MESSAGE_TABLES = [
   'whatsapp_message_edits',
   'whatsapp_message_revokes',
   'whatsapp_message_reactions',
-  'engagement_member_days',
-  'engagement_member_day_deltas',
 ];
 
 /**
@@ -27,11 +24,11 @@ export async function checkTimeZone(client: pg.ClientBase, timeZone: string): Pr
 }
 
 /**
- * Rebuilds the message read model and its rollup from the raw table (issue #11 item 1, `wa-lake
- * rebuild`), inside the caller's transaction (which holds the raw table in SHARE mode): empties the
- * tables, replays every message event page by page through the same set-based statement as live
- * ingest, then recounts `engagement_member_days` in the stored time zone. `timeZone`, when given, is
- * stored first (`engagement_settings`), so the rebuild is also how the engagement time zone changes.
+ * Rebuilds the message read model from the raw table (issue #11 item 1, `wa-lake rebuild`), inside the
+ * caller's transaction (which holds the raw table in SHARE mode): empties the tables and replays every
+ * message event page by page through the same set-based statement as live ingest. The rollups need no
+ * step of their own: the engagement views count the read model when read (ADR 0013). `timeZone`, when
+ * given, is stored first (`engagement_settings`); the views use the stored zone from the next read on.
  *
  * @returns how many raw message events were replayed.
  * @throws pg.DatabaseError when a statement fails (e.g. `timeZone` is not a time zone PostgreSQL knows).
@@ -49,6 +46,5 @@ export async function rebuildMessageReadModel(client: pg.ClientBase, timeZone?: 
     await writeMessageFacts(client, facts);
     events += page.length;
   }
-  await recountMemberDays(client);
   return events;
 }

@@ -28,7 +28,7 @@ const PROJECTION_TABLES = [
  *
  * Every raw row is read: any event may name people (issue #12 item 4).
  *
- * Then the message read model and its rollup (`db/rebuild-messages.ts`, issue #11), in
+ * Then the message read model (`db/rebuild-messages.ts`, issue #11), and the engagement time zone set to
  * `engagementTimeZone` when given; `messageEvents` counts the raw events replayed for it.
  * @returns `{ events }`: how many raw events were replayed.
  * @throws RebuildFailedError when a query fails (the transaction is rolled back and the old projections stay).

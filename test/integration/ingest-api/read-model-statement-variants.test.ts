@@ -4,7 +4,7 @@ import { encodeEventLogRow, insertEventLogRecords } from '../../../ingest-api/db
 import { emptyEncodedFacts, encodeMessageFacts } from '../../../ingest-api/db/messages-repository.js';
 import { useFreshLake } from './lake-databases.js';
 
-// ADR 0012: the raw-row INSERT carries one CTE per kind of read-model fact present, so each of the 15
+// ADR 0012 and 0013: the raw-row INSERT carries one CTE per kind of read-model fact present, so each of the 15
 // combinations (with and without lone LIDs) is a statement text of its own. Each must be accepted by
 // PostgreSQL and write exactly its rows.
 const GROUP = '120363000000000141@g.us';
@@ -20,13 +20,14 @@ const counts = async (): Promise<Record<string, number>> =>
               (SELECT count(*)::int FROM whatsapp_message_edits WHERE chat_jid = $1) AS e,
               (SELECT count(*)::int FROM whatsapp_message_revokes WHERE chat_jid = $1) AS v,
               (SELECT count(*)::int FROM whatsapp_message_reactions WHERE chat_jid = $1) AS x,
-              (SELECT count(*)::int FROM engagement_member_day_deltas WHERE group_jid = $1) AS deltas,
+              (SELECT COALESCE(sum(messages + reactions_given), 0)::int FROM engagement_member_day_totals
+                WHERE group_jid = $1) AS activity,
               (SELECT count(*)::int FROM whatsapp_participants WHERE id LIKE '1000000009%') AS participants`,
       [GROUP]
     )
   ).rows[0] ?? {};
 
-describe('read-model statement variants (ADR 0012)', () => {
+describe('read-model statement variants (ADR 0012, ADR 0013)', () => {
   it('writes exactly the facts of every combination of kinds, with and without lone LIDs', async () => {
     let combination = 0;
     for (let mask = 1; mask < 16; mask += 1) {
@@ -82,10 +83,10 @@ describe('read-model statement variants (ADR 0012)', () => {
         const grew = (name: string): number => (after[name] ?? 0) - (before[name] ?? 0);
         for (const kind of KINDS)
           expect({ mask, kind, grew: grew(kind) }).toEqual({ mask, kind, grew: present.includes(kind) ? 1 : 0 });
-        // A message and a reaction each append one +1 delta (ADR 0012); edits and revokes none.
-        expect({ mask, deltas: grew('deltas') }).toEqual({
+        // A message and a reaction each count once in the rollup (ADR 0013); edits and revokes not at all.
+        expect({ mask, activity: grew('activity') }).toEqual({
           mask,
-          deltas: +present.includes('m') + +present.includes('x'),
+          activity: +present.includes('m') + +present.includes('x'),
         });
         expect({ mask, hasLoneLids, participants: grew('participants') }).toEqual({
           mask,

@@ -19,7 +19,6 @@ describe('loadIngestConfig', () => {
       logLevel: 'info',
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
-      engagementFoldIntervalMs: 1_000,
       send: {
         temporalAddress: '127.0.0.1:7233',
         temporalNamespace: 'default',
