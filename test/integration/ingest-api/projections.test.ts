@@ -141,6 +141,36 @@ describe('projections', () => {
     ]);
   });
 
+  it('counts no join for a role change of a member a snapshot listed, and a join and a leave for an add and a remove', async () => {
+    const group = newGroup();
+    const [listed, added, removed] = [lid(), lid(), lid()];
+    const change = (action: string, who: string, at: string): string =>
+      body('group-participants.update', { id: group, participants: [{ id: who, admin: null }], action }, at, group);
+    await lake.store(
+      randomUUID(),
+      snapshot(
+        group,
+        [
+          { id: listed, admin: null },
+          { id: removed, admin: null },
+        ],
+        '2024-05-01T10:00:00Z'
+      )
+    );
+    await lake.store(randomUUID(), change('promote', listed, '2024-05-01T10:03:00Z'));
+    await lake.store(randomUUID(), change('add', added, '2024-05-01T10:04:00Z'));
+    await lake.store(randomUUID(), change('remove', removed, '2024-05-01T10:05:00Z'));
+    await lake.store(randomUUID(), change('demote', listed, '2024-05-01T10:06:00Z'));
+    const { rows } = await lake.pool.query(
+      `SELECT participant_id, change FROM engagement_membership_changes WHERE group_jid = $1 ORDER BY at`,
+      [group]
+    );
+    expect(rows).toEqual([
+      { participant_id: added, change: 'join' },
+      { participant_id: removed, change: 'leave' },
+    ]);
+  });
+
   it('marks members missing from a newer snapshot as left at the snapshot time, in any order of arrival', async () => {
     const group = newGroup();
     const [a, b] = [
