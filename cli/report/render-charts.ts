@@ -105,7 +105,8 @@ function activeMembers(report: EngagementReport): string {
     series: (['dau', 'wau', 'mau'] as const).map((key) => ({
       name: key.toUpperCase(),
       type: 'line',
-      showSymbol: false,
+      // A line needs two days; a one-day report (the demo's) would draw nothing without its point.
+      showSymbol: report.activeMembers.length < 2,
       data: report.activeMembers.map((row) => row[key]),
     })),
   });

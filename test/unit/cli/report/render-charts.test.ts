@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { renderReportCharts } from '../../../../cli/report/render-charts.js';
+import type { EngagementReport } from '../../../../ingest-api/index.js';
+
+const report = (days: string[]): EngagementReport => ({
+  timeZone: 'America/Sao_Paulo',
+  groupJid: null,
+  from: days[0] ?? null,
+  to: days.at(-1) ?? null,
+  lurkerDays: 30,
+  totals: { messages: 9, activeMembers: 6, groups: 1, reactions: 2, joins: 1, leaves: 1 },
+  groups: [],
+  messagesPerDay: [],
+  activeMembers: days.map((day) => ({ day, dau: 6, wau: 6, mau: 6 })),
+  topMembers: [],
+  joinsLeaves: [],
+  cohorts: [],
+  lurkers: [],
+});
+
+/** The SVG of the DAU/WAU/MAU chart. */
+const activeMembersSvg = (days: string[]): string =>
+  renderReportCharts(report(days)).find((chart) => chart.id === 'active-members')?.svg ?? '';
+
+/** Circles drawn as arcs: the legend's three icons, and a point per series and day where points are drawn. */
+const arcs = (svg: string): number => (svg.match(/<path d="M[^"]*A/g) ?? []).length;
+
+describe('the DAU/WAU/MAU chart (issue #11 item 4)', () => {
+  it('draws the one day of a one-day report as points, where a line would draw nothing (fresh-user finding)', () => {
+    // The legend is the same with no data; DAU, WAU and MAU add a point each.
+    expect(arcs(activeMembersSvg(['2025-06-01']))).toBe(arcs(activeMembersSvg([])) + 3);
+  });
+
+  it('draws a range of days as lines', () => {
+    expect(activeMembersSvg(['2025-06-01', '2025-06-02'])).toMatch(/<path d="M[^"]+L/);
+  });
+});
