@@ -41,6 +41,32 @@ export class RebuildFailedError extends Error {
 }
 
 /**
+ * Thrown by `checkTimeZone` for a zone PostgreSQL accepts that is not an IANA name, such as `+05:00` or `UTC+5`
+ * (a fresh-user finding): PostgreSQL reads such offsets with the POSIX sign, so `+05:00` would bucket days at
+ * UTC−5. Issue #11 item 6 asks for a documented zone; IANA names (`America/Sao_Paulo`, `UTC`) are unambiguous.
+ */
+export class UnnamedTimeZoneError extends Error {
+  override readonly name = 'UnnamedTimeZoneError';
+  constructor(readonly timeZone: string) {
+    super(
+      `time zone "${timeZone}" is not an IANA time zone name: give one such as America/Sao_Paulo or UTC ` +
+        '(PostgreSQL reads a UTC offset like +05:00 with the POSIX sign, as UTC−5)'
+    );
+  }
+}
+
+/**
+ * Thrown by `readEngagementReport` for a group the lake has never seen (no group row, no message): a report of
+ * zeros for a mistyped JID looked like a quiet group (fresh-user finding).
+ */
+export class UnknownReportGroupError extends Error {
+  override readonly name = 'UnknownReportGroupError';
+  constructor(readonly groupJid: string) {
+    super(`group ${groupJid} is not in the lake (no group row and no message); check the JID in whatsapp_groups`);
+  }
+}
+
+/**
  * Thrown by `readEngagementReport` when the report's first day falls after its last, typically because only one
  * end was given and the other defaulted to the lake's first or last day with activity (a fresh-user finding:
  * `report --to 1999-01-01` used to print zero totals beside a filled lurker list).

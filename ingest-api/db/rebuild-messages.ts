@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { extractReadModelFacts } from '../projections/extract-message-facts.js';
+import { UnnamedTimeZoneError } from './errors.js';
 import { emptyEncodedFacts, encodeMessageFacts, writeMessageFacts } from './messages-repository.js';
 import { readRawEventPages } from './read-raw-event-pages.js';
 
@@ -14,13 +15,20 @@ const MESSAGE_TABLES = [
 ];
 
 /**
- * Checks that PostgreSQL knows `timeZone` (an IANA name such as `America/Sao_Paulo`), before any work
- * depends on it (issue #11 item 6).
+ * Checks that `timeZone` is an IANA time zone name PostgreSQL knows (`America/Sao_Paulo`, `UTC`), before any
+ * work depends on it (issue #11 item 6).
  *
- * @throws pg.DatabaseError with PostgreSQL's own message (`time zone "…" not recognized`) when it does not.
+ * @throws pg.DatabaseError with PostgreSQL's own message (`time zone "…" not recognized`) when it does not know it.
+ * @throws UnnamedTimeZoneError for a zone PostgreSQL accepts that is no IANA name (`+05:00`, `UTC+5`): it would
+ *   read the offset with the POSIX sign, the opposite of what the value says.
  */
 export async function checkTimeZone(client: pg.ClientBase, timeZone: string): Promise<void> {
   await client.query(`SELECT now() AT TIME ZONE $1`, [timeZone]);
+  const { rows } = await client.query<{ named: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS named`,
+    [timeZone]
+  );
+  if (rows[0]?.named !== true) throw new UnnamedTimeZoneError(timeZone);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { RebuildFailedError } from '../../../ingest-api/db/errors.js';
+import { RebuildFailedError, UnnamedTimeZoneError } from '../../../ingest-api/db/errors.js';
 import { rebuildMessageReadModel } from '../../../ingest-api/db/rebuild-messages.js';
 import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
 import { textMessage } from '../../helpers/message-events.js';
@@ -54,6 +54,20 @@ describe('engagement days in the lake time zone (issue #11 item 6)', () => {
     expect(failure).toBeInstanceOf(RebuildFailedError);
     expect((failure as RebuildFailedError).eventsApplied).toBe(0);
     expect(String((failure as RebuildFailedError).cause)).toMatch(/time zone "Mars\/Olympus" not recognized/);
+    expect(await memberDays()).toEqual(before);
+  });
+
+  it('refuses a UTC offset such as +05:00, which PostgreSQL would read as UTC−5, and keeps the stored zone', async () => {
+    const before = await memberDays();
+    const failure = await rebuildProjections(fresh.lake.pool, { engagementTimeZone: '+05:00' }).then(
+      () => null,
+      (err: unknown) => err
+    );
+    expect(failure).toBeInstanceOf(RebuildFailedError);
+    expect((failure as RebuildFailedError).eventsApplied).toBe(0);
+    expect((failure as RebuildFailedError).cause).toBeInstanceOf(UnnamedTimeZoneError);
+    expect(String((failure as RebuildFailedError).cause)).toMatch(/"\+05:00" is not an IANA time zone name/);
+    expect((await fresh.lake.pool.query('SELECT wa_engagement_time_zone() AS tz')).rows).toEqual([{ tz: 'UTC' }]);
     expect(await memberDays()).toEqual(before);
   });
 });
