@@ -31,6 +31,16 @@ function parseDay(value: string): string {
   return value;
 }
 
+/**
+ * A group JID (`<digits>@g.us`, or the older `<creator>-<time>@g.us`): `--group garbage` used to print an
+ * empty report with exit 0 (fresh-user finding).
+ * @throws InvalidArgumentError (commander prints it and exits 1).
+ */
+function parseGroupJid(value: string): string {
+  if (!/^\d+(-\d+)?@g\.us$/.test(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
+  return value;
+}
+
 function parseCount(value: string): number {
   const count = Number(value);
   if (!Number.isInteger(count) || count < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
@@ -63,7 +73,7 @@ export function registerReportCommand(program: Command): void {
   program
     .command('report')
     .description('engagement report: messages, active members, top members, joins/leaves, retention, lurkers')
-    .option('--group <jid>', 'only this group')
+    .option('--group <jid>', 'only this group', parseGroupJid)
     .option('--from <date>', 'first day (YYYY-MM-DD); default: the first day with activity', parseDay)
     .option('--to <date>', 'last day (YYYY-MM-DD); default: the last day with activity', parseDay)
     .option('--html <file>', 'write a self-contained HTML report with charts')

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { InvertedReportRangeError } from './errors.js';
+import { InvertedReportRangeError, UnknownReportGroupError } from './errors.js';
 
 /** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
 export interface EngagementReportOptions {
@@ -110,6 +110,7 @@ const COHORTS_SQL = `
  * transaction (it writes only its own temp tables), so all charts describe the same moment of the lake. A
  * missing end of the range defaults to the first or last day with activity (of the group, when one is given).
  *
+ * @throws UnknownReportGroupError when `groupJid` names a group the lake has no row and no message of.
  * @throws InvertedReportRangeError when the first day falls after the last (given, or defaulted from the data).
  * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
  */
@@ -119,6 +120,14 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
     await client.query(`SET LOCAL work_mem = '256MB'`);
+    if (options.groupJid !== null) {
+      const known = await client.query<{ known: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
+                OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1) AS known`,
+        [options.groupJid]
+      );
+      if (known.rows[0]?.known !== true) throw new UnknownReportGroupError(options.groupJid);
+    }
     await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
     await client.query('ANALYZE report_days');
     const range = await client.query<{ tz: string; from: string | null; to: string | null }>(

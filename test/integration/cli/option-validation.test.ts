@@ -68,6 +68,16 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     60_000
   );
 
+  it('wa-lake report --group garbage is refused at option parsing, before the lake is read', async () => {
+    const run = await runCli(['report', '--json', '--group', 'garbage'], {
+      env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("option '--group <jid>' argument 'garbage' is invalid");
+    expect(run.stderr).toContain('expected a group JID');
+    expect(run.stdout).toBe('');
+  }, 60_000);
+
   it('wa-lake dlq replay --all with event ids is refused before Temporal is asked', async () => {
     const run = await runCli(['dlq', 'replay', '--all', 'abc'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
     expect(run.code).toBe(1);

@@ -8,6 +8,7 @@ import { writeReport } from '../../../cli/commands/report.js';
 import { writeDemoEngagement } from '../../../cli/demo/demo-engagement.js';
 import { readEngagementReport, linkMembers, rebuildProjections } from '../../../ingest-api/index.js';
 import type { EngagementReport } from '../../../ingest-api/index.js';
+import { UnknownReportGroupError } from '../../../ingest-api/db/errors.js';
 import { reactionEvent, textMessage, type Body } from '../../helpers/message-events.js';
 import { useFreshLake } from './lake-databases.js';
 
@@ -129,6 +130,13 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
     await expect(read('2030-01-01', null)).rejects.toThrow(/--to defaulted to the last day with activity/);
     await expect(read('2024-03-05', '2024-03-04')).rejects.toThrow(/first day must come first/);
     expect((await read(null, '2024-03-04')).totals.messages).toBeGreaterThan(0);
+  });
+
+  it('refuses a group the lake has never seen instead of reporting zeros for it', async () => {
+    await expect(report('120363000000009999@g.us')).rejects.toBeInstanceOf(UnknownReportGroupError);
+    await expect(report('120363000000009999@g.us')).rejects.toThrow(/group 120363000000009999@g.us is not in the lake/);
+    // A group known only by its messages is reported.
+    expect((await report(G2)).groupJid).toBe(G2);
   });
 
   it('writes an HTML report whose six charts render in headless Chromium with no request and no console error', async () => {
