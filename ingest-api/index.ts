@@ -17,7 +17,7 @@ export {
 // Outbound send administration (architecture.md §12, issue #10): `wa-lake api-keys …` and `wa-lake opt-in …`.
 export { type ApiKeyRecord, SendAdminRepository } from './db/send-admin-repository.js';
 export { generateApiKey } from './send/api-key.js';
-export { normalizeRecipient } from './send/recipient.js';
+export { isGroupJid, normalizeRecipient } from './send/recipient.js';
 export {
   readEngagementReport,
   type EngagementReport,

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { readEngagementReport, type EngagementReport } from '../../ingest-api/index.js';
+import { isGroupJid, readEngagementReport, type EngagementReport } from '../../ingest-api/index.js';
 import { renderReportHtml } from '../report/render-html.js';
 import { writeReportCsv } from '../report/write-csv.js';
 import { withLakePool } from './database.js';
@@ -32,12 +32,12 @@ function parseDay(value: string): string {
 }
 
 /**
- * A group JID (`<digits>@g.us`, or the older `<creator>-<time>@g.us`): `--group garbage` used to print an
- * empty report with exit 0 (fresh-user finding).
+ * A group JID, by the send path's rule (`isGroupJid`): `--group garbage` used to print an empty report with
+ * exit 0 (fresh-user finding).
  * @throws InvalidArgumentError (commander prints it and exits 1).
  */
 function parseGroupJid(value: string): string {
-  if (!/^\d+(-\d+)?@g\.us$/.test(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
+  if (!isGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
   return value;
 }
 

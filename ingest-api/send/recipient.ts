@@ -4,6 +4,14 @@ export type { Recipient };
 
 const GROUP_JID = /^\d{5,40}(-\d{5,20})?@g\.us$/;
 const PHONE = /^\+?(\d{8,15})$/;
+
+/**
+ * True when `jid` is a WhatsApp group JID: `<digits>@g.us`, or the older `<creator>-<time>@g.us`. The one rule
+ * of what names a group, for send recipients and for `wa-lake report --group`.
+ */
+export function isGroupJid(jid: string): boolean {
+  return GROUP_JID.test(jid);
+}
 const PHONE_JID = /^(\d{8,15})@s\.whatsapp\.net$/;
 
 /**
@@ -14,7 +22,7 @@ const PHONE_JID = /^(\d{8,15})@s\.whatsapp\.net$/;
  */
 export function normalizeRecipient(to: string): Recipient | null {
   const trimmed = to.trim();
-  if (GROUP_JID.test(trimmed)) return { kind: 'group', jid: trimmed };
+  if (isGroupJid(trimmed)) return { kind: 'group', jid: trimmed };
   const digits = PHONE.exec(trimmed.replaceAll(/[\s()-]/g, ''))?.[1] ?? PHONE_JID.exec(trimmed)?.[1];
   return digits === undefined ? null : { kind: 'phone', jid: `${digits}@s.whatsapp.net` };
 }
