@@ -74,7 +74,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
   const layout = prepareDataDir(options.dataDir);
   const started: StartedComponent[] = [];
-  const dataDirLock = lockDataDir(layout);
+  const dataDirLock = lockDataDir(layout.root);
   started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });
   const checkpoint = (): void => options.abortSignal?.throwIfAborted();
   // A step that hangs (e.g. the worker retrying a Temporal server that Ctrl-C already killed) must not
