@@ -25,7 +25,7 @@ RUN npm ci --no-audit --no-fund
 # Everything else the build needs; .dockerignore keeps out node_modules, tests, docs, secrets and
 # session state. Copying the tree (not a folder list) means a new source folder cannot be forgotten.
 COPY . .
-# bin/wa-lake.js prefers dist/cli/main.js when present, so the image runs compiled JavaScript.
+# bin/wa-lake.js runs dist/cli/main.js; without tsconfig.build.json in the image it never rebuilds.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
