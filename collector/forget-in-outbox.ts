@@ -40,3 +40,22 @@ export function forgetParticipantInOutbox(
   });
   return { rowsRewritten: eventIds.length, eventIds };
 }
+
+const ANY_PARTICIPANT_JID = /(?<![0-9])([0-9]{5,20})(?::[0-9]+)?@(?:s\.whatsapp\.net|lid|c\.us)/g;
+
+/**
+ * The JID user parts (digits) in the outbox for which `isMember` holds (issue #26 item 2): how a rerun of an
+ * incomplete erasure finds the member's LID after the lake's alias tying it to the phone number is gone (the
+ * pending erasure recognises it by its hash). Reads every row that holds a participant JID; changes nothing.
+ */
+export function findMemberUsersInOutbox(outbox: OutboxStore, isMember: (user: string) => boolean): string[] {
+  const found = new Set<string>();
+  outbox.rewriteBodies(['@lid', '@s.whatsapp.net', '@c.us'], (row) => {
+    for (const match of row.body.matchAll(ANY_PARTICIPANT_JID)) {
+      const user = match[1];
+      if (user !== undefined && !found.has(user) && isMember(user)) found.add(user);
+    }
+    return null;
+  });
+  return [...found];
+}

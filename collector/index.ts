@@ -11,7 +11,7 @@ export { OutboxStore, type OutboxState } from './outbox-store.js';
 import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
 
 export type { InvalidPairPhoneError, CollectorHandle, CollectorSource, RunCollectorOptions } from './run-collector.js';
-export { forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
+export { findMemberUsersInOutbox, forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
 export { readCapture } from './capture/capture-reader.js';
 

@@ -13,6 +13,12 @@ export { rebuildProjections } from './db/rebuild-projections.js';
 export type { RunningIngestServer } from './server.js';
 export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './db/forget-participant.js';
 export {
+  findPendingErasures,
+  forgetPendingErasures,
+  keepPendingErasure,
+  type PendingErasure,
+} from './db/pending-erasures.js';
+export {
   parseRetentionPeriodMs,
   redactOldMessageBodies,
   type RetentionResult,

@@ -72,8 +72,14 @@ export function registerDevCommands(program: Command): void {
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
       printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
-      printLine('  CLI commands in another terminal need (paste before wa-lake report, members, api-keys, forget…):');
+      printLine(
+        '  CLI commands in another terminal need (paste before wa-lake report, members, forget, status, send…):'
+      );
       for (const line of cliEnvironmentLines(stack)) printLine(`    ${line}`);
+      if (stack.codec) {
+        printLine('  Read a workflow with its payloads decrypted (after the lines above):');
+        printLine('    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"');
+      }
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -53,6 +54,11 @@ export interface LocalStack {
   databaseUrl: string;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
+  /** The collector's outbox and status file (`OUTBOX_PATH`, `COLLECTOR_STATUS_PATH`) for `forget` and `status`. */
+  outboxPath: string;
+  collectorStatusPath: string;
+  /** The codec server's base URL and its token file (null when `CODEC_SERVER_TOKEN` came from the environment). */
+  codec: { url: string; tokenFile: string | null } | null;
   ingestUrl: string;
   temporalClient: Client;
   collector: CollectorHandle | null;
@@ -141,6 +147,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...env,
       DATABASE_URL: databaseUrl,
     };
+    const collectorConfig = loadCollectorConfig(stackEnv);
     const ingest = await step(startIngestServer({ config: loadIngestConfig(stackEnv), logger }));
     started.push({ name: 'ingest-api', stop: () => ingest.close() });
     const ingestUrl = ingest.url;
@@ -183,6 +190,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
+      outboxPath: resolve(collectorConfig.OUTBOX_PATH),
+      collectorStatusPath: resolve(collectorConfig.COLLECTOR_STATUS_PATH),
+      codec: codec
+        ? { url: codec.server.url, tokenFile: env['CODEC_SERVER_TOKEN'] === undefined ? layout.codecTokenFile : null }
+        : null,
       ingestUrl,
       temporalClient,
       collector,
