@@ -10,7 +10,7 @@ import {
   generateApiKey,
   normalizeRecipient,
   SendAdminRepository,
-} from '../../ingest-api/index.js';
+} from '../../lake/index.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deriveWaMessageId } from '../../common/wa-message-id.js';
-import type { OutboundMessage, OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
-import type { SendIntentBatchWriter } from '../db/send-intent-batch-writer.js';
-import type { SendIntentCandidate } from '../db/send-intent-statement.js';
+import {
+  normalizeRecipient,
+  type OutboundMessage,
+  type OutboundMessagesRepository,
+  type SendIntentBatchWriter,
+  type SendIntentCandidate,
+} from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
 import type { SendMetrics } from '../send/send-metrics.js';
-import { normalizeRecipient } from '../send/recipient.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
 /** Path of the send request API (architecture.md §12). */
@@ -135,7 +138,7 @@ function acceptedMessage(
  *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → replay of the same key: 200
  *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
  *   not-allowed recipient → commit → `202 {id, status: 'queued'}`; the workflow start follows the answer.
- *   Everything after the body checks is one group-committed statement (`db/send-intent-statement.ts`),
+ *   Everything after the body checks is one group-committed statement (`lake/send/send-intent-statement.ts`),
  *   which also re-checks that the (possibly cached) key is not revoked.
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.
  */
