@@ -15,7 +15,7 @@ export { extractOccurredAt, toEpochMs } from './projections/occurred-at.js';
 // Send out: intents, their transitions, keys and allow-lists (architecture.md §12).
 export { generateApiKey, hashApiKey } from './send/api-key.js';
 export { type OutboundMessage, OutboundMessagesRepository } from './send/outbound-messages-repository.js';
-export { isGroupJid, normalizeRecipient } from './send/recipient.js';
+export { normalizeRecipient } from './send/recipient.js';
 export { type ApiKeyRecord, SendAdminRepository } from './send/send-admin-repository.js';
 export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
 export type { SendIntentCandidate } from './send/send-intent-statement.js';

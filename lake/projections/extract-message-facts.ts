@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../common/json-value.js';
+import { isJidGroup } from '../../common/whatsapp-jid.js';
 import { toEpochMs } from './occurred-at.js';
 import type { ProjectionEvent } from './extract-projection-facts.js';
 import {
@@ -97,7 +98,7 @@ function readKey(raw: JsonValue | undefined): { chatJid: string; id: string; par
   const key = asObject(raw);
   const chatJid = asString(key?.['remoteJid']);
   const id = asString(key?.['id']);
-  if (!key || !chatJid?.endsWith('@g.us') || !id) return null;
+  if (!key || !chatJid || !isJidGroup(chatJid) || !id) return null;
   const participant = asString(key['participant']);
   return { chatJid, id, participant: participant ? lidFirstId(participant, key['participantAlt']) : null };
 }
