@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidParticipantIdentifierError, parseParticipantIdentifier } from '../../../common/participant-identifier.js';
+import {
+  InvalidParticipantIdentifierError,
+  parseParticipantIdentifier,
+} from '../../../common/participant-identifier.js';
 import { redactMessageBody } from '../../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers } from '../../../common/whatsapp-jid.js';
 
