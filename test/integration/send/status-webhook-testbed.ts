@@ -112,6 +112,8 @@ export async function startStatusWebhookTestbed(
             webhookUrl: `${server.url}/api/webhooks/whatsapp`,
             webhookSecret: TEST_SECRET,
             httpTimeoutMs: 5_000,
+            // The receiver listens on 127.0.0.1 over http: the tests allow both explicitly (ADR 0014).
+            statusWebhookPolicy: { allowHttp: true, allowPrivate: true },
           }),
           resolveDeadLetters: createResolveDeadLetters({ client: env.client, taskQueue }),
           recordDeadLetter: createRecordDeadLetter({
