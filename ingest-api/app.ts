@@ -64,6 +64,7 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     if (mapped.code === 'WA_ERR_DATABASE_BUSY') request.log.warn({ err, code: mapped.code }, 'request failed');
     else if (mapped.statusCode >= 500) request.log.error({ err, code: mapped.code }, 'request failed');
     if (mapped.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    void reply.headers(mapped.headers);
     const body = mapped.fields
       ? { error: mapped.message, code: mapped.code, fields: mapped.fields }
       : { error: mapped.message, code: mapped.code };

@@ -29,6 +29,8 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_RECIPIENT_NOT_ALLOWED: 422,
   WA_ERR_MESSAGE_NOT_FOUND: 404,
   WA_ERR_UNKNOWN_FIELD: 422,
+  // Send contract (issue #31, ADR 0014).
+  WA_ERR_QUOTA_EXCEEDED: 429,
 } as const;
 
 /** One of the codes in {@link INGEST_ERROR_CODES}. */
@@ -47,13 +49,16 @@ export interface FieldError {
 export class IngestHttpError extends Error {
   override readonly name = 'IngestHttpError';
   readonly statusCode: number;
+  /** Extra response headers (lower-case names), e.g. `retry-after` and the RateLimit fields of a 429. */
+  readonly headers: Readonly<Record<string, string>>;
   constructor(
     readonly code: IngestErrorCode,
     message: string,
     readonly fields?: FieldError[],
-    options?: { cause?: unknown }
+    options?: { cause?: unknown; headers?: Record<string, string> }
   ) {
     super(message, options);
     this.statusCode = INGEST_ERROR_CODES[code];
+    this.headers = options?.headers ?? {};
   }
 }

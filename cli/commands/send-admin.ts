@@ -11,6 +11,7 @@ import {
   normalizeRecipient,
   SendAdminRepository,
 } from '../../ingest-api/index.js';
+import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
@@ -36,10 +37,20 @@ function toWebhookUrl(value: string): string {
   return url.toString();
 }
 
+interface CreateKeyOptions {
+  name: string;
+  account: string;
+  webhookUrl?: string;
+  self?: string[];
+  daily?: number;
+  monthly?: number;
+}
+
 /** One line per key, as `api-keys list` and an ambiguous `revoke` print it. */
 function describeKey(key: ApiKeyRecord): string {
   const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
-  return `${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}`;
+  const quota = `daily ${key.dailyLimit ?? '-'} monthly ${key.monthlyLimit ?? '-'}`;
+  return `${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}  ${quota}`;
 }
 
 function toPhoneJid(phone: string): string {
@@ -61,7 +72,9 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--account <id>', 'sending account (one collector per account)', DEFAULT_ACCOUNT)
     .option('--webhook-url <url>', 'where state changes of this key’s messages are POSTed')
     .option('--self <participantId...>', 'the account’s own LID / phone JID, to check group membership')
-    .action(async (options: { name: string; account: string; webhookUrl?: string; self?: string[] }) => {
+    .option('--daily <n>', 'most messages accepted per UTC day (429 beyond)', integerInRange(0, 2_000_000_000))
+    .option('--monthly <n>', 'most messages accepted per UTC month (429 beyond)', integerInRange(0, 2_000_000_000))
+    .action(async (options: CreateKeyOptions) => {
       const webhookUrl = options.webhookUrl === undefined ? null : toWebhookUrl(options.webhookUrl);
       await withAdmin(async (admin, encryptionKeys) => {
         const generated = generateApiKey();
@@ -74,6 +87,8 @@ export function registerSendAdminCommands(program: Command): void {
           keyPrefix: generated.prefix,
           webhookUrl,
           sealedWebhookSecret: webhookSecret === null ? null : sealWebhookSecret(webhookSecret, encryptionKeys),
+          dailyLimit: options.daily ?? null,
+          monthlyLimit: options.monthly ?? null,
         });
         if (options.self) await admin.setAccountParticipants(options.account, options.self);
         printLine(`created key ${id} (${generated.prefix}…) for account ${options.account}`);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { toDatabaseAvailabilityError } from './pool.js';
+import { UTC_DAY_SQL, UTC_MONTH_SQL } from './send-quota-sql.js';
 import { recipientAllowListJoins, recipientIsAllowedSql } from './send-recipient-allow-list.js';
 
 /** A recipient as the send path stores it (normalized by `send/recipient.ts`). */
@@ -15,6 +16,9 @@ export interface ApiKeyRecord {
   webhookUrl: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Most messages accepted per UTC day / month (issue #31 item 3); null = no limit. */
+  dailyLimit: number | null;
+  monthlyLimit: number | null;
 }
 
 /** An opt-in: `phoneJid` agreed to receive direct messages from `accountId`. */
@@ -50,12 +54,22 @@ export class SendAdminRepository {
     webhookUrl: string | null;
     /** The status-webhook signing secret as sealed by `sealWebhookSecret` (ADR 0011); null without a webhook. */
     sealedWebhookSecret?: string | null;
+    /** Quotas (issue #31 item 3): most accepted messages per UTC day / month; null or absent = none. */
+    dailyLimit?: number | null;
+    monthlyLimit?: number | null;
   }): Promise<string> {
     const id = randomUUID();
+    // A limited key gets its usage row at once: the accept statement only updates it (send-quota-sql.ts).
     await run(
       this.pool,
-      `INSERT INTO send_api_keys (id, name, account_id, key_hash, key_prefix, webhook_url, webhook_secret)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `WITH k AS (
+         INSERT INTO send_api_keys (id, name, account_id, key_hash, key_prefix, webhook_url, webhook_secret,
+                                    daily_limit, monthly_limit)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         RETURNING id, daily_limit IS NOT NULL OR monthly_limit IS NOT NULL AS has_quota
+       )
+       INSERT INTO send_api_key_usage (api_key_id, day, month)
+       SELECT id, ${UTC_DAY_SQL}, ${UTC_MONTH_SQL} FROM k WHERE has_quota`,
       [
         id,
         input.name,
@@ -64,6 +78,8 @@ export class SendAdminRepository {
         input.keyPrefix,
         input.webhookUrl,
         input.sealedWebhookSecret ?? null,
+        input.dailyLimit ?? null,
+        input.monthlyLimit ?? null,
       ]
     );
     return id;
@@ -187,5 +203,7 @@ function toApiKey(row: Record<string, unknown>): ApiKeyRecord {
     webhookUrl: (row['webhook_url'] as string | null) ?? null,
     createdAt: row['created_at'] as Date,
     revokedAt: (row['revoked_at'] as Date | null) ?? null,
+    dailyLimit: (row['daily_limit'] as number | null) ?? null,
+    monthlyLimit: (row['monthly_limit'] as number | null) ?? null,
   };
 }

@@ -7,6 +7,7 @@ import type { SendIntentCandidate } from '../db/send-intent-statement.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
 import type { SendMetrics } from '../send/send-metrics.js';
+import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { normalizeRecipient } from '../send/recipient.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
@@ -134,7 +135,8 @@ function acceptedMessage(
  * - `POST /api/v1/messages` (`x-api-key`, `Idempotency-Key`, body `{to, text, category, deliver_by?,
  *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → replay of the same key: 200
  *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
- *   not-allowed recipient → commit → `202 {id, status: 'queued'}`; the workflow start follows the answer.
+ *   not-allowed recipient → 429 `WA_ERR_QUOTA_EXCEEDED` (key's daily/monthly quota, with `Retry-After` and
+ *   RateLimit fields; issue #31 item 3) → commit → `202 {id, status: 'queued'}` (RateLimit fields when limited); the workflow start follows the answer.
  *   Everything after the body checks is one group-committed statement (`db/send-intent-statement.ts`),
  *   which also re-checks that the (possibly cached) key is not revoked.
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.
@@ -169,10 +171,20 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
             ? 'the sending account is not a member of this group'
             : 'this number has not opted in to messages from the sending account'
         );
+      case 'over-quota': {
+        const nowMs = Date.now();
+        throw new IngestHttpError(
+          'WA_ERR_QUOTA_EXCEEDED',
+          `this API key's ${exhaustedQuotaName(outcome.usage, nowMs)} quota is used up`,
+          undefined,
+          { headers: quotaHeaders(outcome.usage, nowMs, true) }
+        );
+      }
       case 'inserted': {
         request.log.info({ messageId: candidate.id, category: candidate.category }, 'send request accepted');
         deps.metrics?.accepted.inc({ category: candidate.category });
         deps.onAccepted(acceptedMessage(candidate, outcome));
+        if (outcome.usage) void reply.headers(quotaHeaders(outcome.usage, Date.now(), false));
         return reply.code(202).send({ id: candidate.id, status: 'queued' });
       }
     }
