@@ -31,6 +31,8 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_UNKNOWN_FIELD: 422,
   // Send contract (issue #31, ADR 0014).
   WA_ERR_QUOTA_EXCEEDED: 429,
+  WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT: 409,
+  WA_ERR_IDEMPOTENCY_KEY_EXPIRED: 422,
 } as const;
 
 /** One of the codes in {@link INGEST_ERROR_CODES}. */

@@ -111,7 +111,13 @@ export class SendIntentBatchWriter {
       if (outcome.wasCounted) await this.pool.query(REFUND_QUOTA_SQL, [apiKeyId]);
       const existing = await this.messages.findByIdempotencyKey(apiKeyId, idempotencyKey);
       if (!existing) throw new Error('outbound message vanished between insert and lookup');
-      pending.resolve({ kind: 'existing', id: existing.id, requestHash: existing.requestHash, state: existing.state });
+      pending.resolve({
+        kind: 'existing',
+        id: existing.id,
+        requestHash: existing.requestHash,
+        state: existing.state,
+        createdAt: existing.createdAt,
+      });
     } catch (err) {
       pending.reject(err);
     }

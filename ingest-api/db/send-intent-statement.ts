@@ -32,7 +32,7 @@ export interface SendIntentCandidate {
 /** What the statement found and did for one candidate, in the route's order of checks. */
 export type SendIntentOutcome =
   | { kind: 'key-revoked' }
-  | { kind: 'existing'; id: string; requestHash: string; state: SendState }
+  | { kind: 'existing'; id: string; requestHash: string; state: SendState; createdAt: Date }
   | { kind: 'not-insertable' }
   | { kind: 'not-allowed'; accountId: string }
   /** The key's daily or monthly quota (issue #31 item 3) has no slot left for this request. */
@@ -72,6 +72,7 @@ const STATEMENT_SQL = `
            ak.daily_limit AS dl, ak.monthly_limit AS ml,
            COALESCE(ak.daily_limit IS NOT NULL OR ak.monthly_limit IS NOT NULL, false) AS has_quota,
            e.id AS existing_id, e.request_hash AS existing_hash, e.state AS existing_state,
+           e.created_at AS existing_created_at,
            CASE
              WHEN ak.id IS NULL OR e.id IS NOT NULL OR NOT req.n OR req.t IS NULL THEN false
              ELSE ${recipientIsAllowedSql('req.g')}
@@ -80,7 +81,7 @@ const STATEMENT_SQL = `
       LEFT JOIN LATERAL (SELECT id, account_id, webhook_url IS NOT NULL AND webhook_secret IS NOT NULL AS has_webhook,
                                 daily_limit, monthly_limit
                            FROM send_api_keys WHERE id = req.k AND revoked_at IS NULL LIMIT 1) ak ON true
-      LEFT JOIN LATERAL (SELECT id, request_hash, state FROM outbound_messages
+      LEFT JOIN LATERAL (SELECT id, request_hash, state, created_at FROM outbound_messages
                           WHERE api_key_id = req.k AND idempotency_key = req.ik LIMIT 1) e ON true
       ${recipientAllowListJoins({ accountId: 'ak.account_id', toJid: 'req.t', isGroup: 'req.g' })}
   ), ${quotaCtes()}, decided AS (
@@ -97,7 +98,8 @@ const STATEMENT_SQL = `
     INSERT INTO outbound_message_transitions (message_id, state, at)
     SELECT id, 'queued', created_at FROM inserted
   )
-  SELECT c.o, c.account_id, c.is_key_active, c.existing_id, c.existing_hash, c.existing_state, c.is_allowed,
+  SELECT c.o, c.account_id, c.is_key_active, c.existing_id, c.existing_hash, c.existing_state,
+         c.existing_created_at, c.is_allowed,
          c.n, c.has_webhook, ins.created_at, c.has_quota, c.is_accepted, c.dl, c.ml, c.day_used, c.month_used
     FROM decided c LEFT JOIN inserted ins ON ins.id = c.i`;
 
@@ -108,6 +110,7 @@ interface ResultRow {
   existing_id: string | null;
   existing_hash: string | null;
   existing_state: SendState | null;
+  existing_created_at: Date | null;
   is_allowed: boolean;
   n: boolean;
   has_webhook: boolean;
@@ -133,6 +136,7 @@ function toOutcome(row: ResultRow): SendIntentOutcome {
       id: row.existing_id,
       requestHash: (row.existing_hash ?? '').trim(),
       state: row.existing_state ?? 'queued',
+      createdAt: row.existing_created_at ?? new Date(0),
     };
   }
   if (!row.n) return { kind: 'not-insertable' };

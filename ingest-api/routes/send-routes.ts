@@ -7,13 +7,13 @@ import type { SendIntentCandidate } from '../db/send-intent-statement.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
 import type { SendMetrics } from '../send/send-metrics.js';
+import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { normalizeRecipient } from '../send/recipient.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
 /** Path of the send request API (architecture.md §12). */
 export const SEND_MESSAGES_PATH = '/api/v1/messages';
-const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the send routes need. */
@@ -52,9 +52,15 @@ function parseJson(request: FastifyRequest): unknown {
 
 function answerExisting(
   reply: FastifyReply,
-  existing: { id: string; requestHash: string; state: string },
+  existing: { id: string; requestHash: string; state: string; createdAt: Date },
   requestHash: string
 ): FastifyReply {
+  if (Date.now() - existing.createdAt.getTime() > IDEMPOTENCY_KEY_TTL_MS) {
+    throw new IngestHttpError(
+      'WA_ERR_IDEMPOTENCY_KEY_EXPIRED',
+      'this Idempotency-Key was first used more than 24 hours ago; nothing was sent: use a new key'
+    );
+  }
   if (existing.requestHash !== requestHash) {
     throw new IngestHttpError(
       'WA_ERR_IDEMPOTENCY_MISMATCH',
@@ -74,11 +80,11 @@ function prepareCandidate(
   apiKey: ApiKeyIdentity,
   textMaxChars: number
 ): { candidate: SendIntentCandidate; rejection: IngestHttpError | null } {
-  const idempotencyKey = header(request, 'idempotency-key');
-  if (idempotencyKey === '' || idempotencyKey.length > IDEMPOTENCY_KEY_MAX_CHARS) {
+  const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+  if (idempotencyKey === null) {
     throw new IngestHttpError(
       'WA_ERR_MISSING_IDEMPOTENCY_KEY',
-      'Idempotency-Key header (1–255 characters) is required'
+      'one Idempotency-Key header is required: a string of 1–255 characters, "abc" or abc'
     );
   }
   const sendRequest = parseSendRequest(parseJson(request), textMaxChars);
@@ -142,6 +148,7 @@ function acceptedMessage(
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.
  */
 export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): void {
+  const inFlight = new Set<string>();
   app.post(SEND_MESSAGES_PATH, async (request, reply) => {
     const presentedKey = header(request, 'x-api-key');
     const apiKey = await deps.apiKeys.find(presentedKey);
@@ -155,7 +162,21 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
       throw err;
     }
     const { candidate, rejection } = prepared;
-    const outcome = await deps.intents.submit(candidate);
+    // draft-ietf-httpapi-idempotency-key-header §2.7: a repeat while the first is still being accepted is 409.
+    const inFlightKey = `${candidate.apiKeyId}\u0000${candidate.idempotencyKey}`;
+    if (inFlight.has(inFlightKey)) {
+      throw new IngestHttpError(
+        'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT',
+        'a request with this Idempotency-Key is still being accepted; retry shortly'
+      );
+    }
+    inFlight.add(inFlightKey);
+    let outcome: Awaited<ReturnType<SendRouteDeps['intents']['submit']>>;
+    try {
+      outcome = await deps.intents.submit(candidate);
+    } finally {
+      inFlight.delete(inFlightKey);
+    }
     switch (outcome.kind) {
       case 'key-revoked':
         deps.apiKeys.forget(presentedKey);
