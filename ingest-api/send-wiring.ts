@@ -8,6 +8,7 @@ import type { IngestAppDeps } from './app.js';
 import type { IngestConfig } from './config.js';
 import { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
 import { SendAdminRepository } from './db/send-admin-repository.js';
+import { SendTemplatesRepository } from './db/send-templates-repository.js';
 import { SendIntentBatchWriter } from './db/send-intent-batch-writer.js';
 import { StatusWebhookTargets } from './db/status-webhook-targets.js';
 import { ApiKeyCache } from './send/api-key-cache.js';
@@ -41,6 +42,7 @@ export function createSendRouteDeps(options: {
     messages,
     onAccepted: options.onAccepted,
     textMaxChars: options.textMaxChars,
+    templates: new SendTemplatesRepository(options.pool),
     metrics: options.metrics,
   };
 }

@@ -17,7 +17,11 @@ export interface SendIntentCandidate {
   /** Normalized recipient JID, or null when `to` is not a recipient (never inserted then). */
   toJid: string | null;
   isGroup: boolean;
+  /** The text to send: the request's, or its template rendered once now (issue #31 item 1). */
   text: string;
+  /** The template and version `text` was rendered from; null for free text. */
+  templateId: string | null;
+  templateVersion: number | null;
   category: SendCategory;
   deliverBy: Date | null;
   metadata: Record<string, unknown> | null;
@@ -66,7 +70,7 @@ const STATEMENT_SQL = `
   WITH req AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS r(o int, i uuid, k uuid, ik text, h text, t text, g boolean, x text, c text, d timestamptz, m jsonb,
-           w text, n boolean)
+           w text, n boolean, tp uuid, tv int)
   ), checked AS (
     SELECT req.*, ak.account_id, ak.id IS NOT NULL AS is_key_active, COALESCE(ak.has_webhook, false) AS has_webhook,
            ak.daily_limit AS dl, ak.monthly_limit AS ml,
@@ -90,8 +94,8 @@ const STATEMENT_SQL = `
       FROM checked c LEFT JOIN quota_ranked r ON r.o = c.o LEFT JOIN quota_counted q ON q.k = c.k
   ), inserted AS (
     INSERT INTO outbound_messages (id, api_key_id, account_id, idempotency_key, request_hash, to_jid, text,
-                                   category, deliver_by, metadata, wa_message_id)
-    SELECT i, k, account_id, ik, h, t, x, c, d, m, w FROM decided WHERE is_accepted ORDER BY k, ik
+                                   category, deliver_by, metadata, wa_message_id, template_id, template_version)
+    SELECT i, k, account_id, ik, h, t, x, c, d, m, w, tp, tv FROM decided WHERE is_accepted ORDER BY k, ik
     ON CONFLICT (api_key_id, idempotency_key) DO NOTHING
     RETURNING id, created_at
   ), transition AS (
@@ -170,6 +174,8 @@ export function encodeSendIntent(c: SendIntentCandidate): string {
     m: c.metadata,
     w: c.waMessageId,
     n: c.isInsertable,
+    tp: c.templateId,
+    tv: c.templateVersion,
   });
 }
 

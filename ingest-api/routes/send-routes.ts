@@ -4,12 +4,14 @@ import { deriveWaMessageId } from '../../common/wa-message-id.js';
 import type { OutboundMessage, OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
 import type { SendIntentBatchWriter } from '../db/send-intent-batch-writer.js';
 import type { SendIntentCandidate } from '../db/send-intent-statement.js';
+import type { SendTemplatesRepository } from '../db/send-templates-repository.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { normalizeRecipient } from '../send/recipient.js';
+import { resolveMessageText } from '../send/resolve-message-text.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
 /** Path of the send request API (architecture.md §12). */
@@ -26,6 +28,8 @@ export interface SendRouteDeps {
   onAccepted: (message: OutboundMessage) => void;
   /** Longest accepted text, in characters (`SEND_TEXT_MAX_CHARS`). */
   textMaxChars: number;
+  /** Template lookup for `{template, variables}` requests (issue #31 item 1). */
+  templates: Pick<SendTemplatesRepository, 'resolve'>;
   metrics?: SendMetrics | undefined;
 }
 
@@ -75,11 +79,12 @@ function answerExisting(
  * (415/400/422). A passed deadline or a `to` that is no recipient is not thrown here but returned as
  * `rejection`: a replay of an accepted request must still answer 200, so the idempotency lookup comes first.
  */
-function prepareCandidate(
+async function prepareCandidate(
   request: FastifyRequest,
   apiKey: ApiKeyIdentity,
-  textMaxChars: number
-): { candidate: SendIntentCandidate; rejection: IngestHttpError | null } {
+  deps: Pick<SendRouteDeps, 'textMaxChars' | 'templates'>
+): Promise<{ candidate: SendIntentCandidate; rejection: IngestHttpError | null }> {
+  const { textMaxChars } = deps;
   const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
   if (idempotencyKey === null) {
     throw new IngestHttpError(
@@ -95,6 +100,13 @@ function prepareCandidate(
   } else if (!recipient) {
     rejection = new IngestHttpError('WA_ERR_INVALID_RECIPIENT', 'to must be a group JID (…@g.us) or a phone number');
   }
+  const resolved = await resolveMessageText(sendRequest, {
+    accountId: apiKey.accountId,
+    mayUseDrafts: false,
+    templates: deps.templates,
+    textMaxChars,
+  });
+  if ('rejection' in resolved) rejection ??= resolved.rejection;
   const id = randomUUID();
   const candidate: SendIntentCandidate = {
     id,
@@ -103,7 +115,9 @@ function prepareCandidate(
     requestHash: hashSendRequest(sendRequest),
     toJid: recipient?.jid ?? null,
     isGroup: recipient?.kind === 'group',
-    text: sendRequest.text,
+    text: 'text' in resolved ? resolved.text : '',
+    templateId: 'template' in resolved ? (resolved.template?.id ?? null) : null,
+    templateVersion: 'template' in resolved ? (resolved.template?.version ?? null) : null,
     category: sendRequest.category,
     deliverBy: sendRequest.deliverByMs === null ? null : new Date(sendRequest.deliverByMs),
     metadata: sendRequest.metadata,
@@ -153,9 +167,9 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     const presentedKey = header(request, 'x-api-key');
     const apiKey = await deps.apiKeys.find(presentedKey);
     if (!apiKey) throw badApiKey();
-    let prepared: ReturnType<typeof prepareCandidate>;
+    let prepared: Awaited<ReturnType<typeof prepareCandidate>>;
     try {
-      prepared = prepareCandidate(request, apiKey, deps.textMaxChars);
+      prepared = await prepareCandidate(request, apiKey, deps);
     } catch (err) {
       // The key may come from the cache: a revoked key gets 401, not a verdict on its body.
       if (!(await deps.apiKeys.findFresh(presentedKey))) throw badApiKey();
@@ -227,6 +241,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
       category: message.category,
       deliver_by: message.deliverBy?.toISOString() ?? null,
       metadata: message.metadata,
+      template: message.template ?? null,
       wa_message_id: message.waMessageId,
       created_at: message.createdAt.toISOString(),
       transitions: transitions.map((t) => ({ state: t.state, at: t.at.toISOString(), reason_code: t.reasonCode })),
