@@ -15,7 +15,7 @@ export {
   type RetentionResult,
 } from './db/redact-old-message-bodies.js';
 // Outbound send administration (architecture.md §12, issue #10): `wa-lake api-keys …` and `wa-lake opt-in …`.
-export { type ApiKeyRecord, SendAdminRepository } from './db/send-admin-repository.js';
+export { type ApiKeyRecord, SendAdminRepository, type SendEnvironment } from './db/send-admin-repository.js';
 export { SendTemplatesRepository, type TemplateVersion } from './db/send-templates-repository.js';
 export { placeholdersOf } from './send/render-template.js';
 export { generateApiKey } from './send/api-key.js';

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
@@ -6,6 +6,7 @@ import { generateWebhookSecret } from '../../common/standard-webhook-signature.j
 import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
 import {
   type ApiKeyRecord,
+  type SendEnvironment,
   createPool,
   generateApiKey,
   normalizeRecipient,
@@ -44,13 +45,20 @@ interface CreateKeyOptions {
   self?: string[];
   daily?: number;
   monthly?: number;
+  environment: SendEnvironment;
+}
+
+function toEnvironment(value: string): SendEnvironment {
+  if (value !== 'test' && value !== 'live') throw new InvalidArgumentError('must be test or live.');
+  return value;
 }
 
 /** One line per key, as `api-keys list` and an ambiguous `revoke` print it. */
 function describeKey(key: ApiKeyRecord): string {
   const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
   const quota = `daily ${key.dailyLimit ?? '-'} monthly ${key.monthlyLimit ?? '-'}`;
-  return `${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}  ${quota}`;
+  const account = key.isAccountApproved ? 'approved' : 'not approved';
+  return `${key.id}  ${key.keyPrefix}…  ${key.accountId} (${account})  ${key.name}  ${key.environment}  ${state}  ${quota}`;
 }
 
 function toPhoneJid(phone: string): string {
@@ -72,6 +80,12 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--account <id>', 'sending account (one collector per account)', DEFAULT_ACCOUNT)
     .option('--webhook-url <url>', 'where state changes of this key’s messages are POSTed')
     .option('--self <participantId...>', 'the account’s own LID / phone JID, to check group membership')
+    .option(
+      '--environment <env>',
+      'test (only to test recipients) or live (approved accounts only)',
+      toEnvironment,
+      'live'
+    )
     .option('--daily <n>', 'most messages accepted per UTC day (429 beyond)', integerInRange(0, 2_000_000_000))
     .option('--monthly <n>', 'most messages accepted per UTC month (429 beyond)', integerInRange(0, 2_000_000_000))
     .action(async (options: CreateKeyOptions) => {
@@ -87,11 +101,18 @@ export function registerSendAdminCommands(program: Command): void {
           keyPrefix: generated.prefix,
           webhookUrl,
           sealedWebhookSecret: webhookSecret === null ? null : sealWebhookSecret(webhookSecret, encryptionKeys),
+          environment: options.environment,
           dailyLimit: options.daily ?? null,
           monthlyLimit: options.monthly ?? null,
         });
         if (options.self) await admin.setAccountParticipants(options.account, options.self);
-        printLine(`created key ${id} (${generated.prefix}…) for account ${options.account}`);
+        printLine(`created key ${id} (${generated.prefix}…) for account ${options.account} (${options.environment})`);
+        const [created] = await admin.findApiKeysByPrefix(id);
+        if (options.environment === 'live' && created?.isAccountApproved === false) {
+          printLine(
+            `note: account ${options.account} is not approved for live sending: wa-lake accounts approve ${options.account}`
+          );
+        }
         printLine(`x-api-key: ${generated.key}`);
         if (webhookSecret !== null) {
           printLine(`webhook signing secret: ${webhookSecret}`);

@@ -39,6 +39,10 @@ export type SendIntentOutcome =
   | { kind: 'existing'; id: string; requestHash: string; state: SendState; createdAt: Date }
   | { kind: 'not-insertable' }
   | { kind: 'not-allowed'; accountId: string }
+  /** A test key's recipient is not one of the account's test recipients (issue #31 item 2). */
+  | { kind: 'not-a-test-recipient' }
+  /** A live key of an account not approved for production (issue #31 item 2). */
+  | { kind: 'account-not-approved'; accountId: string }
   /** The key's daily or monthly quota (issue #31 item 3) has no slot left for this request. */
   | { kind: 'over-quota'; usage: QuotaUsage }
   /** `hasStatusWebhook`: the key has a webhook URL and a sealed secret (ADR 0011), so the workflow reports states. */
@@ -77,17 +81,24 @@ const STATEMENT_SQL = `
            COALESCE(ak.daily_limit IS NOT NULL OR ak.monthly_limit IS NOT NULL, false) AS has_quota,
            e.id AS existing_id, e.request_hash AS existing_hash, e.state AS existing_state,
            e.created_at AS existing_created_at,
+           ak.environment, COALESCE(env_acct.ok, false) AS is_account_approved,
            CASE
              WHEN ak.id IS NULL OR e.id IS NOT NULL OR NOT req.n OR req.t IS NULL THEN false
+             WHEN ak.environment = 'test' THEN env_test.ok IS NOT NULL
+             WHEN NOT COALESCE(env_acct.ok, false) THEN false
              ELSE ${recipientIsAllowedSql('req.g')}
            END AS is_allowed
       FROM req
       LEFT JOIN LATERAL (SELECT id, account_id, webhook_url IS NOT NULL AND webhook_secret IS NOT NULL AS has_webhook,
-                                daily_limit, monthly_limit
+                                daily_limit, monthly_limit, environment
                            FROM send_api_keys WHERE id = req.k AND revoked_at IS NULL LIMIT 1) ak ON true
       LEFT JOIN LATERAL (SELECT id, request_hash, state, created_at FROM outbound_messages
                           WHERE api_key_id = req.k AND idempotency_key = req.ik LIMIT 1) e ON true
       ${recipientAllowListJoins({ accountId: 'ak.account_id', toJid: 'req.t', isGroup: 'req.g' })}
+      LEFT JOIN LATERAL (SELECT approved_at IS NOT NULL AS ok FROM send_accounts
+                          WHERE account_id = ak.account_id LIMIT 1) env_acct ON true
+      LEFT JOIN LATERAL (SELECT true AS ok FROM send_test_recipients
+                          WHERE ak.environment = 'test' AND account_id = ak.account_id AND jid = req.t LIMIT 1) env_test ON true
   ), ${quotaCtes()}, decided AS (
     SELECT c.*, q.day_used, q.month_used,
            c.is_allowed AND (NOT c.has_quota OR r.rn <= COALESCE(q.granted, 0)) AS is_accepted
@@ -102,7 +113,7 @@ const STATEMENT_SQL = `
     INSERT INTO outbound_message_transitions (message_id, state, at)
     SELECT id, 'queued', created_at FROM inserted
   )
-  SELECT c.o, c.account_id, c.is_key_active, c.existing_id, c.existing_hash, c.existing_state,
+  SELECT c.o, c.account_id, c.is_key_active, c.environment, c.is_account_approved, c.existing_id, c.existing_hash, c.existing_state,
          c.existing_created_at, c.is_allowed,
          c.n, c.has_webhook, ins.created_at, c.has_quota, c.is_accepted, c.dl, c.ml, c.day_used, c.month_used
     FROM decided c LEFT JOIN inserted ins ON ins.id = c.i`;
@@ -111,6 +122,8 @@ interface ResultRow {
   o: number;
   account_id: string | null;
   is_key_active: boolean;
+  environment: 'test' | 'live' | null;
+  is_account_approved: boolean;
   existing_id: string | null;
   existing_hash: string | null;
   existing_state: SendState | null;
@@ -145,7 +158,11 @@ function toOutcome(row: ResultRow): SendIntentOutcome {
   }
   if (!row.n) return { kind: 'not-insertable' };
   const accountId = row.account_id ?? '';
-  if (!row.is_allowed) return { kind: 'not-allowed', accountId };
+  if (!row.is_allowed) {
+    if (row.environment === 'test') return { kind: 'not-a-test-recipient' };
+    if (!row.is_account_approved) return { kind: 'account-not-approved', accountId };
+    return { kind: 'not-allowed', accountId };
+  }
   const usage = toUsage(row);
   if (!row.is_accepted)
     return { kind: 'over-quota', usage: usage ?? { dailyLimit: 0, monthlyLimit: 0, dayUsed: 0, monthUsed: 0 } };
@@ -182,8 +199,8 @@ export function encodeSendIntent(c: SendIntentCandidate): string {
 /**
  * Runs the accept statement for candidates encoded by {@link encodeSendIntent} on the pool (autocommit:
  * every insert is committed when this resolves). Check order per candidate, as the route answers: key
- * revoked → idempotency key already used → not insertable → recipient not allowed
- * (`send-recipient-allow-list.ts`) → over the key's quota (`send-quota-sql.ts`) → inserted (or raced by a concurrent twin). Source: architecture.md §12
+ * revoked → idempotency key already used → not insertable → environment (a test key's recipient must be a
+ * test recipient; a live key's account must be approved) → recipient not allowed (`send-recipient-allow-list.ts`) → over the key's quota (`send-quota-sql.ts`) → inserted (or raced by a concurrent twin). Source: architecture.md §12
  * "Validation before accepting", ADR 0009, issue #10 item 11.
  *
  * @returns one outcome per candidate, same order.

@@ -102,7 +102,7 @@ async function prepareCandidate(
   }
   const resolved = await resolveMessageText(sendRequest, {
     accountId: apiKey.accountId,
-    mayUseDrafts: false,
+    mayUseDrafts: apiKey.environment === 'test',
     templates: deps.templates,
     textMaxChars,
   });
@@ -206,6 +206,16 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
             ? 'the sending account is not a member of this group'
             : 'this number has not opted in to messages from the sending account'
         );
+      case 'not-a-test-recipient':
+        throw new IngestHttpError(
+          'WA_ERR_NOT_A_TEST_RECIPIENT',
+          'a test key sends only to the account’s test recipients (wa-lake test-recipients add)'
+        );
+      case 'account-not-approved':
+        throw new IngestHttpError(
+          'WA_ERR_ACCOUNT_NOT_APPROVED',
+          'this account is not approved for live sending (wa-lake accounts approve); use a test key meanwhile'
+        );
       case 'over-quota': {
         const nowMs = Date.now();
         throw new IngestHttpError(
@@ -236,6 +246,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     return reply.code(200).send({
       id: message.id,
       status: message.state,
+      environment: apiKey.environment,
       reason_code: message.reasonCode,
       to: message.toJid,
       category: message.category,

@@ -36,12 +36,9 @@ function secondsToNextUtcMidnight(): number {
 
 describe('send quotas per API key (issue #31 item 3)', () => {
   it('accepts exactly 100 of 200 parallel requests at a daily limit of 100 set by api-keys create --daily', async () => {
-    const { key, id } = await createKeyWithCli(inject('databaseUrl'), [
-      '--account',
-      `acct-${randomUUID()}`,
-      '--daily',
-      '100',
-    ]);
+    const accountId = `acct-${randomUUID()}`;
+    const { key, id } = await createKeyWithCli(inject('databaseUrl'), ['--account', accountId, '--daily', '100']);
+    expect((await runCli(inject('databaseUrl'), ['accounts', 'approve', accountId])).code).toBe(0);
     const listed = await runCli(inject('databaseUrl'), ['api-keys', 'list']);
     expect(listed.stdout).toContain(`${id}`);
     expect(listed.stdout).toMatch(new RegExp(`${id}.*daily 100 monthly -`));

@@ -76,7 +76,15 @@ export async function startSendTestServer(
 /** Creates an API key for a fresh account. @returns the key (as a caller presents it) and the account id. */
 export async function createTestApiKey(
   admin: SendAdminRepository,
-  options: { accountId?: string; self?: string[]; dailyLimit?: number; monthlyLimit?: number } = {}
+  options: {
+    accountId?: string;
+    self?: string[];
+    dailyLimit?: number;
+    monthlyLimit?: number;
+    environment?: 'test' | 'live';
+    /** Approve the account for live sending (default true for a live key). */
+    approve?: boolean;
+  } = {}
 ): Promise<{ key: string; accountId: string; id: string }> {
   const accountId = options.accountId ?? `acct-${randomUUID().slice(0, 8)}`;
   const generated = generateApiKey();
@@ -88,8 +96,10 @@ export async function createTestApiKey(
     webhookUrl: null,
     dailyLimit: options.dailyLimit ?? null,
     monthlyLimit: options.monthlyLimit ?? null,
+    environment: options.environment ?? 'live',
   });
   if (options.self) await admin.setAccountParticipants(accountId, options.self);
+  if (options.environment !== 'test' && options.approve !== false) await admin.approveAccount(accountId);
   return { key: generated.key, accountId, id };
 }
 
