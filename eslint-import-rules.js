@@ -25,7 +25,7 @@ const PROCESS_FOLDERS = ['./collector', './ingest-api', './activities', './worke
 export const restrictedPathZones = [
   {
     target: './common',
-    from: [...PROCESS_FOLDERS, './cli', './dev-stack'],
+    from: [...PROCESS_FOLDERS, './lake', './cli', './dev-stack'],
     message: 'common/ is shared by the processes, so it imports none of them (common/README.md).',
   },
   {
@@ -47,15 +47,33 @@ export const restrictedPathZones = [
       'The ingest API starts sendMessage by name: it may import only the sandbox-safe contracts (architecture.md §12, ingest-api/README.md).',
   },
   {
-    target: './ingest-api/projections',
-    from: ['./ingest-api/db', './ingest-api/routes', './ingest-api/app.ts', './ingest-api/server.ts'],
+    target: './ingest-api',
+    from: './lake',
+    except: ['./index.ts'],
+    message: "The ingest API reaches PostgreSQL only through the lake's door, lake/index.ts (lake/README.md).",
+  },
+  {
+    target: './lake',
+    from: [...PROCESS_FOLDERS, './cli', './dev-stack'],
+    message: 'lake/ is the PostgreSQL code the processes share: it imports none of them (lake/README.md).',
+  },
+  {
+    target: './lake',
+    from: './workflows',
+    except: ['./contracts.ts', './send-contracts.ts'],
+    message: 'lake/ may import only the sandbox-safe workflows/contracts.ts and send-contracts.ts (lake/README.md).',
+  },
+  {
+    target: './lake/projections',
+    from: './lake',
+    except: ['./projections'],
     message:
-      'projections/ is pure (facts in, facts out): db/ imports projections/, never the other way (ingest-api/README.md).',
+      'lake/projections/ is pure (facts in, facts out): the lake imports projections/, never the other way (lake/README.md).',
   },
   {
     target: './collector',
-    from: ['./activities', './worker', './ingest-api', './ops', './cli', './dev-stack'],
-    message: 'The collector imports no activity, worker or ingest code (collector/README.md).',
+    from: ['./activities', './worker', './ingest-api', './lake', './ops', './cli', './dev-stack'],
+    message: 'The collector imports no activity, worker, ingest or lake code (collector/README.md).',
   },
   {
     target: './collector',
@@ -72,17 +90,18 @@ export const restrictedPathZones = [
   },
   {
     target: ['./activities', './worker', './ops'],
-    from: ['./cli', './dev-stack'],
-    message: 'Only the CLI wires processes and starts the local stack (cli/README.md, dev-stack/README.md).',
+    from: ['./cli', './dev-stack', './lake'],
+    message:
+      'Only the CLI wires processes and starts the local stack, and only the CLI and the ingest API open the lake (cli/README.md, lake/README.md).',
   },
   {
     target: './workflows',
-    from: ['./collector', './ingest-api', './worker', './ops', './cli', './dev-stack'],
+    from: ['./collector', './ingest-api', './lake', './worker', './ops', './cli', './dev-stack'],
     message: 'Workflow code runs in the Temporal sandbox: it imports only sandbox-safe code (workflows/README.md).',
   },
   {
     target: './dev-stack',
-    from: [...PROCESS_FOLDERS, './cli'],
+    from: [...PROCESS_FOLDERS, './lake', './cli'],
     message: 'dev-stack/ starts servers for the CLI and tests; it imports no process (dev-stack/README.md).',
   },
   {
@@ -93,9 +112,10 @@ export const restrictedPathZones = [
   },
   {
     target: './cli',
-    from: ['./collector', './ingest-api', './worker', './ops'],
+    from: ['./collector', './ingest-api', './lake', './worker', './ops'],
     except: ['./index.ts'],
-    message: "The CLI imports a process only through its public entry point, that folder's index.ts (cli/README.md).",
+    message:
+      "The CLI imports a process and the lake only through their public entry point, that folder's index.ts (cli/README.md).",
   },
   {
     target: './cli',

@@ -10,10 +10,13 @@ import Fastify, {
 import pg from 'pg';
 import type { Logger } from '../common/logger.js';
 import type { PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
-import type { EventsRepository } from './db/events-repository.js';
-import type { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
-import type { StatusWebhookTargets } from './db/status-webhook-targets.js';
-import { DatabaseBusyError, DatabaseUnavailableError } from './db/errors.js';
+import {
+  DatabaseBusyError,
+  DatabaseUnavailableError,
+  type EventsRepository,
+  type OutboundMessagesRepository,
+  type StatusWebhookTargets,
+} from '../lake/index.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';

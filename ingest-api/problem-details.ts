@@ -21,7 +21,7 @@ function titleOf(code: string): string {
 }
 
 /**
- * The RFC 9457 problem details object of an error of the public API (issue #31 item 4, ADR 0014): `type`
+ * The RFC 9457 problem details object of an error of the public API (issue #31 item 4, ADR 0015): `type`
  * (`urn:wa-lake:problem:<code>`), `title` (from the code), `status`, `detail` (the message), and as
  * extension members the existing `code`, `error` (the message, as before) and `fields` when there are any.
  */

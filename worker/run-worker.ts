@@ -89,6 +89,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,
+      statusWebhookPolicy: {
+        allowHttp: config.SEND_WEBHOOK_ALLOW_HTTP,
+        allowPrivate: config.SEND_WEBHOOK_ALLOW_PRIVATE,
+      },
       sendGate: {
         ratePerMinute: config.SEND_RATE_PER_MINUTE,
         burst: config.SEND_RATE_BURST,

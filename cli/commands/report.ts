@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { isGroupJid, readEngagementReport, type EngagementReport } from '../../ingest-api/index.js';
+import { isGroupJid, readEngagementReport, type EngagementReport } from '../../lake/index.js';
 import { renderReportHtml } from '../report/render-html.js';
 import { writeReportCsv } from '../report/write-csv.js';
 import { withLakePool } from './database.js';

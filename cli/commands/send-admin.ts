@@ -4,6 +4,7 @@ import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../common/standard-webhook-signature.js';
 import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
+import { checkWebhookUrl, resolveAllWithDns, webhookUrlPolicyFromEnv } from '../../common/webhook-url-policy.js';
 import {
   type ApiKeyRecord,
   type SendEnvironment,
@@ -11,7 +12,7 @@ import {
   generateApiKey,
   normalizeRecipient,
   SendAdminRepository,
-} from '../../ingest-api/index.js';
+} from '../../lake/index.js';
 import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
 
@@ -32,10 +33,17 @@ async function withAdmin(
   }
 }
 
-function toWebhookUrl(value: string): string {
-  const url = URL.canParse(value) ? new URL(value) : null;
-  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new Error(`"${value}" is not an http(s) URL`);
-  return url.toString();
+/**
+ * The webhook URL as stored, after the save-time check of ADR 0014 (scheme, credentials, every notation of a
+ * private address, and every address the name resolves to now). A note is printed when the name does not
+ * resolve yet.
+ * @throws Error naming the URL and why it is refused.
+ */
+async function toWebhookUrl(value: string): Promise<string> {
+  const checked = await checkWebhookUrl(value, webhookUrlPolicyFromEnv(process.env), resolveAllWithDns);
+  if (!checked.ok) throw new Error(`webhook URL "${value}" is refused: it ${checked.reason}`);
+  if (checked.note !== null) printLine(`note: ${checked.note}`);
+  return checked.url;
 }
 
 interface CreateKeyOptions {
@@ -89,7 +97,7 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--daily <n>', 'most messages accepted per UTC day (429 beyond)', integerInRange(0, 2_000_000_000))
     .option('--monthly <n>', 'most messages accepted per UTC month (429 beyond)', integerInRange(0, 2_000_000_000))
     .action(async (options: CreateKeyOptions) => {
-      const webhookUrl = options.webhookUrl === undefined ? null : toWebhookUrl(options.webhookUrl);
+      const webhookUrl = options.webhookUrl === undefined ? null : await toWebhookUrl(options.webhookUrl);
       await withAdmin(async (admin, encryptionKeys) => {
         const generated = generateApiKey();
         // Status webhooks (issue #10 item 8, ADR 0011): a per-key Standard Webhooks secret, shown once.

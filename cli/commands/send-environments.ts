@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
-import { createPool, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
+import { createPool, normalizeRecipient, SendAdminRepository } from '../../lake/index.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
@@ -24,7 +24,7 @@ function toRecipientJid(value: string): string {
 
 /**
  * Registers `wa-lake test-recipients add|remove|list` and `wa-lake accounts approve` (issue #31 item 2, ADR
- * 0014): a test key sends only to the account's test recipients, a live key only for an approved account.
+ * 0015): a test key sends only to the account's test recipients, a live key only for an approved account.
  */
 export function registerSendEnvironmentCommands(program: Command): void {
   const recipients = program

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
-import { createPool, placeholdersOf, SendTemplatesRepository, type TemplateVersion } from '../../ingest-api/index.js';
+import { createPool, placeholdersOf, SendTemplatesRepository, type TemplateVersion } from '../../lake/index.js';
 import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
 
@@ -48,7 +48,7 @@ function declaredVariables(body: string, given: string | undefined): string[] {
 }
 
 /**
- * Registers `wa-lake templates add|list|approve|archive` (issue #31 item 1, ADR 0014): versions of named
+ * Registers `wa-lake templates add|list|approve|archive` (issue #31 item 1, ADR 0015): versions of named
  * message templates per account, each with its declared `{{variables}}`; a live key sends only approved ones.
  */
 export function registerSendTemplateCommands(program: Command): void {

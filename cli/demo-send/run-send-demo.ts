@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
+import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../lake/index.js';
 import type { SendState } from '../../workflows/send-contracts.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { startLocalStack } from '../local-stack/start-local-stack.js';

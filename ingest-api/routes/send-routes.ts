@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deriveWaMessageId } from '../../common/wa-message-id.js';
-import type { OutboundMessage, OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
-import type { SendIntentBatchWriter } from '../db/send-intent-batch-writer.js';
-import type { SendIntentCandidate } from '../db/send-intent-statement.js';
-import type { SendTemplatesRepository } from '../db/send-templates-repository.js';
+import {
+  normalizeRecipient,
+  type OutboundMessage,
+  type OutboundMessagesRepository,
+  type SendIntentBatchWriter,
+  type SendIntentCandidate,
+  type SendTemplatesRepository,
+} from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
-import type { SendMetrics } from '../send/send-metrics.js';
 import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
-import { normalizeRecipient } from '../send/recipient.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
+import type { SendMetrics } from '../send/send-metrics.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
 /** Path of the send request API (architecture.md §12). */
@@ -157,7 +160,7 @@ function acceptedMessage(
  *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
  *   not-allowed recipient → 429 `WA_ERR_QUOTA_EXCEEDED` (key's daily/monthly quota, with `Retry-After` and
  *   RateLimit fields; issue #31 item 3) → commit → `202 {id, status: 'queued'}` (RateLimit fields when limited); the workflow start follows the answer.
- *   Everything after the body checks is one group-committed statement (`db/send-intent-statement.ts`),
+ *   Everything after the body checks is one group-committed statement (`lake/send/send-intent-statement.ts`),
  *   which also re-checks that the (possibly cached) key is not revoked.
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.
  */

@@ -1,5 +1,4 @@
-import type { ApiKeyRecord, SendAdminRepository } from '../db/send-admin-repository.js';
-import { hashApiKey } from './api-key.js';
+import { type ApiKeyRecord, hashApiKey, type SendAdminRepository } from '../../lake/index.js';
 
 /** The part of an API key the accept path needs; neither changes during a key's life. */
 export type ApiKeyIdentity = Pick<ApiKeyRecord, 'id' | 'accountId' | 'environment'>;
@@ -16,7 +15,7 @@ export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
  * about a microsecond; the saving is the database round trip.
  *
  * A cached key can have been revoked since. That never lets a request through: the accept statement
- * (`db/send-intent-statement.ts`) re-checks `revoked_at IS NULL` in the same statement that commits,
+ * (`lake/send/send-intent-statement.ts`) re-checks `revoked_at IS NULL` in the same statement that commits,
  * and the route re-checks with {@link findFresh} before any other 4xx, so a revoke takes effect on the
  * next request. Unknown keys are never cached (a key created a moment ago works at once).
  */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKeyWithCli, runCli } from './run-cli.js';
 import { getMessage, postMessage, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
 
-// Test and live keys (issue #31 item 2, ADR 0014), driven through the operator's CLI.
+// Test and live keys (issue #31 item 2, ADR 0015), driven through the operator's CLI.
 let server: SendTestServer;
 let groupJid: string;
 const databaseUrl = (): string => inject('databaseUrl');

@@ -9,7 +9,7 @@ import {
   type SendTestServer,
 } from './send-test-server.js';
 
-// Quotas per API key (issue #31 item 3, ADR 0014): counted at accept, in the statement that accepts.
+// Quotas per API key (issue #31 item 3, ADR 0015): counted at accept, in the statement that accepts.
 let server: SendTestServer;
 let groupJid: string;
 

@@ -10,7 +10,7 @@ import {
   type SendTestServer,
 } from './send-test-server.js';
 
-// Templates (issue #31 item 1, ADR 0014): versions, approval, variables, rendered once at accept.
+// Templates (issue #31 item 1, ADR 0015): versions, approval, variables, rendered once at accept.
 let server: SendTestServer;
 let groupJid: string;
 let apiKey: { key: string; accountId: string; id: string };
