@@ -58,6 +58,7 @@ try {
     keyPrefix: key.prefix,
     webhookUrl: null,
   });
+  await admin.approveAccount('default');
   await pool.query('INSERT INTO whatsapp_groups (jid) VALUES ($1)', [GROUP]);
   let intentStatements = 0;
   let intentRows = 0;

@@ -8,6 +8,7 @@ import {
   OutboundMessagesRepository,
   SendAdminRepository,
   SendIntentBatchWriter,
+  SendTemplatesRepository,
   StatusWebhookTargets,
 } from '../lake/index.js';
 import type { IngestAppDeps } from './app.js';
@@ -43,6 +44,7 @@ export function createSendRouteDeps(options: {
     messages,
     onAccepted: options.onAccepted,
     textMaxChars: options.textMaxChars,
+    templates: new SendTemplatesRepository(options.pool),
     metrics: options.metrics,
   };
 }

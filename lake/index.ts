@@ -16,9 +16,12 @@ export { extractOccurredAt, toEpochMs } from './projections/occurred-at.js';
 export { generateApiKey, hashApiKey } from './send/api-key.js';
 export { type OutboundMessage, OutboundMessagesRepository } from './send/outbound-messages-repository.js';
 export { normalizeRecipient } from './send/recipient.js';
-export { type ApiKeyRecord, SendAdminRepository } from './send/send-admin-repository.js';
+export { type ApiKeyRecord, SendAdminRepository, type SendEnvironment } from './send/send-admin-repository.js';
 export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
-export type { SendIntentCandidate } from './send/send-intent-statement.js';
+export type { QuotaUsage, SendIntentCandidate } from './send/send-intent-statement.js';
+// Templates (issue #31 item 1): versions in PostgreSQL, the pure renderer shared by the CLI and the API.
+export { placeholdersOf, renderTemplate } from './send/render-template.js';
+export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
 export {

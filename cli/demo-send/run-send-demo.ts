@@ -104,6 +104,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       webhookUrl: null,
     });
     await admin.setAccountParticipants(DEMO_ACCOUNT_ID, DEMO_SELF_PARTICIPANT_IDS);
+    await admin.approveAccount(DEMO_ACCOUNT_ID);
     for (const phone of DEMO_OPT_IN_PHONES) {
       const recipient = normalizeRecipient(phone);
       if (recipient) await admin.addOptIn(DEMO_ACCOUNT_ID, recipient.jid, 'wa-lake demo-send');

@@ -1,7 +1,7 @@
 import { type ApiKeyRecord, hashApiKey, type SendAdminRepository } from '../../lake/index.js';
 
 /** The part of an API key the accept path needs; neither changes during a key's life. */
-export type ApiKeyIdentity = Pick<ApiKeyRecord, 'id' | 'accountId'>;
+export type ApiKeyIdentity = Pick<ApiKeyRecord, 'id' | 'accountId' | 'environment'>;
 
 /** How long a verified key is remembered (ms). Revocation does not wait for it: see {@link ApiKeyCache}. */
 export const API_KEY_CACHE_TTL_MS = 60_000;
@@ -50,7 +50,7 @@ export class ApiKeyCache {
     const record = await this.admin.findActiveApiKey(hash);
     this.entries.delete(hash);
     if (!record) return null;
-    const identity = { id: record.id, accountId: record.accountId };
+    const identity = { id: record.id, accountId: record.accountId, environment: record.environment };
     if (this.entries.size >= API_KEY_CACHE_MAX_ENTRIES) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);

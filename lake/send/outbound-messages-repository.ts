@@ -20,6 +20,8 @@ export interface OutboundMessage {
   createdAt: Date;
   /** Whether the message's API key has a status webhook (URL and secret; issue #10 item 8). */
   hasStatusWebhook: boolean;
+  /** The template version `text` was rendered from (issue #31 item 1); null for free text. */
+  template?: { id: string; name: string; version: number } | null;
 }
 
 /** One state reached by a message. */
@@ -32,7 +34,8 @@ export interface TransitionRecord {
 // A message row plus whether its key has a status webhook (both URL and sealed secret, ADR 0011).
 const HAS_STATUS_WEBHOOK_SQL = (row: string): string =>
   `(SELECT k.webhook_url IS NOT NULL AND k.webhook_secret IS NOT NULL FROM send_api_keys k WHERE k.id = ${row}.api_key_id) AS has_status_webhook`;
-const SELECT_MESSAGE = `SELECT m.*, ${HAS_STATUS_WEBHOOK_SQL('m')} FROM outbound_messages m`;
+const SELECT_MESSAGE = `SELECT m.*, ${HAS_STATUS_WEBHOOK_SQL('m')},
+  (SELECT t.name FROM send_templates t WHERE t.id = m.template_id) AS template_name FROM outbound_messages m`;
 
 // SQL CASE that ranks a state column, from the one rank table in send-contracts.ts.
 const RANK_SQL = (column: string): string =>
@@ -57,6 +60,14 @@ function toMessage(row: Record<string, unknown>): OutboundMessage {
     workflowStartedAt: (row['workflow_started_at'] as Date | null) ?? null,
     createdAt: row['created_at'] as Date,
     hasStatusWebhook: row['has_status_webhook'] === true,
+    template:
+      row['template_id'] == null
+        ? null
+        : {
+            id: row['template_id'] as string,
+            name: row['template_name'] as string,
+            version: row['template_version'] as number,
+          },
   };
 }
 

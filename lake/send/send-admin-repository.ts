@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { toDatabaseAvailabilityError } from '../pool.js';
+import { UTC_DAY_SQL, UTC_MONTH_SQL } from './send-quota-sql.js';
 import { recipientAllowListJoins, recipientIsAllowedSql } from './send-recipient-allow-list.js';
 
 /** A recipient as the send path stores it (normalized by `send/recipient.ts`). */
@@ -15,6 +16,24 @@ export interface ApiKeyRecord {
   webhookUrl: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Most messages accepted per UTC day / month (issue #31 item 3); null = no limit. */
+  dailyLimit: number | null;
+  monthlyLimit: number | null;
+  /** `test`: sends only to test recipients; `live`: only for an approved account (issue #31 item 2). */
+  environment: SendEnvironment;
+  /** Whether the key's account is approved for live sending (`wa-lake accounts approve`). */
+  isAccountApproved: boolean;
+}
+
+/** The environment of an API key (issue #31 item 2). */
+export type SendEnvironment = 'test' | 'live';
+
+/** A number or group a test key may send to. */
+export interface TestRecipientRecord {
+  accountId: string;
+  jid: string;
+  note: string | null;
+  createdAt: Date;
 }
 
 /** An opt-in: `phoneJid` agreed to receive direct messages from `accountId`. */
@@ -24,6 +43,10 @@ export interface OptInRecord {
   note: string | null;
   createdAt: Date;
 }
+
+const SELECT_KEY = `SELECT k.*, COALESCE((SELECT a.approved_at IS NOT NULL FROM send_accounts a
+                                             WHERE a.account_id = k.account_id), false) AS is_account_approved
+                      FROM send_api_keys k`;
 
 async function run<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<T[]> {
   try {
@@ -50,12 +73,24 @@ export class SendAdminRepository {
     webhookUrl: string | null;
     /** The status-webhook signing secret as sealed by `sealWebhookSecret` (ADR 0011); null without a webhook. */
     sealedWebhookSecret?: string | null;
+    /** Quotas (issue #31 item 3): most accepted messages per UTC day / month; null or absent = none. */
+    dailyLimit?: number | null;
+    monthlyLimit?: number | null;
+    /** Default `live` (issue #31 item 2). */
+    environment?: SendEnvironment;
   }): Promise<string> {
     const id = randomUUID();
+    // A limited key gets its usage row at once: the accept statement only updates it (send-quota-sql.ts).
     await run(
       this.pool,
-      `INSERT INTO send_api_keys (id, name, account_id, key_hash, key_prefix, webhook_url, webhook_secret)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `WITH k AS (
+         INSERT INTO send_api_keys (id, name, account_id, key_hash, key_prefix, webhook_url, webhook_secret,
+                                    daily_limit, monthly_limit, environment)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         RETURNING id, daily_limit IS NOT NULL OR monthly_limit IS NOT NULL AS has_quota
+       )
+       INSERT INTO send_api_key_usage (api_key_id, day, month)
+       SELECT id, ${UTC_DAY_SQL}, ${UTC_MONTH_SQL} FROM k WHERE has_quota`,
       [
         id,
         input.name,
@@ -64,6 +99,9 @@ export class SendAdminRepository {
         input.keyPrefix,
         input.webhookUrl,
         input.sealedWebhookSecret ?? null,
+        input.dailyLimit ?? null,
+        input.monthlyLimit ?? null,
+        input.environment ?? 'live',
       ]
     );
     return id;
@@ -73,7 +111,7 @@ export class SendAdminRepository {
   async findActiveApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
     const rows = await run<Record<string, unknown>>(
       this.pool,
-      `SELECT * FROM send_api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+      `${SELECT_KEY} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [keyHash]
     );
     return rows[0] ? toApiKey(rows[0]) : null;
@@ -81,11 +119,7 @@ export class SendAdminRepository {
 
   /** Every key, newest first. */
   async listApiKeys(): Promise<ApiKeyRecord[]> {
-    const rows = await run<Record<string, unknown>>(
-      this.pool,
-      `SELECT * FROM send_api_keys ORDER BY created_at DESC`,
-      []
-    );
+    const rows = await run<Record<string, unknown>>(this.pool, `${SELECT_KEY} ORDER BY k.created_at DESC`, []);
     return rows.map(toApiKey);
   }
 
@@ -97,9 +131,9 @@ export class SendAdminRepository {
     if (prefix === '') return [];
     const rows = await run<Record<string, unknown>>(
       this.pool,
-      `SELECT * FROM send_api_keys
-        WHERE starts_with(id::text, lower($1)) OR starts_with(key_prefix, $1)
-        ORDER BY created_at DESC`,
+      `${SELECT_KEY}
+        WHERE starts_with(k.id::text, lower($1)) OR starts_with(k.key_prefix, $1)
+        ORDER BY k.created_at DESC`,
       [prefix]
     );
     return rows.map(toApiKey);
@@ -123,6 +157,50 @@ export class SendAdminRepository {
        ON CONFLICT (account_id) DO UPDATE SET participant_ids = EXCLUDED.participant_ids, updated_at = now()`,
       [accountId, participantIds]
     );
+  }
+
+  /**
+   * Marks the account approved for live sending (issue #31 item 2). @returns false when it was approved already.
+   */
+  async approveAccount(accountId: string): Promise<boolean> {
+    const rows = await run<{ was_approved: boolean }>(
+      this.pool,
+      `WITH before AS (SELECT approved_at IS NOT NULL AS was_approved FROM send_accounts WHERE account_id = $1)
+       INSERT INTO send_accounts (account_id, approved_at) VALUES ($1, now())
+       ON CONFLICT (account_id) DO UPDATE SET approved_at = COALESCE(send_accounts.approved_at, now())
+       RETURNING COALESCE((SELECT was_approved FROM before), false) AS was_approved`,
+      [accountId]
+    );
+    return rows[0]?.was_approved !== true;
+  }
+
+  /** Adds a test recipient (phone or group JID) of the account (idempotent). */
+  async addTestRecipient(accountId: string, jid: string, note: string | null): Promise<void> {
+    await run(
+      this.pool,
+      `INSERT INTO send_test_recipients (account_id, jid, note) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [accountId, jid, note]
+    );
+  }
+
+  /** Removes a test recipient. @returns 1 when one was removed, 0 when there was none. */
+  async removeTestRecipient(accountId: string, jid: string): Promise<number> {
+    const rows = await run(
+      this.pool,
+      `DELETE FROM send_test_recipients WHERE account_id = $1 AND jid = $2 RETURNING jid`,
+      [accountId, jid]
+    );
+    return rows.length;
+  }
+
+  /** Test recipients of one account, oldest first. */
+  async listTestRecipients(accountId: string): Promise<TestRecipientRecord[]> {
+    const rows = await run<{ account_id: string; jid: string; note: string | null; created_at: Date }>(
+      this.pool,
+      `SELECT * FROM send_test_recipients WHERE account_id = $1 ORDER BY created_at`,
+      [accountId]
+    );
+    return rows.map((row) => ({ accountId: row.account_id, jid: row.jid, note: row.note, createdAt: row.created_at }));
   }
 
   /** Adds an opt-in (idempotent). */
@@ -187,5 +265,9 @@ function toApiKey(row: Record<string, unknown>): ApiKeyRecord {
     webhookUrl: (row['webhook_url'] as string | null) ?? null,
     createdAt: row['created_at'] as Date,
     revokedAt: (row['revoked_at'] as Date | null) ?? null,
+    dailyLimit: (row['daily_limit'] as number | null) ?? null,
+    monthlyLimit: (row['monthly_limit'] as number | null) ?? null,
+    environment: (row['environment'] as SendEnvironment | undefined) ?? 'live',
+    isAccountApproved: row['is_account_approved'] === true,
   };
 }

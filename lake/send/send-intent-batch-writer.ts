@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { GroupCommitQueue, type GroupCommitLimits } from '../group-commit-queue.js';
 import { toDatabaseAvailabilityError } from '../pool.js';
 import type { OutboundMessagesRepository } from './outbound-messages-repository.js';
+import { REFUND_QUOTA_SQL } from './send-quota-sql.js';
 import {
   acceptSendIntents,
   encodeSendIntent,
@@ -40,7 +41,8 @@ interface PendingIntent {
  * it has committed, so 202 still means "intent committed"; a statement error that is not about
  * availability is retried request by request, so one unstorable body fails only its own request; a
  * concurrent twin (same key and `Idempotency-Key` in another request) is looked up after the commit
- * and answered as an existing message.
+ * and answered as an existing message, and the quota slot it took is given back (issue #31 item 3: a replay
+ * never counts).
  */
 export class SendIntentBatchWriter {
   private readonly batches: GroupCommitQueue<PendingIntent>;
@@ -106,9 +108,16 @@ export class SendIntentBatchWriter {
         return;
       }
       const { apiKeyId, idempotencyKey } = pending.candidate;
+      if (outcome.wasCounted) await this.pool.query(REFUND_QUOTA_SQL, [apiKeyId]);
       const existing = await this.messages.findByIdempotencyKey(apiKeyId, idempotencyKey);
       if (!existing) throw new Error('outbound message vanished between insert and lookup');
-      pending.resolve({ kind: 'existing', id: existing.id, requestHash: existing.requestHash, state: existing.state });
+      pending.resolve({
+        kind: 'existing',
+        id: existing.id,
+        requestHash: existing.requestHash,
+        state: existing.state,
+        createdAt: existing.createdAt,
+      });
     } catch (err) {
       pending.reject(err);
     }

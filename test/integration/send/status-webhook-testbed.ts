@@ -139,6 +139,7 @@ export async function startStatusWebhookTestbed(
         webhookUrl: path === null ? null : `${receiverUrl}${path}`,
         sealedWebhookSecret: secret === null ? null : sealWebhookSecret(secret, encryptionKeys),
       });
+      await server.admin.approveAccount(accountId);
       return { key: generated.key, secret };
     },
     async sendAndRead(apiKey, metadata) {
