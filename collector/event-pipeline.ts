@@ -36,6 +36,11 @@ export interface EventPipelineDeps {
    * issue #12 item 8): the lake then recognises the rows that collector stored.
    */
   withFirstCollectorEventIds?: boolean;
+  /**
+   * `live` (default): items say `live`, or `history` / `on_demand` when a history push carried them;
+   * `replay`: every item says `replay` (issue #29 item 1).
+   */
+  mode?: 'live' | 'replay';
 }
 
 /**
@@ -81,6 +86,7 @@ export class EventPipeline {
     for (const kept of filtered.kept) {
       const prepared = prepareItem(kept, capturedAtIso, selfJid, this.limits, {
         withFirstCollectorEventId: this.deps.withFirstCollectorEventIds === true,
+        source: this.deps.mode === 'replay' ? 'replay' : (kept.source ?? 'live'),
       });
       outcome.eventIds.push(prepared.row.eventId);
       if (prepared.kind === 'pending') pending.push(prepared.row);

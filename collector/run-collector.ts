@@ -116,6 +116,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
       withFirstCollectorEventIds: source.kind === 'replay',
+      mode: source.kind,
       limits: {
         bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,
         inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,

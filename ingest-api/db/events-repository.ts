@@ -78,6 +78,7 @@ export class EventsRepository {
       isSanitized: body.isSanitized,
       accountJid: body.accountJid,
       legacyEventId: body.legacyEventId,
+      source: body.source,
     };
     const event: ProjectionEvent = {
       eventId,
