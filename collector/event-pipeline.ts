@@ -37,8 +37,8 @@ export interface EventPipelineDeps {
    */
   withFirstCollectorEventIds?: boolean;
   /**
-   * `live` (default): items say `live`, or `history` / `on_demand` when a history push carried them;
-   * `replay`: every item says `replay` (issue #29 item 1).
+   * Items a history push carried say `history` / `on_demand`, in a replay too (a capture keeps the event that
+   * carried them); the others say `live` (default) or `replay` (issue #29 item 1).
    */
   mode?: 'live' | 'replay';
 }
@@ -86,7 +86,7 @@ export class EventPipeline {
     for (const kept of filtered.kept) {
       const prepared = prepareItem(kept, capturedAtIso, selfJid, this.limits, {
         withFirstCollectorEventId: this.deps.withFirstCollectorEventIds === true,
-        source: this.deps.mode === 'replay' ? 'replay' : (kept.source ?? 'live'),
+        source: kept.source ?? (this.deps.mode === 'replay' ? 'replay' : 'live'),
       });
       outcome.eventIds.push(prepared.row.eventId);
       if (prepared.kind === 'pending') pending.push(prepared.row);

@@ -26,42 +26,52 @@ const asObject = (value: unknown): Obj | null =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : null;
 const asString = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
-const isPhoneJid = (jid: string): boolean => jid.endsWith('@s.whatsapp.net');
 
 /** `syncType` ON_DEMAND (6 in rc14's `proto.HistorySync.HistorySyncType`) is the answer to `fetchMessageHistory`. */
 export function historySourceOf(data: unknown): 'history' | 'on_demand' {
   return asObject(data)?.['syncType'] === proto.HistorySync.HistorySyncType.ON_DEMAND ? 'on_demand' : 'history';
 }
 
-/** phone JID → LID of the push's own `lidPnMappings` (Baileys 7 `LIDMapping {lid, pn}`). */
-function lidsByPhone(data: Obj): Map<string, string> {
+/** Both directions of the push's own `lidPnMappings` (Baileys 7 `LIDMapping {lid, pn}`): each JID → its other form. */
+export function otherFormsOf(data: unknown): Map<string, string> {
   const map = new Map<string, string>();
-  const mappings = data['lidPnMappings'];
+  const mappings = asObject(data)?.['lidPnMappings'];
   if (!Array.isArray(mappings)) return map;
   for (const mapping of mappings) {
     const lid = asString(asObject(mapping)?.['lid']);
     const pn = asString(asObject(mapping)?.['pn']);
-    if (lid && pn) map.set(pn, lid);
+    if (lid && pn) map.set(pn, lid).set(lid, pn);
   }
   return map;
 }
 
 /**
- * A history message whose `key.participant` is missing gets one (issue #29 item 6): the message's own
- * `participant` (history's `WebMessageInfo.participant`), else `key.participantAlt`; a phone JID the push
- * maps to a LID becomes that LID with the phone as `participantAlt` (LID-first, ADR 0004). A message
- * with a participant, and our own (`fromMe`), are returned as they are. Never changes an `event_id`:
- * neither field is part of a message's key (ADR 0003).
+ * Completes the key of a history message (issue #29 items 1 and 6). WAProto's `MessageKey` has no
+ * `participantAlt` (Baileys adds it to live keys from its LID mapping store), and history may name the sender
+ * only in `WebMessageInfo.participant`. So: a missing `key.participant` becomes the message's own
+ * `participant`, else `key.participantAlt`; then a missing `participantAlt` becomes the other form of the
+ * participant that the push's own mapping gives (LID ↔ phone JID). The history copy then names the same
+ * person with the same pair as its live copy (ADR 0004). Our own messages (`fromMe`) are returned as they
+ * are. Never changes an `event_id`: neither field is part of a message's key, `*Alt` is never hashed (ADR 0003).
  */
-export function withParticipant(message: Obj, lids: ReadonlyMap<string, string>): Obj {
+export function withParticipant(message: Obj, otherForms: ReadonlyMap<string, string>): Obj {
   const key = asObject(message['key']);
-  if (!key || key['fromMe'] === true || asString(key['participant'])) return message;
-  const found = asString(message['participant']) ?? asString(key['participantAlt']);
-  if (!found) return message;
-  const lid = isPhoneJid(found) ? lids.get(found) : undefined;
-  const filled: Obj = lid ? { ...key, participant: lid, participantAlt: found } : { ...key, participant: found };
-  if (!lid && found === key['participantAlt']) delete filled['participantAlt'];
-  return { ...message, key: filled };
+  if (!key || key['fromMe'] === true) return message;
+  const completed = completeKey(key, asString(message['participant']), otherForms);
+  return completed === key ? message : { ...message, key: completed };
+}
+
+/** {@link withParticipant} on one key; `fallback` is a sender named outside the key. Returns `key` when complete. */
+function completeKey(key: Obj, fallback: string | undefined, otherForms: ReadonlyMap<string, string>): Obj {
+  const alt = asString(key['participantAlt']);
+  const participant = asString(key['participant']) ?? fallback ?? alt;
+  if (!participant) return key;
+  const other = alt && alt !== participant ? alt : otherForms.get(participant);
+  if (participant === key['participant'] && (other === undefined || other === alt)) return key;
+  const completed: Obj = { ...key, participant };
+  if (other !== undefined) completed['participantAlt'] = other;
+  else delete completed['participantAlt'];
+  return completed;
 }
 
 /**
@@ -70,7 +80,7 @@ export function withParticipant(message: Obj, lids: ReadonlyMap<string, string>)
  * {…reaction, key: reaction message key}}`), so both copies get one `event_id` (type · target id · reactor
  * · text, architecture.md §4).
  */
-function reactionItems(message: Obj): HistoryItem[] {
+function reactionItems(message: Obj, otherForms: ReadonlyMap<string, string>): HistoryItem[] {
   const reactions = message['reactions'];
   if (!Array.isArray(reactions)) return [];
   const target = asObject(message['key']);
@@ -80,7 +90,8 @@ function reactionItems(message: Obj): HistoryItem[] {
     const key = asObject(reaction?.['key']);
     if (!reaction || !key) continue;
     // The read model reads the reactor from a group key, as Baileys' live reaction message key is.
-    const reactionKey = asString(key['remoteJid']) ? key : { ...key, remoteJid: target?.['remoteJid'] };
+    const grouped = asString(key['remoteJid']) ? key : { ...key, remoteJid: target?.['remoteJid'] };
+    const reactionKey = grouped['fromMe'] === true ? grouped : completeKey(grouped, undefined, otherForms);
     items.push({ type: 'messages.reaction', item: { key: target, reaction: { ...reaction, key: reactionKey } } });
   }
   return items;
@@ -98,7 +109,7 @@ export function splitHistoryPush(data: unknown): HistoryPushItems {
   const push = asObject(data);
   const result: HistoryPushItems = { items: [], outsideGroups: 0 };
   if (!push) return result;
-  const lids = lidsByPhone(push);
+  const otherForms = otherFormsOf(push);
   const messages = Array.isArray(push['messages']) ? push['messages'] : [];
   for (const raw of messages) {
     const message = asObject(raw);
@@ -107,12 +118,12 @@ export function splitHistoryPush(data: unknown): HistoryPushItems {
       result.outsideGroups += 1;
       continue;
     }
-    const filled = withParticipant(message, lids);
+    const filled = withParticipant(message, otherForms);
     const upsert = { ...filled };
     // A live copy carries neither: reactions arrive as their own events, receipts are never kept (§3).
     delete upsert['reactions'];
     delete upsert['userReceipt'];
-    result.items.push({ type: 'messages.upsert', item: upsert }, ...reactionItems(filled));
+    result.items.push({ type: 'messages.upsert', item: upsert }, ...reactionItems(filled, otherForms));
   }
   const mappings = Array.isArray(push['lidPnMappings']) ? push['lidPnMappings'] : [];
   for (const mapping of mappings) result.items.push({ type: 'lid-mapping.update', item: mapping });

@@ -66,25 +66,35 @@ describe('splitHistoryPush', () => {
     expect(JSON.stringify(items)).not.toContain(DM);
   });
 
-  it('fills a missing key.participant from the message, participantAlt or the push mapping (LID first)', () => {
-    const lids = new Map([[MEMBER_PN, MEMBER_LID]]);
+  it('fills a missing key.participant from the message or participantAlt, and participantAlt from the push mapping', () => {
+    const forms = new Map([
+      [MEMBER_PN, MEMBER_LID],
+      [MEMBER_LID, MEMBER_PN],
+    ]);
     const bare = { key: { remoteJid: GROUP, fromMe: false, id: 'P1' }, participant: MEMBER_PN };
-    expect(withParticipant(bare, lids)['key']).toEqual({
+    expect(withParticipant(bare, forms)['key']).toEqual({
       remoteJid: GROUP,
       fromMe: false,
       id: 'P1',
+      participant: MEMBER_PN,
+      participantAlt: MEMBER_LID,
+    });
+    const lidOnly = { key: { remoteJid: GROUP, fromMe: false, id: 'P2', participant: MEMBER_LID } };
+    expect(withParticipant(lidOnly, forms)['key']).toMatchObject({
       participant: MEMBER_LID,
       participantAlt: MEMBER_PN,
     });
-    const altOnly = { key: { remoteJid: GROUP, fromMe: false, id: 'P2', participantAlt: OTHER_PN } };
+    const altOnly = { key: { remoteJid: GROUP, fromMe: false, id: 'P3', participantAlt: OTHER_PN } };
     expect(withParticipant(altOnly, new Map())['key']).toEqual({
       remoteJid: GROUP,
       fromMe: false,
-      id: 'P2',
+      id: 'P3',
       participant: OTHER_PN,
     });
-    const own = { key: { remoteJid: GROUP, fromMe: true, id: 'P3' }, participant: MEMBER_PN };
-    expect(withParticipant(own, lids)).toBe(own);
+    const complete = textMessage(GROUP, 'P4');
+    expect(withParticipant(complete, forms)).toBe(complete);
+    const own = { key: { remoteJid: GROUP, fromMe: true, id: 'P5' }, participant: MEMBER_PN };
+    expect(withParticipant(own, forms)).toBe(own);
   });
 });
 
@@ -144,7 +154,7 @@ describe('EventPipeline with history (issue #29 item 1)', () => {
     expect(new Set(outcome.eventIds)).toEqual(new Set(liveIds));
   });
 
-  it('writes the source into the body without changing the event_id, and replay says replay', () => {
+  it('writes the source into the body without changing the event_id; a replayed push is still history', () => {
     const history = historyPush([{ id: GROUP, messages: [textMessage(GROUP, 'H1')] }]);
     const [historyId] = pipelineOf().handle('messaging-history.set', history, CAPTURED_AT).eventIds;
     const body = JSON.parse(temp.outbox.get(historyId ?? '')?.body ?? '{}') as Record<string, unknown>;
@@ -160,7 +170,13 @@ describe('EventPipeline with history (issue #29 item 1)', () => {
       });
       const [replayId] = replay.handle('messaging-history.set', history, CAPTURED_AT).eventIds;
       expect(replayId).toBe(historyId);
-      expect(JSON.parse(other.outbox.get(replayId ?? '')?.body ?? '{}')).toMatchObject({ source: 'replay' });
+      expect(JSON.parse(other.outbox.get(replayId ?? '')?.body ?? '{}')).toMatchObject({ source: 'history' });
+      const [liveId] = replay.handle(
+        'messages.upsert',
+        { type: 'append', messages: [textMessage(GROUP, 'L1')] },
+        CAPTURED_AT
+      ).eventIds;
+      expect(JSON.parse(other.outbox.get(liveId ?? '')?.body ?? '{}')).toMatchObject({ source: 'replay' });
     } finally {
       other.cleanup();
     }
