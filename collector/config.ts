@@ -39,6 +39,8 @@ export const collectorEnvSchema = z.object({
   SESSION_DOWN_ALERT_MS: envInt(5 * MINUTE_MS, 1000, DAY_MS),
   SESSION_REPLACED_ALERT_COUNT: envInt(2, 1, 100),
   HEARTBEAT_INTERVAL_MS: envInt(MINUTE_MS, 1000, 60 * MINUTE_MS),
+  /** Beat sent through the lake while the session is open; a silence over twice it is unobserved (issue #29). */
+  COVERAGE_HEARTBEAT_INTERVAL_MS: envInt(5 * MINUTE_MS, 1000, 60 * MINUTE_MS),
   ALERT_WEBHOOK_URL: envHttpUrl.optional(),
   ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1000, DAY_MS),
   LOG_LEVEL: envLogLevel,

@@ -156,6 +156,16 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
     source: historySourceOf,
     groupJid: (item) => keyRemoteJid(item) ?? null,
   },
+  'collector.session': {
+    disposition: 'keep',
+    reason: "the collector's own session open/close, the lake's record of when it observed (issue #29 item 2)",
+    groupJid: () => null,
+  },
+  'collector.heartbeat': {
+    disposition: 'keep',
+    reason: "the collector's periodic beat while its session is open (coverage, issue #29 item 2)",
+    groupJid: () => null,
+  },
   'presence.update': drop(
     'typing/online firehose; its `id` is a group JID but it carries no lake data',
     'presence_firehose'

@@ -18,6 +18,7 @@ export {
 export { type ApiKeyRecord, SendAdminRepository } from './db/send-admin-repository.js';
 export { generateApiKey } from './send/api-key.js';
 export { isGroupJid, normalizeRecipient } from './send/recipient.js';
+export { readCoverageDays, type DayCoverage, type GroupCoverage } from './db/coverage-queries.js';
 export {
   readEngagementReport,
   type EngagementReport,
