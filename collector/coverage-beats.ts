@@ -1,5 +1,5 @@
 import type { Logger } from '../common/logger.js';
-import { jidNormalizedUser } from './normalize/baileys-helpers.js';
+import { jidNormalizedUser } from '../common/whatsapp-jid.js';
 
 /** Event type of a session change the collector reports about itself (issue #29 item 2). */
 export const SESSION_EVENT_TYPE = 'collector.session';

@@ -1,3 +1,4 @@
+import { isJidGroup } from '../common/whatsapp-jid.js';
 import { historySourceOf, splitHistoryPush, type EventSource, type HistoryItem } from './history-items.js';
 
 /**
@@ -207,7 +208,7 @@ export const defaultRule: EventKindRule = {
       readPath(item, 'jid'),
     ]
       .map(asString)
-      .find((jid) => jid?.endsWith('@g.us')),
+      .find((jid) => isJidGroup(jid)),
 };
 
 /** Looks up the rule of an event name: exact entry, then prefix family, then the default-allow rule. */

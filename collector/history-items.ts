@@ -1,10 +1,11 @@
 import type { IngestSource } from '../common/ingest-body.js';
-import { isJidGroup, proto } from './normalize/baileys-helpers.js';
+import { isJidGroup } from '../common/whatsapp-jid.js';
+import { proto } from './normalize/baileys-helpers.js';
 
 /**
  * Where a lake row came from (issue #29 item 1): a live event, a history push WhatsApp sent on its own
  * (`messaging-history.set` of any other sync type), one the collector asked for (`ON_DEMAND`), or a
- * capture / trail replay. Not part of the `event_id`: the first stored copy's source is kept (ADR 0014).
+ * capture / trail replay. Not part of the `event_id`: the first stored copy's source is kept (ADR 0016).
  */
 export type EventSource = IngestSource;
 
@@ -114,7 +115,7 @@ export function splitHistoryPush(data: unknown): HistoryPushItems {
   for (const raw of messages) {
     const message = asObject(raw);
     const chatJid = asString(asObject(message?.['key'])?.['remoteJid']);
-    if (!message || !chatJid || isJidGroup(chatJid) !== true) {
+    if (!message || !chatJid || !isJidGroup(chatJid)) {
       result.outsideGroups += 1;
       continue;
     }

@@ -27,7 +27,7 @@ export interface IngestBody {
   /**
    * Where the collector got the item: `live`, `history` (a push WhatsApp sent), `on_demand` (an answer to
    * `fetchMessageHistory`) or `replay` (a capture or trail). Never part of the `event_id`; the lake keeps
-   * the first stored copy's (issue #29 item 1, ADR 0014). Absent means `live`, as on every body of older collectors.
+   * the first stored copy's (issue #29 item 1, ADR 0016). Absent means `live`, as on every body of older collectors.
    */
   source?: IngestSource;
 }

@@ -1,10 +1,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { isGroupJid, readCoverageDays, type GroupCoverage } from '../../ingest-api/index.js';
+import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
+import { readCoverageDays, type GroupCoverage } from '../../lake/index.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
 function parseGroupJid(value: string): string {
-  if (!isGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
+  if (!isWellFormedGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
   return value;
 }
 

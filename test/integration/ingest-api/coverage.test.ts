@@ -4,7 +4,7 @@ import { CoverageBeats } from '../../../collector/coverage-beats.js';
 import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { createRootLogger } from '../../../common/logger.js';
-import { readCoverageDays } from '../../../ingest-api/index.js';
+import { readCoverageDays } from '../../../lake/index.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { useFreshLake } from './lake-databases.js';
 
