@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCompiled } from '../bin/ensure-compiled.js';
 import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
-import { runMigrations } from '../ingest-api/index.js';
+import { runMigrations } from '../lake/index.js';
 
 const CLI = fileURLToPath(new URL('../bin/wa-lake.js', import.meta.url));
 const roundsFlag = process.argv.indexOf('--rounds');

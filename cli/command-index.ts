@@ -17,11 +17,20 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { id: 'status', load: async () => (await import('./commands/status.js')).registerStatusCommand },
   { id: 'dlq', load: async () => (await import('./commands/dlq.js')).registerDlqCommands },
   { id: 'report', load: async () => (await import('./commands/report.js')).registerReportCommand },
+  { id: 'coverage', load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
   { id: 'members', load: async () => (await import('./commands/members.js')).registerMembersCommands },
   { id: 'codec-server', load: async () => (await import('./commands/codec-server.js')).registerCodecServerCommand },
   { id: 'privacy', load: async () => (await import('./commands/privacy.js')).registerPrivacyCommands },
   { id: 'send-admin', load: async () => (await import('./commands/send-admin.js')).registerSendAdminCommands },
   { id: 'send', load: async () => (await import('./commands/send.js')).registerSendCommands },
+  {
+    id: 'send-templates',
+    load: async () => (await import('./commands/send-templates.js')).registerSendTemplateCommands,
+  },
+  {
+    id: 'send-environments',
+    load: async () => (await import('./commands/send-environments.js')).registerSendEnvironmentCommands,
+  },
   { id: 'demo-send', load: async () => (await import('./commands/demo-send.js')).registerDemoSendCommand },
 ];
 

@@ -1,4 +1,4 @@
-import { jidPatternSource, jidUsers } from '../common/participant-identifier.js';
+import { jidPatternSource, jidUsers, personJidUsersIn } from '../common/whatsapp-jid.js';
 import { redactMessageBody } from '../common/redact-message-body.js';
 import type { OutboxStore } from './outbox-store.js';
 
@@ -41,8 +41,6 @@ export function forgetParticipantInOutbox(
   return { rowsRewritten: eventIds.length, eventIds };
 }
 
-const ANY_PARTICIPANT_JID = /(?<![0-9])([0-9]{5,20})(?::[0-9]+)?@(?:s\.whatsapp\.net|lid|c\.us)/g;
-
 /**
  * The JID user parts (digits) in the outbox for which `isMember` holds (issue #26 item 2): how a rerun of an
  * incomplete erasure finds the member's LID after the lake's alias tying it to the phone number is gone (the
@@ -51,10 +49,7 @@ const ANY_PARTICIPANT_JID = /(?<![0-9])([0-9]{5,20})(?::[0-9]+)?@(?:s\.whatsapp\
 export function findMemberUsersInOutbox(outbox: OutboxStore, isMember: (user: string) => boolean): string[] {
   const found = new Set<string>();
   outbox.rewriteBodies(['@lid', '@s.whatsapp.net', '@c.us'], (row) => {
-    for (const match of row.body.matchAll(ANY_PARTICIPANT_JID)) {
-      const user = match[1];
-      if (user !== undefined && !found.has(user) && isMember(user)) found.add(user);
-    }
+    for (const user of personJidUsersIn(row.body)) if (!found.has(user) && isMember(user)) found.add(user);
     return null;
   });
   return [...found];

@@ -13,6 +13,8 @@ export interface StackEnvironment {
   ingestUrl: string;
   /** The codec server's base URL and the file holding its token; null when headless. */
   codec: { url: string; tokenFile: string | null } | null;
+  /** The stack's webhook policy keys (ADR 0014), so `api-keys create --webhook-url http://127.0.0.1…` works too. */
+  webhookPolicyEnv?: Record<string, string>;
 }
 
 /**
@@ -41,5 +43,7 @@ export function cliEnvironmentLines(stack: StackEnvironment): string[] {
     const token = stack.codec.tokenFile ? `$(cat ${shellQuote(stack.codec.tokenFile)})` : '${CODEC_SERVER_TOKEN}';
     lines.push(`export TEMPORAL_CODEC_ENDPOINT="${stack.codec.url}/${token}"`);
   }
+  for (const [key, value] of Object.entries(stack.webhookPolicyEnv ?? {}))
+    lines.push(`export ${key}=${shellQuote(value)}`);
   return lines;
 }

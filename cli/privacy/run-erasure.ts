@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import { findMemberUsersInOutbox, forgetParticipantInOutbox, OutboxStore } from '../../collector/index.js';
-import { jidUsers, parseParticipantIdentifier } from '../../common/participant-identifier.js';
+import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
+import { jidUsers } from '../../common/whatsapp-jid.js';
 import {
   findPendingErasures,
   forgetParticipantInLake,
@@ -12,7 +13,7 @@ import {
   recordErasureRun,
   type LakeErasureResult,
   type PendingErasure,
-} from '../../ingest-api/index.js';
+} from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
 
 /** What one `wa-lake forget` run did; recorded in `whatsapp_erasure_runs` (no identifiers in it). */
