@@ -64,6 +64,10 @@ export function registerDevCommands(program: Command): void {
           logger.info({ lines: summary.lines, kept: summary.kept, inserted: summary.inserted }, 'replay finished'),
         (err: unknown) => logger.error({ err }, 'replay failed')
       );
+      // The banner stands apart from the log lines around it (issue #26 item 4).
+      const rule = '─'.repeat(100);
+      printLine();
+      printLine(rule);
       printLine(`wa-lake dev is running (Ctrl-C stops everything)`);
       printLine(`  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`);
       printLine(`  Temporal        : ${stack.temporalAddress}`);
@@ -80,6 +84,8 @@ export function registerDevCommands(program: Command): void {
         printLine('  Read a workflow with its payloads decrypted (after the lines above):');
         printLine('    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"');
       }
+      printLine(rule);
+      printLine();
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 
