@@ -1,7 +1,7 @@
-// Which folder may import which (issue #15): the rules each folder's README states, as lint rules.
-// eslint.config.js spreads `importRuleConfigs` into the real configuration, and
-// test/unit/lint/import-rules.test.ts lints deliberately wrong imports against the same objects, so
-// the test proves the rules the repository runs, not a copy of them.
+// Which folder may import which (issue #15): the rules each folder's README states, as lint rules; and
+// where the WhatsApp JID rules live (`jidRuleConfigs`). eslint.config.js spreads `importRuleConfigs` and
+// `jidRuleConfigs` into the real configuration, and test/unit/lint/ lints deliberately wrong code against the
+// same objects, so the tests prove the rules the repository runs, not a copy of them.
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -177,5 +177,38 @@ export const importRuleConfigs = [
   {
     files: ['workflows/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', workflowRestrictedImports] },
+  },
+];
+
+/** The JID servers whose suffix checks belong to common/whatsapp-jid.ts. */
+const JID_SERVER_PATTERN = 'g\\.us|lid|s\\.whatsapp\\.net|c\\.us|newsletter|broadcast';
+const JID_RULE_MESSAGE =
+  'JID rules live in common/whatsapp-jid.ts: ask isJidGroup, isLidUser, isPnUser, jidNormalizedUser, … (ADR 0016).';
+
+/** `no-restricted-syntax` entries that reject a JID rule written inline outside common/whatsapp-jid.ts. */
+export const inlineJidRuleSelectors = [
+  {
+    // jid.endsWith('@g.us'), text.includes('@lid'), jid.split('@s.whatsapp.net')
+    selector: `CallExpression[callee.property.name=/^(endsWith|startsWith|includes|indexOf|lastIndexOf|split)$/] > Literal[value=/@(${JID_SERVER_PATTERN})/]`,
+    message: JID_RULE_MESSAGE,
+  },
+  {
+    // decoded.server === 'lid'
+    selector: `BinaryExpression > Literal[value=/^(${JID_SERVER_PATTERN})$/]`,
+    message: JID_RULE_MESSAGE,
+  },
+  {
+    // /^\d+@g\.us$/, /@(s\.whatsapp\.net|lid)/
+    selector: 'Literal[regex.pattern=/whatsapp|[gc]\\\\.us|[@|(]lid/]',
+    message: JID_RULE_MESSAGE,
+  },
+];
+
+/** Flat-config objects that keep the JID rules in their one module (issue #23 item 3). */
+export const jidRuleConfigs = [
+  {
+    files: ['**/*.ts'],
+    ignores: ['common/whatsapp-jid.ts', 'test/**', 'bench/**', 'examples/**', 'scripts/**'],
+    rules: { 'no-restricted-syntax': ['error', ...inlineJidRuleSelectors] },
   },
 ];

@@ -15,7 +15,7 @@ export { extractOccurredAt, toEpochMs } from './projections/occurred-at.js';
 // Send out: intents, their transitions, keys and allow-lists (architecture.md §12).
 export { generateApiKey, hashApiKey } from './send/api-key.js';
 export { type OutboundMessage, OutboundMessagesRepository } from './send/outbound-messages-repository.js';
-export { isGroupJid, normalizeRecipient } from './send/recipient.js';
+export { normalizeRecipient } from './send/recipient.js';
 export { type ApiKeyRecord, SendAdminRepository, type SendEnvironment } from './send/send-admin-repository.js';
 export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
 export type { QuotaUsage, SendIntentCandidate } from './send/send-intent-statement.js';
@@ -24,6 +24,7 @@ export { placeholdersOf, renderTemplate } from './send/render-template.js';
 export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
+export { readCoverageDays, type DayCoverage, type GroupCoverage } from './engagement/coverage-queries.js';
 export {
   readEngagementReport,
   type EngagementReport,

@@ -31,6 +31,8 @@ export const workerEnvSchema = z
     ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1_000, 24 * 60 * MINUTE_MS),
     WORKER_SHUTDOWN_GRACE_TIME_MS: envInt(30_000, 1_000, 10 * MINUTE_MS),
     LOG_LEVEL: envLogLevel,
+    /** Status file for the container healthcheck (`bin/healthcheck.js worker`); none written when unset. */
+    WORKER_STATUS_PATH: z.string().min(1).optional(),
     /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (architecture.md §14). */
     PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
     // Outbound send (architecture.md §12): per-account token bucket and marketing-only jitter.

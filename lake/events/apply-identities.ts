@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { aliasPairs } from '../projections/message-identities.js';
-import { isPhoneJid, type ParticipantRef } from '../projections/participant-ref.js';
+import { type ParticipantRef } from '../projections/participant-ref.js';
+import { isPnUser } from '../../common/whatsapp-jid.js';
 import { recomputeParticipants, recordAliasStatements } from './identities-repository.js';
 import { findGroupsNaming } from './membership-facts-repository.js';
 import { recomputeMemberships } from './memberships-repository.js';
@@ -49,7 +50,7 @@ export async function applyIdentityStatements(
   await lockGroupsThenIdentities(
     client,
     mergedGroups,
-    [...keys, ...owners].filter((key) => !isPhoneJid(key))
+    [...keys, ...owners].filter((key) => !isPnUser(key))
   );
   await recomputeParticipants(client, [...keys, ...movedKeys]);
   for (const group of mergedGroups) await recomputeMemberships(client, group, movedKeys);

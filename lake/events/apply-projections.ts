@@ -4,7 +4,7 @@ import {
   type ProjectionEvent,
   type ProjectionFacts,
 } from '../projections/extract-projection-facts.js';
-import { isPhoneJid } from '../projections/participant-ref.js';
+import { isPnUser } from '../../common/whatsapp-jid.js';
 import { applyGroupWrites } from './groups-repository.js';
 import { recomputeParticipants, recordAliases } from './identities-repository.js';
 import { findGroupsNaming, insertMembershipFacts, insertSnapshot } from './membership-facts-repository.js';
@@ -42,7 +42,7 @@ export async function applyProjections(
   await lockGroupsThenIdentities(
     client,
     facts.groupJid ? [facts.groupJid, ...mergedGroups] : mergedGroups,
-    [...keys, ...owners].filter((key) => !isPhoneJid(key))
+    [...keys, ...owners].filter((key) => !isPnUser(key))
   );
   await recomputeParticipants(client, [...keys, ...movedKeys]);
   const recompute = new Map<string, string[] | null>(mergedGroups.map((group) => [group, movedKeys]));

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { isLidJid, isPhoneJid, type ParticipantRef } from '../projections/participant-ref.js';
+import { type ParticipantRef } from '../projections/participant-ref.js';
+import { isLidUser, isPnUser } from '../../common/whatsapp-jid.js';
 
 /** A phone JID whose owning LID changed when aliases were recorded (null: no owner, the phone is its own key). */
 export interface PhoneOwnerChange {
@@ -43,8 +44,8 @@ export async function findPhoneOwners(
  * @returns phone JID → owning LID.
  */
 export async function findOwnerClosure(client: pg.ClientBase, keys: readonly string[]): Promise<Map<string, string>> {
-  const phones = keys.filter(isPhoneJid);
-  const lids = keys.filter(isLidJid);
+  const phones = keys.filter(isPnUser);
+  const lids = keys.filter(isLidUser);
   if (phones.length === 0 && lids.length === 0) return new Map();
   const { rows } = await client.query<{ phone_jid: string; lid: string }>(
     `WITH key_owners AS (${ownersOf('SELECT unnest($1::text[])')}),
@@ -193,6 +194,6 @@ export async function recomputeParticipants(client: pg.ClientBase, keys: readonl
             ON CONFLICT (id) DO NOTHING)
      INSERT INTO whatsapp_participants (id, lid, phone_jid) SELECT key, NULL, NULL FROM unnest($3::text[]) AS keys (key)
      ON CONFLICT (id) DO NOTHING`,
-    [unique.filter(isLidJid), unique.filter(isPhoneJid), unique.filter((key) => !isLidJid(key) && !isPhoneJid(key))]
+    [unique.filter(isLidUser), unique.filter(isPnUser), unique.filter((key) => !isLidUser(key) && !isPnUser(key))]
   );
 }

@@ -1,4 +1,5 @@
-import { isLidJid, type ParticipantRef } from '../projections/participant-ref.js';
+import { type ParticipantRef } from '../projections/participant-ref.js';
+import { isLidUser } from '../../common/whatsapp-jid.js';
 
 /** Enough for the active senders of many groups; the memory is cleared when full (a cheap bound, no LRU). */
 const MAX_KNOWN = 50_000;
@@ -51,6 +52,6 @@ export class KnownIdentities {
   }
 }
 
-const isLone = (ref: ParticipantRef): boolean => ref.phoneJid === null && isLidJid(ref.participantId);
+const isLone = (ref: ParticipantRef): boolean => ref.phoneJid === null && isLidUser(ref.participantId);
 const pairKey = (ref: ParticipantRef): string | null =>
   ref.lid !== null && ref.phoneJid !== null && ref.participantId === ref.lid ? `${ref.lid}|${ref.phoneJid}` : null;

@@ -1,4 +1,4 @@
-import { isLidJid } from '../projections/participant-ref.js';
+import { isLidUser } from '../../common/whatsapp-jid.js';
 import type { MessageProjectionItem } from './message-projection-item.js';
 import { lidPhonesSql } from './identities-repository.js';
 import { fitsIdColumn } from './id-column-length.js';
@@ -24,7 +24,7 @@ export function loneLidsOf(items: readonly MessageProjectionItem[]): LoneLidFact
   const facts: LoneLidFact[] = [];
   for (const item of items) {
     for (const ref of item.facts.identities) {
-      const isLoneLid = ref.phoneJid === null && ref.lid === ref.participantId && isLidJid(ref.participantId);
+      const isLoneLid = ref.phoneJid === null && ref.lid === ref.participantId && isLidUser(ref.participantId);
       if (!isLoneLid || !fitsIdColumn(ref.participantId)) return null;
       facts.push({ ev: item.eventId, id: ref.participantId });
     }

@@ -5,7 +5,7 @@ import {
   type StoredSnapshot,
 } from '../projections/fold-group-memberships.js';
 import type { MembershipState } from '../projections/membership-state.js';
-import { isPhoneJid } from '../projections/participant-ref.js';
+import { isPnUser } from '../../common/whatsapp-jid.js';
 import { findOwnerClosure, findPhoneOwners } from './identities-repository.js';
 import { readFacts, readSnapshots } from './membership-facts-repository.js';
 
@@ -44,7 +44,7 @@ export async function recomputeMemberships(
       ...snapshots.flatMap((snapshot) => Object.keys(snapshot.members)),
       ...existing.rows.map((row) => row.participant_id),
     ]);
-    owners = await findPhoneOwners(client, [...ids].filter(isPhoneJid));
+    owners = await findPhoneOwners(client, [...ids].filter(isPnUser));
   }
   const resolve = (key: string): string => owners.get(key) ?? key;
   const states = foldGroupMemberships({ facts, snapshots, resolve, ids: [...ids, ...[...ids].map(resolve)] });

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
-import { jidPatternSource, jidUsers } from '../../common/participant-identifier.js';
+import { jidPatternSource, jidUsers } from '../../common/whatsapp-jid.js';
 
 /** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
 export interface LakeErasureResult {

@@ -1,13 +1,6 @@
 import type { JsonValue } from '../../common/json-value.js';
-import {
-  fromIds,
-  isLidJid,
-  isPhoneJid,
-  parseParticipantRef,
-  toRole,
-  type MembershipRole,
-  type ParticipantRef,
-} from './participant-ref.js';
+import { isJidGroup, isLidUser, isPnUser } from '../../common/whatsapp-jid.js';
+import { fromIds, parseParticipantRef, toRole, type MembershipRole, type ParticipantRef } from './participant-ref.js';
 import { markAccountFacts } from './account-membership.js';
 import { readProtocolSettings } from './protocol-settings.js';
 import { STUB_ACTIONS, STUB_GROUP_FIELDS } from './stub-types.js';
@@ -24,6 +17,11 @@ export interface ProjectionEvent {
   hasOwnTime: boolean;
   /** JIDs of the linked account (`account_jid` of the delivery), to tell its own removal (issue #12 item 5). */
   accountJids?: readonly string[];
+  /**
+   * Where the collector got the event (`whatsapp_event_logs.source`, issue #29): in a `history` or `on_demand`
+   * copy a REVOKE stub stands for a message whose content the lake may hold from live. Absent = `live`.
+   */
+  source?: string;
 }
 
 /** One statement about one participant of the event's group. */
@@ -180,7 +178,7 @@ function readStubMessage(payload: JsonObject, facts: ProjectionFacts): void {
   const groupJid = asString(key?.['remoteJid']);
   const rawStubType = payload['messageStubType'];
   const stubType = typeof rawStubType === 'number' || typeof rawStubType === 'string' ? String(rawStubType) : null;
-  if (!groupJid?.endsWith('@g.us') || stubType === null) return;
+  if (!groupJid || !isJidGroup(groupJid) || stubType === null) return;
   const action = STUB_ACTIONS.get(stubType);
   const fieldRule = STUB_GROUP_FIELDS.get(stubType);
   // Other stubs (revoke, ciphertext, …) project nothing: they stay on the fast path without a transaction.
@@ -207,7 +205,7 @@ function readStubMessage(payload: JsonObject, facts: ProjectionFacts): void {
 /** Settings carried by protocol messages (ephemeral timer …) of a group, at the message's own time. */
 function readProtocolMessage(payload: JsonObject, facts: ProjectionFacts): void {
   const groupJid = asString(asObject(payload['key'])?.['remoteJid']);
-  if (!groupJid?.endsWith('@g.us')) return;
+  if (!groupJid || !isJidGroup(groupJid)) return;
   const writes = readProtocolSettings(payload['message']);
   if (Object.keys(writes).length === 0) return;
   facts.groupJid = groupJid;
@@ -217,7 +215,7 @@ function readProtocolMessage(payload: JsonObject, facts: ProjectionFacts): void 
 function addIdentity(facts: ProjectionFacts, first: string | null, second: string | null): void {
   if (!first) return;
   const ref = fromIds(first, second ?? undefined, undefined, null);
-  if (isLidJid(ref.participantId) || isPhoneJid(ref.participantId))
+  if (isLidUser(ref.participantId) || isPnUser(ref.participantId))
     facts.participants.push({ ...ref, role: toRole(undefined) });
 }
 

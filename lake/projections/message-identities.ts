@@ -1,8 +1,9 @@
 import type { JsonValue } from '../../common/json-value.js';
-import { fromIds, isLidJid, isPhoneJid, toRole, type ParticipantRef } from './participant-ref.js';
+import { isLidUser, isPnUser } from '../../common/whatsapp-jid.js';
+import { fromIds, toRole, type ParticipantRef } from './participant-ref.js';
 
 const isPersonJid = (value: JsonValue | undefined): value is string =>
-  typeof value === 'string' && (isLidJid(value) || isPhoneJid(value));
+  typeof value === 'string' && (isLidUser(value) || isPnUser(value));
 
 /** Suffixes Baileys 7 gives the alternate address of a JID field: `participantAlt`, `authorPn`, `ownerPn`, … */
 const ALT_SUFFIXES = ['Alt', 'Pn'] as const;

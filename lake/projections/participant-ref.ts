@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../common/json-value.js';
+import { isLidUser, isPnUser } from '../../common/whatsapp-jid.js';
 
 /** Membership role in a group (architecture.md §9). */
 export type MembershipRole = 'member' | 'admin' | 'superadmin';
@@ -12,16 +13,6 @@ export interface ParticipantRef {
   phoneJid: string | null;
   /** Role the event states (`admin` attribute), or null when it states none. */
   role: MembershipRole | null;
-}
-
-/** True for a LID user JID (`…@lid`, optionally with a device suffix before the server). */
-export function isLidJid(jid: string): boolean {
-  return jid.endsWith('@lid');
-}
-
-/** True for a phone-number user JID (`…@s.whatsapp.net`). */
-export function isPhoneJid(jid: string): boolean {
-  return jid.endsWith('@s.whatsapp.net');
 }
 
 /** Maps Baileys' `admin` attribute (`null | 'admin' | 'superadmin'`) to a role; anything else → null. */
@@ -58,11 +49,11 @@ export function parseParticipantRef(raw: JsonValue | undefined): ParticipantRef 
  * `id` — without building a reference (it runs for every stored message, issue #11 item 7).
  */
 export function lidFirstId(id: string, alternate: JsonValue | undefined): string {
-  if (isLidJid(id)) return id;
+  if (isLidUser(id)) return id;
   const alt = typeof alternate === 'string' ? alternate : null;
-  if (alt !== null && isLidJid(alt)) return alt;
-  if (isPhoneJid(id)) return id;
-  return alt !== null && isPhoneJid(alt) ? alt : id;
+  if (alt !== null && isLidUser(alt)) return alt;
+  if (isPnUser(id)) return id;
+  return alt !== null && isPnUser(alt) ? alt : id;
 }
 
 /** Builds a reference from an id and its optional alternates (either may be the LID or the phone JID). */
@@ -73,7 +64,7 @@ export function fromIds(
   role: MembershipRole | null
 ): ParticipantRef {
   const candidates = [id, lidField, phoneField].filter((jid): jid is string => typeof jid === 'string');
-  const lid = candidates.find(isLidJid) ?? null;
-  const phoneJid = candidates.find(isPhoneJid) ?? null;
+  const lid = candidates.find(isLidUser) ?? null;
+  const phoneJid = candidates.find(isPnUser) ?? null;
   return { participantId: lid ?? phoneJid ?? id, lid, phoneJid, role };
 }
