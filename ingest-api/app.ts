@@ -16,6 +16,7 @@ import type { StatusWebhookTargets } from './db/status-webhook-targets.js';
 import { DatabaseBusyError, DatabaseUnavailableError } from './db/errors.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
+import { DEFAULT_INGEST_REQUEST_LIMITS, installRequestGuards, type IngestRequestLimits } from './request-guards.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerIngestRoute } from './routes/ingest-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
@@ -33,6 +34,8 @@ export interface IngestAppDeps {
   repository: Pick<EventsRepository, 'store' | 'ping'>;
   metrics: IngestMetrics;
   logger: Logger;
+  /** Timeouts, connection and body limits, credential-failure and per-key rates (ADR 0014); default the production values. */
+  limits?: IngestRequestLimits;
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
   send?: SendRouteDeps & {
     messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'>;
@@ -49,13 +52,24 @@ export interface IngestAppDeps {
  */
 export function buildApp(deps: IngestAppDeps): FastifyInstance {
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ingest-api' });
+  const limits = deps.limits ?? DEFAULT_INGEST_REQUEST_LIMITS;
   const app = Fastify({
     loggerInstance,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
+    // ADR 0014: Fastify's default 0 let a slow body hold a connection (and its buffer) forever.
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks both timeouts every connectionsCheckingInterval (default 30 s): once a second is cheap.
+    http: {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
     return503OnClosing: false,
     clientErrorHandler: createClientErrorHandler(loggerInstance),
   });
+  app.server.maxConnections = limits.maxConnections;
+  const sendKeyQuota = installRequestGuards(app, limits, deps.bodyLimitBytes);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -83,7 +97,7 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   registerIngestRoute(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.send) {
-    registerSendRoutes(app, deps.send);
+    registerSendRoutes(app, { ...deps.send, quota: sendKeyQuota });
     registerSendTransitionRoute(app, {
       webhookSecrets: deps.webhookSecrets,
       messages: deps.send.messages,
