@@ -58,7 +58,11 @@ export async function runErasure(options: {
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
   const lake = await inTransaction(options.pool, (client) => forgetParticipantInLake(client, jids, pseudonym));
-  const notReached: string[] = [];
+  const notReached: string[] = lake.skipped.map(
+    (row) =>
+      `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
+      'repair or delete that row, then rerun forget (ADR 0014)'
+  );
 
   let outboxRowsRewritten: number | null = null;
   const eventIds = new Set(lake.eventIds);
