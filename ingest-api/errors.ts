@@ -32,6 +32,16 @@ export const INGEST_ERROR_CODES = {
   // Request guards (ADR 0014, issue #25 item 3).
   WA_ERR_TOO_MANY_AUTH_FAILURES: 429,
   WA_ERR_SEND_RATE_LIMITED: 429,
+  // Send contract (issue #31, ADR 0015).
+  WA_ERR_QUOTA_EXCEEDED: 429,
+  WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT: 409,
+  WA_ERR_IDEMPOTENCY_KEY_EXPIRED: 422,
+  WA_ERR_NOT_A_TEST_RECIPIENT: 403,
+  WA_ERR_ACCOUNT_NOT_APPROVED: 403,
+  WA_ERR_TEMPLATE_NOT_FOUND: 422,
+  WA_ERR_TEMPLATE_NOT_APPROVED: 422,
+  WA_ERR_TEMPLATE_VARIABLE_MISSING: 422,
+  WA_ERR_TEMPLATE_VARIABLE_UNKNOWN: 422,
 } as const;
 
 /** One of the codes in {@link INGEST_ERROR_CODES}. */
@@ -50,13 +60,16 @@ export interface FieldError {
 export class IngestHttpError extends Error {
   override readonly name = 'IngestHttpError';
   readonly statusCode: number;
+  /** Extra response headers (lower-case names), e.g. `retry-after` and the RateLimit fields of a 429. */
+  readonly headers: Readonly<Record<string, string>>;
   constructor(
     readonly code: IngestErrorCode,
     message: string,
     readonly fields?: FieldError[],
-    options?: { cause?: unknown }
+    options?: { cause?: unknown; headers?: Record<string, string> }
   ) {
     super(message, options);
     this.statusCode = INGEST_ERROR_CODES[code];
+    this.headers = options?.headers ?? {};
   }
 }

@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import {
-  createPool,
-  runMigrations,
-  loadIngestConfig,
-  rebuildProjections,
-  startIngestServer,
-} from '../../ingest-api/index.js';
+import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
+import { createPool, rebuildProjections, runMigrations } from '../../lake/index.js';
 import { parseConfig } from '../../common/config-schema.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { requireDatabaseUrl } from './database.js';
@@ -21,7 +16,9 @@ export function registerIngestCommands(program: Command): void {
       const config = loadIngestConfig(process.env);
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
-      printLine(`ingest API listening on ${server.url}`);
+      // For a person at a terminal; a log shipper reads only JSON lines (issue #32 item 5), and the
+      // server's own `listening` log record carries the address.
+      if (process.stdout.isTTY) printLine(`ingest API listening on ${server.url}`);
       await runUntilTerminated(() => server.close(), logger);
     });
 

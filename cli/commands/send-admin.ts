@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
@@ -7,11 +7,13 @@ import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
 import { checkWebhookUrl, resolveAllWithDns, webhookUrlPolicyFromEnv } from '../../common/webhook-url-policy.js';
 import {
   type ApiKeyRecord,
+  type SendEnvironment,
   createPool,
   generateApiKey,
   normalizeRecipient,
   SendAdminRepository,
-} from '../../ingest-api/index.js';
+} from '../../lake/index.js';
+import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
@@ -44,10 +46,27 @@ async function toWebhookUrl(value: string): Promise<string> {
   return checked.url;
 }
 
+interface CreateKeyOptions {
+  name: string;
+  account: string;
+  webhookUrl?: string;
+  self?: string[];
+  daily?: number;
+  monthly?: number;
+  environment: SendEnvironment;
+}
+
+function toEnvironment(value: string): SendEnvironment {
+  if (value !== 'test' && value !== 'live') throw new InvalidArgumentError('must be test or live.');
+  return value;
+}
+
 /** One line per key, as `api-keys list` and an ambiguous `revoke` print it. */
 function describeKey(key: ApiKeyRecord): string {
   const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
-  return `${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}`;
+  const quota = `daily ${key.dailyLimit ?? '-'} monthly ${key.monthlyLimit ?? '-'}`;
+  const account = key.isAccountApproved ? 'approved' : 'not approved';
+  return `${key.id}  ${key.keyPrefix}…  ${key.accountId} (${account})  ${key.name}  ${key.environment}  ${state}  ${quota}`;
 }
 
 function toPhoneJid(phone: string): string {
@@ -69,7 +88,15 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--account <id>', 'sending account (one collector per account)', DEFAULT_ACCOUNT)
     .option('--webhook-url <url>', 'where state changes of this key’s messages are POSTed')
     .option('--self <participantId...>', 'the account’s own LID / phone JID, to check group membership')
-    .action(async (options: { name: string; account: string; webhookUrl?: string; self?: string[] }) => {
+    .option(
+      '--environment <env>',
+      'test (only to test recipients) or live (approved accounts only)',
+      toEnvironment,
+      'live'
+    )
+    .option('--daily <n>', 'most messages accepted per UTC day (429 beyond)', integerInRange(0, 2_000_000_000))
+    .option('--monthly <n>', 'most messages accepted per UTC month (429 beyond)', integerInRange(0, 2_000_000_000))
+    .action(async (options: CreateKeyOptions) => {
       const webhookUrl = options.webhookUrl === undefined ? null : await toWebhookUrl(options.webhookUrl);
       await withAdmin(async (admin, encryptionKeys) => {
         const generated = generateApiKey();
@@ -82,9 +109,18 @@ export function registerSendAdminCommands(program: Command): void {
           keyPrefix: generated.prefix,
           webhookUrl,
           sealedWebhookSecret: webhookSecret === null ? null : sealWebhookSecret(webhookSecret, encryptionKeys),
+          environment: options.environment,
+          dailyLimit: options.daily ?? null,
+          monthlyLimit: options.monthly ?? null,
         });
         if (options.self) await admin.setAccountParticipants(options.account, options.self);
-        printLine(`created key ${id} (${generated.prefix}…) for account ${options.account}`);
+        printLine(`created key ${id} (${generated.prefix}…) for account ${options.account} (${options.environment})`);
+        const [created] = await admin.findApiKeysByPrefix(id);
+        if (options.environment === 'live' && created?.isAccountApproved === false) {
+          printLine(
+            `note: account ${options.account} is not approved for live sending: wa-lake accounts approve ${options.account}`
+          );
+        }
         printLine(`x-api-key: ${generated.key}`);
         if (webhookSecret !== null) {
           printLine(`webhook signing secret: ${webhookSecret}`);

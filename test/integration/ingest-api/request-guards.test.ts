@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { computeSignature } from '../../../common/hmac-signature.js';
 import { SEND_TRANSITIONS_PATH } from '../../../common/send-transition-report.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
 import {

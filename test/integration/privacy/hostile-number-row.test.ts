@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
-import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
-import { redactOldMessageBodies } from '../../../ingest-api/db/redact-old-message-bodies.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
+import { redactOldMessageBodies } from '../../../lake/privacy/redact-old-message-bodies.js';
 import { useFreshLake } from '../ingest-api/lake-databases.js';
 import { messageBody, metadataBody, newGroupJid, newMember, type Member } from './lake-privacy-fixtures.js';
 

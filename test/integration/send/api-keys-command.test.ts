@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { openWebhookSecret } from '../../../common/webhook-secret-box.js';
-import { createPool } from '../../../ingest-api/db/pool.js';
+import { createPool } from '../../../lake/pool.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../helpers/temporal-env.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
