@@ -1,6 +1,7 @@
+import { INGEST_SOURCES, type IngestSource } from '../common/ingest-body.js';
 import type { JsonValue } from '../common/json-value.js';
+import { extractOccurredAt, type ParsedIngestBody, toEpochMs } from '../lake/index.js';
 import { IngestHttpError, type FieldError } from './errors.js';
-import { extractOccurredAt, toEpochMs } from './occurred-at.js';
 import { NotJsonError, measureJsonDepth, sanitizeRawJson } from './sanitize.js';
 
 /** Deepest nesting accepted; PostgreSQL's jsonb parser is recursive and hostile depth must get a 4xx. */
@@ -9,27 +10,6 @@ const TYPE_MAX_CHARS = 100;
 const CHAT_JID_MAX_CHARS = 255;
 const UPSERT_TYPE_MAX_CHARS = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A validated delivery, ready for the events repository. */
-export interface ParsedIngestBody {
-  type: string;
-  chatJid: string | null;
-  /** The whole body as JSON text PostgreSQL can store (the received text unless sanitized). */
-  bodyText: string;
-  /** The sanitized `payload` value (object or array, never empty). */
-  payload: JsonValue;
-  isSanitized: boolean;
-  capturedAt: Date | null;
-  upsertType: string | null;
-  occurredAt: Date | null;
-  /** The linked account's JID (`account_jid`), to tell its own removal from a group (issue #12 item 5). */
-  accountJid: string | null;
-  /**
-   * The id the first collector gave this item (`legacy_event_id`, lower case), sent only when its key
-   * rules give another id: a lake row under either id makes this delivery a duplicate (issue #12 item 8).
-   */
-  legacyEventId: string | null;
-}
 
 /**
  * Turns the raw bytes of an already authenticated request into a {@link ParsedIngestBody}, applying
@@ -81,6 +61,7 @@ export function parseIngestBody(raw: Buffer, contentType: string | undefined): P
     occurredAt: extractOccurredAt(type, payload),
     accountJid: typeof body['account_jid'] === 'string' ? body['account_jid'] : null,
     legacyEventId: typeof body['legacy_event_id'] === 'string' ? body['legacy_event_id'].toLowerCase() : null,
+    source: isIngestSource(body['source']) ? body['source'] : 'live',
   };
 }
 
@@ -119,7 +100,14 @@ function validateFields(body: { [key: string]: JsonValue }): FieldError[] {
     (typeof legacyEventId !== 'string' || !UUID.test(legacyEventId))
   )
     errors.push({ field: 'legacy_event_id', message: 'must be a UUID or null' });
+  const source = body['source'];
+  if (source !== undefined && source !== null && !isIngestSource(source))
+    errors.push({ field: 'source', message: `must be one of ${INGEST_SOURCES.join(', ')}, or null` });
   return errors;
+}
+
+function isIngestSource(value: JsonValue | undefined): value is IngestSource {
+  return typeof value === 'string' && (INGEST_SOURCES as readonly string[]).includes(value);
 }
 
 /** `varchar(n)` counts code points, not UTF-16 units. */

@@ -7,7 +7,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../../dev-stack/emb
 import { findFreePort } from '../../dev-stack/tcp-ports.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
-import { runMigrations } from '../../ingest-api/db/migrate.js';
+import { runMigrations } from '../../lake/migrate.js';
 import { CHAOS_INGEST_BODY_LIMIT_BYTES, CHAOS_OUTBOX_BODY_LIMIT_BYTES } from './chaos-capture.js';
 import { startCli, type CliProcess } from './cli-process.js';
 
@@ -152,9 +152,9 @@ export class ChaosStack {
         OUTBOX_POLL_INTERVAL_MS: '100',
         OUTBOX_BODY_LIMIT_BYTES: String(CHAOS_OUTBOX_BODY_LIMIT_BYTES),
         // A modest pace, so the faults below land while events are still flowing.
-        SEND_BATCH_SIZE: '10',
-        SEND_CONCURRENCY: '4',
-        SEND_RETRY_MAX_DELAY_MS: '5000',
+        OUTBOX_RELAY_BATCH_SIZE: '10',
+        OUTBOX_RELAY_CONCURRENCY: '4',
+        OUTBOX_RELAY_RETRY_MAX_DELAY_MS: '5000',
       },
       this.logFile('collector')
     );

@@ -1,0 +1,70 @@
+import type pg from 'pg';
+import type { JsonValue } from '../../common/json-value.js';
+import type { ProjectionEvent } from '../projections/extract-projection-facts.js';
+
+/** One raw `whatsapp_event_logs` row, shaped as the projections read it, with its `id` (paging key). */
+export interface RawEvent extends ProjectionEvent {
+  /** `whatsapp_event_logs.id` (UUIDv7: ascending in insert order). */
+  id: string;
+}
+
+interface RawEventRow {
+  id: string;
+  event_id: string;
+  type: string;
+  chat_jid: string | null;
+  payload: JsonValue;
+  effective_at: Date;
+  has_own_time: boolean;
+  account_jid: string | null;
+  source: string;
+}
+
+const FIRST_ID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Reads the raw table in `id` order, one page at a time, through `client` (so inside the caller's
+ * transaction and its `SHARE` lock): the keyset paging loop of the rebuilds (`wa-lake rebuild`,
+ * architecture.md §9, issue #11 item 1). Pages are read lazily; the last one is shorter than `pageSize`
+ * (an empty page is never yielded). Event time is `occurred_at`, else `captured_at`, else `received_at`.
+ *
+ * @param options.pageSize - rows per page (≥ 1).
+ * @param options.types - when given, only events of these types.
+ * @throws pg.DatabaseError when the query fails.
+ */
+export async function* readRawEventPages(
+  client: pg.ClientBase,
+  options: { pageSize: number; types?: readonly string[] }
+): AsyncGenerator<RawEvent[]> {
+  const typeFilter = options.types ? 'AND type = ANY($3::text[])' : '';
+  const params = (lastId: string): unknown[] =>
+    options.types ? [lastId, options.pageSize, options.types] : [lastId, options.pageSize];
+  let lastId = FIRST_ID;
+  for (;;) {
+    const { rows } = await client.query<RawEventRow>(
+      `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
+              occurred_at IS NOT NULL AS has_own_time, account_jid, source
+         FROM whatsapp_event_logs
+        WHERE id > $1 ${typeFilter} ORDER BY id LIMIT $2`,
+      params(lastId)
+    );
+    if (rows.length > 0) yield rows.map(toRawEvent);
+    const last = rows.at(-1);
+    if (!last || rows.length < options.pageSize) return;
+    lastId = last.id;
+  }
+}
+
+function toRawEvent(row: RawEventRow): RawEvent {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    type: row.type,
+    chatJid: row.chat_jid,
+    payload: row.payload,
+    effectiveAt: row.effective_at,
+    hasOwnTime: row.has_own_time,
+    accountJids: row.account_jid ? [row.account_jid] : [],
+    source: row.source,
+  };
+}
