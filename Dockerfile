@@ -15,7 +15,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 
-# The postinstall script is scripts/install-tools.mjs; the container needs neither the Temporal binaries (it talks to
+# The postinstall script (scripts/install-tools.mjs): the container needs neither the Temporal binaries (it talks to
 # a Temporal server) nor hadolint, so both installs are skipped. npm_config_nodedir: a source build of a
 # native module uses the base image's Node headers instead of downloading them (offline builds work).
 # NPM_REGISTRY: a registry mirror (empty = the npm default). A TLS-intercepting proxy's CA comes in as the
@@ -28,8 +28,9 @@ ENV WA_LAKE_SKIP_TEMPORAL_INSTALL=true \
     npm_config_fund=false \
     npm_config_audit=false
 COPY package.json package-lock.json ./
-# Only the postinstall script: another file in scripts/ must not invalidate the cached `npm ci` layer.
-COPY scripts/install-tools.mjs ./scripts/
+# Only the install hooks (postinstall, prepare): another file in scripts/ must not invalidate the cached
+# `npm ci` layer. prepare-dist.mjs finds no sources yet and builds nothing; `npm run build` below does.
+COPY scripts/install-tools.mjs scripts/prepare-dist.mjs ./scripts/
 # The project's npm major (11: it honours `allowScripts`, and installs no optional peer npm 10 would), pinned.
 RUN --mount=type=secret,id=npm_cafile \
     if [ -f /run/secrets/npm_cafile ]; then \
