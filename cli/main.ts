@@ -1,22 +1,6 @@
-import { Command } from 'commander';
 import { ConfigError } from '../common/config-schema.js';
 import { withEncryptedPayloadHint } from '../common/encrypted-payload-hint.js';
-import { registerCodecServerCommand } from './commands/codec-server.js';
-import { registerCollectorCommands } from './commands/collector.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerDemoSendCommand } from './commands/demo-send.js';
-import { registerDevCommands } from './commands/dev.js';
-import { registerDlqCommands } from './commands/dlq.js';
-import { registerIngestCommands } from './commands/ingest-api.js';
-import { registerMembersCommands } from './commands/members.js';
-import { registerReportCommand } from './commands/report.js';
-import { registerPrivacyCommands } from './commands/privacy.js';
-import { registerSendAdminCommands } from './commands/send-admin.js';
-import { registerSendCommands } from './commands/send.js';
-import { registerSendEnvironmentCommands } from './commands/send-environments.js';
-import { registerSendTemplateCommands } from './commands/send-templates.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerWorkerCommand } from './commands/worker.js';
+import { buildProgram } from './build-program.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
 
 /** `message: cause: cause…`, so a wrapped failure still says why (e.g. which database refused). */
@@ -38,26 +22,7 @@ function describeError(err: unknown): string {
 }
 
 // Entry of the `wa-lake` CLI (architecture.md §10): wiring only; every command lives in cli/commands/.
-const program = new Command('wa-lake')
-  .description('WhatsApp group events → SQLite outbox → Temporal → ingest API → PostgreSQL lake')
-  .showHelpAfterError();
-
-registerDevCommands(program);
-registerDemoCommand(program);
-registerCollectorCommands(program);
-registerWorkerCommand(program);
-registerIngestCommands(program);
-registerStatusCommand(program);
-registerDlqCommands(program);
-registerReportCommand(program);
-registerMembersCommands(program);
-registerCodecServerCommand(program);
-registerPrivacyCommands(program);
-registerSendAdminCommands(program);
-registerSendCommands(program);
-registerSendTemplateCommands(program);
-registerSendEnvironmentCommands(program);
-registerDemoSendCommand(program);
+const program = buildProgram();
 
 // `wa-lake … | head` closes stdout early: the reader has what it wanted, so stop quietly as Unix tools do on
 // SIGPIPE, instead of a stack trace for an EPIPE (a fresh-user finding; output is printed after the work is done).
