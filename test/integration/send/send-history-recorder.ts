@@ -10,8 +10,8 @@ import {
   type SendMessageResult,
 } from '../../../workflows/send-contracts.js';
 import { historyJson } from '../../helpers/temporal-histories.js';
-import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 import { waitUntil } from '../../helpers/wait-until.js';
+import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 
 const DAY_MS = 24 * 60 * 60_000;
 const NOT_ON_WHATSAPP_JID = '5511999990003@s.whatsapp.net';

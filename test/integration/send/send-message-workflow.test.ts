@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAckSignal, sendStatusQuery, WA_SEND_STATE } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
-import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 import { waitUntil } from '../../helpers/wait-until.js';
+import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

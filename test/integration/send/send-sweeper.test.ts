@@ -5,6 +5,7 @@ import { startTemporalDevServer, type RunningTemporalDevServer } from '../../../
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, connectTestNativeConnection, createTestClient } from '../../helpers/temporal-env.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { createSendKit } from './send-workflow-kit.js';
 import {
   createTestApiKey,
@@ -13,7 +14,6 @@ import {
   startSendTestServer,
   type SendTestServer,
 } from './send-test-server.js';
-import { waitUntil } from '../../helpers/wait-until.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 /** Deadline of one workflow start in the backlog test (SEND_API_START_TIMEOUT_MS). */

@@ -14,9 +14,9 @@ import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
 import { generateApiKey } from '../../../lake/send/api-key.js';
 import { sendAckSignal, sendStatusQuery, sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { createSendKit, type SendKit } from './send-workflow-kit.js';
 import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
-import { waitUntil } from '../../helpers/wait-until.js';
 
 /** One request the caller's webhook received. */
 export interface Received {
