@@ -41,6 +41,8 @@ export const collectorEnvSchema = z.object({
   SESSION_DOWN_ALERT_MS: envInt(5 * MINUTE_MS, 1000, DAY_MS),
   SESSION_REPLACED_ALERT_COUNT: envInt(2, 1, 100),
   HEARTBEAT_INTERVAL_MS: envInt(MINUTE_MS, 1000, 60 * MINUTE_MS),
+  /** Beat sent through the lake while the session is open; a silence over twice it is unobserved (issue #29). */
+  COVERAGE_HEARTBEAT_INTERVAL_MS: envInt(5 * MINUTE_MS, 1000, 60 * MINUTE_MS),
   /** The healthcheck fails once the live session has had no WhatsApp connection this long (issue #32). */
   HEALTHCHECK_WHATSAPP_DOWN_MS: envInt(10 * MINUTE_MS, 0, 30 * DAY_MS),
   ALERT_WEBHOOK_URL: envHttpUrl.optional(),
@@ -60,7 +62,7 @@ export const collectorEnvSchema = z.object({
 
 /**
  * Keys of the outbox relay renamed in this release (they said "send", which now means outbound WhatsApp only):
- * still read for one release, with a warning (ADR 0016).
+ * still read for one release, with a warning (ADR 0018).
  */
 export const RENAMED_COLLECTOR_ENV_KEYS: Readonly<Record<string, string>> = {
   SEND_BATCH_SIZE: 'OUTBOX_RELAY_BATCH_SIZE',

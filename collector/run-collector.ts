@@ -8,6 +8,7 @@ import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
+import { CoverageBeats } from './coverage-beats.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
 import { EventPipeline } from './event-pipeline.js';
@@ -118,6 +119,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
       withFirstCollectorEventIds: source.kind === 'replay',
+      mode: source.kind,
       limits: {
         bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,
         inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,
@@ -147,6 +149,14 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     if (recorder) stack.push(() => recorder.close());
     const sendSide = startSendSide(options, () => asSendSocket(session?.getOpenSocket() ?? null));
     if (sendSide) stack.push(() => sendSide.stop());
+    const coverage = new CoverageBeats({
+      pipeline,
+      logger: options.logger,
+      getSelfJid: () => session?.getSelfJid() ?? null,
+      intervalMs: config.COVERAGE_HEARTBEAT_INTERVAL_MS,
+    });
+    // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
+    stack.push(() => coverage.onClosed('stopped'));
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -162,7 +172,9 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       },
       onStateChange: (state) => {
         if (state === 'open') sendSide?.onSessionOpen();
+        else coverage.onClosed(state);
       },
+      onGroupsCaptured: (groupJids) => coverage.onOpen(groupJids),
       logger: options.logger,
       alertSink: options.alertSink,
       authDir: config.AUTH_DIR,

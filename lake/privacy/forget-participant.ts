@@ -20,7 +20,7 @@ export interface LakeErasureResult {
 }
 
 // Run records are not personal data; identity rows are handled explicitly before the generic pass.
-const SKIPPED_TABLES = ['whatsapp_erasure_runs', 'whatsapp_retention_runs'];
+const SKIPPED_TABLES = ['whatsapp_erasure_runs', 'whatsapp_retention_runs', 'whatsapp_pending_erasures'];
 
 /**
  * Erasure in the lake (architecture.md §14, issue #13 item 4), in ONE transaction of `client` (the caller

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../cli/build-program.js';
+import { createProgram, registerCommandModules } from '../../../cli/command-index.js';
 import { projectPath, readProjectFile } from '../deploy/compose-file.js';
 
 // The maps of the house (issue #23 item 2): they fail here when they go stale, not when a newcomer trips.
@@ -59,11 +59,13 @@ describe('the maps', () => {
     expect(workflows.filter((name) => !architecture.includes(`\`${name ?? ''}\``))).toEqual([]);
   });
 
-  it("README's command table names every wa-lake command and subcommand", () => {
+  it("README's command table names every wa-lake command and subcommand", async () => {
+    const program = createProgram();
+    await registerCommandModules(program);
     const table = readProjectFile('README.md')
       .split('\n')
       .filter((line) => line.startsWith('| `wa-lake '));
-    const missing = commandPaths(buildProgram()).filter(([top, ...rest]) => {
+    const missing = commandPaths(program).filter(([top, ...rest]) => {
       const rows = table.filter(
         (row) => row.includes(`\`wa-lake ${top ?? ''}`) || row.includes(`wa-lake ${top ?? ''} `)
       );
