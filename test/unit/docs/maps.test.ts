@@ -73,7 +73,7 @@ describe('the maps', () => {
       return rows.length === 0 || (last !== undefined && !rows.some((row) => new RegExp(`\\b${last}\\b`).test(row)));
     });
     expect(missing.map((path) => path.join(' '))).toEqual([]);
-  });
+  }, 120_000); // imports every command module, Baileys and Temporal included: slow on a busy machine, never wrong
 
   it('every README names only files that exist', () => {
     const missing = READMES.flatMap((readme) =>
