@@ -59,7 +59,7 @@ export function formatDemoSummary(summary: DemoSummary): string {
 }
 
 // Events quarantined as dead in the outbox (too large to deliver) never reach the lake: say so rather than
-// claim every kept event is there (a fresh-user finding).
+// claim every kept event is there.
 function describeDelivered(summary: DemoSummary): string {
   const dead = summary.quarantined;
   return dead === 0
