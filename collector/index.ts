@@ -18,3 +18,4 @@ export {
 export { forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
 export { readCapture } from './capture/capture-reader.js';
+export { BackfillStore, type Backfill } from './backfill/backfill-store.js';

@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { AlertStateStore } from './alert-state-store.js';
+import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { CoverageBeats } from './coverage-beats.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
@@ -155,6 +156,15 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     });
     // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
     stack.push(() => coverage.onClosed('stopped'));
+    const backfill = startLiveBackfill({
+      config,
+      pipeline,
+      logger: options.logger,
+      getSocket: () => session?.getOpenSocket() ?? null,
+      getSelfJid: () => session?.getSelfJid() ?? null,
+    });
+    stack.push(() => backfill.stop());
+    let closedAtMs: number | null = null;
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -167,12 +177,22 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         recorder?.record(event, data, capturedAt);
         routeAcks(sendSide, event, data, logger);
         pipeline.handle(event, data, capturedAt);
+        backfill.onStored(event, data);
       },
       onStateChange: (state) => {
         if (state === 'open') sendSide?.onSessionOpen();
-        else coverage.onClosed(state);
+        else {
+          if (coverage.isObserving()) closedAtMs = Date.now();
+          coverage.onClosed(state);
+        }
       },
-      onGroupsCaptured: (groupJids) => coverage.onOpen(groupJids),
+      onGroupsCaptured: (groupJids) => {
+        coverage.onOpen(groupJids);
+        const gapMs = closedAtMs === null ? 0 : Date.now() - closedAtMs;
+        if (closedAtMs !== null && config.BACKFILL_AFTER_GAP_MS > 0 && gapMs >= config.BACKFILL_AFTER_GAP_MS)
+          backfill.requestAfterGap(groupJids ?? [], closedAtMs);
+        closedAtMs = null;
+      },
       logger: options.logger,
       alertSink: options.alertSink,
       authDir: config.AUTH_DIR,

@@ -123,7 +123,8 @@ export class BackfillStore {
          ON CONFLICT (group_jid) DO UPDATE SET
            since_ms = CASE WHEN @running THEN min(since_ms, @since) ELSE @since END, state = 'waiting',
            cursor_id = @id, cursor_from_me = @fromMe, cursor_participant = @participant, cursor_ts_ms = @ts,
-           anchor_ts_ms = CASE WHEN @running THEN anchor_ts_ms ELSE @ts END, asked_at_ms = NULL, attempts = 0,
+           anchor_ts_ms = CASE WHEN @running AND anchor_ts_ms IS NOT NULL THEN anchor_ts_ms ELSE @ts END,
+           asked_at_ms = NULL, attempts = 0,
            updated_at_ms = @now`
       )
       .run({
@@ -170,7 +171,7 @@ export class BackfillStore {
         `UPDATE history_backfills SET state = @state, pages = pages + 1, messages = messages + @messages,
            cursor_id = COALESCE(@id, cursor_id), cursor_from_me = COALESCE(@fromMe, cursor_from_me),
            cursor_participant = CASE WHEN @id IS NULL THEN cursor_participant ELSE @participant END,
-           cursor_ts_ms = COALESCE(@ts, cursor_ts_ms), anchor_ts_ms = COALESCE(anchor_ts_ms, @ts),
+           cursor_ts_ms = COALESCE(@ts, cursor_ts_ms),
            asked_at_ms = NULL, attempts = 0, updated_at_ms = @now
          WHERE group_jid = @group`
       )

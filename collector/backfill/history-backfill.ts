@@ -65,6 +65,8 @@ function oldestOf(messages: Obj[]): Backfill['cursor'] {
  */
 export class HistoryBackfill {
   private timer: NodeJS.Timeout | null = null;
+  /** Groups whose backfill waits for its first cursor: the only ones a stored message is looked at for. */
+  private awaitingCursor = new Set<string>();
   private readonly logger: Logger;
   private readonly now: () => number;
 
@@ -87,6 +89,7 @@ export class HistoryBackfill {
 
   /** Sends at most one request (timeouts first, then the longest-waiting backfill). @returns the group asked, or null. */
   tick(): string | null {
+    this.refresh();
     const socket = this.options.getSocket();
     if (!socket?.fetchMessageHistory) return null;
     const nowMs = this.now();
@@ -104,12 +107,24 @@ export class HistoryBackfill {
     return due ? this.ask(socket, due, nowMs) : null;
   }
 
+  /** Re-reads which backfills wait for a cursor (after `wa-lake backfill` or a gap request wrote rows). */
+  refresh(): void {
+    const waiting = this.options.store.list().filter((b) => b.state === 'waiting' && b.cursor === null);
+    this.awaitingCursor = new Set(waiting.map((backfill) => backfill.groupJid));
+  }
+
   /** A stored group message: anchors a backfill that has no cursor yet (the first message after the gap). */
   noteMessage(groupJid: string, message: unknown): void {
+    if (!this.awaitingCursor.has(groupJid)) return;
     const backfill = this.options.store.get(groupJid);
-    if (!backfill || backfill.cursor !== null || backfill.state !== 'waiting') return;
+    if (!backfill || backfill.cursor !== null || backfill.state !== 'waiting') {
+      this.awaitingCursor.delete(groupJid);
+      return;
+    }
     const cursor = oldestOf([asObject(message) ?? {}]);
-    if (cursor && cursor.tsMs >= backfill.sinceMs) this.options.store.request(groupJid, backfill.sinceMs, cursor);
+    if (!cursor || cursor.tsMs < backfill.sinceMs) return;
+    this.options.store.request(groupJid, backfill.sinceMs, cursor);
+    this.awaitingCursor.delete(groupJid);
   }
 
   /** A `messaging-history.set` was stored: an `ON_DEMAND` one answers the backfills of its groups. */
