@@ -9,6 +9,7 @@ import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { CoverageBeats } from './coverage-beats.js';
+import { HistoryProgressMeter } from './history-progress.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
 import { EventPipeline } from './event-pipeline.js';
@@ -165,6 +166,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     });
     stack.push(() => backfill.stop());
     let closedAtMs: number | null = null;
+    const historyMeter = new HistoryProgressMeter();
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -176,8 +178,15 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       onEvent: (event, data, capturedAt) => {
         recorder?.record(event, data, capturedAt);
         routeAcks(sendSide, event, data, logger);
-        pipeline.handle(event, data, capturedAt);
+        const outcome = pipeline.handle(event, data, capturedAt);
         backfill.onStored(event, data);
+        if (event === 'messaging-history.set') {
+          const progress = (data as { progress?: unknown; syncType?: unknown } | null) ?? {};
+          logger.info(
+            { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress) },
+            'history import progress'
+          );
+        }
       },
       onStateChange: (state) => {
         if (state === 'open') sendSide?.onSessionOpen();
