@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import type { Logger } from '../common/logger.js';
+import { warnRenamedEnvKeys } from '../common/renamed-env-keys.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { AlertStateStore } from './alert-state-store.js';
@@ -17,7 +18,7 @@ import { Heartbeat } from './heartbeat.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
-import { OutboxSender } from './sender.js';
+import { OutboxRelay } from './outbox-relay.js';
 import { asSendSocket } from './session/send-socket.js';
 import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
@@ -36,7 +37,7 @@ export interface RunCollectorOptions {
   temporalClient: Client | null;
   /**
    * True only when `temporalClient` runs on the `NativeConnection` of a worker in this process polling
-   * `TEMPORAL_TASK_QUEUE` (`wa-lake dev`): the sender then requests eager workflow start. Default false.
+   * `TEMPORAL_TASK_QUEUE` (`wa-lake dev`): the outbox relay then requests eager workflow start. Default false.
    */
   requestEagerStart?: boolean;
   source: CollectorSource;
@@ -55,7 +56,7 @@ export interface CollectorHandle {
   replayDone?: Promise<ReplaySummary>;
   /** Live only: resolves when the session ends for good (`logged_out`, `forbidden`, `stopped`). */
   sessionStopped?: Promise<SessionStopReason>;
-  /** Stops everything (session or replay, sender, timers), closes the outbox, releases the lock. Idempotent. */
+  /** Stops everything (session or replay, outbox relay, timers), closes the outbox, releases the lock. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -68,7 +69,7 @@ export class InvalidPairPhoneError extends Error {
 }
 
 /**
- * Wires one collector (architecture.md §2, §5, §6, §10): instance lock → outbox → pipeline → sender (when a
+ * Wires one collector (architecture.md §2, §5, §6, §10): instance lock → outbox → pipeline → outbox relay (when a
  * Temporal client is given) → outbox monitor, pruning timer, heartbeat → live session (optionally
  * recording) or capture replay. Live and replay use the same `EventPipeline`.
  *
@@ -78,6 +79,7 @@ export class InvalidPairPhoneError extends Error {
 export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
   const { config, source } = options;
   const logger = options.logger.child({ component: 'collector' });
+  warnRenamedEnvKeys(logger, config.renamedEnvKeys);
   const pairPhone =
     source.kind === 'live' && source.pairPhone !== undefined ? normalizePairPhone(source.pairPhone) : undefined;
   if (pairPhone === null) throw new InvalidPairPhoneError();
@@ -125,17 +127,17 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,
       },
     });
-    const sender = startSender(options, outbox);
-    if (sender) stack.push(() => sender.stop());
+    const relay = startOutboxRelay(options, outbox);
+    if (relay) stack.push(() => relay.stop());
     startHousekeeping(options, outbox, alertState, stack);
     const handle: CollectorHandle = { outbox, stop: stopAll };
     if (source.kind === 'replay') {
       const abort = new AbortController();
       const replayStartedAt = new Date();
       startHeartbeat(options, outbox, stack, () => ({ state: 'replay', since: replayStartedAt }), 'replay');
-      const replayDone = runReplay(source.path, pipeline, sender, logger, abort.signal);
+      const replayDone = runReplay(source.path, pipeline, relay, logger, abort.signal);
       handle.replayDone = replayDone;
-      // Unwinds as: abort → wait for the reader to stop → heartbeat → sender → outbox.
+      // Unwinds as: abort → wait for the reader to stop → heartbeat → outbox relay → outbox.
       stack.push(() =>
         replayDone.then(
           () => undefined,
@@ -255,25 +257,25 @@ function routeAcks(sendSide: SessionSendSide | null, event: string, data: unknow
 /** Mark holding the outbox dead-row count the monitor has already reported. */
 const DEAD_COUNT_REPORTED_MARK = 'outbox_dead_reported';
 
-function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxSender | null {
+function startOutboxRelay(options: RunCollectorOptions, outbox: OutboxStore): OutboxRelay | null {
   if (options.temporalClient === null) return null;
   const { config } = options;
-  const sender = new OutboxSender({
+  const relay = new OutboxRelay({
     client: options.temporalClient,
     outbox,
     logger: options.logger,
     alertSink: options.alertSink,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    batchSize: config.SEND_BATCH_SIZE,
-    concurrency: config.SEND_CONCURRENCY,
+    batchSize: config.OUTBOX_RELAY_BATCH_SIZE,
+    concurrency: config.OUTBOX_RELAY_CONCURRENCY,
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
-    startTimeoutMs: config.SEND_START_TIMEOUT_MS,
+    startTimeoutMs: config.OUTBOX_RELAY_START_TIMEOUT_MS,
     requestEagerStart: options.requestEagerStart ?? false,
-    retryBaseDelayMs: config.SEND_RETRY_BASE_DELAY_MS,
-    retryMaxDelayMs: config.SEND_RETRY_MAX_DELAY_MS,
+    retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
+    retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
   });
-  sender.start();
-  return sender;
+  relay.start();
+  return relay;
 }
 
 function startHousekeeping(
@@ -351,7 +353,7 @@ function startHeartbeat(
 async function runReplay(
   path: string,
   pipeline: EventPipeline,
-  sender: OutboxSender | null,
+  relay: OutboxRelay | null,
   logger: Logger,
   signal: AbortSignal
 ): Promise<ReplaySummary> {
@@ -363,7 +365,7 @@ async function runReplay(
     onProgress: (progress) => logger.info(progress, 'replay progress'),
     onMalformedLine: (line) => logger.warn(line, 'malformed capture line skipped'),
   });
-  if (sender && !signal.aborted) await sender.waitUntilIdle();
+  if (relay && !signal.aborted) await relay.waitUntilIdle();
   const { eventIds, ...counts } = summary;
   logger.info({ ...counts, distinctEventIds: eventIds.size }, 'replay finished');
   return summary;

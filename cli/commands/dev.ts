@@ -3,6 +3,7 @@ import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { cliEnvironmentLines } from '../local-stack/cli-environment-lines.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
+import { unmarkDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
 import { tcpPort } from './option-parsers.js';
@@ -33,6 +34,12 @@ export function registerDevCommands(program: Command): void {
     .option('--ingest-port <port>', 'ingest API port', tcpPort, 8080)
     .option('--postgres-port <port>', 'embedded PostgreSQL port (unused when DATABASE_URL is set)', tcpPort, 54329)
     .action(async (options: DevOptions) => {
+      const clash = describePortClash(options, process.env['DATABASE_URL'] === undefined);
+      if (clash !== null) {
+        process.stderr.write(`wa-lake dev: ${clash}; nothing was started\n`);
+        process.exitCode = 1;
+        return;
+      }
       const logger = createCliLogger();
       const source: CollectorSource = options.replay
         ? { kind: 'replay', path: options.replay }
@@ -50,12 +57,23 @@ export function registerDevCommands(program: Command): void {
         ingestPort: options.ingestPort,
         postgresPort: options.postgresPort,
       });
+      // A demo's folder taken as dev's data folder is dev's from now on: no later demo may wipe it (issue #26).
+      if (unmarkDemoDataDir(prepareDataDir(options.dataDir).root)) {
+        logger.warn(
+          { dataDir: options.dataDir },
+          'data folder was made by a demo; it is now kept (demo marker removed)'
+        );
+      }
       // A replay that fails (unreadable file, outbox error) is reported; the rest of the stack keeps running.
       stack.collector?.replayDone?.then(
         (summary) =>
           logger.info({ lines: summary.lines, kept: summary.kept, inserted: summary.inserted }, 'replay finished'),
         (err: unknown) => logger.error({ err }, 'replay failed')
       );
+      // The banner stands apart from the log lines around it (issue #26 item 4).
+      const rule = '─'.repeat(100);
+      printLine();
+      printLine(rule);
       printLine(`wa-lake dev is running (Ctrl-C stops everything)`);
       printLine(`  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`);
       printLine(`  Temporal        : ${stack.temporalAddress}`);
@@ -64,8 +82,16 @@ export function registerDevCommands(program: Command): void {
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
       printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
-      printLine('  CLI commands in another terminal need (paste before wa-lake report, members, api-keys, forget…):');
+      printLine(
+        '  CLI commands in another terminal need (paste before wa-lake report, members, forget, status, send…):'
+      );
       for (const line of cliEnvironmentLines(stack)) printLine(`    ${line}`);
+      if (stack.codec) {
+        printLine('  Read a workflow with its payloads decrypted (after the lines above):');
+        printLine('    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"');
+      }
+      printLine(rule);
+      printLine();
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 
@@ -87,4 +113,25 @@ export function registerDevCommands(program: Command): void {
       printLine(`Temporal dev server on ${server.address}, Web UI ${server.uiUrl ?? '(headless)'} (Ctrl-C stops it)`);
       await runUntilTerminated(() => server.stop(), logger, shutdown);
     });
+}
+
+/**
+ * Two parts of the stack given one port (issue #26 item 5: equal `--temporal-port`/`--ui-port` passed the
+ * preflight and failed 27 s later in Temporal's own FATAL JSON). Returns the sentence, or null.
+ */
+export function describePortClash(
+  options: Pick<DevOptions, 'temporalPort' | 'uiPort' | 'ingestPort' | 'postgresPort'>,
+  hasEmbeddedPostgres: boolean
+): string | null {
+  const ports: Array<[string, number]> = [
+    ['--temporal-port', options.temporalPort],
+    ['--ui-port', options.uiPort],
+    ['--ingest-port', options.ingestPort],
+    ...(hasEmbeddedPostgres ? [['--postgres-port', options.postgresPort] as [string, number]] : []),
+  ];
+  for (const [index, [name, port]] of ports.entries()) {
+    const other = ports.slice(index + 1).find(([, candidate]) => candidate === port);
+    if (other) return `${name} and ${other[0]} are both ${port}; each part of the stack needs its own port`;
+  }
+  return null;
 }

@@ -1,17 +1,23 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
 
-/** The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6). */
+/**
+ * The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6), `LOG_FORMAT` (`auto`,
+ * `pretty`, `json`; default `auto`: readable on a terminal, JSON otherwise) the output (issue #26 item 4).
+ */
 export function createCliLogger(defaultLevel = 'info'): Logger {
-  const level = parseConfig(
-    z.object({ LOG_LEVEL: envLogLevel.default(defaultLevel as 'info') }),
+  const config = parseConfig(
+    z.object({
+      LOG_LEVEL: envLogLevel.default(defaultLevel as 'info'),
+      LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
+    }),
     process.env
-  ).LOG_LEVEL;
-  return createRootLogger({ level });
+  );
+  return createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
 }
 
 /** Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`). */
@@ -38,13 +44,15 @@ export async function connectTemporalClient(
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
+  // Imported here, not at the top: a command that never talks to Temporal does not load its client (issue #26).
+  const { Client: TemporalClient, Connection: TemporalConnection } = await import('@temporalio/client');
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: connectTimeoutMs });
+    connection = await TemporalConnection.connect({ address, connectTimeout: connectTimeoutMs });
   } catch (err) {
     throw new TemporalUnreachableError(address, { cause: err });
   }
-  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
+  return { client: new TemporalClient({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
 /** Writes one line to stdout (CLI output for humans and scripts, not a log record). */

@@ -6,7 +6,7 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
-import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-message-facts.js';
+import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { toDatabaseAvailabilityError } from '../pool.js';

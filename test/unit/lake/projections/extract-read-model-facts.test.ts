@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractReadModelFacts } from '../../../../lake/projections/extract-message-facts.js';
+import { extractReadModelFacts } from '../../../../lake/projections/extract-read-model-facts.js';
 import type { JsonValue } from '../../../../common/json-value.js';
 
 const GROUP = '120363000000000001@g.us';

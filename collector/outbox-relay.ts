@@ -31,8 +31,8 @@ export interface DrainResult {
   postponed: number;
 }
 
-/** Options of {@link OutboxSender}; sizes are counts, durations ms. */
-export interface OutboxSenderOptions {
+/** Options of {@link OutboxRelay}; sizes are counts, durations ms. */
+export interface OutboxRelayOptions {
   client: Client;
   outbox: OutboxStore;
   logger: Logger;
@@ -73,10 +73,10 @@ function grpcCodeOf(err: unknown): number | undefined {
  * (`recordStartFailure`), one `temporal_unreachable` alert per outage (the sink's window dedups
  * further); capture is never blocked. During an outage one row probes Temporal and the rows not
  * tried wait until that probe's retry without counting an attempt (`postponeUntried`, issue #14 item 6).
- * Drains are serialized: only one runs at a time. The outbox wakes the sender when it commits new
+ * Drains are serialized: only one runs at a time. The outbox wakes the relay when it commits new
  * pending rows (issue #14 item 1); `pollIntervalMs` is only the fallback for retries that come due.
  */
-export class OutboxSender {
+export class OutboxRelay {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -90,8 +90,8 @@ export class OutboxSender {
   /** Aborted by {@link stop}: cancels the workflow starts in flight (their rows stay due, uncounted). */
   private readonly stopping = new AbortController();
 
-  constructor(private readonly options: OutboxSenderOptions) {
-    this.logger = options.logger.child({ component: 'sender' });
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.logger = options.logger.child({ component: 'outbox-relay' });
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
   }
@@ -235,7 +235,7 @@ export class OutboxSender {
     if (row.chatJid !== null) searchAttributes.push({ key: WA_CHAT_JID, value: row.chatJid });
     try {
       // The deadline also ends the SDK's own gRPC retries, so no call outlives this method.
-      await client.withAbortSignal(this.stopping.signal, () =>
+      const start = client.withAbortSignal(this.stopping.signal, () =>
         client.withDeadline(Date.now() + startTimeoutMs, () =>
           client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
             taskQueue,
@@ -247,6 +247,17 @@ export class OutboxSender {
           })
         )
       );
+      // The SDK cancels only a call that is on the wire when the signal aborts; one still encoding its
+      // payload then would wait out its deadline. The stop does not wait for it (its result is dropped).
+      const aborted = whenAborted(this.stopping.signal);
+      try {
+        if ((await Promise.race([start, aborted.promise])) === ABORTED) {
+          start.catch(() => undefined);
+          return 'cancelled';
+        }
+      } finally {
+        aborted.dispose();
+      }
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
@@ -294,4 +305,17 @@ export class OutboxSender {
       this.logger.info({}, 'temporal reachable again');
     }
   }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** `promise` resolves with {@link ABORTED} once `signal` aborts (at once when it has); `dispose` drops the listener. */
+function whenAborted(signal: AbortSignal): { promise: Promise<typeof ABORTED>; dispose(): void } {
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    if (signal.aborted) resolve(ABORTED);
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
