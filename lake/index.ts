@@ -25,7 +25,13 @@ export { SendTemplatesRepository, type TemplateVersion } from './send/send-templ
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
 export { readFirstResponseSummary, type FirstResponseSummary } from './engagement/first-response-queries.js';
-export { readCoverageDays, type DayCoverage, type GroupCoverage } from './engagement/coverage-queries.js';
+export {
+  readCoverageDays,
+  readOldestMessageSince,
+  type DayCoverage,
+  type GroupCoverage,
+  type StoredMessageKey,
+} from './engagement/coverage-queries.js';
 export {
   readEngagementReport,
   type EngagementReport,
