@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   describeUnusableReplay,
@@ -80,6 +81,12 @@ export function registerCollectorCommands(program: Command): void {
       60_000
     )
     .action(async (capture: string, options: { waitMs: number }) => {
+      // Checked before the outbox is opened: a typo must not leave an empty outbox behind (issue #26 item 5).
+      if (!existsSync(capture)) {
+        process.stderr.write(`wa-lake replay: no capture at ${capture}; nothing was read and no outbox was opened\n`);
+        process.exitCode = 1;
+        return;
+      }
       const { config, logger, alertSink, temporal } = createCollectorDeps();
       // Ctrl-C stops the replay cleanly: the status file records the stop and the operator learns that a
       // re-run continues, rather than a silent exit 130 with the status still "running".

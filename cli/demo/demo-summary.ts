@@ -52,7 +52,7 @@ export function formatDemoSummary(summary: DemoSummary): string {
     `  outbox rows                 : pending ${summary.outbox.pending} · started ${summary.outbox.started} · dead ${summary.outbox.dead}`,
     `  workflows                   : completed ${summary.workflows.completed} · failed ${summary.workflows.failed} · unfinished ${summary.workflows.unfinished}`,
     `  lake rows for these events  : ${summary.lakeRows}`,
-    `  Temporal Web UI             : ${summary.webUi ?? '(headless)'}`,
+    `  Temporal Web UI             : ${summary.webUi ?? '(stopped with the demo; --keep-running keeps it up)'}`,
     summary.ok ? `  OK: the lake holds ${describeDelivered(summary)} exactly once` : mismatchLine(summary),
   ];
   return `${lines.join('\n')}\n`;
