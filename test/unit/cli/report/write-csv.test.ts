@@ -36,6 +36,8 @@ function reportWith(subjects: readonly string[]): EngagementReport {
     topMembers: subjects.map((memberId) => ({
       participantId: '100000000000011@lid',
       memberId,
+      displayName: memberId,
+      displayNameIsPhone: false,
       messages: 1,
       replies: 0,
       reactionsGiven: 0,
@@ -73,8 +75,9 @@ describe('writeReportCsv', () => {
     const memberCells = top
       .split('\r\n')
       .slice(1, 1 + PAYLOADS.length)
-      .map((line) => cellsOf(line)[1]);
-    expect(memberCells).toEqual(PAYLOADS.map((payload) => `'${payload}`));
+      .map((line) => cellsOf(line).slice(1, 3));
+    // The member id and the push name (a display name the member chose) are both neutralized.
+    expect(memberCells).toEqual(PAYLOADS.map((payload) => [`'${payload}`, `'${payload}`]));
     const subjectCells = groups
       .split('\r\n')
       .slice(1, 1 + PAYLOADS.length)
