@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
+import { toTerminalLine } from '../terminal-text.js';
 
 /**
  * The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6), `LOG_FORMAT` (`auto`,
@@ -55,7 +56,10 @@ export async function connectTemporalClient(
   return { client: new TemporalClient({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
-/** Writes one line to stdout (CLI output for humans and scripts, not a log record). */
+/**
+ * Writes one line to stdout (CLI output for humans and scripts, not a log record). Control characters are shown
+ * as `\uXXXX` escapes (tabs and line breaks kept): many lines carry a remote party's bytes (issue #25 item 7).
+ */
 export function printLine(line = ''): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${toTerminalLine(line)}\n`);
 }
