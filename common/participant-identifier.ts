@@ -13,6 +13,24 @@ export class InvalidParticipantIdentifierError extends Error {
 }
 
 const JID_PATTERN = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
+/** A person JID as WhatsApp writes it: user, optional agent (`_1`), optional device (`:3`), server. */
+const PERSON_JID = /^([^@:_]+)(?:_\d+)?(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
+
+/**
+ * The one participant key of a person JID (issue #27 case 1): the same person writes from the phone
+ * (`20000000000993@lid`) and from WhatsApp Web or Desktop (`20000000000993:3@lid`, device 3), so the device
+ * and agent suffixes are dropped, and `c.us` becomes `s.whatsapp.net` (Baileys' `jidNormalizedUser`). Every
+ * participant key the projections, the read model, the links and the account's JIDs make goes through here.
+ * Anything else (a group JID, a bare id, text) comes back unchanged, as does a JID already canonical — at
+ * the cost of one `indexOf` on the hot path.
+ */
+export function canonicalParticipantKey(jid: string): string {
+  if (jid.indexOf(':') === -1 && jid.indexOf('_') === -1 && !jid.endsWith('@c.us')) return jid;
+  const person = PERSON_JID.exec(jid);
+  if (!person) return jid;
+  const server = person[2] === 'c.us' ? 's.whatsapp.net' : person[2];
+  return `${person[1]}@${server}`;
+}
 
 /**
  * The canonical JID of one participant identifier (`c.us` becomes `s.whatsapp.net`; a device suffix is
@@ -25,7 +43,7 @@ const JID_PATTERN = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
 export function canonicalParticipantJid(input: string, name: string): string {
   const trimmed = input.trim();
   const jid = JID_PATTERN.exec(trimmed);
-  if (jid) return `${jid[1]}@${jid[2] === 'lid' ? 'lid' : 's.whatsapp.net'}`;
+  if (jid) return canonicalParticipantKey(trimmed);
   const digits = trimmed.replace(/[\s()+-]/g, '');
   if (/^\d{8,15}$/.test(digits)) return `${digits}@s.whatsapp.net`;
   throw new InvalidParticipantIdentifierError(

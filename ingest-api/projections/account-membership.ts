@@ -1,3 +1,4 @@
+import { canonicalParticipantKey } from '../../common/participant-identifier.js';
 import type { JsonValue } from '../sanitize.js';
 import type { ParticipantRef } from './participant-ref.js';
 
@@ -13,7 +14,7 @@ export function markAccountFacts(
   event: { type: string; accountJids?: readonly string[] },
   payload: JsonObject
 ): void {
-  const own = new Set(event.accountJids ?? []);
+  const own = new Set((event.accountJids ?? []).map(canonicalParticipantKey));
   const key = payload['key'];
   const isFromMe = key !== null && typeof key === 'object' && !Array.isArray(key) && key['fromMe'] === true;
   const isOwnLeave = event.type === 'messages.upsert' && isFromMe && isLeaveStub(payload) && memberships.length === 1;

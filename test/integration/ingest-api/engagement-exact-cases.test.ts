@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { linkMembers } from '../../../ingest-api/index.js';
+import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagement-case.js';
+import { useFreshLakes, type TestLake } from './lake-databases.js';
+
+/**
+ * Issue #27: each case of "exact engagement numbers" from its smallest input (test/fixtures/engagement-cases/),
+ * stored as the ingest API stores it, read back through the engagement views a BI tool reads.
+ */
+const lakes = useFreshLakes(10);
+
+async function storeCase(lake: TestLake, name: string): Promise<void> {
+  for (const { event_id, body } of loadEngagementCase(name).events) await lake.store(event_id, JSON.stringify(body));
+}
+
+const rows = async <T extends Record<string, unknown>>(
+  lake: TestLake,
+  sql: string,
+  values: unknown[] = []
+): Promise<T[]> => (await lake.pool.query<T>(sql, values)).rows;
+
+describe('exact engagement numbers (issue #27)', () => {
+  it('counts a member who also types on WhatsApp Web (device suffix) as one person (case 1)', async () => {
+    const { lake } = lakes.at(0);
+    await storeCase(lake, '01-device-suffix');
+    expect(await rows(lake, `SELECT id, lid, phone_jid FROM whatsapp_participants ORDER BY id`)).toEqual([
+      { id: '20000000000993@lid', lid: '20000000000993@lid', phone_jid: '5500000000993@s.whatsapp.net' },
+    ]);
+    expect(await rows(lake, `SELECT lid, phone_jid FROM whatsapp_lid_aliases`)).toEqual([
+      { lid: '20000000000993@lid', phone_jid: '5500000000993@s.whatsapp.net' },
+    ]);
+    expect(await rows(lake, `SELECT DISTINCT sender_id FROM whatsapp_messages`)).toEqual([
+      { sender_id: '20000000000993@lid' },
+    ]);
+    expect(
+      await rows(
+        lake,
+        `SELECT sum(messages)::int AS messages, max(active_members) AS active FROM engagement_group_daily`
+      )
+    ).toEqual([{ messages: 2, active: 1 }]);
+    await linkMembers(lake.pool, [{ participantId: '20000000000993@lid', memberId: 'discord:993' }], 'cli');
+    expect(await rows(lake, `SELECT DISTINCT person_key FROM engagement_member_activity_days`)).toEqual([
+      { person_key: 'discord:993' },
+    ]);
+  });
+});
