@@ -43,4 +43,21 @@ describe('exact engagement numbers (issue #27)', () => {
       { person_key: 'discord:993' },
     ]);
   });
+
+  it('counts one join and one leave when the hints of an offline flush come after the stubs (case 2)', async () => {
+    const { lake } = lakes.at(1);
+    await storeCase(lake, '02-late-hints');
+    expect(
+      await rows(lake, `SELECT participant_id, at, change FROM engagement_membership_changes ORDER BY at, change`)
+    ).toEqual([
+      { participant_id: '20000000000102@lid', at: new Date(1709564400_000), change: 'join' },
+      { participant_id: '20000000000102@lid', at: new Date(1709650800_000), change: 'leave' },
+    ]);
+    expect(
+      await rows(lake, `SELECT sum(joins)::int AS joins, sum(leaves)::int AS leaves FROM engagement_group_daily`)
+    ).toEqual([{ joins: 1, leaves: 1 }]);
+    expect(await rows(lake, `SELECT participant_id, joined_at, left_at FROM whatsapp_group_memberships`)).toEqual([
+      { participant_id: '20000000000102@lid', joined_at: new Date(1709564400_000), left_at: new Date(1709650800_000) },
+    ]);
+  });
 });
