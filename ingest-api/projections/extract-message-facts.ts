@@ -40,11 +40,17 @@ export interface MessageEditFact {
   editedAtMs: number;
 }
 
-/** A revoke (delete for everyone) of `targetId` at `deletedAt`. */
+/**
+ * A revoke (delete for everyone) of `targetId` at `deletedAt`. A revoke protocol message also says its own id
+ * (`revokeId`) and the target's LID-first author (`targetSenderId`): Baileys' buffer can merge the revoke into
+ * its target, leaving only an item under the revoke's id, which these two re-attribute (issue #27 case 3).
+ */
 export interface MessageRevokeFact {
   chatJid: string;
   targetId: string;
   deletedAt: Date;
+  revokeId?: string | null;
+  targetSenderId?: string | null;
 }
 
 /** The current reaction of `reactorId` on `targetId`; empty `text` = removed. Latest by `reactedAt` wins. */
@@ -163,16 +169,26 @@ function recordOf(
 /** Protocol revokes and edits, encrypted edits and reaction messages carried by an upsert. */
 function readEmbeddedActions(
   content: JsonObject,
-  key: { chatJid: string; participant: string | null },
+  key: { chatJid: string; id: string; participant: string | null },
   at: Date,
   facts: ReadModelFacts
 ): void {
   const protocol = asObject(content['protocolMessage']);
   if (protocol) {
-    const target = asString(asObject(protocol['key'])?.['id']);
+    const targetKey = asObject(protocol['key']);
+    const target = asString(targetKey?.['id']);
     const type = Number(protocol['type'] ?? Number.NaN);
-    if (target && type === PROTOCOL_REVOKE)
-      facts.revokes.push({ chatJid: key.chatJid, targetId: target, deletedAt: at });
+    if (target && type === PROTOCOL_REVOKE) {
+      // The author of the deleted message; a key without participant is the revoker's own message.
+      const author = asString(targetKey?.['participant']);
+      facts.revokes.push({
+        chatJid: key.chatJid,
+        targetId: target,
+        deletedAt: at,
+        revokeId: key.id,
+        targetSenderId: author ? lidFirstId(author, targetKey?.['participantAlt']) : key.participant,
+      });
+    }
     if (target && type === PROTOCOL_MESSAGE_EDIT) {
       const editedAtMs = millisOf(protocol['timestampMs']) ?? at.getTime();
       facts.edits.push({ chatJid: key.chatJid, targetId: target, editedAtMs: editedAtMs - (editedAtMs % 1000) });

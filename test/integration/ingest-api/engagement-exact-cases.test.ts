@@ -60,4 +60,30 @@ describe('exact engagement numbers (issue #27)', () => {
       { participant_id: '20000000000102@lid', joined_at: new Date(1709564400_000), left_at: new Date(1709650800_000) },
     ]);
   });
+
+  it('counts a message deleted while the collector was offline for its author, not the admin who deleted it (case 3)', async () => {
+    const { lake } = lakes.at(2);
+    await storeCase(lake, '03-merged-offline-revoke');
+    expect(
+      await rows(lake, `SELECT message_id, sender_id, kind, sent_at, deleted_at, reaction_count FROM whatsapp_messages`)
+    ).toEqual([
+      {
+        message_id: '3EB0C27000000000000301',
+        sender_id: '20000000000302@lid',
+        kind: 'revoked',
+        sent_at: new Date(1709564400_000),
+        deleted_at: new Date(1709571600_000),
+        reaction_count: 1,
+      },
+    ]);
+    expect(
+      await rows(
+        lake,
+        `SELECT participant_id, messages, reactions_given, reactions_received, deletions FROM engagement_member_daily ORDER BY participant_id`
+      )
+    ).toEqual([
+      { participant_id: '20000000000302@lid', messages: 1, reactions_given: 0, reactions_received: 1, deletions: 1 },
+      { participant_id: '20000000000303@lid', messages: 0, reactions_given: 1, reactions_received: 0, deletions: 0 },
+    ]);
+  });
 });
