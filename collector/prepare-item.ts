@@ -54,6 +54,16 @@ function statesMembership(type: string, payload: JsonValue): boolean {
   );
 }
 
+/**
+ * True for items the linked account wrote itself (issue #27 case 5): a message (`key.fromMe`) or a reaction
+ * (`reaction.key.fromMe`), which name no participant, so the lake needs the account's JID to count them.
+ */
+function isOwnItem(type: string, payload: JsonValue): boolean {
+  if (!isJsonObject(payload)) return false;
+  const key = type === 'messages.reaction' && isJsonObject(payload.reaction) ? payload.reaction.key : payload.key;
+  return (type === 'messages.upsert' || type === 'messages.reaction') && isJsonObject(key) && key.fromMe === true;
+}
+
 /** A deterministic id for an item that cannot be normalized, so replaying it adds no second dead row. */
 function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxDeadInput {
   const text = lenientJson(kept.item);
@@ -65,7 +75,8 @@ function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxD
 
 /**
  * Normalizes one kept item, derives its `event_id`, strips large binaries (after the id), and builds
- * the exact body text (architecture.md §4, §5), with `account_jid` on membership items and, when
+ * the exact body text (architecture.md §4, §5), with `account_jid` on membership items and the account's own
+ * messages and reactions and, when
  * `withFirstCollectorEventId` (trail replay), the first collector's id if it differs (issue #12). Never throws: an unserializable, empty or oversized item
  * comes back as a `dead` row with the reason (its body kept as far as it can be written).
  */
@@ -92,7 +103,8 @@ export function prepareItem(
   const idInput = { type: kept.type, chatJid: kept.chatJid, item: payload, selfJid };
   const eventId = deriveEventId(idInput);
   const extras: BodyExtras = {};
-  if (selfJid !== null && statesMembership(kept.type, payload)) extras.account_jid = jidNormalizedUser(selfJid);
+  if (selfJid !== null && (statesMembership(kept.type, payload) || isOwnItem(kept.type, payload)))
+    extras.account_jid = jidNormalizedUser(selfJid);
   const legacyEventId =
     options.withFirstCollectorEventId === true ? deriveFirstCollectorEventId(idInput, eventId) : null;
   if (legacyEventId !== null) extras.legacy_event_id = legacyEventId;

@@ -85,27 +85,41 @@ export function isEmptyReadModelFacts(facts: ReadModelFacts): boolean {
  * votes, reactions, edits and revokes never become messages of their own. Non-group chats yield nothing.
  */
 export function extractReadModelFacts(
-  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt'>
+  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt' | 'accountJids'>
 ): ReadModelFacts {
   const facts: ReadModelFacts = { records: [], edits: [], revokes: [], reactions: [] };
   const payload = asObject(event.payload);
   if (!payload) return facts;
-  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts);
+  const [first, second] = event.accountJids ?? [];
+  const account = first === undefined ? null : lidFirstId(first, second);
+  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts, account);
   else if (event.type === 'messages.update') readUpdate(payload, event.effectiveAt, facts);
-  else if (event.type === 'messages.reaction') readReactionEvent(payload, event.effectiveAt, facts);
+  else if (event.type === 'messages.reaction') readReactionEvent(payload, event.effectiveAt, facts, account);
   return facts;
 }
 
 type JsonObject = { [key: string]: JsonValue };
 
-/** The group JID, id and LID-first participant of a message key; null outside groups. */
-function readKey(raw: JsonValue | undefined): { chatJid: string; id: string; participant: string | null } | null {
+/**
+ * The group JID, id and LID-first participant of a message key; null outside groups. A key the linked account
+ * wrote (`fromMe`, no `participant`: its messages, from the send API or the phone, and its reactions) names the
+ * account (issue #27 case 5): the item's top-level `participant` (Baileys sets the account's own JID there on
+ * its messages), else the account JID the collector sent with the item.
+ */
+function readKey(
+  raw: JsonValue | undefined,
+  account: string | null,
+  ownParticipant: JsonValue | undefined = undefined
+): { chatJid: string; id: string; participant: string | null } | null {
   const key = asObject(raw);
   const chatJid = asString(key?.['remoteJid']);
   const id = asString(key?.['id']);
   if (!key || !chatJid?.endsWith('@g.us') || !id) return null;
   const participant = asString(key['participant']);
-  return { chatJid, id, participant: participant ? lidFirstId(participant, key['participantAlt']) : null };
+  if (participant) return { chatJid, id, participant: lidFirstId(participant, key['participantAlt']) };
+  if (key['fromMe'] !== true) return { chatJid, id, participant: null };
+  const own = asString(ownParticipant);
+  return { chatJid, id, participant: own ? lidFirstId(own, undefined) : account };
 }
 
 /** Epoch ms of a millisecond field (number, decimal string or Long), or null. */
@@ -113,8 +127,8 @@ function millisOf(value: JsonValue | undefined): number | null {
   return value === undefined || value === null ? null : toEpochMs(value, 'milliseconds');
 }
 
-function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
-  const key = readKey(payload['key']);
+function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts, account: string | null): void {
+  const key = readKey(payload['key'], account, payload['participant']);
   if (!key) return;
   const message = asObject(payload['message']);
   if (!message) {
@@ -220,7 +234,7 @@ function readEmbeddedActions(
 }
 
 function readUpdate(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
-  const key = readKey(payload['key']);
+  const key = readKey(payload['key'], null);
   const update = asObject(payload['update']);
   if (!key || !update) return;
   if (Number(update['messageStubType'] ?? Number.NaN) === STUB_REVOKE && update['message'] === null) {
@@ -237,10 +251,10 @@ function readUpdate(payload: JsonObject, at: Date, facts: ReadModelFacts): void 
   }
 }
 
-function readReactionEvent(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
-  const target = readKey(payload['key']);
+function readReactionEvent(payload: JsonObject, at: Date, facts: ReadModelFacts, account: string | null): void {
+  const target = readKey(payload['key'], account);
   const reaction = asObject(payload['reaction']);
-  const reactor = readKey(reaction?.['key']);
+  const reactor = readKey(reaction?.['key'], account);
   if (!target || !reaction || !reactor?.participant) return;
   const reactedAt = millisOf(reaction['senderTimestampMs']);
   facts.reactions.push({

@@ -86,4 +86,32 @@ describe('exact engagement numbers (issue #27)', () => {
       { participant_id: '20000000000303@lid', messages: 0, reactions_given: 1, reactions_received: 0, deletions: 0 },
     ]);
   });
+
+  it("counts the account's own announcements and reactions for the account (case 5)", async () => {
+    const { lake } = lakes.at(4);
+    await storeCase(lake, '05-own-messages');
+    const ACCOUNT = '5500000000500@s.whatsapp.net';
+    expect(
+      await rows(lake, `SELECT message_id, sender_id, reaction_count FROM whatsapp_messages ORDER BY message_id`)
+    ).toEqual([
+      { message_id: '3EB0C27000000000000501', sender_id: ACCOUNT, reaction_count: 1 },
+      { message_id: '3EB0C27000000000000502', sender_id: ACCOUNT, reaction_count: 0 },
+      { message_id: '3EB0C27000000000000503', sender_id: '20000000000502@lid', reaction_count: 1 },
+    ]);
+    expect(
+      await rows(
+        lake,
+        `SELECT participant_id, sum(messages)::int AS messages, sum(reactions_given)::int AS given,
+                sum(reactions_received)::int AS received
+           FROM engagement_member_daily GROUP BY 1 ORDER BY 1`
+      )
+    ).toEqual([
+      { participant_id: '20000000000502@lid', messages: 1, given: 1, received: 1 },
+      { participant_id: ACCOUNT, messages: 2, given: 1, received: 1 },
+    ]);
+    expect(await rows(lake, `SELECT sum(messages)::int AS messages FROM engagement_group_daily`)).toEqual([
+      { messages: 3 },
+    ]);
+    expect(await rows(lake, `SELECT id FROM whatsapp_participants WHERE id LIKE '%:%'`)).toEqual([]);
+  });
 });
