@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { linkMembers } from '../../../ingest-api/index.js';
+import { writeReportCsv } from '../../../cli/report/write-csv.js';
+import { linkMembers, readEngagementReport } from '../../../ingest-api/index.js';
 import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagement-case.js';
 import { useFreshLakes, type TestLake } from './lake-databases.js';
 
@@ -113,5 +117,47 @@ describe('exact engagement numbers (issue #27)', () => {
       { messages: 3 },
     ]);
     expect(await rows(lake, `SELECT id FROM whatsapp_participants WHERE id LIKE '%:%'`)).toEqual([]);
+  });
+
+  it('keeps a cohort week with no active member as 0 %, a cohort nobody of which is active, and the CSV header (case 6)', async () => {
+    const { lake } = lakes.at(5);
+    await storeCase(lake, '06-quiet-cohorts');
+    expect(
+      await rows(
+        lake,
+        `SELECT to_char(cohort_week, 'YYYY-MM-DD') AS week, week_offset, cohort_size, active_members, retention::float8
+           FROM engagement_cohort_retention ORDER BY 1, 2`
+      )
+    ).toEqual([
+      { week: '2024-03-04', week_offset: 0, cohort_size: 1, active_members: 1, retention: 1 },
+      { week: '2024-03-04', week_offset: 1, cohort_size: 1, active_members: 0, retention: 0 },
+      { week: '2024-03-04', week_offset: 2, cohort_size: 1, active_members: 1, retention: 1 },
+      { week: '2024-03-11', week_offset: 0, cohort_size: 1, active_members: 0, retention: 0 },
+      { week: '2024-03-11', week_offset: 1, cohort_size: 1, active_members: 0, retention: 0 },
+    ]);
+    const report = await readEngagementReport(lake.pool, {
+      groupJid: null,
+      from: '2024-03-04',
+      to: '2024-03-20',
+      lurkerDays: 30,
+      topMembers: 10,
+    });
+    expect(report.cohorts.map((c) => [c.cohortWeek, c.weekOffset, c.activeMembers])).toEqual([
+      ['2024-03-04', 0, 1],
+      ['2024-03-04', 1, 0],
+      ['2024-03-04', 2, 1],
+      ['2024-03-11', 0, 0],
+      ['2024-03-11', 1, 0],
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'wa-lake-cohorts-'));
+    try {
+      await writeReportCsv({ ...report, cohorts: [], lurkers: [] }, dir);
+      expect(readFileSync(join(dir, 'cohorts.csv'), 'utf8')).toBe(
+        'cohortWeek,weekOffset,cohortSize,activeMembers,retention\r\n'
+      );
+      expect(readFileSync(join(dir, 'lurkers.csv'), 'utf8')).toBe('groupJid,members,lurkers\r\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
