@@ -133,7 +133,11 @@ function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts, accoun
   const message = asObject(payload['message']);
   if (!message) {
     const stubType = Number(payload['messageStubType'] ?? Number.NaN);
-    if (stubType === STUB_CIPHERTEXT) {
+    if (stubType !== STUB_REVOKE && asObject(payload['key'])?.['isViewOnce'] === true) {
+      // A view-once photo or video on a linked device: a placeholder without content (issue #27 case 4). It is
+      // the message; its content, should it arrive under the same id, outranks it.
+      facts.records.push(recordOf(key, at, 'view_once', RECORD_RANK.undecryptable, null, 0));
+    } else if (stubType === STUB_CIPHERTEXT) {
       facts.records.push(recordOf(key, at, 'undecryptable', RECORD_RANK.undecryptable, null, 0));
     } else if (stubType === STUB_REVOKE) {
       // Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.

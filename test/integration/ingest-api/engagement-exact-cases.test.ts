@@ -160,4 +160,26 @@ describe('exact engagement numbers (issue #27)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('counts a view-once placeholder as a view-once message of its sender, which replies join (case 4)', async () => {
+    const { lake } = lakes.at(3);
+    await storeCase(lake, '04-view-once-placeholder');
+    expect(
+      await rows(lake, `SELECT message_id, sender_id, kind, reply_to_id FROM whatsapp_messages ORDER BY message_id`)
+    ).toEqual([
+      { message_id: '3EB0C27000000000000401', sender_id: '20000000000401@lid', kind: 'view_once', reply_to_id: null },
+      {
+        message_id: '3EB0C27000000000000402',
+        sender_id: '20000000000402@lid',
+        kind: 'text',
+        reply_to_id: '3EB0C27000000000000401',
+      },
+    ]);
+    expect(
+      await rows(
+        lake,
+        `SELECT sum(messages)::int AS messages, max(active_members) AS active FROM engagement_group_daily`
+      )
+    ).toEqual([{ messages: 2, active: 2 }]);
+  });
 });
