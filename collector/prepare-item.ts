@@ -28,7 +28,7 @@ export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
 export type PreparedItem = { kind: 'pending'; row: OutboxEventInput } | { kind: 'dead'; row: OutboxDeadInput };
 
 /** Optional body fields of one item (issue #12 items 5 and 8). */
-type BodyExtras = Pick<IngestBody, 'account_jid' | 'legacy_event_id'>;
+type BodyExtras = Pick<IngestBody, 'account_jid' | 'account_lid' | 'legacy_event_id'>;
 
 function serializeBody(
   kept: KeptItem,
@@ -39,6 +39,7 @@ function serializeBody(
   const body: IngestBody = { type: kept.type, chat_jid: kept.chatJid, payload, captured_at: capturedAtIso };
   if (kept.upsertType !== undefined) body.upsert_type = kept.upsertType;
   if (extras.account_jid !== undefined) body.account_jid = extras.account_jid;
+  if (extras.account_lid !== undefined) body.account_lid = extras.account_lid;
   if (extras.legacy_event_id !== undefined) body.legacy_event_id = extras.legacy_event_id;
   return JSON.stringify(body);
 }
@@ -85,7 +86,7 @@ export function prepareItem(
   capturedAtIso: string,
   selfJid: string | null,
   limits: BodyLimits,
-  options: { withFirstCollectorEventId?: boolean } = {}
+  options: { withFirstCollectorEventId?: boolean; selfLid?: string | null } = {}
 ): PreparedItem {
   let payload: JsonValue;
   try {
@@ -103,8 +104,11 @@ export function prepareItem(
   const idInput = { type: kept.type, chatJid: kept.chatJid, item: payload, selfJid };
   const eventId = deriveEventId(idInput);
   const extras: BodyExtras = {};
-  if (selfJid !== null && (statesMembership(kept.type, payload) || isOwnItem(kept.type, payload)))
+  if (selfJid !== null && (statesMembership(kept.type, payload) || isOwnItem(kept.type, payload))) {
     extras.account_jid = jidNormalizedUser(selfJid);
+    // The account is named by its LID as often as by its phone JID (issue #27 case 7).
+    if (options.selfLid) extras.account_lid = jidNormalizedUser(options.selfLid);
+  }
   const legacyEventId =
     options.withFirstCollectorEventId === true ? deriveFirstCollectorEventId(idInput, eventId) : null;
   if (legacyEventId !== null) extras.legacy_event_id = legacyEventId;

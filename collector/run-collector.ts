@@ -120,6 +120,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       outbox,
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? stored?.phoneJid ?? null,
+      getSelfLid: () => session?.getSelfLid() ?? stored?.lid ?? null,
       withFirstCollectorEventIds: source.kind === 'replay',
       limits: {
         bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,

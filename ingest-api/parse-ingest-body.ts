@@ -24,6 +24,8 @@ export interface ParsedIngestBody {
   occurredAt: Date | null;
   /** The linked account's JID (`account_jid`), to tell its own removal from a group (issue #12 item 5). */
   accountJid: string | null;
+  /** The linked account's LID (`account_lid`), its other JID (issue #27 case 7). */
+  accountLid: string | null;
   /**
    * The id the first collector gave this item (`legacy_event_id`, lower case), sent only when its key
    * rules give another id: a lake row under either id makes this delivery a duplicate (issue #12 item 8).
@@ -80,6 +82,7 @@ export function parseIngestBody(raw: Buffer, contentType: string | undefined): P
         : null,
     occurredAt: extractOccurredAt(type, payload),
     accountJid: typeof body['account_jid'] === 'string' ? body['account_jid'] : null,
+    accountLid: typeof body['account_lid'] === 'string' ? body['account_lid'] : null,
     legacyEventId: typeof body['legacy_event_id'] === 'string' ? body['legacy_event_id'].toLowerCase() : null,
   };
 }
@@ -102,16 +105,15 @@ function validateFields(body: { [key: string]: JsonValue }): FieldError[] {
     errors.push({ field: 'chat_jid', message: 'must be a string or null' });
   else if (typeof chatJid === 'string' && charCount(chatJid) > CHAT_JID_MAX_CHARS)
     errors.push({ field: 'chat_jid', message: `must be at most ${CHAT_JID_MAX_CHARS} characters` });
-  const accountJid = body['account_jid'];
-  if (
-    accountJid !== undefined &&
-    accountJid !== null &&
-    (typeof accountJid !== 'string' || charCount(accountJid) > CHAT_JID_MAX_CHARS)
-  )
-    errors.push({
-      field: 'account_jid',
-      message: `must be a string of at most ${CHAT_JID_MAX_CHARS} characters or null`,
-    });
+  for (const field of ['account_jid', 'account_lid']) {
+    const accountJid = body[field];
+    if (
+      accountJid !== undefined &&
+      accountJid !== null &&
+      (typeof accountJid !== 'string' || charCount(accountJid) > CHAT_JID_MAX_CHARS)
+    )
+      errors.push({ field, message: `must be a string of at most ${CHAT_JID_MAX_CHARS} characters or null` });
+  }
   const legacyEventId = body['legacy_event_id'];
   if (
     legacyEventId !== undefined &&

@@ -20,6 +20,8 @@ export interface EventLogRow {
   isSanitized: boolean;
   /** The linked account's JID as the collector sent it (`account_jid`); absent or null when not sent. */
   accountJid?: string | null;
+  /** The linked account's LID as the collector sent it (`account_lid`, issue #27 case 7); absent or null when not sent. */
+  accountLid?: string | null;
   /** The first collector's id of the same item, when it differs (issue #12 item 8); absent or null otherwise. */
   legacyEventId?: string | null;
 }
@@ -29,11 +31,12 @@ export interface EventLogRow {
 // jsonb parser reads every body exactly once, numbers included, and nothing is escaped twice.
 const INSERT_BATCH_SQL = `
   INSERT INTO whatsapp_event_logs
-    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid)
-  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a
+    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid,
+     account_lid)
+  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a, r.al
   FROM jsonb_to_recordset($1::jsonb)
     AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean,
-         a text, l uuid)
+         a text, al text, l uuid)
   WHERE r.l IS NULL OR NOT EXISTS (SELECT 1 FROM whatsapp_event_logs AS stored WHERE stored.event_id = r.l)
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id`;
@@ -117,6 +120,7 @@ export function encodeEventLogRow(row: EventLogRow): string {
     o: row.occurredAt?.toISOString() ?? null,
     s: row.isSanitized,
     a: row.accountJid ?? null,
+    al: row.accountLid ?? null,
     l: row.legacyEventId ?? null,
   });
   return `${scalars.slice(0, -1)},"b":${row.bodyText}}`;

@@ -8,6 +8,7 @@ import {
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
 import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-message-facts.js';
+import { accountJidsOf } from '../projections/account-membership.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { DatabaseUnavailableError } from './errors.js';
@@ -77,6 +78,7 @@ export class EventsRepository {
       occurredAt: body.occurredAt,
       isSanitized: body.isSanitized,
       accountJid: body.accountJid,
+      accountLid: body.accountLid,
       legacyEventId: body.legacyEventId,
     };
     const event: ProjectionEvent = {
@@ -86,7 +88,7 @@ export class EventsRepository {
       payload: body.payload,
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
       hasOwnTime: body.occurredAt !== null,
-      accountJids: body.accountJid ? [body.accountJid] : [],
+      accountJids: accountJidsOf(body.accountJid, body.accountLid),
     };
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);

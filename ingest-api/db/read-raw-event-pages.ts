@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../common/json-value.js';
+import { accountJidsOf } from '../projections/account-membership.js';
 import type { ProjectionEvent } from '../projections/extract-projection-facts.js';
 
 /** One raw `whatsapp_event_logs` row, shaped as the projections read it, with its `id` (paging key). */
@@ -17,6 +18,7 @@ interface RawEventRow {
   effective_at: Date;
   has_own_time: boolean;
   account_jid: string | null;
+  account_lid: string | null;
 }
 
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
@@ -42,7 +44,7 @@ export async function* readRawEventPages(
   for (;;) {
     const { rows } = await client.query<RawEventRow>(
       `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
-              occurred_at IS NOT NULL AS has_own_time, account_jid
+              occurred_at IS NOT NULL AS has_own_time, account_jid, account_lid
          FROM whatsapp_event_logs
         WHERE id > $1 ${typeFilter} ORDER BY id LIMIT $2`,
       params(lastId)
@@ -63,6 +65,6 @@ function toRawEvent(row: RawEventRow): RawEvent {
     payload: row.payload,
     effectiveAt: row.effective_at,
     hasOwnTime: row.has_own_time,
-    accountJids: row.account_jid ? [row.account_jid] : [],
+    accountJids: accountJidsOf(row.account_jid, row.account_lid),
   };
 }

@@ -28,3 +28,11 @@ export function markAccountFacts(
 /** `GROUP_PARTICIPANT_LEAVE` (32) in rc14's `WebMessageInfo.StubType`, by number or name. */
 const isLeaveStub = (payload: JsonObject): boolean =>
   payload['messageStubType'] === 32 || payload['messageStubType'] === 'GROUP_PARTICIPANT_LEAVE';
+
+/**
+ * The linked account's JIDs as a delivery names them (issue #27 case 7): its phone JID first, then its LID, so the
+ * account is known under both, as the membership facts and the read model need.
+ */
+export function accountJidsOf(accountJid: string | null, accountLid: string | null): string[] {
+  return [accountJid, accountLid].filter((jid): jid is string => jid !== null);
+}

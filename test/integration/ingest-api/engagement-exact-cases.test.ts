@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeReportCsv } from '../../../cli/report/write-csv.js';
-import { linkMembers, readEngagementReport } from '../../../ingest-api/index.js';
+import { linkMembers, readEngagementReport, rebuildProjections } from '../../../ingest-api/index.js';
 import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagement-case.js';
 import { useFreshLakes, type TestLake } from './lake-databases.js';
 
@@ -181,5 +181,26 @@ describe('exact engagement numbers (issue #27)', () => {
         `SELECT sum(messages)::int AS messages, max(active_members) AS active FROM engagement_group_daily`
       )
     ).toEqual([{ messages: 2, active: 2 }]);
+  });
+
+  it('reads a removal of the account named by its LID as time out of the group, not a leave and a join (case 7)', async () => {
+    const { lake } = lakes.at(6);
+    const check = async (): Promise<void> => {
+      expect(await rows(lake, `SELECT group_jid, started_at, ended_at FROM whatsapp_group_unobserved_periods`)).toEqual(
+        [
+          {
+            group_jid: '120363000000002707@g.us',
+            started_at: new Date(1709564400_000),
+            ended_at: new Date(1709737200_000),
+          },
+        ]
+      );
+      expect(await rows(lake, `SELECT participant_id, change FROM engagement_membership_changes`)).toEqual([]);
+    };
+    await storeCase(lake, '07-account-by-lid');
+    await check();
+    // The raw rows keep the LID: a rebuild tells the same.
+    await rebuildProjections(lake.pool);
+    await check();
   });
 });

@@ -41,6 +41,13 @@ describe('the account in its own items (issue #27 case 5)', () => {
     expect(bodyOf(other)['account_jid']).toBeUndefined();
   });
 
+  it('sends the account LID beside its phone JID when the session knows it (case 7)', () => {
+    const prepared = prepareItem(ownReaction, '2024-03-04T15:00:00.000Z', LIVE_SELF, LIMITS, {
+      selfLid: '20000000000500:7@lid',
+    });
+    expect(JSON.parse(prepared.row.body)).toMatchObject({ account_jid: LIVE_SELF, account_lid: '20000000000500@lid' });
+  });
+
   it('gives a replayed own reaction the live event_id when the auth folder knows the account', () => {
     const authDir = mkdtempSync(join(tmpdir(), 'wa-lake-auth-'));
     dirs.push(authDir);
