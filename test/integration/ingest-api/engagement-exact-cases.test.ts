@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeReportCsv } from '../../../cli/report/write-csv.js';
-import { linkMembers, readEngagementReport, rebuildProjections } from '../../../ingest-api/index.js';
+import {
+  forgetParticipantInLake,
+  linkMembers,
+  readEngagementReport,
+  rebuildProjections,
+} from '../../../ingest-api/index.js';
 import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagement-case.js';
 import { useFreshLakes, type TestLake } from './lake-databases.js';
 
@@ -202,5 +207,33 @@ describe('exact engagement numbers (issue #27)', () => {
     // The raw rows keep the LID: a rebuild tells the same.
     await rebuildProjections(lake.pool);
     await check();
+  });
+
+  it('writes the identities of a sender again after a forget under the running API (case 8)', async () => {
+    const { lake } = lakes.at(7);
+    const [first, second] = loadEngagementCase('08-forget-under-running-api').events;
+    if (!first || !second) throw new Error('fixture has two events');
+    const identities = async (): Promise<unknown[]> => [
+      ...(await rows(lake, `SELECT id, phone_jid FROM whatsapp_participants WHERE id = '20000000000801@lid'`)),
+      ...(await rows(lake, `SELECT lid, phone_jid FROM whatsapp_lid_aliases`)),
+    ];
+    const expected = [
+      { id: '20000000000801@lid', phone_jid: '5500000000801@s.whatsapp.net' },
+      { lid: '20000000000801@lid', phone_jid: '5500000000801@s.whatsapp.net' },
+    ];
+    // The same repository (and its identity cache) stores both, as one running API would.
+    await lake.store(first.event_id, JSON.stringify(first.body));
+    expect(await identities()).toEqual(expected);
+    const client = await lake.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await forgetParticipantInLake(client, ['20000000000801@lid'], 'erased-case-8@erased');
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect(await identities()).toEqual([]);
+    await lake.store(second.event_id, JSON.stringify(second.body));
+    expect(await identities()).toEqual(expected);
   });
 });
