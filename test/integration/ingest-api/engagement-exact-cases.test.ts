@@ -236,4 +236,36 @@ describe('exact engagement numbers (issue #27)', () => {
     await lake.store(second.event_id, JSON.stringify(second.body));
     expect(await identities()).toEqual(expected);
   });
+
+  it('counts a poll voter as active, not a lurker, and the account as a member who wrote (case 9)', async () => {
+    const { lake } = lakes.at(8);
+    await storeCase(lake, '09-poll-voters-and-account');
+    expect(
+      await rows(
+        lake,
+        `SELECT participant_id, to_char(day, 'YYYY-MM-DD') AS day, messages, poll_votes
+           FROM engagement_member_activity_days ORDER BY 1`
+      )
+    ).toEqual([
+      { participant_id: '20000000000901@lid', day: '2024-03-04', messages: 1, poll_votes: 0 },
+      { participant_id: '20000000000902@lid', day: '2024-03-05', messages: 0, poll_votes: 1 },
+      { participant_id: '5500000000900@s.whatsapp.net', day: '2024-03-04', messages: 1, poll_votes: 0 },
+    ]);
+    expect(
+      await rows(lake, `SELECT participant_id, last_active_day IS NULL AS is_silent FROM engagement_lurkers ORDER BY 1`)
+    ).toEqual([
+      { participant_id: '20000000000901@lid', is_silent: false },
+      { participant_id: '20000000000902@lid', is_silent: false },
+      { participant_id: '20000000000903@lid', is_silent: true },
+    ]);
+    expect(
+      await rows(
+        lake,
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages, active_members FROM engagement_group_daily WHERE messages > 0 OR active_members > 0 ORDER BY 1`
+      )
+    ).toEqual([
+      { day: '2024-03-04', messages: 2, active_members: 2 },
+      { day: '2024-03-05', messages: 0, active_members: 1 },
+    ]);
+  });
 });
