@@ -9,7 +9,7 @@ import {
 } from '../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
-import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
+import { parseRetentionPeriodMs } from '../lake/index.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 

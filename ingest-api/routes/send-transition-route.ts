@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../common/ingest-body.js';
 import { SEND_TRANSITIONS_PATH } from '../../common/send-transition-report.js';
 import { SEND_STATES } from '../../workflows/send-contracts.js';
-import type { OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
+import type { OutboundMessagesRepository } from '../../lake/index.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { IngestHttpError } from '../errors.js';
 import { isSignatureValid } from '../signature.js';

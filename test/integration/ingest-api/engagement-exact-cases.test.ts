@@ -3,12 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeReportCsv } from '../../../cli/report/write-csv.js';
-import {
-  forgetParticipantInLake,
-  linkMembers,
-  readEngagementReport,
-  rebuildProjections,
-} from '../../../ingest-api/index.js';
+import { forgetParticipantInLake, linkMembers, readEngagementReport, rebuildProjections } from '../../../lake/index.js';
 import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagement-case.js';
 import { useFreshLakes, type TestLake } from './lake-databases.js';
 

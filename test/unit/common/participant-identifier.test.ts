@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalParticipantJid, canonicalParticipantKey } from '../../../common/participant-identifier.js';
+import { canonicalParticipantJid } from '../../../common/participant-identifier.js';
+import { canonicalParticipantKey } from '../../../common/whatsapp-jid.js';
 
 describe('canonicalParticipantKey', () => {
   it('drops the device suffix of a LID and of a phone JID (issue #27 case 1)', () => {
