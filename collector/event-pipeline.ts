@@ -38,6 +38,11 @@ export interface EventPipelineDeps {
    * issue #12 item 8): the lake then recognises the rows that collector stored.
    */
   withFirstCollectorEventIds?: boolean;
+  /**
+   * Items a history push carried say `history` / `on_demand`, in a replay too (a capture keeps the event that
+   * carried them); the others say `live` (default) or `replay` (issue #29 item 1).
+   */
+  mode?: 'live' | 'replay';
 }
 
 /**
@@ -85,6 +90,7 @@ export class EventPipeline {
       const prepared = prepareItem(kept, capturedAtIso, selfJid, this.limits, {
         withFirstCollectorEventId: this.deps.withFirstCollectorEventIds === true,
         selfLid,
+        source: kept.source ?? (this.deps.mode === 'replay' ? 'replay' : 'live'),
       });
       outcome.eventIds.push(prepared.row.eventId);
       if (prepared.kind === 'pending') pending.push(prepared.row);

@@ -3,6 +3,7 @@ import type { IngestBody } from '../common/ingest-body.js';
 import { isJsonObject, type JsonValue } from '../common/json-value.js';
 import { jidNormalizedUser } from '../common/whatsapp-jid.js';
 import type { KeptItem } from './edge-filter.js';
+import type { EventSource } from './history-items.js';
 import { deriveEventId, deriveFirstCollectorEventId, eventIdFromName } from './event-id.js';
 import { UnserializableValueError } from './normalize/errors.js';
 import { lenientJson } from './normalize/lenient-json.js';
@@ -28,7 +29,7 @@ export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
 export type PreparedItem = { kind: 'pending'; row: OutboxEventInput } | { kind: 'dead'; row: OutboxDeadInput };
 
 /** Optional body fields of one item (issue #12 items 5 and 8). */
-type BodyExtras = Pick<IngestBody, 'account_jid' | 'account_lid' | 'legacy_event_id'>;
+type BodyExtras = Pick<IngestBody, 'account_jid' | 'account_lid' | 'legacy_event_id' | 'source'>;
 
 function serializeBody(
   kept: KeptItem,
@@ -41,6 +42,7 @@ function serializeBody(
   if (extras.account_jid !== undefined) body.account_jid = extras.account_jid;
   if (extras.account_lid !== undefined) body.account_lid = extras.account_lid;
   if (extras.legacy_event_id !== undefined) body.legacy_event_id = extras.legacy_event_id;
+  if (extras.source !== undefined) body.source = extras.source;
   return JSON.stringify(body);
 }
 
@@ -76,9 +78,10 @@ function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxD
 
 /**
  * Normalizes one kept item, derives its `event_id`, strips large binaries (after the id), and builds
- * the exact body text (architecture.md §4, §5), with `account_jid` on membership items and the account's own
- * messages and reactions and, when
- * `withFirstCollectorEventId` (trail replay), the first collector's id if it differs (issue #12). Never throws: an unserializable, empty or oversized item
+ * the exact body text (architecture.md §4, §5), with `account_jid` (and `account_lid`) on membership items and the
+ * account's own messages and reactions and, when `withFirstCollectorEventId` (trail replay), the first
+ * collector's id if it differs (issue #12), and the item's `source` (issue #29; not part of the id). Never throws:
+ * an unserializable, empty or oversized item
  * comes back as a `dead` row with the reason (its body kept as far as it can be written).
  */
 export function prepareItem(
@@ -86,7 +89,7 @@ export function prepareItem(
   capturedAtIso: string,
   selfJid: string | null,
   limits: BodyLimits,
-  options: { withFirstCollectorEventId?: boolean; selfLid?: string | null } = {}
+  options: { withFirstCollectorEventId?: boolean; source?: EventSource; selfLid?: string | null } = {}
 ): PreparedItem {
   let payload: JsonValue;
   try {
@@ -104,6 +107,8 @@ export function prepareItem(
   const idInput = { type: kept.type, chatJid: kept.chatJid, item: payload, selfJid };
   const eventId = deriveEventId(idInput);
   const extras: BodyExtras = {};
+  // Absent means live (every body before issue #29 was live or said otherwise): live bodies keep their bytes.
+  if (options.source !== undefined && options.source !== 'live') extras.source = options.source;
   if (selfJid !== null && (statesMembership(kept.type, payload) || isOwnItem(kept.type, payload))) {
     extras.account_jid = jidNormalizedUser(selfJid);
     // The account is named by its LID as often as by its phone JID (issue #27 case 7).

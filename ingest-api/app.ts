@@ -22,6 +22,7 @@ import type { IngestMetrics } from './metrics.js';
 import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerIngestRoute } from './routes/ingest-route.js';
+import { registerPublicApi } from './routes/openapi-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
@@ -100,7 +101,8 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   registerIngestRoute(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.send) {
-    registerSendRoutes(app, deps.send);
+    const send = deps.send;
+    registerPublicApi(app, (instance) => registerSendRoutes(instance, send));
     registerSendTransitionRoute(app, {
       webhookSecrets: deps.webhookSecrets,
       messages: deps.send.messages,

@@ -1,13 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { createTemporalAlertLedger } from '../activities/temporal-alert-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { Logger } from '../common/logger.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
+import { createTemporalAlertLedger } from './temporal-alert-ledger.js';
 import type { WorkerConfig } from './config.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
 import { resolveWorkflowsPath } from './workflows-path.js';

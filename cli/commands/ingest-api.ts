@@ -16,7 +16,9 @@ export function registerIngestCommands(program: Command): void {
       const config = loadIngestConfig(process.env);
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
-      printLine(`ingest API listening on ${server.url}`);
+      // For a person at a terminal; a log shipper reads only JSON lines (issue #32 item 5), and the
+      // server's own `listening` log record carries the address.
+      if (process.stdout.isTTY) printLine(`ingest API listening on ${server.url}`);
       await runUntilTerminated(() => server.close(), logger);
     });
 

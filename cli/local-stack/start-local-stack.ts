@@ -158,7 +158,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TEMPORAL_ADDRESS: temporal.address,
     };
     // One NativeConnection for the worker and the collector's client: with both in this process the
-    // sender asks for eager workflow start, and Temporal hands each new workflow's first task straight
+    // outbox relay asks for eager workflow start, and Temporal hands each new workflow's first task straight
     // back to this worker in the start response, without a matching round trip (issue #14 item 1).
     // Closed last (stopAll runs in reverse), after the collector and the worker.
     // The Runtime logger must be installed before the first NativeConnection creates the Runtime.

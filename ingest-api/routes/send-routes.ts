@@ -16,6 +16,7 @@ import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
+import { getMessageRouteOptions, postMessageRouteOptions } from './send-route-docs.js';
 
 /** Path of the send request API (architecture.md §12). */
 export const SEND_MESSAGES_PATH = '/api/v1/messages';
@@ -166,7 +167,7 @@ function acceptedMessage(
  */
 export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): void {
   const inFlight = new Set<string>();
-  app.post(SEND_MESSAGES_PATH, async (request, reply) => {
+  app.post(SEND_MESSAGES_PATH, postMessageRouteOptions, async (request, reply) => {
     const presentedKey = header(request, 'x-api-key');
     const apiKey = await deps.apiKeys.find(presentedKey);
     if (!apiKey) throw badApiKey();
@@ -238,7 +239,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     }
   });
 
-  app.get<{ Params: { id: string } }>(`${SEND_MESSAGES_PATH}/:id`, async (request, reply) => {
+  app.get<{ Params: { id: string } }>(`${SEND_MESSAGES_PATH}/:id`, getMessageRouteOptions, async (request, reply) => {
     const apiKey = await deps.apiKeys.findFresh(header(request, 'x-api-key'));
     if (!apiKey) throw badApiKey();
     const found = UUID.test(request.params.id) ? await deps.messages.get(request.params.id) : null;

@@ -6,8 +6,8 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
-import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-message-facts.js';
 import { accountJidsOf } from '../projections/account-membership.js';
+import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import type { ParticipantRef } from '../projections/participant-ref.js';
 import { DatabaseUnavailableError } from '../errors.js';
@@ -84,6 +84,7 @@ export class EventsRepository {
       accountJid: body.accountJid,
       accountLid: body.accountLid,
       legacyEventId: body.legacyEventId,
+      source: body.source,
     };
     const event: ProjectionEvent = {
       eventId,
@@ -93,6 +94,7 @@ export class EventsRepository {
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
       hasOwnTime: body.occurredAt !== null,
       accountJids: accountJidsOf(body.accountJid, body.accountLid),
+      source: body.source,
     };
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);

@@ -19,6 +19,7 @@ interface RawEventRow {
   has_own_time: boolean;
   account_jid: string | null;
   account_lid: string | null;
+  source: string;
 }
 
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
@@ -44,7 +45,7 @@ export async function* readRawEventPages(
   for (;;) {
     const { rows } = await client.query<RawEventRow>(
       `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
-              occurred_at IS NOT NULL AS has_own_time, account_jid, account_lid
+              occurred_at IS NOT NULL AS has_own_time, account_jid, account_lid, source
          FROM whatsapp_event_logs
         WHERE id > $1 ${typeFilter} ORDER BY id LIMIT $2`,
       params(lastId)
@@ -66,5 +67,6 @@ function toRawEvent(row: RawEventRow): RawEvent {
     effectiveAt: row.effective_at,
     hasOwnTime: row.has_own_time,
     accountJids: accountJidsOf(row.account_jid, row.account_lid),
+    source: row.source,
   };
 }

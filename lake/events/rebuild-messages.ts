@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { extractReadModelFacts } from '../projections/extract-message-facts.js';
+import { extractReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { UnnamedTimeZoneError } from '../errors.js';
 import { emptyEncodedFacts, encodeMessageFacts, writeMessageFacts } from './messages-repository.js';
 import { readRawEventPages } from './read-raw-event-pages.js';

@@ -13,7 +13,8 @@ describe('runMigrations', () => {
       const { rows } = await client.query<{ column_name: string }>(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'whatsapp_event_logs' ORDER BY column_name"
       );
-      // account_jid (issue #12 item 5) and account_lid (issue #27) are nullable and new: the first lake's columns keep their names.
+      // account_jid (issue #12 item 5), source (issue #29) and account_lid (issue #27) are new: the first lake's
+      // columns keep their names.
       expect(rows.map((row) => row.column_name)).toEqual([
         'account_jid',
         'account_lid',
@@ -27,6 +28,7 @@ describe('runMigrations', () => {
         'payload',
         'received_at',
         'sanitized',
+        'source',
         'type',
         'updated_at',
         'upsert_type',

@@ -86,14 +86,15 @@ export function isEmptyReadModelFacts(facts: ReadModelFacts): boolean {
  * votes, reactions, edits and revokes never become messages of their own. Non-group chats yield nothing.
  */
 export function extractReadModelFacts(
-  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt' | 'accountJids'>
+  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt' | 'source' | 'accountJids'>
 ): ReadModelFacts {
   const facts: ReadModelFacts = { records: [], edits: [], revokes: [], reactions: [] };
   const payload = asObject(event.payload);
   if (!payload) return facts;
+  const isHistory = event.source === 'history' || event.source === 'on_demand';
   const [first, second] = event.accountJids ?? [];
   const account = first === undefined ? null : lidFirstId(first, second);
-  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts, account);
+  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts, isHistory, account);
   else if (event.type === 'messages.update') readUpdate(payload, event.effectiveAt, facts);
   else if (event.type === 'messages.reaction') readReactionEvent(payload, event.effectiveAt, facts, account);
   return facts;
@@ -128,7 +129,13 @@ function millisOf(value: JsonValue | undefined): number | null {
   return value === undefined || value === null ? null : toEpochMs(value, 'milliseconds');
 }
 
-function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts, account: string | null): void {
+function readUpsert(
+  payload: JsonObject,
+  at: Date,
+  facts: ReadModelFacts,
+  isHistory: boolean,
+  account: string | null
+): void {
   const key = readKey(payload['key'], account, payload['participant']);
   if (!key) return;
   const message = asObject(payload['message']);
@@ -141,9 +148,17 @@ function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts, accoun
     } else if (stubType === STUB_CIPHERTEXT) {
       facts.records.push(recordOf(key, at, 'undecryptable', RECORD_RANK.undecryptable, null, 0));
     } else if (stubType === STUB_REVOKE) {
-      // Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.
-      facts.records.push(recordOf(key, at, 'revoked', RECORD_RANK.mergedRevoke, null, 0));
-      facts.revokes.push({ chatJid: key.chatJid, targetId: key.id, deletedAt: at });
+      // Live, Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.
+      // In history the phone keeps a deleted message as this stub: the content the lake may hold from live
+      // wins, as over a placeholder, so a history copy changes no reply or mention (issue #29 item 1).
+      const rank = isHistory ? RECORD_RANK.undecryptable : RECORD_RANK.mergedRevoke;
+      facts.records.push(recordOf(key, at, 'revoked', rank, null, 0));
+      const revokedAtMs = toEpochMs(payload['revokeMessageTimestamp'] ?? null, 'seconds');
+      facts.revokes.push({
+        chatJid: key.chatJid,
+        targetId: key.id,
+        deletedAt: revokedAtMs ? new Date(revokedAtMs) : at,
+      });
     }
     // Other stubs (group changes, …) are not messages.
     return;
