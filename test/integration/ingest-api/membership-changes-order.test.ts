@@ -79,7 +79,8 @@ const eventArbitrary: fc.Arbitrary<EventFactory> = fc.oneof(
 const fresh = useFreshLakes(4);
 
 async function readFigures(lake: TestLake, group: string): Promise<Record<string, unknown[]>> {
-  const q = async (sql: string): Promise<unknown[]> => (await lake.pool.query(sql, [group])).rows;
+  const q = async (sql: string): Promise<unknown[]> =>
+    (await lake.pool.query<Record<string, unknown>>(sql, [group])).rows;
   return {
     changes: await q(
       `SELECT participant_id, at, change FROM engagement_membership_changes WHERE group_jid = $1 ORDER BY 1, 2, 3`
