@@ -41,7 +41,7 @@ RUN --mount=type=secret,id=npm_cafile \
 # Everything else the build needs; .dockerignore keeps out node_modules, tests, docs, secrets and
 # session state. Copying the tree (not a folder list) means a new source folder cannot be forgotten.
 COPY . .
-# bin/wa-lake.js prefers dist/cli/main.js when present, so the image runs compiled JavaScript.
+# bin/wa-lake.js runs dist/cli/main.js; without tsconfig.build.json in the image it never rebuilds.
 # Then what the runtime never loads (issue #32 item 3): the Temporal core bridges of other platforms,
 # its Rust sources, embedded-postgres (only `wa-lake dev`/`demo` start a PostgreSQL), better-sqlite3's
 # C sources and build objects (only the .node file is loaded), and npm's cache.

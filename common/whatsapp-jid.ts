@@ -147,3 +147,13 @@ export function jidUsers(jids: readonly string[]): string[] {
 export function jidPatternSource(users: readonly string[]): string {
   return `(?<![0-9])(${users.join('|')})(:[0-9]+)?@(s\\.whatsapp\\.net|lid|c\\.us)`;
 }
+
+/**
+ * The user parts (digits) of every person JID anywhere in `text` (stored JSON), with any device suffix: how a rerun
+ * of an incomplete erasure looks for the member's other identifiers among an outbox body's JIDs (issue #26 item 2).
+ */
+export function personJidUsersIn(text: string): string[] {
+  return [...text.matchAll(new RegExp(jidPatternSource(['[0-9]{5,20}']), 'g'))].flatMap((match) =>
+    match[1] === undefined ? [] : [match[1]]
+  );
+}

@@ -99,6 +99,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
         ratePerMinute: config.SEND_RATE_PER_MINUTE,
         burst: config.SEND_RATE_BURST,
         marketingJitterMaxMs: config.SEND_MARKETING_JITTER_MAX_MS,
+        perRecipientIntervalMs: config.SEND_RECIPIENT_INTERVAL_MS,
       },
     });
     const worker = await Worker.create({

@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -38,13 +38,15 @@ export async function connectTemporalClient(
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
+  // Imported here, not at the top: a command that never talks to Temporal does not load its client (issue #26).
+  const { Client: TemporalClient, Connection: TemporalConnection } = await import('@temporalio/client');
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: connectTimeoutMs });
+    connection = await TemporalConnection.connect({ address, connectTimeout: connectTimeoutMs });
   } catch (err) {
     throw new TemporalUnreachableError(address, { cause: err });
   }
-  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
+  return { client: new TemporalClient({ connection, namespace, dataConverter }), close: () => connection.close() };
 }
 
 /** Writes one line to stdout (CLI output for humans and scripts, not a log record). */

@@ -11,7 +11,7 @@ import { silentLogger } from '../../helpers/silent-logger.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../lake/migrations', import.meta.url));
 /** The last migration of the release before issue #27. */
-const RELEASED = readdirSync(MIGRATIONS_DIR).filter((name) => name.endsWith('.ts') && name < '1765400000000').length;
+const RELEASED = readdirSync(MIGRATIONS_DIR).filter((name) => name.endsWith('.ts') && name < '1765500000000').length;
 
 let url = '';
 let pool: pg.Pool;

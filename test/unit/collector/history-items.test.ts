@@ -1,4 +1,5 @@
-import { proto } from '@whiskeysockets/baileys';
+import { makeEventBuffer, proto } from '@whiskeysockets/baileys';
+import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { filterEvent } from '../../../collector/edge-filter.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
@@ -180,5 +181,44 @@ describe('EventPipeline with history (issue #29 item 1)', () => {
     } finally {
       other.cleanup();
     }
+  });
+});
+
+describe('notify, append and history copies of one message (issue #29 item 6)', () => {
+  let temp: ReturnType<typeof openTempOutbox>;
+  beforeEach(() => (temp = openTempOutbox()));
+  afterEach(() => temp.cleanup());
+  const pipeline = () =>
+    new EventPipeline({ outbox: temp.outbox, logger: createRootLogger({ level: 'silent' }), getSelfJid: () => null });
+
+  it('stores one row whichever copy comes first; the first copy says where it came from', () => {
+    const message = textMessage(GROUP, 'N1');
+    const history = historyPush([{ id: GROUP, messages: [message] }]);
+    const p = pipeline();
+    const [historyId] = p.handle('messaging-history.set', history, CAPTURED_AT).eventIds;
+    const notify = p.handle('messages.upsert', { type: 'notify', messages: [decodedMessage(message)] }, CAPTURED_AT);
+    const append = p.handle('messages.upsert', { type: 'append', messages: [decodedMessage(message)] }, CAPTURED_AT);
+    expect([notify.eventIds, append.eventIds]).toEqual([[historyId], [historyId]]);
+    expect([notify.duplicates, append.duplicates]).toEqual([1, 1]);
+    expect(temp.outbox.countByState().pending).toBe(1);
+    expect(JSON.parse(temp.outbox.get(historyId ?? '')?.body ?? '{}')).toMatchObject({ source: 'history' });
+  });
+
+  it('keeps a live upsert that Baileys’ event buffer absorbed into the history set, under its live id', () => {
+    const ev = makeEventBuffer(pino({ level: 'silent' }));
+    const seen: Array<[string, unknown]> = [];
+    ev.process((events) => {
+      for (const [name, data] of Object.entries(events)) seen.push([name, data]);
+    });
+    const message = textMessage(GROUP, 'B1');
+    ev.buffer();
+    ev.emit('messaging-history.set', historyPush([{ id: GROUP, messages: [message] }]) as never);
+    ev.emit('messages.upsert', { type: 'notify', messages: [decodedMessage(message) as never] });
+    ev.flush();
+    // rc14 `event-buffer.js`: the upsert of a key already in the history set replaces it there; no upsert left.
+    expect(seen.map(([name]) => name)).toEqual(['messaging-history.set']);
+    const liveId = pipeline().handle('messages.upsert', { type: 'notify', messages: [message] }, CAPTURED_AT).eventIds;
+    const fromBuffer = seen.flatMap(([name, data]) => pipeline().handle(name, data, CAPTURED_AT).eventIds);
+    expect(fromBuffer).toEqual(liveId);
   });
 });

@@ -2,7 +2,7 @@ import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
  * Membership changes are told by stubs where a stub states them (issue #27 case 2, ADR 0007 "in every
- * projection", ADR 0017): a `group-participants.update` hint has no time of its own, so its event time is when it
+ * projection", ADR 0019): a `group-participants.update` hint has no time of its own, so its event time is when it
  * was captured, and in an offline flush that is after later stubs of the same member. Ordered by time, the hint
  * of an add read as a second join after the stubbed leave (joins +23 % to +32 %, leaves +25 % to +40 % on
  * 2,000-event captures) while `whatsapp_group_memberships`, folded in precedence order, held one stay. Now the

@@ -28,7 +28,7 @@ const totals = (withVotes: boolean): string => `
 `;
 
 /**
- * Poll voters are active members (issue #27 case 9, ADR 0017): "active" is a message, a reaction or a poll vote, so a
+ * Poll voters are active members (issue #27 case 9, ADR 0019): "active" is a message, a reaction or a poll vote, so a
  * community that runs polls no longer reads its voters as lurkers. A vote is still no message: it adds a
  * `poll_votes` column (the last one) to `engagement_member_day_totals` and `engagement_member_activity_days`, and
  * every view that counts active members, lurkers or cohorts from the activity days now sees voters. The one scan

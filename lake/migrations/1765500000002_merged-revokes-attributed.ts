@@ -46,7 +46,7 @@ const MESSAGES_V1 = `
 `;
 
 /**
- * A revoke Baileys' buffer merged into its target counts for the target's author (issue #27 case 3, ADR 0017).
+ * A revoke Baileys' buffer merged into its target counts for the target's author (issue #27 case 3, ADR 0019).
  * While the collector is offline, Baileys merges a delete into the message it deletes: the item keeps the
  * message's time but carries the revoke's key (its id, the revoker as participant), `messageStubType` 1 and no
  * content, so the read model recorded the message under the revoke's id and the revoker — an admin got the

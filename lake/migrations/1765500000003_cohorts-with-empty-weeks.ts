@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * Join cohorts keep every week (issue #27 case 6, ADR 0017): `engagement_cohort_retention` joined the cohorts
+ * Join cohorts keep every week (issue #27 case 6, ADR 0019): `engagement_cohort_retention` joined the cohorts
  * with their activity, so a week in which no member of a cohort was active had no row instead of 0 % (lifting a
  * retention curve read off the rows), and a cohort with no active member had no row at all. Now each cohort has
  * one row per week from its join week to the last week of the lake's data (activity or membership changes),

@@ -1,7 +1,7 @@
 import type { MigrationBuilder } from 'node-pg-migrate';
 
 /**
- * The linked account is known by its LID as well as its phone JID (issue #27 case 7, ADR 0017): the collector sends
+ * The linked account is known by its LID as well as its phone JID (issue #27 case 7, ADR 0019): the collector sends
  * `account_lid` beside `account_jid`, and the raw row keeps it, so a removal that names the account's LID is the
  * account's own (an unobserved period), live and after `wa-lake rebuild`. The account's own membership facts are
  * its coverage, not the joins and leaves of a member: `engagement_membership_changes` leaves them out.
