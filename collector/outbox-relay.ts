@@ -235,7 +235,7 @@ export class OutboxRelay {
     if (row.chatJid !== null) searchAttributes.push({ key: WA_CHAT_JID, value: row.chatJid });
     try {
       // The deadline also ends the SDK's own gRPC retries, so no call outlives this method.
-      await client.withAbortSignal(this.stopping.signal, () =>
+      const start = client.withAbortSignal(this.stopping.signal, () =>
         client.withDeadline(Date.now() + startTimeoutMs, () =>
           client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
             taskQueue,
@@ -247,6 +247,17 @@ export class OutboxRelay {
           })
         )
       );
+      // The SDK cancels only a call that is on the wire when the signal aborts; one still encoding its
+      // payload then would wait out its deadline. The stop does not wait for it (its result is dropped).
+      const aborted = whenAborted(this.stopping.signal);
+      try {
+        if ((await Promise.race([start, aborted.promise])) === ABORTED) {
+          start.catch(() => undefined);
+          return 'cancelled';
+        }
+      } finally {
+        aborted.dispose();
+      }
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
@@ -294,4 +305,17 @@ export class OutboxRelay {
       this.logger.info({}, 'temporal reachable again');
     }
   }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** `promise` resolves with {@link ABORTED} once `signal` aborts (at once when it has); `dispose` drops the listener. */
+function whenAborted(signal: AbortSignal): { promise: Promise<typeof ABORTED>; dispose(): void } {
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    if (signal.aborted) resolve(ABORTED);
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
