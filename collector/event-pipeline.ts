@@ -29,6 +29,8 @@ export interface EventPipelineDeps {
   logger: Logger;
   /** The collector's own JID (from the session), used as reactor of its own reactions; null before login. */
   getSelfJid: () => string | null;
+  /** The account's LID (from the session), sent as `account_lid` beside `account_jid` (issue #27 case 7). */
+  getSelfLid?: () => string | null;
   limits?: BodyLimits;
   now?: () => number;
   /**
@@ -81,11 +83,13 @@ export class EventPipeline {
     if (filtered.isSecret || filtered.kept.length === 0) return outcome;
     const capturedAtIso = capturedAt.toISOString();
     const selfJid = this.deps.getSelfJid();
+    const selfLid = this.deps.getSelfLid?.() ?? null;
     const pending: OutboxEventInput[] = [];
     const dead: OutboxDeadInput[] = [];
     for (const kept of filtered.kept) {
       const prepared = prepareItem(kept, capturedAtIso, selfJid, this.limits, {
         withFirstCollectorEventId: this.deps.withFirstCollectorEventIds === true,
+        selfLid,
         source: kept.source ?? (this.deps.mode === 'replay' ? 'replay' : 'live'),
       });
       outcome.eventIds.push(prepared.row.eventId);

@@ -29,7 +29,7 @@ export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
 export type PreparedItem = { kind: 'pending'; row: OutboxEventInput } | { kind: 'dead'; row: OutboxDeadInput };
 
 /** Optional body fields of one item (issue #12 items 5 and 8). */
-type BodyExtras = Pick<IngestBody, 'account_jid' | 'legacy_event_id' | 'source'>;
+type BodyExtras = Pick<IngestBody, 'account_jid' | 'account_lid' | 'legacy_event_id' | 'source'>;
 
 function serializeBody(
   kept: KeptItem,
@@ -40,6 +40,7 @@ function serializeBody(
   const body: IngestBody = { type: kept.type, chat_jid: kept.chatJid, payload, captured_at: capturedAtIso };
   if (kept.upsertType !== undefined) body.upsert_type = kept.upsertType;
   if (extras.account_jid !== undefined) body.account_jid = extras.account_jid;
+  if (extras.account_lid !== undefined) body.account_lid = extras.account_lid;
   if (extras.legacy_event_id !== undefined) body.legacy_event_id = extras.legacy_event_id;
   if (extras.source !== undefined) body.source = extras.source;
   return JSON.stringify(body);
@@ -56,6 +57,16 @@ function statesMembership(type: string, payload: JsonValue): boolean {
   );
 }
 
+/**
+ * True for items the linked account wrote itself (issue #27 case 5): a message (`key.fromMe`) or a reaction
+ * (`reaction.key.fromMe`), which name no participant, so the lake needs the account's JID to count them.
+ */
+function isOwnItem(type: string, payload: JsonValue): boolean {
+  if (!isJsonObject(payload)) return false;
+  const key = type === 'messages.reaction' && isJsonObject(payload.reaction) ? payload.reaction.key : payload.key;
+  return (type === 'messages.upsert' || type === 'messages.reaction') && isJsonObject(key) && key.fromMe === true;
+}
+
 /** A deterministic id for an item that cannot be normalized, so replaying it adds no second dead row. */
 function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxDeadInput {
   const text = lenientJson(kept.item);
@@ -67,9 +78,10 @@ function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxD
 
 /**
  * Normalizes one kept item, derives its `event_id`, strips large binaries (after the id), and builds
- * the exact body text (architecture.md §4, §5), with `account_jid` on membership items and, when
- * `withFirstCollectorEventId` (trail replay), the first collector's id if it differs (issue #12), and the
- * item's `source` (issue #29; not part of the id). Never throws: an unserializable, empty or oversized item
+ * the exact body text (architecture.md §4, §5), with `account_jid` (and `account_lid`) on membership items and the
+ * account's own messages and reactions and, when `withFirstCollectorEventId` (trail replay), the first
+ * collector's id if it differs (issue #12), and the item's `source` (issue #29; not part of the id). Never throws:
+ * an unserializable, empty or oversized item
  * comes back as a `dead` row with the reason (its body kept as far as it can be written).
  */
 export function prepareItem(
@@ -77,7 +89,7 @@ export function prepareItem(
   capturedAtIso: string,
   selfJid: string | null,
   limits: BodyLimits,
-  options: { withFirstCollectorEventId?: boolean; source?: EventSource } = {}
+  options: { withFirstCollectorEventId?: boolean; source?: EventSource; selfLid?: string | null } = {}
 ): PreparedItem {
   let payload: JsonValue;
   try {
@@ -97,7 +109,11 @@ export function prepareItem(
   const extras: BodyExtras = {};
   // Absent means live (every body before issue #29 was live or said otherwise): live bodies keep their bytes.
   if (options.source !== undefined && options.source !== 'live') extras.source = options.source;
-  if (selfJid !== null && statesMembership(kept.type, payload)) extras.account_jid = jidNormalizedUser(selfJid);
+  if (selfJid !== null && (statesMembership(kept.type, payload) || isOwnItem(kept.type, payload))) {
+    extras.account_jid = jidNormalizedUser(selfJid);
+    // The account is named by its LID as often as by its phone JID (issue #27 case 7).
+    if (options.selfLid) extras.account_lid = jidNormalizedUser(options.selfLid);
+  }
   const legacyEventId =
     options.withFirstCollectorEventId === true ? deriveFirstCollectorEventId(idInput, eventId) : null;
   if (legacyEventId !== null) extras.legacy_event_id = legacyEventId;

@@ -13,6 +13,7 @@ import { CoverageBeats } from './coverage-beats.js';
 import { HistoryProgressMeter } from './history-progress.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
+import { readStoredAccount } from './session/stored-account.js';
 import { EventPipeline } from './event-pipeline.js';
 import { Heartbeat } from './heartbeat.js';
 import { acquireInstanceLock } from './instance-lock.js';
@@ -116,10 +117,15 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       }),
     };
     let session: WhatsAppSession | null = null;
+    // A replay has no session: the account is the one the auth folder logged in (same event ids as live).
+    const stored = source.kind === 'replay' ? readStoredAccount(config.AUTH_DIR) : null;
+    if (source.kind === 'replay' && stored?.phoneJid == null)
+      logger.warn({ authDir: config.AUTH_DIR }, 'replay without a logged-in account: own reactions get no reactor');
     const pipeline = new EventPipeline({
       outbox,
       logger: options.logger,
-      getSelfJid: () => session?.getSelfJid() ?? null,
+      getSelfJid: () => session?.getSelfJid() ?? stored?.phoneJid ?? null,
+      getSelfLid: () => session?.getSelfLid() ?? stored?.lid ?? null,
       withFirstCollectorEventIds: source.kind === 'replay',
       mode: source.kind,
       limits: {

@@ -19,6 +19,8 @@ export interface IngestBody {
    * stubs, `group-participants.update`), so the lake tells its removal (issue #12 item 5).
    */
   account_jid?: string;
+  /** The linked account's LID, beside `account_jid` whenever that is sent and the session knows it (issue #27 case 7). */
+  account_lid?: string;
   /**
    * The first collector's id of the same item when its key rules give another one; sent when
    * replaying its trail, so the lake recognises the rows that collector stored (issue #12 item 8).

@@ -58,6 +58,19 @@ export function jidNormalizedUser(jid: string | null | undefined): string {
   return jidEncode(decoded.user, server);
 }
 
+/**
+ * The one participant key of a person JID (issue #27 case 1): the same person writes from the phone
+ * (`20000000000993@lid`) and from WhatsApp Web or Desktop (`20000000000993:3@lid`, device 3), so a LID or phone JID
+ * loses its device and agent ({@link jidNormalizedUser}, `c.us` written `s.whatsapp.net`). Every participant key the
+ * projections, the read model and the account's JIDs make goes through here. Anything else (a group JID, a bare id,
+ * text) comes back unchanged, as does a JID already canonical, at the cost of two `indexOf` on the hot path.
+ */
+export function canonicalParticipantKey(jid: string): string {
+  if (jid.indexOf(':') === -1 && jid.indexOf('_') === -1 && !jid.endsWith(`@${JID_SERVERS.legacyPhone}`)) return jid;
+  const isPerson = isLidUser(jid) || isPnUser(jid) || jid.endsWith(`@${JID_SERVERS.legacyPhone}`);
+  return isPerson ? jidNormalizedUser(jid) : jid;
+}
+
 /** True when the JID is on the group server (`…@g.us`), whatever its user part (Baileys' `isJidGroup`). */
 export function isJidGroup(jid: string | null | undefined): boolean {
   return jid?.endsWith(`@${JID_SERVERS.group}`) ?? false;

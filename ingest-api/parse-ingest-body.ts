@@ -60,6 +60,7 @@ export function parseIngestBody(raw: Buffer, contentType: string | undefined): P
         : null,
     occurredAt: extractOccurredAt(type, payload),
     accountJid: typeof body['account_jid'] === 'string' ? body['account_jid'] : null,
+    accountLid: typeof body['account_lid'] === 'string' ? body['account_lid'] : null,
     legacyEventId: typeof body['legacy_event_id'] === 'string' ? body['legacy_event_id'].toLowerCase() : null,
     source: isIngestSource(body['source']) ? body['source'] : 'live',
   };
@@ -83,16 +84,15 @@ function validateFields(body: { [key: string]: JsonValue }): FieldError[] {
     errors.push({ field: 'chat_jid', message: 'must be a string or null' });
   else if (typeof chatJid === 'string' && charCount(chatJid) > CHAT_JID_MAX_CHARS)
     errors.push({ field: 'chat_jid', message: `must be at most ${CHAT_JID_MAX_CHARS} characters` });
-  const accountJid = body['account_jid'];
-  if (
-    accountJid !== undefined &&
-    accountJid !== null &&
-    (typeof accountJid !== 'string' || charCount(accountJid) > CHAT_JID_MAX_CHARS)
-  )
-    errors.push({
-      field: 'account_jid',
-      message: `must be a string of at most ${CHAT_JID_MAX_CHARS} characters or null`,
-    });
+  for (const field of ['account_jid', 'account_lid']) {
+    const accountJid = body[field];
+    if (
+      accountJid !== undefined &&
+      accountJid !== null &&
+      (typeof accountJid !== 'string' || charCount(accountJid) > CHAT_JID_MAX_CHARS)
+    )
+      errors.push({ field, message: `must be a string of at most ${CHAT_JID_MAX_CHARS} characters or null` });
+  }
   const legacyEventId = body['legacy_event_id'];
   if (
     legacyEventId !== undefined &&

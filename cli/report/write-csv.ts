@@ -4,10 +4,7 @@ import type { EngagementReport } from '../../lake/index.js';
 import { makeDirectory } from '../../common/make-directory.js';
 import { toCsvCell } from './csv-cell.js';
 
-function toCsv(rows: readonly object[]): string {
-  const first = rows[0];
-  if (!first) return '';
-  const columns = Object.keys(first);
+function toCsv(columns: readonly string[], rows: readonly object[]): string {
   const lines = [columns.join(',')];
   for (const row of rows) {
     const record = row as Record<string, unknown>;
@@ -16,10 +13,45 @@ function toCsv(rows: readonly object[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
+type Columns<T> = ReadonlyArray<keyof T & string>;
+type Report = EngagementReport;
+
+// The header of every file, so an empty dataset is a header line, not a 0-byte file (issue #27 case 6).
+const TOTALS: readonly string[] = [
+  'timeZone',
+  'from',
+  'to',
+  'messages',
+  'activeMembers',
+  'groups',
+  'reactions',
+  'joins',
+  'leaves',
+];
+const GROUPS: Columns<Report['groups'][number]> = ['groupJid', 'subject', 'messages', 'activeMembers'];
+const MESSAGES_PER_DAY: Columns<Report['messagesPerDay'][number]> = ['day', 'groupJid', 'messages'];
+const ACTIVE_MEMBERS: Columns<Report['activeMembers'][number]> = ['day', 'dau', 'wau', 'mau'];
+const TOP_MEMBERS: Columns<Report['topMembers'][number]> = [
+  'participantId',
+  'memberId',
+  'messages',
+  'replies',
+  'reactionsGiven',
+];
+const JOINS_LEAVES: Columns<Report['joinsLeaves'][number]> = ['day', 'joins', 'leaves'];
+const COHORTS: Columns<Report['cohorts'][number]> = [
+  'cohortWeek',
+  'weekOffset',
+  'cohortSize',
+  'activeMembers',
+  'retention',
+];
+const LURKERS: Columns<Report['lurkers'][number]> = ['groupJid', 'members', 'lurkers'];
+
 /**
  * Writes each dataset of the report as one CSV file in `dir` (created when missing): `totals.csv`,
  * `groups.csv`, `messages-per-day.csv`, `active-members.csv`, `top-members.csv`, `joins-leaves.csv`,
- * `cohorts.csv`, `lurkers.csv`.
+ * `cohorts.csv`, `lurkers.csv`, each with its header line, also when it has no rows.
  *
  * @returns the paths written.
  * @throws DirectoryNotCreatedError when the folder cannot be created; NodeJS.ErrnoException when a file
@@ -27,20 +59,20 @@ function toCsv(rows: readonly object[]): string {
  */
 export async function writeReportCsv(report: EngagementReport, dir: string): Promise<string[]> {
   makeDirectory(dir);
-  const files: [string, readonly object[]][] = [
-    ['totals.csv', [{ timeZone: report.timeZone, from: report.from, to: report.to, ...report.totals }]],
-    ['groups.csv', report.groups],
-    ['messages-per-day.csv', report.messagesPerDay],
-    ['active-members.csv', report.activeMembers],
-    ['top-members.csv', report.topMembers],
-    ['joins-leaves.csv', report.joinsLeaves],
-    ['cohorts.csv', report.cohorts],
-    ['lurkers.csv', report.lurkers],
+  const files: [string, readonly string[], readonly object[]][] = [
+    ['totals.csv', TOTALS, [{ timeZone: report.timeZone, from: report.from, to: report.to, ...report.totals }]],
+    ['groups.csv', GROUPS, report.groups],
+    ['messages-per-day.csv', MESSAGES_PER_DAY, report.messagesPerDay],
+    ['active-members.csv', ACTIVE_MEMBERS, report.activeMembers],
+    ['top-members.csv', TOP_MEMBERS, report.topMembers],
+    ['joins-leaves.csv', JOINS_LEAVES, report.joinsLeaves],
+    ['cohorts.csv', COHORTS, report.cohorts],
+    ['lurkers.csv', LURKERS, report.lurkers],
   ];
   const paths: string[] = [];
-  for (const [name, rows] of files) {
+  for (const [name, columns, rows] of files) {
     const path = join(dir, name);
-    await writeFile(path, toCsv(rows), 'utf8');
+    await writeFile(path, toCsv(columns, rows), 'utf8');
     paths.push(path);
   }
   return paths;

@@ -64,6 +64,7 @@ export class WhatsAppSession {
   private isStopping = false;
   private lastOpenAtMs: number | null = null;
   private lastSelfJid: string | null = null;
+  private lastSelfLid: string | null = null;
   /** Credential saves run one after another; a reconnect waits for them (515 right after pairing). */
   private pendingCredsSave: Promise<void> = Promise.resolve();
   private readonly logger: Logger;
@@ -114,6 +115,13 @@ export class WhatsAppSession {
     const id = this.socket?.user?.id;
     if (id) this.lastSelfJid = jidNormalizedUser(id);
     return this.lastSelfJid;
+  }
+
+  /** The linked account's LID (device suffix removed; Baileys' `user.lid`), remembered across reconnects; null when unknown. */
+  getSelfLid(): string | null {
+    const lid = this.socket?.user?.lid;
+    if (lid) this.lastSelfLid = jidNormalizedUser(lid);
+    return this.lastSelfLid;
   }
 
   /** The socket while the session is `open` (outbound send, architecture.md §12: sending waits while it is not), else null. */

@@ -115,16 +115,24 @@ const LOAD_COHORTS_SQL = `
            GROUP BY 1, 2
           HAVING (min(at) AT TIME ZONE $3)::date BETWEEN $1::date AND $2::date) joined`;
 
+// Every week from a cohort's join week to the last week of the range is a row, 0 % when no member of the cohort
+// was active in it (issue #27 case 6): an inner join with the activity dropped those weeks and whole cohorts.
 const COHORTS_SQL = `
   WITH weeks AS (SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
                    FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
-                  WHERE d.day >= $1::date)
-  SELECT to_char(c.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", ((w.week - c.cohort_week) / 7)::int AS "weekOffset",
-         c.size::int AS "cohortSize", count(*)::int AS "activeMembers",
-         round(count(*)::numeric / c.size, 4)::float8 AS retention
-    FROM report_cohorts c
-    JOIN weeks w ON w.group_jid = c.group_jid AND w.participant_id = c.participant_id AND w.week >= c.cohort_week
-   GROUP BY c.cohort_week, w.week, c.size ORDER BY 1, 2`;
+                  WHERE d.day BETWEEN $1::date AND $2::date),
+  active AS (SELECT c.cohort_week, w.week, count(*) AS members
+               FROM report_cohorts c
+               JOIN weeks w ON w.group_jid = c.group_jid AND w.participant_id = c.participant_id AND w.week >= c.cohort_week
+              GROUP BY 1, 2),
+  grid AS (SELECT s.cohort_week, s.size, week::date AS week
+             FROM (SELECT DISTINCT cohort_week, size FROM report_cohorts) s,
+                  generate_series(s.cohort_week, date_trunc('week', $2::date)::date, interval '7 days') AS week)
+  SELECT to_char(g.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", ((g.week - g.cohort_week) / 7)::int AS "weekOffset",
+         g.size::int AS "cohortSize", COALESCE(a.members, 0)::int AS "activeMembers",
+         round(COALESCE(a.members, 0)::numeric / g.size, 4)::float8 AS retention
+    FROM grid g LEFT JOIN active a USING (cohort_week, week)
+   ORDER BY 1, 2`;
 
 /**
  * Reads every figure of the engagement report (issue #11 item 4, architecture.md §13) in one repeatable-read
@@ -201,7 +209,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     );
     await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
     await client.query('ANALYZE report_cohorts');
-    report.cohorts = await q(COHORTS_SQL, [from]);
+    report.cohorts = await q(COHORTS_SQL, [from, to]);
     report.lurkers = await q(
       `SELECT m.group_jid AS "groupJid", count(*)::int AS members,
               count(*) FILTER (WHERE NOT EXISTS (

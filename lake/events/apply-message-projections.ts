@@ -66,13 +66,14 @@ export async function insertWithMessageProjections(
   pool: pg.Pool,
   recordJsons: readonly string[],
   items: readonly MessageProjectionItem[],
-  readModel: EncodedMessageFacts | null = null
+  readModel: EncodedMessageFacts | null = null,
+  observeGeneration: (generation: number) => void = () => undefined
 ): Promise<{ inserted: Set<string>; failed: Set<string> }> {
   const client = await pool.connect();
   let releaseError: Error | undefined;
   try {
     await client.query('BEGIN');
-    const inserted = await insertEventLogRecords(client, recordJsons, readModel);
+    const inserted = await insertEventLogRecords(client, recordJsons, readModel, [], observeGeneration);
     const failed = await applyMessageProjections(
       client,
       items.filter((item) => inserted.has(item.eventId))

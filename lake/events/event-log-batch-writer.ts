@@ -62,7 +62,9 @@ export class EventLogBatchWriter {
   constructor(
     private readonly pool: pg.Pool,
     limits: Partial<EventLogBatchLimits> = {},
-    private readonly onBatch: (rows: number) => void = () => undefined
+    private readonly onBatch: (rows: number) => void = () => undefined,
+    /** Told the identity generation each statement read, before its rows resolve (issue #27 case 8). */
+    private readonly onGeneration: (generation: number) => void = () => undefined
   ) {
     this.batches = new GroupCommitQueue(
       { ...DEFAULT_EVENT_LOG_BATCH_LIMITS, ...limits },
@@ -148,9 +150,12 @@ export class EventLogBatchWriter {
     for (const pending of sorted) if (pending.readModel) mergeEncodedFacts(readModel, pending.readModel);
     const loneLids = work.length === 0 ? [] : isInlineAllowed ? loneLidsOf(work) : null;
     if (loneLids !== null) {
-      const inserted = insertEventLogRecords(this.pool, members, readModel, loneLids);
+      const inserted = insertEventLogRecords(this.pool, members, readModel, loneLids, this.onGeneration);
       return { isInline: loneLids.length > 0, result: inserted.then((ids) => ({ inserted: ids, failed: new Set() })) };
     }
-    return { isInline: false, result: insertWithMessageProjections(this.pool, members, work, readModel) };
+    return {
+      isInline: false,
+      result: insertWithMessageProjections(this.pool, members, work, readModel, this.onGeneration),
+    };
   }
 }

@@ -20,6 +20,8 @@ export interface EventLogRow {
   isSanitized: boolean;
   /** The linked account's JID as the collector sent it (`account_jid`); absent or null when not sent. */
   accountJid?: string | null;
+  /** The linked account's LID as the collector sent it (`account_lid`, issue #27 case 7); absent or null when not sent. */
+  accountLid?: string | null;
   /** The first collector's id of the same item, when it differs (issue #12 item 8); absent or null otherwise. */
   legacyEventId?: string | null;
   /** Where the collector got the item (`live`, `history`, `on_demand`, `replay`; issue #29); absent or null = `live`. */
@@ -32,14 +34,14 @@ export interface EventLogRow {
 const INSERT_BATCH_SQL = `
   INSERT INTO whatsapp_event_logs
     (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid,
-     source)
-  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a, COALESCE(r.so, 'live')
+     account_lid, source)
+  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a, r.al, COALESCE(r.so, 'live')
   FROM jsonb_to_recordset($1::jsonb)
     AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean,
-         a text, l uuid, so text)
+         a text, al text, l uuid, so text)
   WHERE r.l IS NULL OR NOT EXISTS (SELECT 1 FROM whatsapp_event_logs AS stored WHERE stored.event_id = r.l)
   ON CONFLICT (event_id) DO NOTHING
-  RETURNING event_id`;
+  RETURNING event_id, (SELECT generation FROM whatsapp_identity_generation) AS generation`;
 
 // The same insert plus the message read model (issue #11 item 1, ADR 0006) and/or the participant rows of
 // lone LIDs (issue #12 item 4, `lone-lid-participants.ts`): one statement, one commit; facts apply only for
@@ -70,7 +72,7 @@ function buildInsertStatement(kinds: PresentFactKinds | null, hasLoneLids: boole
     ctes.push(loneLidParticipantCtes(readModelCtes ? '$3' : '$2', INSERTED_NOW('l'), readModelCtes?.written ?? 'true'));
   return {
     name: `wa_insert_event_log_batch${readModelCtes ? `_with_read_model_${readModelCtes.variant}` : ''}${hasLoneLids ? '_with_lone_lids' : ''}`,
-    text: `WITH ${ctes.join(',')}\n  SELECT event_id FROM wa_inserted`,
+    text: `WITH ${ctes.join(',')}\n  SELECT event_id, generation FROM wa_inserted`,
   };
 }
 
@@ -82,6 +84,10 @@ function buildInsertStatement(kinds: PresentFactKinds | null, hasLoneLids: boole
  * With `readModel`, the same statement writes the message read model of the rows inserted now (issue #11);
  * with `loneLids` (from `loneLidsOf`), their participant rows (issue #12 item 4).
  *
+ * `observeGeneration` is told the identity generation the statement read (`whatsapp_identity_generation`, bumped by
+ * `forget` and `rebuild`), when it inserted anything: what the caller's identity cache must be checked against
+ * (issue #27 case 8, `known-identities.ts`).
+ *
  * @returns the event ids inserted now (once each); an id missing from it was already stored.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.
  */
@@ -89,16 +95,19 @@ export async function insertEventLogRecords(
   queryable: pg.Pool | pg.ClientBase,
   recordJsons: readonly string[],
   readModel: EncodedMessageFacts | null = null,
-  loneLids: readonly LoneLidFact[] = []
+  loneLids: readonly LoneLidFact[] = [],
+  observeGeneration: (generation: number) => void = () => undefined
 ): Promise<Set<string>> {
   const values = [`[${recordJsons.join(',')}]`];
   const facts = readModel !== null && !isEmptyEncodedFacts(readModel) ? readModel : null;
   if (facts) values.push(JSON.stringify(facts));
   if (loneLids.length > 0) values.push(JSON.stringify(loneLids));
-  const result = await queryable.query<{ event_id: string }>({
+  const result = await queryable.query<{ event_id: string; generation: string }>({
     ...insertStatement(facts, loneLids.length > 0),
     values,
   });
+  const first = result.rows[0];
+  if (first) observeGeneration(Number(first.generation));
   return new Set(result.rows.map((row) => row.event_id));
 }
 
@@ -120,6 +129,7 @@ export function encodeEventLogRow(row: EventLogRow): string {
     o: row.occurredAt?.toISOString() ?? null,
     s: row.isSanitized,
     a: row.accountJid ?? null,
+    al: row.accountLid ?? null,
     l: row.legacyEventId ?? null,
     so: row.source ?? null,
   });

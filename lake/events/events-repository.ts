@@ -6,10 +6,13 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
+import { accountJidsOf } from '../projections/account-membership.js';
 import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
+import type { ParticipantRef } from '../projections/participant-ref.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { toDatabaseAvailabilityError } from '../pool.js';
+import { applyIdentityStatements } from './apply-identities.js';
 import type { ParsedIngestBody } from './parsed-ingest-body.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
@@ -47,7 +50,9 @@ export class EventsRepository {
     options: EventsRepositoryOptions = {}
   ) {
     this.log = logger.child({ component: 'events-repository' });
-    this.batchWriter = new EventLogBatchWriter(pool, options.batchLimits, options.onInsertBatch);
+    this.batchWriter = new EventLogBatchWriter(pool, options.batchLimits, options.onInsertBatch, (generation) =>
+      this.knownIdentities.observe(generation)
+    );
     this.isMessageReadModelEnabled = options.isMessageReadModelEnabled ?? true;
   }
 
@@ -77,6 +82,7 @@ export class EventsRepository {
       occurredAt: body.occurredAt,
       isSanitized: body.isSanitized,
       accountJid: body.accountJid,
+      accountLid: body.accountLid,
       legacyEventId: body.legacyEventId,
       source: body.source,
     };
@@ -87,15 +93,17 @@ export class EventsRepository {
       payload: body.payload,
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
       hasOwnTime: body.occurredAt !== null,
-      accountJids: body.accountJid ? [body.accountJid] : [],
+      accountJids: accountJidsOf(body.accountJid, body.accountLid),
       source: body.source,
     };
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);
     const readModel = this.isMessageReadModelEnabled ? this.encodeReadModel(event) : null;
-    // Identities this process already committed at this time change nothing (rules in KnownIdentities).
-    messageFacts.identities = this.knownIdentities.withoutKnown(messageFacts.identities, event.effectiveAt.getTime());
+    const named = messageFacts.identities;
     if (!hasProjectionWork(facts)) {
+      // Identities this process already committed at this time change nothing (rules in KnownIdentities).
+      const trusted = this.knownIdentities.generation;
+      messageFacts.identities = this.knownIdentities.withoutKnown(named, event.effectiveAt.getTime());
       // No group work: the raw row (and the set-based message projections) in a batch statement,
       // committed before this resolves.
       const work = hasMessageWork(messageFacts)
@@ -103,11 +111,17 @@ export class EventsRepository {
         : null;
       const outcome = await this.batchWriter.insert(row, work, readModel);
       if (outcome === 'duplicate') return { status: 'duplicate' };
-      if (outcome === 'stored' && work)
-        this.knownIdentities.remember(work.facts.identities, work.effectiveAt.getTime());
+      const skipped = named.filter((ref) => !messageFacts.identities.includes(ref));
+      // A forget or rebuild committed after the skip was decided: what was skipped may be gone, so write it.
+      const isRepaired =
+        skipped.length === 0 || this.knownIdentities.generation === trusted
+          ? true
+          : await this.writeSkippedIdentities(eventId, event.effectiveAt, skipped);
+      if (outcome === 'stored' && isRepaired) this.knownIdentities.remember(named, event.effectiveAt.getTime());
       return { status: 'stored', isProjectionFailed: outcome === 'projection-failed' };
     }
-    facts.participants.push(...messageFacts.identities);
+    // Group work has a transaction of its own: it writes every identity the event names, cache or not.
+    facts.participants.push(...named);
     const record = encodeEventLogRow(row);
     const client = await this.connect();
     let releaseError: Error | undefined;
@@ -128,6 +142,29 @@ export class EventsRepository {
       throw toDatabaseAvailabilityError(err) ?? err;
     } finally {
       // A client whose transaction failed is destroyed, never returned to the pool mid-transaction.
+      client.release(releaseError);
+    }
+  }
+
+  /**
+   * Writes identities a skip left out, after a `forget` or `rebuild` emptied the rows the skip relied on
+   * (issue #27 case 8). @returns false (logged) when the write failed: the raw row is stored, as with any
+   * projection failure.
+   */
+  private async writeSkippedIdentities(eventId: string, at: Date, refs: ParticipantRef[]): Promise<boolean> {
+    const client = await this.connect();
+    let releaseError: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await applyIdentityStatements(client, [{ at, refs }]);
+      await client.query('COMMIT');
+      return true;
+    } catch (err) {
+      releaseError = err instanceof Error ? err : new Error('non-error thrown');
+      await client.query('ROLLBACK').catch(() => undefined);
+      this.log.warn({ eventId, err }, 'identities skipped before a forget or rebuild could not be written');
+      return false;
+    } finally {
       client.release(releaseError);
     }
   }

@@ -7,18 +7,37 @@ const MAX_KNOWN = 50_000;
 /**
  * Identities this process has committed, to leave out statements that would change nothing (issue
  * #12 item 4, ADR 0006), so messages of known senders stay on the autocommit batch path:
- * - a lone LID (no phone alias) whose participant row committed: a LID's row is never deleted (only
- *   `wa-lake rebuild` empties the table, and it replays every event that named the LID), and its phone
- *   column follows the alias table, which a lone LID does not touch;
+ * - a lone LID (no phone alias) whose participant row committed: its phone column follows the alias table,
+ *   which a lone LID does not touch;
  * - a LID↔phone pair stated at a time inside the span of times already committed for it: the alias
  *   row's `first_seen_at`…`last_seen_at` only widens (rebuild restores at least that span), so the
  *   upsert would leave it as it is, and no owner or participant row can change.
  * A pair stated outside its known span is never skipped: it moves `first_seen_at` or `last_seen_at`.
+ * Only `forget` and `rebuild` delete these rows, and both bump the lake's identity generation: every statement
+ * reports the generation it read ({@link KnownIdentities.observe}), and a caller whose skip relied on an older
+ * one writes what it skipped (`EventsRepository`), so no cached entry outlives its rows (issue #27 case 8).
  */
 export class KnownIdentities {
+  /**
+   * The lake's identity generation the entries hold for (`whatsapp_identity_generation`, issue #27 case 8):
+   * `forget` and `rebuild` delete identity rows under a running API and bump it in the same transaction.
+   * Null until a statement told it.
+   */
+  generation: number | null = null;
   private readonly loneLids = new Set<string>();
   /** `lid|phone` → committed span of event times (epoch ms). */
   private readonly pairs = new Map<string, { firstMs: number; lastMs: number }>();
+
+  /**
+   * Takes the generation a committed statement read: a new one (a `forget` or `rebuild` committed since) empties
+   * the cache, since the rows it vouched for may be gone.
+   */
+  observe(generation: number): void {
+    if (this.generation === generation) return;
+    this.loneLids.clear();
+    this.pairs.clear();
+    this.generation = generation;
+  }
 
   /** `refs` without those that are known at `atMs` (epoch ms). */
   withoutKnown(refs: ParticipantRef[], atMs: number): ParticipantRef[] {

@@ -79,15 +79,22 @@ const editsCte = (factsParam: string, source: string): string => `
     ON CONFLICT DO NOTHING
     RETURNING 1)`;
 
+// The earliest time wins; the attribution (revoke id and target author, issue #27 case 3) is the one of the
+// least revoke id stated, so any order of arrival keeps the same one.
 const revokesCte = (factsParam: string, source: string): string => `
   wa_revokes AS (
-    INSERT INTO whatsapp_message_revokes AS t (chat_jid, target_id, deleted_at)
-    SELECT f.c, f.t, min(f.a)
-      FROM jsonb_to_recordset(${factsParam}::jsonb -> 'v') AS f(ev uuid, c text, t text, a timestamptz)
+    INSERT INTO whatsapp_message_revokes AS t (chat_jid, target_id, deleted_at, revoke_id, target_sender_id)
+    SELECT f.c, f.t, min(f.a), min(f.r), (array_agg(f.s ORDER BY f.r) FILTER (WHERE f.r IS NOT NULL))[1]
+      FROM jsonb_to_recordset(${factsParam}::jsonb -> 'v') AS f(ev uuid, c text, t text, a timestamptz, r text, s text)
      WHERE ${source}
      GROUP BY f.c, f.t ORDER BY f.c, f.t
-    ON CONFLICT (chat_jid, target_id) DO UPDATE SET deleted_at = excluded.deleted_at
-    WHERE excluded.deleted_at < t.deleted_at
+    ON CONFLICT (chat_jid, target_id) DO UPDATE SET
+      deleted_at = LEAST(t.deleted_at, excluded.deleted_at),
+      revoke_id = CASE WHEN excluded.revoke_id < t.revoke_id OR t.revoke_id IS NULL THEN excluded.revoke_id ELSE t.revoke_id END,
+      target_sender_id = CASE WHEN excluded.revoke_id < t.revoke_id OR t.revoke_id IS NULL
+                              THEN excluded.target_sender_id ELSE t.target_sender_id END
+    WHERE excluded.deleted_at < t.deleted_at OR excluded.revoke_id < t.revoke_id
+       OR (t.revoke_id IS NULL AND excluded.revoke_id IS NOT NULL)
     RETURNING 1)`;
 
 const reactionsCte = (factsParam: string, source: string): string => `

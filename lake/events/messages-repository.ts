@@ -80,7 +80,18 @@ export function encodeMessageFacts(into: EncodedMessageFacts, eventId: string, f
       leftOut += 1;
       continue;
     }
-    into.v.push({ ev: eventId, c: v.chatJid, t: v.targetId, a: v.deletedAt.toISOString() });
+    const revokeId = v.revokeId ?? null;
+    const targetSenderId = v.targetSenderId ?? null;
+    // The attribution is optional: an over-long one is dropped, the deletion itself is kept.
+    const isAttributed = revokeId !== null && fits(revokeId, targetSenderId);
+    into.v.push({
+      ev: eventId,
+      c: v.chatJid,
+      t: v.targetId,
+      a: v.deletedAt.toISOString(),
+      r: isAttributed ? revokeId : null,
+      s: isAttributed ? targetSenderId : null,
+    });
   }
   for (const x of facts.reactions) {
     if (!fits(x.chatJid, x.targetId, x.reactorId)) {

@@ -15,6 +15,8 @@ export interface ParsedIngestBody {
   occurredAt: Date | null;
   /** The linked account's JID (`account_jid`), to tell its own removal from a group (issue #12 item 5). */
   accountJid: string | null;
+  /** The linked account's LID (`account_lid`), its other JID (issue #27 case 7). */
+  accountLid: string | null;
   /**
    * The id the first collector gave this item (`legacy_event_id`, lower case), sent only when its key
    * rules give another id: a lake row under either id makes this delivery a duplicate (issue #12 item 8).

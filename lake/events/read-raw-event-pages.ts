@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../common/json-value.js';
+import { accountJidsOf } from '../projections/account-membership.js';
 import type { ProjectionEvent } from '../projections/extract-projection-facts.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from './unreadable-rows.js';
 
@@ -18,6 +19,7 @@ interface RawEventRow {
   effective_at: Date;
   has_own_time: boolean;
   account_jid: string | null;
+  account_lid: string | null;
   source: string;
 }
 
@@ -79,7 +81,7 @@ export async function* readRawEventPages(
 async function readRows(client: pg.ClientBase, ids: string[]): Promise<RawEventRow[]> {
   const { rows } = await client.query<RawEventRow>(
     `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
-            occurred_at IS NOT NULL AS has_own_time, account_jid, source
+            occurred_at IS NOT NULL AS has_own_time, account_jid, account_lid, source
        FROM whatsapp_event_logs WHERE id = ANY($1::uuid[]) ORDER BY id`,
     [ids]
   );
@@ -95,7 +97,7 @@ function toRawEvent(row: RawEventRow): RawEvent {
     payload: row.payload,
     effectiveAt: row.effective_at,
     hasOwnTime: row.has_own_time,
-    accountJids: row.account_jid ? [row.account_jid] : [],
+    accountJids: accountJidsOf(row.account_jid, row.account_lid),
     source: row.source,
   };
 }

@@ -48,6 +48,8 @@ export async function rebuildProjections(
     if (options.engagementTimeZone !== undefined) await checkTimeZone(client, options.engagementTimeZone);
     await client.query('LOCK TABLE whatsapp_event_logs IN SHARE MODE');
     await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
+    // A running ingest API drops the identities it remembers at its next statement (issue #27 case 8).
+    await client.query(`UPDATE whatsapp_identity_generation SET generation = generation + 1`);
     for await (const page of readRawEventPages(client, {
       pageSize: BATCH_SIZE,
       onSkipped: (row) => skipped.push(row),

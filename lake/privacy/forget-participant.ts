@@ -44,6 +44,8 @@ export async function forgetParticipantInLake(
   jids: readonly string[],
   pseudonym: string
 ): Promise<LakeErasureResult> {
+  // A running ingest API drops the identities it remembers at its next statement (issue #27 case 8).
+  await client.query(`UPDATE whatsapp_identity_generation SET generation = generation + 1`);
   const allJids = await expandAliases(client, jids);
   const pattern = jidPatternSource(jidUsers(allJids));
   const skipped: SkippedRow[] = [];

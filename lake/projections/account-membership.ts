@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../common/json-value.js';
+import { canonicalParticipantKey } from '../../common/whatsapp-jid.js';
 import type { ParticipantRef } from './participant-ref.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -13,7 +14,7 @@ export function markAccountFacts(
   event: { type: string; accountJids?: readonly string[] },
   payload: JsonObject
 ): void {
-  const own = new Set(event.accountJids ?? []);
+  const own = new Set((event.accountJids ?? []).map(canonicalParticipantKey));
   const key = payload['key'];
   const isFromMe = key !== null && typeof key === 'object' && !Array.isArray(key) && key['fromMe'] === true;
   const isOwnLeave = event.type === 'messages.upsert' && isFromMe && isLeaveStub(payload) && memberships.length === 1;
@@ -27,3 +28,11 @@ export function markAccountFacts(
 /** `GROUP_PARTICIPANT_LEAVE` (32) in rc14's `WebMessageInfo.StubType`, by number or name. */
 const isLeaveStub = (payload: JsonObject): boolean =>
   payload['messageStubType'] === 32 || payload['messageStubType'] === 'GROUP_PARTICIPANT_LEAVE';
+
+/**
+ * The linked account's JIDs as a delivery names them (issue #27 case 7): its phone JID first, then its LID, so the
+ * account is known under both, as the membership facts and the read model need.
+ */
+export function accountJidsOf(accountJid: string | null, accountLid: string | null): string[] {
+  return [accountJid, accountLid].filter((jid): jid is string => jid !== null);
+}

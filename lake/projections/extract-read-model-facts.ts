@@ -41,11 +41,17 @@ export interface MessageEditFact {
   editedAtMs: number;
 }
 
-/** A revoke (delete for everyone) of `targetId` at `deletedAt`. */
+/**
+ * A revoke (delete for everyone) of `targetId` at `deletedAt`. A revoke protocol message also says its own id
+ * (`revokeId`) and the target's LID-first author (`targetSenderId`): Baileys' buffer can merge the revoke into
+ * its target, leaving only an item under the revoke's id, which these two re-attribute (issue #27 case 3).
+ */
 export interface MessageRevokeFact {
   chatJid: string;
   targetId: string;
   deletedAt: Date;
+  revokeId?: string | null;
+  targetSenderId?: string | null;
 }
 
 /** The current reaction of `reactorId` on `targetId`; empty `text` = removed. Latest by `reactedAt` wins. */
@@ -80,28 +86,42 @@ export function isEmptyReadModelFacts(facts: ReadModelFacts): boolean {
  * votes, reactions, edits and revokes never become messages of their own. Non-group chats yield nothing.
  */
 export function extractReadModelFacts(
-  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt' | 'source'>
+  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt' | 'source' | 'accountJids'>
 ): ReadModelFacts {
   const facts: ReadModelFacts = { records: [], edits: [], revokes: [], reactions: [] };
   const payload = asObject(event.payload);
   if (!payload) return facts;
   const isHistory = event.source === 'history' || event.source === 'on_demand';
-  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts, isHistory);
+  const [first, second] = event.accountJids ?? [];
+  const account = first === undefined ? null : lidFirstId(first, second);
+  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts, isHistory, account);
   else if (event.type === 'messages.update') readUpdate(payload, event.effectiveAt, facts);
-  else if (event.type === 'messages.reaction') readReactionEvent(payload, event.effectiveAt, facts);
+  else if (event.type === 'messages.reaction') readReactionEvent(payload, event.effectiveAt, facts, account);
   return facts;
 }
 
 type JsonObject = { [key: string]: JsonValue };
 
-/** The group JID, id and LID-first participant of a message key; null outside groups. */
-function readKey(raw: JsonValue | undefined): { chatJid: string; id: string; participant: string | null } | null {
+/**
+ * The group JID, id and LID-first participant of a message key; null outside groups. A key the linked account
+ * wrote (`fromMe`, no `participant`: its messages, from the send API or the phone, and its reactions) names the
+ * account (issue #27 case 5): the item's top-level `participant` (Baileys sets the account's own JID there on
+ * its messages), else the account JID the collector sent with the item.
+ */
+function readKey(
+  raw: JsonValue | undefined,
+  account: string | null,
+  ownParticipant: JsonValue | undefined = undefined
+): { chatJid: string; id: string; participant: string | null } | null {
   const key = asObject(raw);
   const chatJid = asString(key?.['remoteJid']);
   const id = asString(key?.['id']);
   if (!key || !chatJid || !isJidGroup(chatJid) || !id) return null;
   const participant = asString(key['participant']);
-  return { chatJid, id, participant: participant ? lidFirstId(participant, key['participantAlt']) : null };
+  if (participant) return { chatJid, id, participant: lidFirstId(participant, key['participantAlt']) };
+  if (key['fromMe'] !== true) return { chatJid, id, participant: null };
+  const own = asString(ownParticipant);
+  return { chatJid, id, participant: own ? lidFirstId(own, undefined) : account };
 }
 
 /** Epoch ms of a millisecond field (number, decimal string or Long), or null. */
@@ -109,13 +129,23 @@ function millisOf(value: JsonValue | undefined): number | null {
   return value === undefined || value === null ? null : toEpochMs(value, 'milliseconds');
 }
 
-function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts, isHistory: boolean): void {
-  const key = readKey(payload['key']);
+function readUpsert(
+  payload: JsonObject,
+  at: Date,
+  facts: ReadModelFacts,
+  isHistory: boolean,
+  account: string | null
+): void {
+  const key = readKey(payload['key'], account, payload['participant']);
   if (!key) return;
   const message = asObject(payload['message']);
   if (!message) {
     const stubType = Number(payload['messageStubType'] ?? Number.NaN);
-    if (stubType === STUB_CIPHERTEXT) {
+    if (stubType !== STUB_REVOKE && asObject(payload['key'])?.['isViewOnce'] === true) {
+      // A view-once photo or video on a linked device: a placeholder without content (issue #27 case 4). It is
+      // the message; its content, should it arrive under the same id, outranks it.
+      facts.records.push(recordOf(key, at, 'view_once', RECORD_RANK.undecryptable, null, 0));
+    } else if (stubType === STUB_CIPHERTEXT) {
       facts.records.push(recordOf(key, at, 'undecryptable', RECORD_RANK.undecryptable, null, 0));
     } else if (stubType === STUB_REVOKE) {
       // Live, Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.
@@ -173,16 +203,26 @@ function recordOf(
 /** Protocol revokes and edits, encrypted edits and reaction messages carried by an upsert. */
 function readEmbeddedActions(
   content: JsonObject,
-  key: { chatJid: string; participant: string | null },
+  key: { chatJid: string; id: string; participant: string | null },
   at: Date,
   facts: ReadModelFacts
 ): void {
   const protocol = asObject(content['protocolMessage']);
   if (protocol) {
-    const target = asString(asObject(protocol['key'])?.['id']);
+    const targetKey = asObject(protocol['key']);
+    const target = asString(targetKey?.['id']);
     const type = Number(protocol['type'] ?? Number.NaN);
-    if (target && type === PROTOCOL_REVOKE)
-      facts.revokes.push({ chatJid: key.chatJid, targetId: target, deletedAt: at });
+    if (target && type === PROTOCOL_REVOKE) {
+      // The author of the deleted message; a key without participant is the revoker's own message.
+      const author = asString(targetKey?.['participant']);
+      facts.revokes.push({
+        chatJid: key.chatJid,
+        targetId: target,
+        deletedAt: at,
+        revokeId: key.id,
+        targetSenderId: author ? lidFirstId(author, targetKey?.['participantAlt']) : key.participant,
+      });
+    }
     if (target && type === PROTOCOL_MESSAGE_EDIT) {
       const editedAtMs = millisOf(protocol['timestampMs']) ?? at.getTime();
       facts.edits.push({ chatJid: key.chatJid, targetId: target, editedAtMs: editedAtMs - (editedAtMs % 1000) });
@@ -214,7 +254,7 @@ function readEmbeddedActions(
 }
 
 function readUpdate(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
-  const key = readKey(payload['key']);
+  const key = readKey(payload['key'], null);
   const update = asObject(payload['update']);
   if (!key || !update) return;
   if (Number(update['messageStubType'] ?? Number.NaN) === STUB_REVOKE && update['message'] === null) {
@@ -231,10 +271,10 @@ function readUpdate(payload: JsonObject, at: Date, facts: ReadModelFacts): void 
   }
 }
 
-function readReactionEvent(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
-  const target = readKey(payload['key']);
+function readReactionEvent(payload: JsonObject, at: Date, facts: ReadModelFacts, account: string | null): void {
+  const target = readKey(payload['key'], account);
   const reaction = asObject(payload['reaction']);
-  const reactor = readKey(reaction?.['key']);
+  const reactor = readKey(reaction?.['key'], account);
   if (!target || !reaction || !reactor?.participant) return;
   const reactedAt = millisOf(reaction['senderTimestampMs']);
   facts.reactions.push({

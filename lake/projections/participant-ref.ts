@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../common/json-value.js';
-import { isLidUser, isPnUser } from '../../common/whatsapp-jid.js';
+import { canonicalParticipantKey, isLidUser, isPnUser } from '../../common/whatsapp-jid.js';
 
 /** Membership role in a group (architecture.md §9). */
 export type MembershipRole = 'member' | 'admin' | 'superadmin';
@@ -46,25 +46,33 @@ export function parseParticipantRef(raw: JsonValue | undefined): ParticipantRef 
 /**
  * The identity key of an id and one alternate (Baileys' `participant` / `participantAlt`): the same
  * `participantId` as {@link fromIds}`(id, alternate, undefined, null)` — the LID, else the phone JID, else
- * `id` — without building a reference (it runs for every stored message, issue #11 item 7).
+ * `id`, canonical (`canonicalParticipantKey`) — without building a reference (it runs for every stored
+ * message, issue #11 item 7).
  */
-export function lidFirstId(id: string, alternate: JsonValue | undefined): string {
+export function lidFirstId(rawId: string, alternate: JsonValue | undefined): string {
+  const id = canonicalParticipantKey(rawId);
   if (isLidUser(id)) return id;
-  const alt = typeof alternate === 'string' ? alternate : null;
+  const alt = typeof alternate === 'string' ? canonicalParticipantKey(alternate) : null;
   if (alt !== null && isLidUser(alt)) return alt;
   if (isPnUser(id)) return id;
   return alt !== null && isPnUser(alt) ? alt : id;
 }
 
-/** Builds a reference from an id and its optional alternates (either may be the LID or the phone JID). */
+/**
+ * Builds a reference from an id and its optional alternates (either may be the LID or the phone JID), every
+ * JID in its canonical form (`canonicalParticipantKey`: no device suffix).
+ */
 export function fromIds(
   id: string,
   lidField: JsonValue | undefined,
   phoneField: JsonValue | undefined,
   role: MembershipRole | null
 ): ParticipantRef {
-  const candidates = [id, lidField, phoneField].filter((jid): jid is string => typeof jid === 'string');
+  // One key per person, whatever device wrote (issue #27 case 1): every id is canonical before it is compared.
+  const candidates = [id, lidField, phoneField].flatMap((jid) =>
+    typeof jid === 'string' ? [canonicalParticipantKey(jid)] : []
+  );
   const lid = candidates.find(isLidUser) ?? null;
   const phoneJid = candidates.find(isPnUser) ?? null;
-  return { participantId: lid ?? phoneJid ?? id, lid, phoneJid, role };
+  return { participantId: lid ?? phoneJid ?? candidates[0] ?? id, lid, phoneJid, role };
 }

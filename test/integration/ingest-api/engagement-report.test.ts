@@ -88,10 +88,13 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
       wau: 2,
       mau: 2,
     });
-    // Joined on Sunday 3 March (week of 26 February): 2 of 4 active the next week, 1 (Ana in G2) the week after.
+    // Joined on Sunday 3 March (week of 26 February): none active that week, 2 of 4 the next, 1 (Ana in G2) the
+    // week after, none in the last week of the range (0 % weeks are rows, issue #27 case 6).
     expect(first.cohorts).toEqual([
+      { cohortWeek: '2024-02-26', weekOffset: 0, cohortSize: 4, activeMembers: 0, retention: 0 },
       { cohortWeek: '2024-02-26', weekOffset: 1, cohortSize: 4, activeMembers: 2, retention: 0.5 },
       { cohortWeek: '2024-02-26', weekOffset: 2, cohortSize: 4, activeMembers: 1, retention: 0.25 },
+      { cohortWeek: '2024-02-26', weekOffset: 3, cohortSize: 4, activeMembers: 0, retention: 0 },
     ]);
     expect(first.lurkers).toEqual([
       { groupJid: G1, members: 3, lurkers: 3 },

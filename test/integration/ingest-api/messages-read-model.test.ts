@@ -107,12 +107,17 @@ describe('whatsapp_messages read model (issue #11 item 1)', () => {
     await store(revokeMessage(key('D-rev-1'), T + 30, 'D1'));
     expect((await row('D1'))?.deleted_at?.toISOString()).toBe(new Date((T + 30) * 1000).toISOString());
     expect(await row('D-rev-1')).toBeUndefined();
-    // Merged: the target's own item now carries the revoke's key, no content and stub REVOKE.
+    // Merged: the target's own item now carries the revoke's key, no content and stub REVOKE; the revoke
+    // message of the same batch names the target, so the item is the target (issue #27 case 3).
     await store(mergedRevoke(key('D-rev-2'), T + 40));
     await store(revokeMessage(key('D-rev-2'), T + 50, 'D-original-lost'));
-    const merged = await row('D-rev-2');
-    expect(merged).toMatchObject({ kind: 'revoked' });
+    const merged = await row('D-original-lost');
+    expect(merged).toMatchObject({ kind: 'revoked', sender_id: LID_A });
     expect(merged?.deleted_at).not.toBeNull();
+    expect(await row('D-rev-2')).toBeUndefined();
+    // Without its revoke message, a merged item stays under the id it carries.
+    await store(mergedRevoke(key('D-rev-3'), T + 60));
+    expect(await row('D-rev-3')).toMatchObject({ kind: 'revoked' });
   });
 
   it('counts a reaction once per reactor, uncounts a removal, and merges a phone reactor into its LID', async () => {

@@ -13,9 +13,11 @@ describe('runMigrations', () => {
       const { rows } = await client.query<{ column_name: string }>(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'whatsapp_event_logs' ORDER BY column_name"
       );
-      // account_jid (issue #12 item 5) and source (issue #29) are new: the first lake's columns keep their names.
+      // account_jid (issue #12 item 5), source (issue #29) and account_lid (issue #27) are new: the first lake's
+      // columns keep their names.
       expect(rows.map((row) => row.column_name)).toEqual([
         'account_jid',
+        'account_lid',
         'body_redacted_at',
         'captured_at',
         'chat_jid',

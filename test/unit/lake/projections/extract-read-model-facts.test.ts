@@ -41,7 +41,14 @@ describe('extractReadModelFacts (issue #11 item 1)', () => {
       message: { protocolMessage: { type: 0, key: { id: 'M1' } } },
     });
     expect(revoke.records[0]?.kind).toBe('revoke');
-    expect(revoke.revokes).toEqual([{ chatJid: GROUP, targetId: 'M1', deletedAt: at }]);
+    expect(revoke.revokes).toEqual([
+      { chatJid: GROUP, targetId: 'M1', deletedAt: at, revokeId: 'R1', targetSenderId: '100000000000001@lid' },
+    ]);
+    const adminRevoke = facts('messages.upsert', {
+      key: key('R2'),
+      message: { protocolMessage: { type: 0, key: { id: 'M2', participant: '20000000000302:3@lid' } } },
+    });
+    expect(adminRevoke.revokes[0]).toMatchObject({ revokeId: 'R2', targetSenderId: '20000000000302@lid' });
     const vote = facts('messages.upsert', { key: key('V1'), message: { pollUpdateMessage: { vote: {} } } });
     expect(vote.records[0]?.kind).toBe('poll_vote');
     expect(

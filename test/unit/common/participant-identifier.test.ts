@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalParticipantJid } from '../../../common/participant-identifier.js';
+import { canonicalParticipantKey } from '../../../common/whatsapp-jid.js';
+
+describe('canonicalParticipantKey', () => {
+  it('drops the device suffix of a LID and of a phone JID (issue #27 case 1)', () => {
+    expect(canonicalParticipantKey('20000000000993:3@lid')).toBe('20000000000993@lid');
+    expect(canonicalParticipantKey('5500000000993:12@s.whatsapp.net')).toBe('5500000000993@s.whatsapp.net');
+  });
+
+  it('writes c.us as s.whatsapp.net and drops an agent suffix', () => {
+    expect(canonicalParticipantKey('5500000000993@c.us')).toBe('5500000000993@s.whatsapp.net');
+    expect(canonicalParticipantKey('5500000000993_1:2@s.whatsapp.net')).toBe('5500000000993@s.whatsapp.net');
+  });
+
+  it('leaves canonical JIDs, group JIDs and other text as they are', () => {
+    for (const value of ['20000000000993@lid', '120363000000000001@g.us', 'status@broadcast', 'a:b', ''])
+      expect(canonicalParticipantKey(value)).toBe(value);
+  });
+
+  it('is the rule members link reads participants by', () => {
+    expect(canonicalParticipantJid(' 20000000000993:3@lid ', 'participant')).toBe('20000000000993@lid');
+  });
+});
