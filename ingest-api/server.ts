@@ -37,6 +37,7 @@ export async function startIngestServer(options: {
     }),
     metrics,
     logger,
+    limits: config.limits,
     send: send.deps,
   });
   try {

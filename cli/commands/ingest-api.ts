@@ -46,6 +46,10 @@ export function registerIngestCommands(program: Command): void {
       try {
         const result = await rebuildProjections(pool, { engagementTimeZone: ENGAGEMENT_TIME_ZONE });
         printLine(`projections rebuilt from ${result.events} events, messages from ${result.messageEvents} events`);
+        for (const row of result.skipped)
+          printLine(
+            `skipped event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}); see ADR 0014`
+          );
       } finally {
         await pool.end();
       }

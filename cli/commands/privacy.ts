@@ -36,6 +36,10 @@ export function registerPrivacyCommands(program: Command): void {
       try {
         const result = await redactOldMessageBodies(pool, cutoff, { requestedBy: options.requestedBy });
         printLine(`redacted the message bodies of ${result.redactedEvents} events older than ${result.cutoff}`);
+        for (const row of result.skipped)
+          printLine(
+            `skipped event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}); see ADR 0014`
+          );
       } finally {
         await pool.end();
       }

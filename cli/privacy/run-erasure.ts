@@ -78,7 +78,11 @@ export async function runErasure(options: {
   const pseudonym = `erased-${randomUUID()}@erased`;
   const pending = await findPendingErasures(options.pool, jidUsers(jids));
   const lake = await inTransaction(options.pool, (client) => forgetParticipantInLake(client, jids, pseudonym));
-  const notReached: string[] = [];
+  const notReached: string[] = lake.skipped.map(
+    (row) =>
+      `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
+      'repair or delete that row, then rerun forget (ADR 0014)'
+  );
   const memberJids = new Set(lake.jids);
 
   let outboxRowsRewritten: number | null = null;

@@ -22,6 +22,12 @@ import { getMessageRouteOptions, postMessageRouteOptions } from './send-route-do
 export const SEND_MESSAGES_PATH = '/api/v1/messages';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * Per-key rate of `POST /api/v1/messages` (ADR 0014), called once the key is authenticated.
+ * @throws IngestHttpError `WA_ERR_SEND_RATE_LIMITED` (429, `Retry-After` set) past the key's quota.
+ */
+export type SendKeyQuota = (request: FastifyRequest, reply: FastifyReply, apiKeyId: string) => Promise<void>;
+
 /** What the send routes need. */
 export interface SendRouteDeps {
   apiKeys: Pick<ApiKeyCache, 'find' | 'findFresh' | 'forget'>;
@@ -35,6 +41,8 @@ export interface SendRouteDeps {
   /** Template lookup for `{template, variables}` requests (issue #31 item 1). */
   templates: Pick<SendTemplatesRepository, 'resolve'>;
   metrics?: SendMetrics | undefined;
+  /** Per-key rate of accepted requests; `buildApp` supplies it (`installRequestGuards`). */
+  quota?: SendKeyQuota | undefined;
 }
 
 function header(request: FastifyRequest, name: string): string {
@@ -171,6 +179,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     const presentedKey = header(request, 'x-api-key');
     const apiKey = await deps.apiKeys.find(presentedKey);
     if (!apiKey) throw badApiKey();
+    await deps.quota?.(request, reply, apiKey.id);
     let prepared: Awaited<ReturnType<typeof prepareCandidate>>;
     try {
       prepared = await prepareCandidate(request, apiKey, deps);
