@@ -309,7 +309,8 @@ async function main(): Promise<void> {
     }
     for (const name of [collector, worker, ingest]) await checkJsonLogs(name);
   } finally {
-    for (const name of containers) await podman(['rm', '-f', '-t', '0', name]);
+    // -v: also the anonymous volumes the image's VOLUME lines gave the containers that mounted none.
+    for (const name of containers) await podman(['rm', '-f', '-v', '-t', '0', name]);
     await podman(['volume', 'rm', '-f', ...volumes]);
     await temporal?.stop().catch(() => undefined);
     await postgres?.stop().catch(() => undefined);
