@@ -362,7 +362,17 @@ async function runReplay(
     path,
     pipeline,
     signal,
-    onProgress: (progress) => logger.info(progress, 'replay progress'),
+    // Rate, share done and ETA for the operator (issue #26 item 4); the reader measures bytes and time.
+    onProgress: (progress) =>
+      logger.info(
+        {
+          ...progress,
+          percent: progress.totalBytes > 0 ? Math.round((100 * progress.bytesRead) / progress.totalBytes) : null,
+          linesPerSecond: progress.elapsedMs > 0 ? Math.round((1000 * progress.lines) / progress.elapsedMs) : null,
+          etaSeconds: progress.etaMs === null ? null : Math.ceil(progress.etaMs / 1000),
+        },
+        'replay progress'
+      ),
     onMalformedLine: (line) => logger.warn(line, 'malformed capture line skipped'),
   });
   if (relay && !signal.aborted) await relay.waitUntilIdle();

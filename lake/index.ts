@@ -24,6 +24,7 @@ export { placeholdersOf, renderTemplate } from './send/render-template.js';
 export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
+export { readFirstResponseSummary, type FirstResponseSummary } from './engagement/first-response-queries.js';
 export {
   readCoverageDays,
   readOldestMessageSince,

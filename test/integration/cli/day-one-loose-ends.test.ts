@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
@@ -20,6 +21,25 @@ describe('wa-lake day-one refusals', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`wa-lake replay: no capture at ${join(dir, 'nope.jsonl')}`);
     expect(existsSync(outboxPath)).toBe(false);
+  });
+
+  it('replay reports its progress with the share done, a rate and an ETA (issue #26 item 4)', async () => {
+    const capture = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
+    const run = await runCli(['replay', capture, '--wait-ms', '0'], {
+      env: {
+        OUTBOX_PATH: join(dir, 'progress.sqlite'),
+        AUTH_DIR: join(dir, 'auth'),
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+      },
+    });
+    const progress = run.stdout
+      .split('\n')
+      .filter((line) => line.includes('"replay progress"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(progress.at(-1), run.stderr).toMatchObject({ percent: 100, etaSeconds: 0 });
+    expect(progress.at(-1)?.['linesPerSecond']).toEqual(expect.any(Number));
   });
 
   it('dev with one port for two parts names both options and starts nothing', async () => {
