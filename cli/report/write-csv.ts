@@ -34,6 +34,8 @@ const ACTIVE_MEMBERS: Columns<Report['activeMembers'][number]> = ['day', 'dau', 
 const TOP_MEMBERS: Columns<Report['topMembers'][number]> = [
   'participantId',
   'memberId',
+  'displayName',
+  'displayNameIsPhone',
   'messages',
   'replies',
   'reactionsGiven',
