@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import {
-  envHostPort,
-  envInt,
-  envLogLevel,
-  envWebhookSecrets,
-  parseConfig,
-  envPostgresUrl,
-} from '../common/config-schema.js';
+import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import {
+  temporalConnectionEnvShape,
+  withTemporalConnection,
+  type TemporalConnection,
+} from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
 
@@ -42,8 +40,7 @@ export const ingestEnvSchema = z.object({
     }),
   RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
   // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
-  TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  ...temporalConnectionEnvShape,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
   SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
@@ -70,8 +67,8 @@ export interface IngestConfig {
   readonly retentionIntervalMs: number;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
-    readonly temporalAddress: string;
-    readonly temporalNamespace: string;
+    /** Address, namespace, TLS and API key of the `TEMPORAL_*` keys (issue #24 item 1). */
+    readonly temporal: TemporalConnection;
     readonly taskQueue: string;
     readonly textMaxChars: number;
     readonly startTimeoutMs: number;
@@ -88,7 +85,7 @@ export interface IngestConfig {
  * @throws ConfigError listing every invalid or missing key.
  */
 export function loadIngestConfig(env: Readonly<Record<string, string | undefined>>): IngestConfig {
-  const parsed = parseConfig(ingestEnvSchema, env);
+  const parsed = parseConfig(ingestEnvSchema.transform(withTemporalConnection), env);
   return Object.freeze({
     databaseUrl: parsed.DATABASE_URL,
     webhookSecrets: Object.freeze([...parsed.WHATSAPP_WEBHOOK_SECRET]),
@@ -101,8 +98,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
     send: Object.freeze({
-      temporalAddress: parsed.TEMPORAL_ADDRESS,
-      temporalNamespace: parsed.TEMPORAL_NAMESPACE,
+      temporal: parsed.temporal,
       taskQueue: parsed.TEMPORAL_TASK_QUEUE,
       textMaxChars: parsed.SEND_TEXT_MAX_CHARS,
       startTimeoutMs: parsed.SEND_API_START_TIMEOUT_MS,

@@ -57,12 +57,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const { config, logger } = options;
   const log = logger.child({ component: 'worker' });
   if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
-  const address = config.TEMPORAL_ADDRESS;
   // architecture.md §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike.
   const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
   warnWhenPayloadsInClear(log, config.PAYLOAD_ENCRYPTION_KEYS);
-  const connection = options.connection ?? (await NativeConnection.connect({ address }));
-  const clientConnection = options.client ? undefined : await Connection.connect({ address });
+  const connectionOptions = config.temporal.connectionOptions;
+  const connection = options.connection ?? (await NativeConnection.connect({ ...connectionOptions }));
+  const clientConnection = options.client ? undefined : await Connection.connect({ ...connectionOptions });
   const client =
     options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const closeOwned = async (): Promise<void> => {
@@ -108,7 +108,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       dataConverter,
     });
     const done = worker.run().finally(closeOwned);
-    log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+    log.info(
+      { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, ...config.temporal.summary },
+      'worker started'
+    );
     return {
       done,
       async stop(): Promise<void> {

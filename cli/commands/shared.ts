@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
+import type { TemporalConnection } from '../../common/temporal-connection.js';
 
 /** The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6). */
 export function createCliLogger(defaultLevel = 'info'): Logger {
@@ -28,23 +29,26 @@ export class TemporalUnreachableError extends Error {
 /**
  * Connects to Temporal now, failing fast: for operator commands that need an answer, not a retry loop
  * (a lazy connection keeps retrying in the background and outlives a short command).
+ * `temporal`: the command's config `temporal` (address, namespace, TLS, API key; issue #24 item 1).
  * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14), so payloads read and
  * written by the command are decrypted/encrypted like the worker's.
  * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
  */
 export async function connectTemporalClient(
-  address: string,
-  namespace: string,
+  temporal: TemporalConnection,
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: connectTimeoutMs });
+    connection = await Connection.connect({ ...temporal.connectionOptions, connectTimeout: connectTimeoutMs });
   } catch (err) {
-    throw new TemporalUnreachableError(address, { cause: err });
+    throw new TemporalUnreachableError(temporal.address, { cause: err });
   }
-  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
+  return {
+    client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+    close: () => connection.close(),
+  };
 }
 
 /** Writes one line to stdout (CLI output for humans and scripts, not a log record). */

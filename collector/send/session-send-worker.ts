@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import type { TemporalConnection } from '../../common/temporal-connection.js';
 import { resumeSendingSignal, sendGateWorkflowId, sessionTaskQueue } from '../../workflows/send-contracts.js';
 import type { SendSocket } from '../session/send-socket.js';
 import { AckRouter } from './ack-router.js';
@@ -13,8 +14,7 @@ import { SentMessageIndex } from './sent-message-index.js';
 export interface SessionSendSideOptions {
   accountId: string;
   /** Used to connect the worker when `connection` is not given; retried with backoff until it answers. */
-  temporalAddress: string;
-  namespace: string;
+  temporal: TemporalConnection;
   /** Existing worker connection (tests); not closed on stop. */
   connection?: NativeConnection;
   /** Client for ACK signals and resume. */
@@ -62,10 +62,10 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
     for (let delayMs = 1_000; !isStopping; delayMs = Math.min(delayMs * 2, 60_000)) {
       let connection: NativeConnection | null = null;
       try {
-        connection = options.connection ?? (await NativeConnection.connect({ address: options.temporalAddress }));
+        connection = options.connection ?? (await NativeConnection.connect({ ...options.temporal.connectionOptions }));
         worker = await Worker.create({
           connection,
-          namespace: options.namespace,
+          namespace: options.temporal.namespace,
           taskQueue: sessionTaskQueue(options.accountId),
           activities,
           ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
