@@ -1,5 +1,6 @@
 import { computeSignature } from '../common/hmac-signature.js';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
+import { computeInternalSignature, TIMESTAMP_HEADER } from '../common/internal-signature.js';
 
 /** Where and how the worker reaches the ingest API's signed internal endpoints. */
 export interface SignedInternalTarget {
@@ -10,12 +11,14 @@ export interface SignedInternalTarget {
   /** Client timeout, in ms (`HTTP_TIMEOUT_MS`). */
   httpTimeoutMs: number;
   fetchImpl: typeof fetch;
+  /** Clock of the signing time (ms); default `Date.now`. */
+  now?: () => number;
 }
 
 /**
- * The headers of a signed POST to the ingest API (architecture.md §7): `Content-Type: application/json`, the
- * idempotency key in `X-Event-Id` and `X-Signature` = HMAC over `${idempotencyKey}.${body}`. Lake
- * deliveries and the internal endpoints are signed alike.
+ * The headers of a signed lake delivery (architecture.md §7): `Content-Type: application/json`, the
+ * idempotency key in `X-Event-Id` and `X-Signature` = HMAC over `${idempotencyKey}.${body}` (the first
+ * collector's contract). The internal endpoints sign more: {@link postSignedInternal}.
  */
 export function signedIngestHeaders(
   webhookSecret: string,
@@ -30,8 +33,9 @@ export function signedIngestHeaders(
 }
 
 /**
- * POSTs `body` (JSON text) to one of the ingest API's internal endpoints, signed like a lake delivery
- * ({@link signedIngestHeaders}), no redirects followed.
+ * POSTs `body` (JSON text) to one of the ingest API's internal endpoints, no redirects followed: `X-Event-Id`,
+ * `X-Timestamp` (now, Unix seconds) and `X-Signature` over method, path, id, timestamp and body
+ * (`computeInternalSignature`, issue #24 item 5), so the ingest API refuses it when replayed late or elsewhere.
  * The caller reads (or cancels) the response body and classifies the status.
  *
  * @throws whatever `fetch` throws: a network error, or a `TimeoutError` after `httpTimeoutMs`.
@@ -41,9 +45,22 @@ export function postSignedInternal(
   idempotencyKey: string,
   body: string
 ): Promise<Response> {
+  const timestamp = String(Math.floor((target.now ?? Date.now)() / 1000));
+  const signature = computeInternalSignature(target.webhookSecret, {
+    method: 'POST',
+    path: new URL(target.url).pathname,
+    id: idempotencyKey,
+    timestamp,
+    rawBody: body,
+  });
   return target.fetchImpl(target.url, {
     method: 'POST',
-    headers: signedIngestHeaders(target.webhookSecret, idempotencyKey, body),
+    headers: {
+      'content-type': 'application/json',
+      [EVENT_ID_HEADER]: idempotencyKey,
+      [TIMESTAMP_HEADER]: timestamp,
+      [SIGNATURE_HEADER]: signature,
+    },
     body,
     redirect: 'manual',
     signal: AbortSignal.timeout(target.httpTimeoutMs),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
+import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import {
   temporalConnectionEnvShape,
@@ -46,6 +47,8 @@ export const ingestEnvSchema = z.object({
   SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
   SEND_API_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
   SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
+  /** Internal endpoints refuse a signed timestamp further from now than this (issue #24 item 5, Standard Webhooks). */
+  INTERNAL_SIGNATURE_TOLERANCE_MS: envInt(DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS, 1_000, 3_600_000),
 });
 
 /** Frozen, typed configuration of the ingest API (built from {@link ingestEnvSchema}). */
@@ -53,6 +56,8 @@ export interface IngestConfig {
   readonly databaseUrl: string;
   /** One or more secrets; the first signs (collector side), any one verifies. */
   readonly webhookSecrets: readonly string[];
+  /** How far (ms) an internal call's signed timestamp may be from now, either way. */
+  readonly internalSignatureToleranceMs: number;
   readonly host: string;
   /** TCP port; 0 lets the OS choose. */
   readonly port: number;
@@ -89,6 +94,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
   return Object.freeze({
     databaseUrl: parsed.DATABASE_URL,
     webhookSecrets: Object.freeze([...parsed.WHATSAPP_WEBHOOK_SECRET]),
+    internalSignatureToleranceMs: parsed.INTERNAL_SIGNATURE_TOLERANCE_MS,
     host: parsed.INGEST_HOST,
     port: parsed.INGEST_PORT,
     bodyLimitBytes: parsed.INGEST_BODY_LIMIT_BYTES,
