@@ -1,6 +1,7 @@
 import { computeSignature } from '../common/hmac-signature.js';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../common/ingest-body.js';
 import { computeInternalSignature, TIMESTAMP_HEADER } from '../common/internal-signature.js';
+import { withoutUrlCredentials } from '../common/redact-url-credentials.js';
 
 /** Where and how the worker reaches the ingest API's signed internal endpoints. */
 export interface SignedInternalTarget {
@@ -38,7 +39,7 @@ export function signedIngestHeaders(
  * (`computeInternalSignature`, issue #24 item 5), so the ingest API refuses it when replayed late or elsewhere.
  * The caller reads (or cancels) the response body and classifies the status.
  *
- * @throws whatever `fetch` throws: a network error, or a `TimeoutError` after `httpTimeoutMs`.
+ * @throws whatever `fetch` throws (URL credentials redacted): a network error, or a `TimeoutError` after `httpTimeoutMs`.
  */
 export function postSignedInternal(
   target: SignedInternalTarget,
@@ -53,16 +54,21 @@ export function postSignedInternal(
     timestamp,
     rawBody: body,
   });
-  return target.fetchImpl(target.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      [EVENT_ID_HEADER]: idempotencyKey,
-      [TIMESTAMP_HEADER]: timestamp,
-      [SIGNATURE_HEADER]: signature,
-    },
-    body,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(target.httpTimeoutMs),
-  });
+  return target
+    .fetchImpl(target.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [EVENT_ID_HEADER]: idempotencyKey,
+        [TIMESTAMP_HEADER]: timestamp,
+        [SIGNATURE_HEADER]: signature,
+      },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(target.httpTimeoutMs),
+    })
+    .catch((err: unknown) => {
+      // The error becomes the activity's failure in the history: never with a URL's credentials (issue #24 item 4).
+      throw withoutUrlCredentials(err);
+    });
 }
