@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import { EncryptionCodec } from './encryption-codec.js';
+import { EncryptionCodec, type EncryptionCodecOptions } from './encryption-codec.js';
 import type { PayloadEncryptionKeys } from './payload-encryption-keys.js';
 
 /**
@@ -24,11 +24,20 @@ export function resolveFailureConverterPath(moduleUrl: string = import.meta.url)
  * (`encodeCommonAttributes`, issue #24 item 4). Pass the result as `dataConverter` to `new Client`,
  * `Worker.create` and test environments, and `failureConverterPath` to `bundleWorkflowCode` for a prebuilt bundle.
  *
+ * With keys, a payload that is not encrypted under one of them is refused on decode (issue #24 item 2).
+ *
  * @param keys - parsed `PAYLOAD_ENCRYPTION_KEYS`; undefined or empty → `undefined` (SDK default, clear payloads).
+ * @param options.onRefused - hears of each refused payload (the worker alerts, naming the workflow).
  */
-export function createDataConverter(keys: PayloadEncryptionKeys): DataConverter | undefined {
+export function createDataConverter(
+  keys: PayloadEncryptionKeys,
+  options: Pick<EncryptionCodecOptions, 'onRefused'> = {}
+): DataConverter | undefined {
   if (!keys || keys.length === 0) return undefined;
-  return { payloadCodecs: [new EncryptionCodec(keys)], failureConverterPath: resolveFailureConverterPath() };
+  return {
+    payloadCodecs: [new EncryptionCodec(keys, options)],
+    failureConverterPath: resolveFailureConverterPath(),
+  };
 }
 
 /**

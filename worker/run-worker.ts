@@ -9,6 +9,7 @@ import { createDataConverter, warnWhenPayloadsInClear } from '../common/temporal
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
 import type { WorkerConfig } from './config.js';
+import { createRefusedPayloadAlerter } from './refused-payload-alerter.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
 import { resolveWorkflowsPath } from './workflows-path.js';
 import { DELIVERY_WORKER_TUNING } from './worker-tuning.js';
@@ -57,8 +58,15 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const { config, logger } = options;
   const log = logger.child({ component: 'worker' });
   if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
-  // architecture.md §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike.
-  const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
+  // architecture.md §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike; a
+  // payload no key holder wrote is refused and alerted on (issue #24 item 2). The sink is built below.
+  let alertSink: AlertSink | undefined;
+  const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS, {
+    onRefused: createRefusedPayloadAlerter({
+      alertSink: () => alertSink ?? { send: () => Promise.resolve(false) },
+      logger,
+    }),
+  });
   warnWhenPayloadsInClear(log, config.PAYLOAD_ENCRYPTION_KEYS);
   const connectionOptions = config.temporal.connectionOptions;
   const connection = options.connection ?? (await NativeConnection.connect({ ...connectionOptions }));
@@ -70,22 +78,23 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
     if (!options.connection) await connection.close();
   };
   try {
+    alertSink =
+      options.alertSink ??
+      createLedgeredAlertSink({
+        inner: createWindowedAlertSink({
+          windowMs: config.ALERT_WINDOW_MS,
+          webhookUrl: config.ALERT_WEBHOOK_URL,
+          logger,
+        }),
+        ledger: createTemporalAlertLedger({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+        windowMs: config.ALERT_WINDOW_MS,
+        logger,
+      });
     const activities = createActivities({
       webhookUrl: config.WEBHOOK_URL,
       webhookSecret: config.WHATSAPP_WEBHOOK_SECRET[0] ?? '',
       httpTimeoutMs: config.HTTP_TIMEOUT_MS,
-      alertSink:
-        options.alertSink ??
-        createLedgeredAlertSink({
-          inner: createWindowedAlertSink({
-            windowMs: config.ALERT_WINDOW_MS,
-            webhookUrl: config.ALERT_WEBHOOK_URL,
-            logger,
-          }),
-          ledger: createTemporalAlertLedger({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
-          windowMs: config.ALERT_WINDOW_MS,
-          logger,
-        }),
+      alertSink,
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,
