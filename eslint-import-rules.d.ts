@@ -1,4 +1,4 @@
-// Types of eslint-import-rules.js, for test/unit/lint/import-rules.test.ts.
+// Types of eslint-import-rules.js, for the tests in test/unit/lint/.
 import type { Linter } from 'eslint';
 
 /** Absolute path of the repository root (ends with a path separator). */
@@ -18,3 +18,7 @@ export declare const nodeBuiltinNames: readonly string[];
 export declare const workflowRestrictedImports: Record<string, unknown>;
 /** Flat-config objects carrying the import rules (need the import-x plugin and resolver beside them). */
 export declare const importRuleConfigs: Linter.Config[];
+/** `no-restricted-syntax` entries that reject an inline JID rule. */
+export declare const inlineJidRuleSelectors: ReadonlyArray<{ selector: string; message: string }>;
+/** Flat-config objects that keep the JID rules in common/whatsapp-jid.ts. */
+export declare const jidRuleConfigs: Linter.Config[];

@@ -1,7 +1,7 @@
-// Which folder may import which (issue #15): the rules each folder's README states, as lint rules.
-// eslint.config.js spreads `importRuleConfigs` into the real configuration, and
-// test/unit/lint/import-rules.test.ts lints deliberately wrong imports against the same objects, so
-// the test proves the rules the repository runs, not a copy of them.
+// Which folder may import which (issue #15): the rules each folder's README states, as lint rules; and
+// where the WhatsApp JID rules live (`jidRuleConfigs`). eslint.config.js spreads `importRuleConfigs` and
+// `jidRuleConfigs` into the real configuration, and test/unit/lint/ lints deliberately wrong code against the
+// same objects, so the tests prove the rules the repository runs, not a copy of them.
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -25,7 +25,7 @@ const PROCESS_FOLDERS = ['./collector', './ingest-api', './activities', './worke
 export const restrictedPathZones = [
   {
     target: './common',
-    from: [...PROCESS_FOLDERS, './cli', './dev-stack'],
+    from: [...PROCESS_FOLDERS, './lake', './cli', './dev-stack'],
     message: 'common/ is shared by the processes, so it imports none of them (common/README.md).',
   },
   {
@@ -47,15 +47,33 @@ export const restrictedPathZones = [
       'The ingest API starts sendMessage by name: it may import only the sandbox-safe contracts (architecture.md §12, ingest-api/README.md).',
   },
   {
-    target: './ingest-api/projections',
-    from: ['./ingest-api/db', './ingest-api/routes', './ingest-api/app.ts', './ingest-api/server.ts'],
+    target: './ingest-api',
+    from: './lake',
+    except: ['./index.ts'],
+    message: "The ingest API reaches PostgreSQL only through the lake's door, lake/index.ts (lake/README.md).",
+  },
+  {
+    target: './lake',
+    from: [...PROCESS_FOLDERS, './cli', './dev-stack'],
+    message: 'lake/ is the PostgreSQL code the processes share: it imports none of them (lake/README.md).',
+  },
+  {
+    target: './lake',
+    from: './workflows',
+    except: ['./contracts.ts', './send-contracts.ts'],
+    message: 'lake/ may import only the sandbox-safe workflows/contracts.ts and send-contracts.ts (lake/README.md).',
+  },
+  {
+    target: './lake/projections',
+    from: './lake',
+    except: ['./projections'],
     message:
-      'projections/ is pure (facts in, facts out): db/ imports projections/, never the other way (ingest-api/README.md).',
+      'lake/projections/ is pure (facts in, facts out): the lake imports projections/, never the other way (lake/README.md).',
   },
   {
     target: './collector',
-    from: ['./activities', './worker', './ingest-api', './ops', './cli', './dev-stack'],
-    message: 'The collector imports no activity, worker or ingest code (collector/README.md).',
+    from: ['./activities', './worker', './ingest-api', './lake', './ops', './cli', './dev-stack'],
+    message: 'The collector imports no activity, worker, ingest or lake code (collector/README.md).',
   },
   {
     target: './collector',
@@ -72,17 +90,18 @@ export const restrictedPathZones = [
   },
   {
     target: ['./activities', './worker', './ops'],
-    from: ['./cli', './dev-stack'],
-    message: 'Only the CLI wires processes and starts the local stack (cli/README.md, dev-stack/README.md).',
+    from: ['./cli', './dev-stack', './lake'],
+    message:
+      'Only the CLI wires processes and starts the local stack, and only the CLI and the ingest API open the lake (cli/README.md, lake/README.md).',
   },
   {
     target: './workflows',
-    from: ['./collector', './ingest-api', './worker', './ops', './cli', './dev-stack'],
+    from: ['./collector', './ingest-api', './lake', './worker', './ops', './cli', './dev-stack'],
     message: 'Workflow code runs in the Temporal sandbox: it imports only sandbox-safe code (workflows/README.md).',
   },
   {
     target: './dev-stack',
-    from: [...PROCESS_FOLDERS, './cli'],
+    from: [...PROCESS_FOLDERS, './lake', './cli'],
     message: 'dev-stack/ starts servers for the CLI and tests; it imports no process (dev-stack/README.md).',
   },
   {
@@ -93,9 +112,10 @@ export const restrictedPathZones = [
   },
   {
     target: './cli',
-    from: ['./collector', './ingest-api', './worker', './ops'],
+    from: ['./collector', './ingest-api', './lake', './worker', './ops'],
     except: ['./index.ts'],
-    message: "The CLI imports a process only through its public entry point, that folder's index.ts (cli/README.md).",
+    message:
+      "The CLI imports a process and the lake only through their public entry point, that folder's index.ts (cli/README.md).",
   },
   {
     target: './cli',
@@ -157,5 +177,38 @@ export const importRuleConfigs = [
   {
     files: ['workflows/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', workflowRestrictedImports] },
+  },
+];
+
+/** The JID servers whose suffix checks belong to common/whatsapp-jid.ts. */
+const JID_SERVER_PATTERN = 'g\\.us|lid|s\\.whatsapp\\.net|c\\.us|newsletter|broadcast';
+const JID_RULE_MESSAGE =
+  'JID rules live in common/whatsapp-jid.ts: ask isJidGroup, isLidUser, isPnUser, jidNormalizedUser, … (ADR 0015).';
+
+/** `no-restricted-syntax` entries that reject a JID rule written inline outside common/whatsapp-jid.ts. */
+export const inlineJidRuleSelectors = [
+  {
+    // jid.endsWith('@g.us'), text.includes('@lid'), jid.split('@s.whatsapp.net')
+    selector: `CallExpression[callee.property.name=/^(endsWith|startsWith|includes|indexOf|lastIndexOf|split)$/] > Literal[value=/@(${JID_SERVER_PATTERN})/]`,
+    message: JID_RULE_MESSAGE,
+  },
+  {
+    // decoded.server === 'lid'
+    selector: `BinaryExpression > Literal[value=/^(${JID_SERVER_PATTERN})$/]`,
+    message: JID_RULE_MESSAGE,
+  },
+  {
+    // /^\d+@g\.us$/, /@(s\.whatsapp\.net|lid)/
+    selector: 'Literal[regex.pattern=/whatsapp|[gc]\\\\.us|[@|(]lid/]',
+    message: JID_RULE_MESSAGE,
+  },
+];
+
+/** Flat-config objects that keep the JID rules in their one module (issue #23 item 3). */
+export const jidRuleConfigs = [
+  {
+    files: ['**/*.ts'],
+    ignores: ['common/whatsapp-jid.ts', 'test/**', 'bench/**', 'examples/**', 'scripts/**'],
+    rules: { 'no-restricted-syntax': ['error', ...inlineJidRuleSelectors] },
   },
 ];

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
-import { importResolverSettings, importRuleConfigs } from './eslint-import-rules.js';
+import { importResolverSettings, importRuleConfigs, jidRuleConfigs } from './eslint-import-rules.js';
 
 export default tseslint.config(
   {
@@ -51,5 +51,7 @@ export default tseslint.config(
   },
   // Which folder may import which, and what workflow code may not import (issue #15).
   ...importRuleConfigs,
+  // JID rules live in common/whatsapp-jid.ts only (issue #23 item 3).
+  ...jidRuleConfigs,
   prettier
 );

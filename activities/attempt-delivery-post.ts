@@ -1,8 +1,15 @@
+import type { ReadableStreamDefaultReader } from 'node:stream/web';
 import { withoutUrlCredentials } from '../common/redact-url-credentials.js';
 import type { DeliveryAttemptOutcome } from './classify-delivery-response.js';
 
 /** How many characters of a response body an attempt keeps, for failure details and duplicate detection. */
 export const RESPONSE_EXCERPT_MAX_CHARS = 1_000;
+
+/**
+ * How many bytes of a response body an attempt reads at most (issue #25 item 2): past it the body is
+ * cancelled, which closes the connection, so a 400 MB answer costs 64 KiB of memory, not 800 MB.
+ */
+export const RESPONSE_BODY_MAX_BYTES = 64 * 1024;
 
 /** One POST to make: absolute URL, headers (name → value) and the exact body text. */
 export interface DeliveryPostRequest {
@@ -31,6 +38,32 @@ export interface DeliveryPostAttempt {
   responseHeaders: Headers | null;
   /** The error behind a timeout or a network error, to keep as the failure's cause. */
   cause?: unknown;
+}
+
+/**
+ * Reads at most {@link RESPONSE_BODY_MAX_BYTES} of a body and cancels the rest; a body that breaks off
+ * only shortens the excerpt.
+ * @returns the first {@link RESPONSE_EXCERPT_MAX_CHARS} characters of what was read ('' on a read error).
+ */
+export async function readResponseExcerpt(response: Response): Promise<string> {
+  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
+  if (reader === undefined) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < RESPONSE_BODY_MAX_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  } catch {
+    // The status is the outcome; keep what arrived.
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const bytes = Buffer.concat(chunks, total).subarray(0, RESPONSE_BODY_MAX_BYTES);
+  return new TextDecoder().decode(bytes).slice(0, RESPONSE_EXCERPT_MAX_CHARS);
 }
 
 function networkErrorCode(err: unknown): string | undefined {
@@ -69,8 +102,7 @@ export async function attemptDeliveryPost(
     const outcome: DeliveryAttemptOutcome = { kind: 'network_error', code: networkErrorCode(err) };
     return { outcome, responseExcerpt: '', responseHeaders: null, cause };
   }
-  // The status is the outcome; a body that breaks off only shortens the excerpt.
-  const responseExcerpt = (await response.text().catch(() => '')).slice(0, RESPONSE_EXCERPT_MAX_CHARS);
+  const responseExcerpt = await readResponseExcerpt(response);
   return {
     outcome: { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') },
     responseExcerpt,

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Alert, AlertSink } from '../common/alert-sink.js';
+import type { WebhookUrlPolicy } from '../common/webhook-url-policy.js';
 import type { DeadLetterEntry, DeadLetterWorkflowInput, ResolveDeadLettersRequest } from '../workflows/contracts.js';
 import type {
   DispatchRequest,
@@ -49,6 +50,8 @@ export interface ActivityDeps {
   deadLetterStartInput?: DeadLetterWorkflowInput;
   /** Injectable `fetch` (tests). */
   fetchImpl?: typeof fetch;
+  /** What callers' status-webhook URLs may point at (ADR 0014); checked at every connection. */
+  statusWebhookPolicy: WebhookUrlPolicy;
   /** Token bucket of every account's send gate (default {@link DEFAULT_SEND_GATE}). */
   sendGate?: SendGateSettings;
 }

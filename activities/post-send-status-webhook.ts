@@ -10,9 +10,11 @@ import {
   type SendStatusDeliveryInput,
   type SendStatusDeliveryResult,
 } from '../workflows/send-contracts.js';
+import type { WebhookUrlPolicy } from '../common/webhook-url-policy.js';
 import { attemptDeliveryPost } from './attempt-delivery-post.js';
 import { classifyDeliveryResponse } from './classify-delivery-response.js';
 import { toDeliveryFailure, type DeliveryFailureTypes } from './delivery-failure.js';
+import { createGuardedWebhookFetch } from './guarded-webhook-fetch.js';
 import { postSignedInternal, type SignedInternalTarget } from './post-signed-internal.js';
 
 /** Dependencies of {@link createPostSendStatusWebhook}. */
@@ -25,7 +27,15 @@ export interface PostSendStatusWebhookDeps {
   httpTimeoutMs: number;
   /** Client timeout of the POST to the caller's webhook, in ms (default {@link STATUS_WEBHOOK_TIMEOUT_MS}). */
   statusWebhookTimeoutMs?: number;
+  /**
+   * What the caller's webhook URL may point at (`SEND_WEBHOOK_ALLOW_HTTP`/`_PRIVATE`, ADR 0014): checked
+   * again on every attempt, after DNS resolution.
+   */
+  statusWebhookPolicy: WebhookUrlPolicy;
+  /** `fetch` of the call to the ingest API (tests); the caller's webhook always goes through the guard. */
   fetchImpl?: typeof fetch;
+  /** `fetch` of the POST to the caller's webhook; default `createGuardedWebhookFetch(statusWebhookPolicy)`. */
+  statusWebhookFetch?: typeof fetch;
   now?: () => number;
 }
 
@@ -70,7 +80,8 @@ async function prepare(
 /**
  * Builds the `postSendStatusWebhook` activity (issue #10 item 8, ADR 0011): asks the ingest API for the
  * signed Standard Webhooks request of one status change (fresh `webhook-timestamp`, constant
- * `webhook-id`), POSTs it to the API key's webhook URL (≤ 10 s, redirects never followed) and classifies
+ * `webhook-id`), POSTs it to the API key's webhook URL (≤ 10 s, redirects never followed, the URL and every address
+ * it resolves to checked against the webhook policy, at most 64 KiB of the answer read) and classifies
  * the answer with `classifyDeliveryResponse`, exactly like lake delivery (architecture.md §7).
  *
  * @returns `{status, outcome: 'delivered'}` on 2xx, `{status: null, outcome: 'no_webhook'}` when the key
@@ -83,12 +94,13 @@ export function createPostSendStatusWebhook(
   deps: PostSendStatusWebhookDeps
 ): (input: SendStatusDeliveryInput) => Promise<SendStatusDeliveryResult> {
   const fetchImpl = deps.fetchImpl ?? fetch;
+  const statusWebhookFetch = deps.statusWebhookFetch ?? createGuardedWebhookFetch(deps.statusWebhookPolicy);
   return async function postSendStatusWebhook(input: SendStatusDeliveryInput): Promise<SendStatusDeliveryResult> {
     const prepared = await prepare(deps, input, fetchImpl);
     if (prepared.url === null) return { status: null, outcome: 'no_webhook' };
     const { outcome, responseExcerpt, cause } = await attemptDeliveryPost(prepared, {
       timeoutMs: deps.statusWebhookTimeoutMs ?? STATUS_WEBHOOK_TIMEOUT_MS,
-      fetchImpl,
+      fetchImpl: statusWebhookFetch,
     });
     const verdict = classifyDeliveryResponse(outcome, (deps.now ?? Date.now)());
     if (verdict.kind === 'delivered') return { status: verdict.status, outcome: 'delivered' };

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderReportHtml } from '../cli/report/render-html.js';
 import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
-import { readEngagementReport } from '../ingest-api/db/engagement-report-queries.js';
-import { runMigrations } from '../ingest-api/db/migrate.js';
-import { createPool } from '../ingest-api/db/pool.js';
+import { readEngagementReport } from '../lake/engagement/engagement-report-queries.js';
+import { runMigrations } from '../lake/migrate.js';
+import { createPool } from '../lake/pool.js';
 import { BENCH_COMMUNITY, bulkLoadCommunity } from './engagement-bulk-load.js';
 
 const ROUNDS = 3;

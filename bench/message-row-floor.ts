@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { createDatabase } from '../dev-stack/scratch-databases.js';
-import { runMigrations } from '../ingest-api/db/migrate.js';
+import { runMigrations } from '../lake/migrate.js';
 
 const FLOOR_TRIGGER_SQL = `
   CREATE FUNCTION bench_write_message_rows() RETURNS trigger LANGUAGE plpgsql AS $$

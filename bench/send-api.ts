@@ -18,12 +18,12 @@ import { INGEST_PATH } from '../common/ingest-body.js';
 import { createRootLogger } from '../common/logger.js';
 import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
 import { buildApp } from '../ingest-api/app.js';
-import { EventsRepository } from '../ingest-api/db/events-repository.js';
-import { runMigrations } from '../ingest-api/db/migrate.js';
-import { createPool } from '../ingest-api/db/pool.js';
-import { SendAdminRepository } from '../ingest-api/db/send-admin-repository.js';
+import { EventsRepository } from '../lake/events/events-repository.js';
+import { runMigrations } from '../lake/migrate.js';
+import { createPool } from '../lake/pool.js';
+import { SendAdminRepository } from '../lake/send/send-admin-repository.js';
 import { createIngestMetrics } from '../ingest-api/metrics.js';
-import { generateApiKey } from '../ingest-api/send/api-key.js';
+import { generateApiKey } from '../lake/send/api-key.js';
 import { createSendRouteDeps } from '../ingest-api/send-wiring.js';
 import { runLoad, serializeRequest } from './ingest-load-generator.js';
 import { processTreeCpuSeconds } from './process-tree-cpu.js';
@@ -58,6 +58,7 @@ try {
     keyPrefix: key.prefix,
     webhookUrl: null,
   });
+  await admin.approveAccount('default');
   await pool.query('INSERT INTO whatsapp_groups (jid) VALUES ($1)', [GROUP]);
   let intentStatements = 0;
   let intentRows = 0;

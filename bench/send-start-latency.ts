@@ -18,7 +18,7 @@ import { resolveTemporalCliPath } from '../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../dev-stack/temporal-dev-server.js';
 import { buildApp } from '../ingest-api/app.js';
 import { loadIngestConfig } from '../ingest-api/config.js';
-import { EventsRepository } from '../ingest-api/db/events-repository.js';
+import { EventsRepository } from '../lake/events/events-repository.js';
 import { createIngestMetrics } from '../ingest-api/metrics.js';
 import { createSendComponents } from '../ingest-api/send-wiring.js';
 import { sendWorkflowId } from '../workflows/send-contracts.js';

@@ -13,6 +13,8 @@ import { registerReportCommand } from './commands/report.js';
 import { registerPrivacyCommands } from './commands/privacy.js';
 import { registerSendAdminCommands } from './commands/send-admin.js';
 import { registerSendCommands } from './commands/send.js';
+import { registerSendEnvironmentCommands } from './commands/send-environments.js';
+import { registerSendTemplateCommands } from './commands/send-templates.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
@@ -53,6 +55,8 @@ registerCodecServerCommand(program);
 registerPrivacyCommands(program);
 registerSendAdminCommands(program);
 registerSendCommands(program);
+registerSendTemplateCommands(program);
+registerSendEnvironmentCommands(program);
 registerDemoSendCommand(program);
 
 // `wa-lake … | head` closes stdout early: the reader has what it wanted, so stop quietly as Unix tools do on

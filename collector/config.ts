@@ -39,6 +39,8 @@ export const collectorEnvSchema = z.object({
   SESSION_DOWN_ALERT_MS: envInt(5 * MINUTE_MS, 1000, DAY_MS),
   SESSION_REPLACED_ALERT_COUNT: envInt(2, 1, 100),
   HEARTBEAT_INTERVAL_MS: envInt(MINUTE_MS, 1000, 60 * MINUTE_MS),
+  /** The healthcheck fails once the live session has had no WhatsApp connection this long (issue #32). */
+  HEALTHCHECK_WHATSAPP_DOWN_MS: envInt(10 * MINUTE_MS, 0, 30 * DAY_MS),
   ALERT_WEBHOOK_URL: envHttpUrl.optional(),
   ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1000, DAY_MS),
   LOG_LEVEL: envLogLevel,

@@ -1,5 +1,5 @@
+import { isJidGroup } from '../common/whatsapp-jid.js';
 import { ruleForEvent, asItems, readPath } from './event-kinds.js';
-import { isJidGroup } from './normalize/baileys-helpers.js';
 
 /** One item that passed the filter: still raw (not normalized). */
 export interface KeptItem {
@@ -54,7 +54,7 @@ export function filterEvent(eventName: string, data: unknown): FilterResult {
     const chatJid = rule.groupJid?.(item);
     if (chatJid === null) {
       kept.push({ type, chatJid: null, item });
-    } else if (chatJid !== undefined && isJidGroup(chatJid) === true) {
+    } else if (chatJid !== undefined && isJidGroup(chatJid)) {
       if (rule.itemDrop?.matches(item)) {
         addDrop(dropped, rule.itemDrop.dropCode, 1);
         continue;

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
+import { jidNormalizedUser } from '../common/whatsapp-jid.js';
 import { canonicalJson } from './canonical-json.js';
-import { jidNormalizedUser } from './normalize/baileys-helpers.js';
 import { isFirstCollectorVolatileField, isVolatileField } from './volatile-fields.js';
 
 /** UUIDv5 namespace of the first collector; keeping it keeps the lake free of duplicates (architecture.md §4). */

@@ -1,3 +1,5 @@
+import { isJidGroup } from '../common/whatsapp-jid.js';
+
 /**
  * The keep/deny table of the edge filter (architecture.md §3): one entry per Baileys event, each with its
  * disposition, where one item's group JID lives, and the reason. Default-allow: an event not in the
@@ -190,7 +192,7 @@ export const defaultRule: EventKindRule = {
       readPath(item, 'jid'),
     ]
       .map(asString)
-      .find((jid) => jid?.endsWith('@g.us')),
+      .find((jid) => isJidGroup(jid)),
 };
 
 /** Looks up the rule of an event name: exact entry, then prefix family, then the default-allow rule. */

@@ -1,4 +1,4 @@
-import { jidPatternSource, jidUsers } from '../common/participant-identifier.js';
+import { jidPatternSource, jidUsers } from '../common/whatsapp-jid.js';
 import { redactMessageBody } from '../common/redact-message-body.js';
 import type { OutboxStore } from './outbox-store.js';
 

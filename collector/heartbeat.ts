@@ -29,6 +29,12 @@ export interface CollectorStatus extends CollectorSnapshot {
    * null: only the heartbeat's age tells that one apart.
    */
   stoppedAt: string | null;
+  /**
+   * ISO time since when the live session has had no WhatsApp connection (`open`): since start when it never
+   * connected, since the drop otherwise; null while connected and in replay. The healthcheck fails once this
+   * is older than `HEALTHCHECK_WHATSAPP_DOWN_MS` (issue #32 item 4).
+   */
+  sessionDownSince: string | null;
 }
 
 /**
@@ -39,6 +45,7 @@ export interface CollectorStatus extends CollectorSnapshot {
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
   private stoppedAt: string | null = null;
+  private sessionDownSince: string | null;
   private readonly startedAt: string;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -56,6 +63,7 @@ export class Heartbeat {
     this.logger = deps.logger.child({ component: 'heartbeat' });
     this.now = deps.now ?? Date.now;
     this.startedAt = new Date(this.now()).toISOString();
+    this.sessionDownSince = this.startedAt;
   }
 
   /** Beats once now, then every `intervalMs`; calling it twice has no effect. */
@@ -72,12 +80,15 @@ export class Heartbeat {
    */
   beat(): CollectorStatus {
     const snapshot = this.deps.getSnapshot();
+    if (snapshot.mode === 'replay' || snapshot.sessionState === 'open') this.sessionDownSince = null;
+    else this.sessionDownSince ??= snapshot.sessionStateSince;
     const status: CollectorStatus = {
       ...snapshot,
       pid: process.pid,
       startedAt: this.startedAt,
       lastHeartbeatAt: new Date(this.now()).toISOString(),
       stoppedAt: this.stoppedAt,
+      sessionDownSince: this.sessionDownSince,
     };
     this.logger.info(
       {
@@ -122,7 +133,11 @@ export function readCollectorStatus(path: string): CollectorStatus | null {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CollectorStatus>;
     if (typeof parsed.lastHeartbeatAt !== 'string' || typeof parsed.sessionState !== 'string') return null;
     // A file written before `stoppedAt` existed has none: that collector's stop was not recorded.
-    return { ...parsed, stoppedAt: typeof parsed.stoppedAt === 'string' ? parsed.stoppedAt : null } as CollectorStatus;
+    return {
+      ...parsed,
+      stoppedAt: typeof parsed.stoppedAt === 'string' ? parsed.stoppedAt : null,
+      sessionDownSince: typeof parsed.sessionDownSince === 'string' ? parsed.sessionDownSince : null,
+    } as CollectorStatus;
   } catch {
     return null;
   }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IngestBody } from '../common/ingest-body.js';
 import { isJsonObject, type JsonValue } from '../common/json-value.js';
+import { jidNormalizedUser } from '../common/whatsapp-jid.js';
 import type { KeptItem } from './edge-filter.js';
 import { deriveEventId, deriveFirstCollectorEventId, eventIdFromName } from './event-id.js';
-import { jidNormalizedUser } from './normalize/baileys-helpers.js';
 import { UnserializableValueError } from './normalize/errors.js';
 import { lenientJson } from './normalize/lenient-json.js';
 import { normalizeItem } from './normalize/normalize-value.js';

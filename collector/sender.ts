@@ -89,6 +89,8 @@ export class OutboxSender {
   private isDraining = false;
   private isWakePending = false;
   private unsubscribe: (() => void) | null = null;
+  /** Aborted by {@link stop}: cancels the workflow starts in flight (their rows stay due, uncounted). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: OutboxSenderOptions) {
     this.logger = options.logger.child({ component: 'sender' });
@@ -127,9 +129,13 @@ export class OutboxSender {
     this.schedule(0);
   }
 
-  /** Stops the send loop and waits for the drain in progress. */
+  /**
+   * Stops the send loop, cancels the workflow starts in flight (their rows stay pending with no attempt
+   * counted) and waits for the drain in progress: a stop while Temporal hangs takes no `startTimeoutMs`.
+   */
   async stop(): Promise<void> {
     this.isRunning = false;
+    this.stopping.abort();
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
@@ -189,7 +195,9 @@ export class OutboxSender {
           untried.push(row.eventId);
           continue;
         }
+        if (this.stopping.signal.aborted) break;
         const outcome = await this.startRow(row);
+        if (outcome === 'cancelled') continue;
         if (outcome === 'started' || outcome === 'already-started') handedOver.push(row.eventId);
         if (outcome === 'started') result.started++;
         else if (outcome === 'already-started') result.alreadyStarted++;
@@ -207,13 +215,13 @@ export class OutboxSender {
     if (handedOver.length > 0) this.options.outbox.markStarted(handedOver, this.now());
     if (untried.length > 0 && probeRetryAtMs !== null) this.options.outbox.postponeUntried(untried, probeRetryAtMs);
     result.postponed = untried.length;
-    await this.reportHealth(probeRetryAtMs !== null, result);
+    if (!this.stopping.signal.aborted) await this.reportHealth(probeRetryAtMs !== null, result);
     return result;
   }
 
   private async startRow(
     row: OutboxRow
-  ): Promise<'started' | 'already-started' | { kind: 'failed-row' | 'failed-down'; error: string }> {
+  ): Promise<'started' | 'already-started' | 'cancelled' | { kind: 'failed-row' | 'failed-down'; error: string }> {
     const { client, taskQueue, startTimeoutMs, requestEagerStart } = this.options;
     const input: DeliverEventInput = {
       eventId: row.eventId,
@@ -230,24 +238,29 @@ export class OutboxSender {
     // `isReplacing`: the id is held by a squatter (issue #24 item 3): end it, whether running or closed, and start.
     const start = (isReplacing: boolean): Promise<unknown> =>
       // The deadline also ends the SDK's own gRPC retries, so no call outlives this method.
-      client.withDeadline(Date.now() + startTimeoutMs, () =>
-        client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
-          taskQueue,
-          workflowId: row.eventId,
-          args: [input],
-          workflowIdReusePolicy: isReplacing
-            ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
-            : WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          ...(isReplacing ? { workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING } : {}),
-          typedSearchAttributes: searchAttributes,
-          ...(requestEagerStart === true && !isReplacing ? { requestEagerStart } : {}),
-        })
+      client.withAbortSignal(this.stopping.signal, () =>
+        client.withDeadline(Date.now() + startTimeoutMs, () =>
+          client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
+            taskQueue,
+            workflowId: row.eventId,
+            args: [input],
+            workflowIdReusePolicy: isReplacing
+              ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+              : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            ...(isReplacing ? { workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING } : {}),
+            typedSearchAttributes: searchAttributes,
+            ...(requestEagerStart === true && !isReplacing ? { requestEagerStart } : {}),
+          })
+        )
       );
     try {
       await start(false);
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return this.startUnlessHeld(row, () => start(true));
+      // A start cancelled by stop() may or may not have reached Temporal: the row stays due, and the next
+      // run's start of the same workflow id answers "already started" if it did.
+      if (this.stopping.signal.aborted) return 'cancelled';
       const code = grpcCodeOf(err);
       const isRowLevel = code !== undefined && ROW_LEVEL_GRPC_CODES.has(code);
       this.logger.warn(

@@ -1,3 +1,5 @@
+import { canonicalPersonJid, phoneJidOf } from './whatsapp-jid.js';
+
 /**
  * The member identifiers of `wa-lake forget --participant` (architecture.md §14, issue #13 item 4): a LID
  * (`123@lid`), a phone JID (`5511…@s.whatsapp.net`) or a phone number (`+55 11 9…`, digits only kept).
@@ -12,22 +14,20 @@ export class InvalidParticipantIdentifierError extends Error {
   override readonly name = 'InvalidParticipantIdentifierError';
 }
 
-const JID_PATTERN = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
-
 /**
- * The canonical JID of one participant identifier (`c.us` becomes `s.whatsapp.net`; a device suffix is
- * dropped; a phone number keeps its digits): the key the projections and `whatsapp_member_links` use, so
- * `members link`, `members import`, `members unlink` and `forget` all read participants by this one rule
- * (issue #13 item 4, issue #11 item 3).
+ * The canonical JID of one participant identifier (`canonicalPersonJid`: `c.us` becomes `s.whatsapp.net`, a
+ * device suffix is dropped; a phone number becomes the phone JID of its digits): the key the projections and
+ * `whatsapp_member_links` use, so `members link`, `members import`, `members unlink` and `forget` all read
+ * participants by this one rule (issue #13 item 4, issue #11 item 3).
  * `name`: what the error message calls the value (`--participant` for forget, `participant` for members link).
  * @throws InvalidParticipantIdentifierError for anything else (a group JID, a name, too few digits).
  */
 export function canonicalParticipantJid(input: string, name: string): string {
   const trimmed = input.trim();
-  const jid = JID_PATTERN.exec(trimmed);
-  if (jid) return `${jid[1]}@${jid[2] === 'lid' ? 'lid' : 's.whatsapp.net'}`;
+  const jid = canonicalPersonJid(trimmed);
+  if (jid !== undefined) return jid;
   const digits = trimmed.replace(/[\s()+-]/g, '');
-  if (/^\d{8,15}$/.test(digits)) return `${digits}@s.whatsapp.net`;
+  if (/^\d{8,15}$/.test(digits)) return phoneJidOf(digits);
   throw new InvalidParticipantIdentifierError(
     `${name} must be a LID (…@lid), a phone JID (…@s.whatsapp.net) or a phone number, got "${input}"`
   );
@@ -39,17 +39,4 @@ export function canonicalParticipantJid(input: string, name: string): string {
  */
 export function parseParticipantIdentifier(input: string, name = '--participant'): ParticipantIdentifiers {
   return { jids: [canonicalParticipantJid(input, name)] };
-}
-
-/** The user parts (digits) of JIDs: what a JID looks like anywhere in stored JSON, with any device suffix. */
-export function jidUsers(jids: readonly string[]): string[] {
-  return [...new Set(jids.map((jid) => jid.split('@')[0]?.split(':')[0] ?? '').filter((user) => /^\d+$/.test(user)))];
-}
-
-/**
- * A regular expression source matching any JID (with an optional device suffix) of these user parts, in
- * the subset PostgreSQL's ARE and JavaScript share. Digits only, so nothing needs escaping.
- */
-export function jidPatternSource(users: readonly string[]): string {
-  return `(?<![0-9])(${users.join('|')})(:[0-9]+)?@(s\\.whatsapp\\.net|lid|c\\.us)`;
 }

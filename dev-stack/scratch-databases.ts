@@ -21,7 +21,7 @@ async function onMaintenanceDatabase(databaseUrl: string, sql: string): Promise<
  * Creates the empty database `name` on the server of `serverUrl` (any database URL of that server; the
  * statement runs on its `postgres` database), for the tests' fresh lakes and the benchmarks' scratch
  * databases — never for a production process (dev-stack/README.md). Migrating it is the caller's step
- * (`runMigrations` of ingest-api/db/migrate.ts): dev-stack imports no process code.
+ * (`runMigrations` of lake/migrate.ts): dev-stack imports no process code.
  *
  * @returns the new database's URL (the server's URL with its path set to `name`).
  * @throws pg.DatabaseError when the statement fails, e.g. code 42P04 when `name` already exists.

@@ -11,12 +11,16 @@ import pg from 'pg';
 import type { Logger } from '../common/logger.js';
 import type { PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
-import type { EventsRepository } from './db/events-repository.js';
-import type { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
-import type { StatusWebhookTargets } from './db/status-webhook-targets.js';
-import { DatabaseBusyError, DatabaseUnavailableError } from './db/errors.js';
+import {
+  DatabaseBusyError,
+  DatabaseUnavailableError,
+  type EventsRepository,
+  type OutboundMessagesRepository,
+  type StatusWebhookTargets,
+} from '../lake/index.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
+import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerIngestRoute } from './routes/ingest-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
@@ -50,7 +54,9 @@ export interface IngestAppDeps {
  * Builds the ingest API's Fastify instance without listening (house style §1; tests use it over
  * real HTTP with `listen({ port: 0 })`). Every body arrives as a raw Buffer (`parseAs: 'buffer'`)
  * so the signature is checked over the exact bytes before parsing (architecture.md §8). Every error answer
- * is JSON `{"error", "code"}` — never a redirect, whatever `Accept` says; 5xx hide internals.
+ * is JSON `{"error", "code"}` — never a redirect, whatever `Accept` says; 5xx hide internals. Under the public
+ * API (`/api/v1/`) it is an RFC 9457 `application/problem+json` object that keeps `code` and `error`
+ * (issue #31 item 4).
  */
 export function buildApp(deps: IngestAppDeps): FastifyInstance {
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ingest-api' });
@@ -69,14 +75,25 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     if (mapped.code === 'WA_ERR_DATABASE_BUSY') request.log.warn({ err, code: mapped.code }, 'request failed');
     else if (mapped.statusCode >= 500) request.log.error({ err, code: mapped.code }, 'request failed');
     if (mapped.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    void reply.headers(mapped.headers);
+    if (request.url.startsWith(PUBLIC_API_PREFIX)) {
+      return reply.code(mapped.statusCode).type(PROBLEM_JSON).send(toProblemDetails(mapped));
+    }
     const body = mapped.fields
       ? { error: mapped.message, code: mapped.code, fields: mapped.fields }
       : { error: mapped.message, code: mapped.code };
     return reply.code(mapped.statusCode).type('application/json; charset=utf-8').send(body);
   });
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).type('application/json; charset=utf-8').send({ error: 'no such route', code: 'WA_ERR_NOT_FOUND' })
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const notFound = new IngestHttpError('WA_ERR_NOT_FOUND', 'no such route');
+    if (request.url.startsWith(PUBLIC_API_PREFIX)) {
+      return reply.code(404).type(PROBLEM_JSON).send(toProblemDetails(notFound));
+    }
+    return reply
+      .code(404)
+      .type('application/json; charset=utf-8')
+      .send({ error: notFound.message, code: notFound.code });
+  });
   app.addHook('onResponse', async (request, reply) => {
     // The matched route, not `request.url`: probes with a query string (`/healthz?probe=1`) stay uncounted.
     // Unmatched requests (404) have no route and are counted.

@@ -8,7 +8,7 @@ import {
   type TemporalConnection,
 } from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
-import { parseRetentionPeriodMs } from './db/redact-old-message-bodies.js';
+import { parseRetentionPeriodMs } from '../lake/index.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 

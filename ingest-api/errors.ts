@@ -31,6 +31,16 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_RECIPIENT_NOT_ALLOWED: 422,
   WA_ERR_MESSAGE_NOT_FOUND: 404,
   WA_ERR_UNKNOWN_FIELD: 422,
+  // Send contract (issue #31, ADR 0015).
+  WA_ERR_QUOTA_EXCEEDED: 429,
+  WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT: 409,
+  WA_ERR_IDEMPOTENCY_KEY_EXPIRED: 422,
+  WA_ERR_NOT_A_TEST_RECIPIENT: 403,
+  WA_ERR_ACCOUNT_NOT_APPROVED: 403,
+  WA_ERR_TEMPLATE_NOT_FOUND: 422,
+  WA_ERR_TEMPLATE_NOT_APPROVED: 422,
+  WA_ERR_TEMPLATE_VARIABLE_MISSING: 422,
+  WA_ERR_TEMPLATE_VARIABLE_UNKNOWN: 422,
 } as const;
 
 /** One of the codes in {@link INGEST_ERROR_CODES}. */
@@ -49,13 +59,16 @@ export interface FieldError {
 export class IngestHttpError extends Error {
   override readonly name = 'IngestHttpError';
   readonly statusCode: number;
+  /** Extra response headers (lower-case names), e.g. `retry-after` and the RateLimit fields of a 429. */
+  readonly headers: Readonly<Record<string, string>>;
   constructor(
     readonly code: IngestErrorCode,
     message: string,
     readonly fields?: FieldError[],
-    options?: { cause?: unknown }
+    options?: { cause?: unknown; headers?: Record<string, string> }
   ) {
     super(message, options);
     this.statusCode = INGEST_ERROR_CODES[code];
+    this.headers = options?.headers ?? {};
   }
 }

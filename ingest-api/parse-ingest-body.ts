@@ -1,6 +1,6 @@
 import type { JsonValue } from '../common/json-value.js';
+import { extractOccurredAt, type ParsedIngestBody, toEpochMs } from '../lake/index.js';
 import { IngestHttpError, type FieldError } from './errors.js';
-import { extractOccurredAt, toEpochMs } from './occurred-at.js';
 import { NotJsonError, measureJsonDepth, sanitizeRawJson } from './sanitize.js';
 
 /** Deepest nesting accepted; PostgreSQL's jsonb parser is recursive and hostile depth must get a 4xx. */
@@ -9,27 +9,6 @@ const TYPE_MAX_CHARS = 100;
 const CHAT_JID_MAX_CHARS = 255;
 const UPSERT_TYPE_MAX_CHARS = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A validated delivery, ready for the events repository. */
-export interface ParsedIngestBody {
-  type: string;
-  chatJid: string | null;
-  /** The whole body as JSON text PostgreSQL can store (the received text unless sanitized). */
-  bodyText: string;
-  /** The sanitized `payload` value (object or array, never empty). */
-  payload: JsonValue;
-  isSanitized: boolean;
-  capturedAt: Date | null;
-  upsertType: string | null;
-  occurredAt: Date | null;
-  /** The linked account's JID (`account_jid`), to tell its own removal from a group (issue #12 item 5). */
-  accountJid: string | null;
-  /**
-   * The id the first collector gave this item (`legacy_event_id`, lower case), sent only when its key
-   * rules give another id: a lake row under either id makes this delivery a duplicate (issue #12 item 8).
-   */
-  legacyEventId: string | null;
-}
 
 /**
  * Turns the raw bytes of an already authenticated request into a {@link ParsedIngestBody}, applying

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../common/logger.js';
-import { redactOldMessageBodies } from './db/redact-old-message-bodies.js';
+import { redactOldMessageBodies } from '../lake/index.js';
 
 /**
  * Scheduled retention in the ingest API process (architecture.md §14, issue #13 item 3): every `intervalMs`

@@ -4,12 +4,15 @@ import type { Registry } from 'prom-client';
 import { createLazyTemporalClient } from '../common/lazy-temporal-client.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import type { Logger } from '../common/logger.js';
+import {
+  OutboundMessagesRepository,
+  SendAdminRepository,
+  SendIntentBatchWriter,
+  SendTemplatesRepository,
+  StatusWebhookTargets,
+} from '../lake/index.js';
 import type { IngestAppDeps } from './app.js';
 import type { IngestConfig } from './config.js';
-import { OutboundMessagesRepository } from './db/outbound-messages-repository.js';
-import { SendAdminRepository } from './db/send-admin-repository.js';
-import { SendIntentBatchWriter } from './db/send-intent-batch-writer.js';
-import { StatusWebhookTargets } from './db/status-webhook-targets.js';
 import { ApiKeyCache } from './send/api-key-cache.js';
 import { createSendMetrics, type SendMetrics } from './send/send-metrics.js';
 import { SendWorkflowStarter } from './send/send-workflow-starter.js';
@@ -41,6 +44,7 @@ export function createSendRouteDeps(options: {
     messages,
     onAccepted: options.onAccepted,
     textMaxChars: options.textMaxChars,
+    templates: new SendTemplatesRepository(options.pool),
     metrics: options.metrics,
   };
 }

@@ -1,8 +1,7 @@
 import type { Logger } from '../common/logger.js';
+import { createPool, EventsRepository } from '../lake/index.js';
 import { buildApp } from './app.js';
 import type { IngestConfig } from './config.js';
-import { EventsRepository } from './db/events-repository.js';
-import { createPool } from './db/pool.js';
 import { createIngestMetrics } from './metrics.js';
 import { startRetentionSchedule } from './retention-schedule.js';
 import { createSendComponents } from './send-wiring.js';

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { jidPatternSource, jidUsers } from '../common/participant-identifier.js';
+import { jidPatternSource, jidUsers } from '../common/whatsapp-jid.js';
 import { DEAD_LETTER_WORKFLOW_ID, ERASED_EXCERPT, redactDeadLettersSignal } from '../workflows/contracts.js';
 import { listDeadLetters } from './list-dead-letters.js';
 

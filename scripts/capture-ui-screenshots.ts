@@ -191,6 +191,7 @@ async function main(): Promise<void> {
       alertSink,
       client,
       taskQueue: TASK_QUEUE,
+      statusWebhookPolicy: { allowHttp: true, allowPrivate: true },
     }),
   });
   const running = worker.run();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { envHttpUrl, envInt, envLogLevel, envWebhookSecrets, parseConfig } from '../common/config-schema.js';
 import { temporalConnectionEnvShape, withTemporalConnection } from '../common/temporal-connection.js';
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import { webhookUrlPolicyEnvShape } from '../common/webhook-url-policy.js';
 import { DEFAULT_TASK_QUEUE, POST_EVENT_START_TO_CLOSE_TIMEOUT_MS } from '../workflows/contracts.js';
 
 const MINUTE_MS = 60_000;
@@ -23,12 +24,16 @@ export const workerEnvSchema = z
     ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1_000, 24 * 60 * MINUTE_MS),
     WORKER_SHUTDOWN_GRACE_TIME_MS: envInt(30_000, 1_000, 10 * MINUTE_MS),
     LOG_LEVEL: envLogLevel,
+    /** Status file for the container healthcheck (`bin/healthcheck.js worker`); none written when unset. */
+    WORKER_STATUS_PATH: z.string().min(1).optional(),
     /** AES-256-GCM keys of the Temporal payload codec, `id:base64,…`; the first encrypts (architecture.md §14). */
     PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
     // Outbound send (architecture.md §12): per-account token bucket and marketing-only jitter.
     SEND_RATE_PER_MINUTE: envInt(20, 1, 6_000),
     SEND_RATE_BURST: envInt(5, 1, 1_000),
     SEND_MARKETING_JITTER_MAX_MS: envInt(0, 0, 10 * MINUTE_MS),
+    // Where callers' status webhooks may go (ADR 0014): https to public addresses unless these say otherwise.
+    ...webhookUrlPolicyEnvShape,
   })
   .superRefine((config, ctx) => {
     if (config.WORKER_SHUTDOWN_GRACE_TIME_MS <= config.HTTP_TIMEOUT_MS) {

@@ -5,3 +5,4 @@
 export { loadWorkerConfig, type WorkerConfig } from './config.js';
 export { runWorker, type RunningWorker, type RunWorkerOptions } from './run-worker.js';
 export { installRuntimeLoggerOnce } from './runtime-logger.js';
+export { startWorkerStatusFile, WORKER_STATUS_INTERVAL_MS, type WorkerStatus } from './status-file.js';

@@ -44,6 +44,8 @@ export interface RunningWorker {
   stop(): Promise<void>;
   /** Settles when the worker has stopped (rejects if it crashed); connections it opened are closed. */
   done: Promise<void>;
+  /** The SDK worker's state (`RUNNING`, `STOPPING`, `DRAINING`, …, `FAILED`): the worker's status file. */
+  getState(): string;
 }
 
 /**
@@ -98,6 +100,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,
+      statusWebhookPolicy: {
+        allowHttp: config.SEND_WEBHOOK_ALLOW_HTTP,
+        allowPrivate: config.SEND_WEBHOOK_ALLOW_PRIVATE,
+      },
       sendGate: {
         ratePerMinute: config.SEND_RATE_PER_MINUTE,
         burst: config.SEND_RATE_BURST,
@@ -123,6 +129,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
     );
     return {
       done,
+      getState: () => worker.getState(),
       async stop(): Promise<void> {
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await done;

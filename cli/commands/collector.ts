@@ -8,6 +8,7 @@ import {
 import { createLazyTemporalClient } from '../../common/lazy-temporal-client.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
+import { installRuntimeLoggerOnce } from '../../worker/index.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, ShutdownRequestedError, waitForAbort } from '../run-until-os-signal.js';
 import { DAY_MS, integerInRange } from './option-parsers.js';
@@ -41,6 +42,9 @@ export function registerCollectorCommands(program: Command): void {
     .action(async (options: { record?: string; pairPhone?: string }) => {
       const { config, logger, alertSink, temporal } = createCollectorDeps();
       const shutdown = createShutdownSignal(logger);
+      // The session send worker is a Temporal Worker: its SDK and Core logs go through pino as JSON lines
+      // too, not the SDK's multi-line console default (issue #32 item 5).
+      installRuntimeLoggerOnce(logger);
       const collector = await runCollector({
         config,
         logger,

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
-import { createPool } from '../../ingest-api/index.js';
+import { createPool } from '../../lake/index.js';
 
 /**
  * Reads `DATABASE_URL` for lake commands that need nothing else, validated like every process's config

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { describeUnusableReplay } from '../../collector/index.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
-import { countStoredEvents } from '../../ingest-api/index.js';
+import { countStoredEvents } from '../../lake/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';

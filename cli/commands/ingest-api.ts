@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import {
-  createPool,
-  runMigrations,
-  loadIngestConfig,
-  rebuildProjections,
-  startIngestServer,
-} from '../../ingest-api/index.js';
+import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
+import { createPool, rebuildProjections, runMigrations } from '../../lake/index.js';
 import { parseConfig } from '../../common/config-schema.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { requireDatabaseUrl } from './database.js';

@@ -6,7 +6,7 @@ import {
   listMemberLinks,
   unlinkMember,
   type WrittenMemberLink,
-} from '../../ingest-api/index.js';
+} from '../../lake/index.js';
 import { parseLinksCsv } from '../report/parse-links-csv.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';

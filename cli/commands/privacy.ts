@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadCollectorConfig } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
-import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../ingest-api/index.js';
+import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
 import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';

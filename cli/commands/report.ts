@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { isGroupJid, readEngagementReport, type EngagementReport } from '../../ingest-api/index.js';
+import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
+import { readEngagementReport, type EngagementReport } from '../../lake/index.js';
 import { renderReportHtml } from '../report/render-html.js';
 import { writeReportCsv } from '../report/write-csv.js';
 import { withLakePool } from './database.js';
@@ -37,7 +38,7 @@ function parseDay(value: string): string {
  * @throws InvalidArgumentError (commander prints it and exits 1).
  */
 function parseGroupJid(value: string): string {
-  if (!isGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
+  if (!isWellFormedGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
   return value;
 }
 

@@ -1,16 +1,19 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../common/standard-webhook-signature.js';
 import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
+import { checkWebhookUrl, resolveAllWithDns, webhookUrlPolicyFromEnv } from '../../common/webhook-url-policy.js';
 import {
   type ApiKeyRecord,
+  type SendEnvironment,
   createPool,
   generateApiKey,
   normalizeRecipient,
   SendAdminRepository,
-} from '../../ingest-api/index.js';
+} from '../../lake/index.js';
+import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
@@ -30,16 +33,40 @@ async function withAdmin(
   }
 }
 
-function toWebhookUrl(value: string): string {
-  const url = URL.canParse(value) ? new URL(value) : null;
-  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new Error(`"${value}" is not an http(s) URL`);
-  return url.toString();
+/**
+ * The webhook URL as stored, after the save-time check of ADR 0014 (scheme, credentials, every notation of a
+ * private address, and every address the name resolves to now). A note is printed when the name does not
+ * resolve yet.
+ * @throws Error naming the URL and why it is refused.
+ */
+async function toWebhookUrl(value: string): Promise<string> {
+  const checked = await checkWebhookUrl(value, webhookUrlPolicyFromEnv(process.env), resolveAllWithDns);
+  if (!checked.ok) throw new Error(`webhook URL "${value}" is refused: it ${checked.reason}`);
+  if (checked.note !== null) printLine(`note: ${checked.note}`);
+  return checked.url;
+}
+
+interface CreateKeyOptions {
+  name: string;
+  account: string;
+  webhookUrl?: string;
+  self?: string[];
+  daily?: number;
+  monthly?: number;
+  environment: SendEnvironment;
+}
+
+function toEnvironment(value: string): SendEnvironment {
+  if (value !== 'test' && value !== 'live') throw new InvalidArgumentError('must be test or live.');
+  return value;
 }
 
 /** One line per key, as `api-keys list` and an ambiguous `revoke` print it. */
 function describeKey(key: ApiKeyRecord): string {
   const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
-  return `${key.id}  ${key.keyPrefix}…  ${key.accountId}  ${key.name}  ${state}`;
+  const quota = `daily ${key.dailyLimit ?? '-'} monthly ${key.monthlyLimit ?? '-'}`;
+  const account = key.isAccountApproved ? 'approved' : 'not approved';
+  return `${key.id}  ${key.keyPrefix}…  ${key.accountId} (${account})  ${key.name}  ${key.environment}  ${state}  ${quota}`;
 }
 
 function toPhoneJid(phone: string): string {
@@ -61,8 +88,16 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--account <id>', 'sending account (one collector per account)', DEFAULT_ACCOUNT)
     .option('--webhook-url <url>', 'where state changes of this key’s messages are POSTed')
     .option('--self <participantId...>', 'the account’s own LID / phone JID, to check group membership')
-    .action(async (options: { name: string; account: string; webhookUrl?: string; self?: string[] }) => {
-      const webhookUrl = options.webhookUrl === undefined ? null : toWebhookUrl(options.webhookUrl);
+    .option(
+      '--environment <env>',
+      'test (only to test recipients) or live (approved accounts only)',
+      toEnvironment,
+      'live'
+    )
+    .option('--daily <n>', 'most messages accepted per UTC day (429 beyond)', integerInRange(0, 2_000_000_000))
+    .option('--monthly <n>', 'most messages accepted per UTC month (429 beyond)', integerInRange(0, 2_000_000_000))
+    .action(async (options: CreateKeyOptions) => {
+      const webhookUrl = options.webhookUrl === undefined ? null : await toWebhookUrl(options.webhookUrl);
       await withAdmin(async (admin, encryptionKeys) => {
         const generated = generateApiKey();
         // Status webhooks (issue #10 item 8, ADR 0011): a per-key Standard Webhooks secret, shown once.
@@ -74,9 +109,18 @@ export function registerSendAdminCommands(program: Command): void {
           keyPrefix: generated.prefix,
           webhookUrl,
           sealedWebhookSecret: webhookSecret === null ? null : sealWebhookSecret(webhookSecret, encryptionKeys),
+          environment: options.environment,
+          dailyLimit: options.daily ?? null,
+          monthlyLimit: options.monthly ?? null,
         });
         if (options.self) await admin.setAccountParticipants(options.account, options.self);
-        printLine(`created key ${id} (${generated.prefix}…) for account ${options.account}`);
+        printLine(`created key ${id} (${generated.prefix}…) for account ${options.account} (${options.environment})`);
+        const [created] = await admin.findApiKeysByPrefix(id);
+        if (options.environment === 'live' && created?.isAccountApproved === false) {
+          printLine(
+            `note: account ${options.account} is not approved for live sending: wa-lake accounts approve ${options.account}`
+          );
+        }
         printLine(`x-api-key: ${generated.key}`);
         if (webhookSecret !== null) {
           printLine(`webhook signing secret: ${webhookSecret}`);

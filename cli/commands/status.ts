@@ -22,8 +22,8 @@ interface StatusReport {
   outbox: { pending: number; started: number; dead: number; oldestPendingAgeMs: number | null } | null;
   deadLetters: { open: number } | { error: string };
   /**
-   * True when the collector runs (no clean stop recorded, its pid exists) and its last heartbeat is at
-   * most three intervals old.
+   * True when the collector runs (no clean stop recorded, its pid exists), its last heartbeat is at most
+   * three intervals old and its session has not been without WhatsApp longer than `HEALTHCHECK_WHATSAPP_DOWN_MS`.
    */
   isHealthy: boolean;
 }
@@ -42,8 +42,14 @@ export function registerStatusCommand(program: Command): void {
       const heartbeatAgeMs = status ? now - Date.parse(status.lastHeartbeatAt) : null;
       const stoppedAt = status?.stoppedAt ?? null;
       const pidAlive = status ? isProcessAlive(status.pid) : false;
+      const sessionDownMs = status?.sessionDownSince ? now - Date.parse(status.sessionDownSince) : 0;
+      // The same rule as bin/healthcheck.js collector (the image's HEALTHCHECK).
       const isHealthy =
-        stoppedAt === null && pidAlive && heartbeatAgeMs !== null && heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS;
+        stoppedAt === null &&
+        pidAlive &&
+        heartbeatAgeMs !== null &&
+        heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS &&
+        sessionDownMs <= config.HEALTHCHECK_WHATSAPP_DOWN_MS;
       if (options.healthcheck) {
         process.exitCode = isHealthy ? 0 : 1;
         return;

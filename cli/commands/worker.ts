@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadWorkerConfig, runWorker } from '../../worker/index.js';
+import { loadWorkerConfig, runWorker, startWorkerStatusFile } from '../../worker/index.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger } from './shared.js';
 
@@ -12,6 +12,12 @@ export function registerWorkerCommand(program: Command): void {
       const config = loadWorkerConfig(process.env);
       const logger = createCliLogger();
       const worker = await runWorker({ config, logger, installRuntimeLogger: true });
-      await runUntilTerminated(() => worker.stop(), logger);
+      const statusFile = config.WORKER_STATUS_PATH
+        ? startWorkerStatusFile({ path: config.WORKER_STATUS_PATH, getState: () => worker.getState(), logger })
+        : null;
+      await runUntilTerminated(async () => {
+        await worker.stop();
+        statusFile?.stop();
+      }, logger);
     });
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../ingest-api/index.js';
+import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../lake/index.js';
 import type { SendState } from '../../workflows/send-contracts.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { startLocalStack } from '../local-stack/start-local-stack.js';
@@ -104,6 +104,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       webhookUrl: null,
     });
     await admin.setAccountParticipants(DEMO_ACCOUNT_ID, DEMO_SELF_PARTICIPANT_IDS);
+    await admin.approveAccount(DEMO_ACCOUNT_ID);
     for (const phone of DEMO_OPT_IN_PHONES) {
       const recipient = normalizeRecipient(phone);
       if (recipient) await admin.addOptIn(DEMO_ACCOUNT_ID, recipient.jid, 'wa-lake demo-send');

@@ -1,6 +1,7 @@
 import { makeEventBuffer, type GroupMetadata } from '@whiskeysockets/baileys';
 import pino from 'pino';
 import type { OpenedSocket, SessionSocket, SocketFactory } from '../../collector/index.js';
+import { isJidGroup } from '../../common/whatsapp-jid.js';
 
 /** One message the simulated WhatsApp accepted ("on the wire"); `atMs` is epoch ms. */
 export interface WireSend {
@@ -105,7 +106,7 @@ export class SimulatedWhatsApp {
       return true;
     }
     const key = { remoteJid: send.jid, id: messageId, fromMe: true };
-    const isGroup = send.jid.endsWith('@g.us');
+    const isGroup = isJidGroup(send.jid);
     if (status === 'sent' || !isGroup) {
       const code = status === 'sent' ? STATUS_SERVER_ACK : status === 'delivered' ? STATUS_DELIVERY_ACK : STATUS_READ;
       this.current.ev.emit('messages.update', [{ key, update: { status: code } }]);

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createPool, readEngagementReport, type EngagementReport } from '../../ingest-api/index.js';
+import { createPool, readEngagementReport, type EngagementReport } from '../../lake/index.js';
 import { renderReportHtml } from '../report/render-html.js';
 
 /** The engagement part of the demo summary (issue #11 item 5), counted from the lake. */

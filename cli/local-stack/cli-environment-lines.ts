@@ -18,11 +18,15 @@ export function cliEnvironmentLines(stack: {
   databaseUrl: string;
   temporalAddress: string;
   payloadKeyFile: string | null;
+  /** The stack's webhook policy keys (ADR 0014), so `api-keys create --webhook-url http://127.0.0.1…` works too. */
+  webhookPolicyEnv?: Record<string, string>;
 }): string[] {
   const lines = [
     `export DATABASE_URL=${shellQuote(stack.databaseUrl)}`,
     `export TEMPORAL_ADDRESS=${shellQuote(stack.temporalAddress)}`,
   ];
   if (stack.payloadKeyFile) lines.push(`export PAYLOAD_ENCRYPTION_KEYS="$(cat ${shellQuote(stack.payloadKeyFile)})"`);
+  for (const [key, value] of Object.entries(stack.webhookPolicyEnv ?? {}))
+    lines.push(`export ${key}=${shellQuote(value)}`);
   return lines;
 }

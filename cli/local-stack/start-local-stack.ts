@@ -10,7 +10,8 @@ import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { assertPortFree, findFreePort } from '../../dev-stack/tcp-ports.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
-import { runMigrations, loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
+import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
+import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import { loadOrCreatePayloadEncryptionKeys, loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
@@ -53,6 +54,8 @@ export interface LocalStack {
   databaseUrl: string;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
+  /** `SEND_WEBHOOK_ALLOW_HTTP`/`_PRIVATE` of the stack (true unless the environment said otherwise, ADR 0014). */
+  webhookPolicyEnv: { SEND_WEBHOOK_ALLOW_HTTP: string; SEND_WEBHOOK_ALLOW_PRIVATE: string };
   ingestUrl: string;
   temporalClient: Client;
   collector: CollectorHandle | null;
@@ -138,6 +141,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       OUTBOX_PATH: layout.outboxPath,
       AUTH_DIR: layout.authDir,
       INGEST_PORT: String(options.ingestPort ?? 0),
+      // A development stack: status webhooks may go to a local receiver over http (ADR 0014); env wins.
+      SEND_WEBHOOK_ALLOW_HTTP: 'true',
+      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
       ...env,
       DATABASE_URL: databaseUrl,
     };
@@ -183,6 +189,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
+      webhookPolicyEnv: {
+        SEND_WEBHOOK_ALLOW_HTTP: stackEnv['SEND_WEBHOOK_ALLOW_HTTP'] ?? 'true',
+        SEND_WEBHOOK_ALLOW_PRIVATE: stackEnv['SEND_WEBHOOK_ALLOW_PRIVATE'] ?? 'true',
+      },
       ingestUrl,
       temporalClient,
       collector,

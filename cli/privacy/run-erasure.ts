@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import { forgetParticipantInOutbox, OutboxStore } from '../../collector/index.js';
 import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
-import { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from '../../ingest-api/index.js';
+import { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
 
 /** What one `wa-lake forget` run did; recorded in `whatsapp_erasure_runs` (no identifiers in it). */

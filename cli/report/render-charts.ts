@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { EngagementReport } from '../../ingest-api/index.js';
+import type { EngagementReport } from '../../lake/index.js';
 
 /** One chart of the report: a title, and the SVG markup Apache ECharts rendered on the server. */
 export interface RenderedChart {

@@ -1,4 +1,4 @@
-import type { EngagementReport } from '../../ingest-api/index.js';
+import type { EngagementReport } from '../../lake/index.js';
 import { memberLabel, renderReportCharts } from './render-charts.js';
 
 const escapeHtml = (text: string): string =>

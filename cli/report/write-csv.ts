@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EngagementReport } from '../../ingest-api/index.js';
+import type { EngagementReport } from '../../lake/index.js';
 import { makeDirectory } from '../../common/make-directory.js';
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */

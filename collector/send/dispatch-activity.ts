@@ -1,6 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { PRESENCE_TIMEOUT_MS, SEND_TIMEOUT_MS, type SessionActivities } from '../../workflows/send-contracts.js';
 import type { SendSocket } from '../session/send-socket.js';
+import { isJidGroup } from '../../common/whatsapp-jid.js';
 import { SendTimeoutError, SessionNotConnectedError, RecipientNotOnWhatsAppError, toSendError } from './send-errors.js';
 
 /** Dependencies of {@link createDispatchActivity}; timeouts in ms. */
@@ -51,7 +52,7 @@ export function createDispatchActivity(deps: DispatchActivityDeps): SessionActiv
       try {
         const socket = deps.getSocket();
         if (!socket) throw new SessionNotConnectedError('the whatsapp session is not open');
-        if (!input.toJid.endsWith('@g.us')) {
+        if (!isJidGroup(input.toJid)) {
           const [found] = (await withTimeout(socket.onWhatsApp(input.toJid), presenceTimeoutMs, 'lookup')) ?? [];
           if (!found?.exists) throw new RecipientNotOnWhatsAppError('the recipient is not on WhatsApp');
         }

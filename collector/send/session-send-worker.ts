@@ -57,27 +57,37 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
   });
   const router = new AckRouter({ client: options.client, lookup: (id) => index.lookup(id), logger: options.logger });
   let worker: Worker | null = null;
-  let isStopping = false;
+  // Aborted by stop(): ends a connect attempt or a back-off sleep at once, so a collector whose Temporal is
+  // down still stops within seconds (issue #32 item 2; the back-off alone grows to 60 s).
+  const stopping = new AbortController();
   const running = (async () => {
-    for (let delayMs = 1_000; !isStopping; delayMs = Math.min(delayMs * 2, 60_000)) {
+    for (let delayMs = 1_000; !stopping.signal.aborted; delayMs = Math.min(delayMs * 2, 60_000)) {
       let connection: NativeConnection | null = null;
       try {
-        connection = options.connection ?? (await NativeConnection.connect({ ...options.temporal.connectionOptions }));
-        worker = await Worker.create({
-          connection,
-          namespace: options.temporal.namespace,
-          taskQueue: sessionTaskQueue(options.accountId),
-          activities,
-          ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
-          shutdownGraceTime: 30_000,
-        });
-        if (isStopping) break;
+        connection = options.connection ?? (await untilAborted(connectWorker(options), stopping.signal));
+        if (connection === null) return;
+        worker = await untilAborted(
+          Worker.create({
+            connection,
+            namespace: options.temporal.namespace,
+            taskQueue: sessionTaskQueue(options.accountId),
+            activities,
+            ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+            // A dispatch cut short is retried by its workflow with the same WhatsApp id (architecture.md §12):
+            // waiting longer than the container's stop budget for it would only end in a SIGKILL.
+            shutdownGraceTime: SHUTDOWN_GRACE_MS,
+            shutdownForceTime: SHUTDOWN_FORCE_MS,
+          }),
+          stopping.signal
+        );
+        if (worker === null || stopping.signal.aborted) return;
         logger.info({ taskQueue: sessionTaskQueue(options.accountId) }, 'session send worker started');
         await worker.run();
         return;
       } catch (err) {
+        if (stopping.signal.aborted) return;
         logger.warn({ err, delayMs }, 'session send worker cannot run; retrying');
-        await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+        await sleep(delayMs, stopping.signal);
       } finally {
         if (connection && !options.connection) await connection.close().catch(() => undefined);
       }
@@ -92,10 +102,62 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
         .catch(() => undefined); // no gate yet: nothing to resume
     },
     async stop() {
-      isStopping = true;
+      stopping.abort();
       if (worker?.getState() === 'RUNNING') worker.shutdown();
       await running;
       index.close();
     },
   };
+}
+
+/** Grace for a dispatch in flight when the collector stops, then the worker is forced down (ms). */
+const SHUTDOWN_GRACE_MS = 1_500;
+const SHUTDOWN_FORCE_MS = 3_000;
+
+function connectWorker(options: SessionSendSideOptions): Promise<NativeConnection> {
+  return NativeConnection.connect({ ...options.temporal.connectionOptions });
+}
+
+/**
+ * Resolves with `work`'s value, or with null as soon as `signal` aborts. A native connection or worker that
+ * `work` still yields after the abort is closed (the stop no longer waits for it).
+ */
+async function untilAborted<T extends NativeConnection | Worker>(
+  work: Promise<T>,
+  signal: AbortSignal
+): Promise<T | null> {
+  if (signal.aborted) {
+    void work.then(release, () => undefined);
+    return null;
+  }
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<null>((resolve) => {
+    onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const result = await Promise.race([work, aborted]);
+    if (result === null) void work.then(release, () => undefined);
+    return result;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function release(late: NativeConnection | Worker): void {
+  if (late instanceof NativeConnection) void late.close().catch(() => undefined);
+}
+
+/** Waits `ms`, or less when `signal` aborts (never rejects). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }

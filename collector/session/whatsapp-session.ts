@@ -1,5 +1,6 @@
-import { jidNormalizedUser, type BaileysEventMap, type ConnectionState } from '@whiskeysockets/baileys';
+import type { BaileysEventMap, ConnectionState } from '@whiskeysockets/baileys';
 import type { Logger } from 'pino';
+import { jidNormalizedUser } from '../../common/whatsapp-jid.js';
 import type { Alert, AlertSink } from '../../common/alert-sink.js';
 import type { OpenedSocket, SessionSocket, SocketFactory } from './baileys-socket.js';
 import { decideOnDisconnect, describeDisconnectError, socketErrorCodeOf } from './disconnect-policy.js';

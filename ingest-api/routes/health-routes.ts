@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { EventsRepository } from '../db/events-repository.js';
+import type { EventsRepository } from '../../lake/index.js';
 import type { IngestMetrics } from '../metrics.js';
 
 /**

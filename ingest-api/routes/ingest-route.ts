@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { EVENT_ID_HEADER, INGEST_PATH, SIGNATURE_HEADER } from '../../common/ingest-body.js';
-import type { EventsRepository } from '../db/events-repository.js';
+import type { EventsRepository } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { IngestMetrics } from '../metrics.js';
 import { parseIngestBody } from '../parse-ingest-body.js';

@@ -1,18 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deriveWaMessageId } from '../../common/wa-message-id.js';
-import type { OutboundMessage, OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
-import type { SendIntentBatchWriter } from '../db/send-intent-batch-writer.js';
-import type { SendIntentCandidate } from '../db/send-intent-statement.js';
+import {
+  normalizeRecipient,
+  type OutboundMessage,
+  type OutboundMessagesRepository,
+  type SendIntentBatchWriter,
+  type SendIntentCandidate,
+  type SendTemplatesRepository,
+} from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
+import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
+import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
+import { resolveMessageText } from '../send/resolve-message-text.js';
 import type { SendMetrics } from '../send/send-metrics.js';
-import { normalizeRecipient } from '../send/recipient.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
 
 /** Path of the send request API (architecture.md §12). */
 export const SEND_MESSAGES_PATH = '/api/v1/messages';
-const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the send routes need. */
@@ -25,6 +31,8 @@ export interface SendRouteDeps {
   onAccepted: (message: OutboundMessage) => void;
   /** Longest accepted text, in characters (`SEND_TEXT_MAX_CHARS`). */
   textMaxChars: number;
+  /** Template lookup for `{template, variables}` requests (issue #31 item 1). */
+  templates: Pick<SendTemplatesRepository, 'resolve'>;
   metrics?: SendMetrics | undefined;
 }
 
@@ -51,9 +59,15 @@ function parseJson(request: FastifyRequest): unknown {
 
 function answerExisting(
   reply: FastifyReply,
-  existing: { id: string; requestHash: string; state: string },
+  existing: { id: string; requestHash: string; state: string; createdAt: Date },
   requestHash: string
 ): FastifyReply {
+  if (Date.now() - existing.createdAt.getTime() > IDEMPOTENCY_KEY_TTL_MS) {
+    throw new IngestHttpError(
+      'WA_ERR_IDEMPOTENCY_KEY_EXPIRED',
+      'this Idempotency-Key was first used more than 24 hours ago; nothing was sent: use a new key'
+    );
+  }
   if (existing.requestHash !== requestHash) {
     throw new IngestHttpError(
       'WA_ERR_IDEMPOTENCY_MISMATCH',
@@ -68,16 +82,17 @@ function answerExisting(
  * (415/400/422). A passed deadline or a `to` that is no recipient is not thrown here but returned as
  * `rejection`: a replay of an accepted request must still answer 200, so the idempotency lookup comes first.
  */
-function prepareCandidate(
+async function prepareCandidate(
   request: FastifyRequest,
   apiKey: ApiKeyIdentity,
-  textMaxChars: number
-): { candidate: SendIntentCandidate; rejection: IngestHttpError | null } {
-  const idempotencyKey = header(request, 'idempotency-key');
-  if (idempotencyKey === '' || idempotencyKey.length > IDEMPOTENCY_KEY_MAX_CHARS) {
+  deps: Pick<SendRouteDeps, 'textMaxChars' | 'templates'>
+): Promise<{ candidate: SendIntentCandidate; rejection: IngestHttpError | null }> {
+  const { textMaxChars } = deps;
+  const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+  if (idempotencyKey === null) {
     throw new IngestHttpError(
       'WA_ERR_MISSING_IDEMPOTENCY_KEY',
-      'Idempotency-Key header (1–255 characters) is required'
+      'one Idempotency-Key header is required: a string of 1–255 characters, "abc" or abc'
     );
   }
   const sendRequest = parseSendRequest(parseJson(request), textMaxChars);
@@ -88,6 +103,13 @@ function prepareCandidate(
   } else if (!recipient) {
     rejection = new IngestHttpError('WA_ERR_INVALID_RECIPIENT', 'to must be a group JID (…@g.us) or a phone number');
   }
+  const resolved = await resolveMessageText(sendRequest, {
+    accountId: apiKey.accountId,
+    mayUseDrafts: apiKey.environment === 'test',
+    templates: deps.templates,
+    textMaxChars,
+  });
+  if ('rejection' in resolved) rejection ??= resolved.rejection;
   const id = randomUUID();
   const candidate: SendIntentCandidate = {
     id,
@@ -96,7 +118,9 @@ function prepareCandidate(
     requestHash: hashSendRequest(sendRequest),
     toJid: recipient?.jid ?? null,
     isGroup: recipient?.kind === 'group',
-    text: sendRequest.text,
+    text: 'text' in resolved ? resolved.text : '',
+    templateId: 'template' in resolved ? (resolved.template?.id ?? null) : null,
+    templateVersion: 'template' in resolved ? (resolved.template?.version ?? null) : null,
     category: sendRequest.category,
     deliverBy: sendRequest.deliverByMs === null ? null : new Date(sendRequest.deliverByMs),
     metadata: sendRequest.metadata,
@@ -134,26 +158,42 @@ function acceptedMessage(
  * - `POST /api/v1/messages` (`x-api-key`, `Idempotency-Key`, body `{to, text, category, deliver_by?,
  *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → replay of the same key: 200
  *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
- *   not-allowed recipient → commit → `202 {id, status: 'queued'}`; the workflow start follows the answer.
- *   Everything after the body checks is one group-committed statement (`db/send-intent-statement.ts`),
+ *   not-allowed recipient → 429 `WA_ERR_QUOTA_EXCEEDED` (key's daily/monthly quota, with `Retry-After` and
+ *   RateLimit fields; issue #31 item 3) → commit → `202 {id, status: 'queued'}` (RateLimit fields when limited); the workflow start follows the answer.
+ *   Everything after the body checks is one group-committed statement (`lake/send/send-intent-statement.ts`),
  *   which also re-checks that the (possibly cached) key is not revoked.
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.
  */
 export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): void {
+  const inFlight = new Set<string>();
   app.post(SEND_MESSAGES_PATH, async (request, reply) => {
     const presentedKey = header(request, 'x-api-key');
     const apiKey = await deps.apiKeys.find(presentedKey);
     if (!apiKey) throw badApiKey();
-    let prepared: ReturnType<typeof prepareCandidate>;
+    let prepared: Awaited<ReturnType<typeof prepareCandidate>>;
     try {
-      prepared = prepareCandidate(request, apiKey, deps.textMaxChars);
+      prepared = await prepareCandidate(request, apiKey, deps);
     } catch (err) {
       // The key may come from the cache: a revoked key gets 401, not a verdict on its body.
       if (!(await deps.apiKeys.findFresh(presentedKey))) throw badApiKey();
       throw err;
     }
     const { candidate, rejection } = prepared;
-    const outcome = await deps.intents.submit(candidate);
+    // draft-ietf-httpapi-idempotency-key-header §2.7: a repeat while the first is still being accepted is 409.
+    const inFlightKey = `${candidate.apiKeyId}\u0000${candidate.idempotencyKey}`;
+    if (inFlight.has(inFlightKey)) {
+      throw new IngestHttpError(
+        'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT',
+        'a request with this Idempotency-Key is still being accepted; retry shortly'
+      );
+    }
+    inFlight.add(inFlightKey);
+    let outcome: Awaited<ReturnType<SendRouteDeps['intents']['submit']>>;
+    try {
+      outcome = await deps.intents.submit(candidate);
+    } finally {
+      inFlight.delete(inFlightKey);
+    }
     switch (outcome.kind) {
       case 'key-revoked':
         deps.apiKeys.forget(presentedKey);
@@ -169,10 +209,30 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
             ? 'the sending account is not a member of this group'
             : 'this number has not opted in to messages from the sending account'
         );
+      case 'not-a-test-recipient':
+        throw new IngestHttpError(
+          'WA_ERR_NOT_A_TEST_RECIPIENT',
+          'a test key sends only to the account’s test recipients (wa-lake test-recipients add)'
+        );
+      case 'account-not-approved':
+        throw new IngestHttpError(
+          'WA_ERR_ACCOUNT_NOT_APPROVED',
+          'this account is not approved for live sending (wa-lake accounts approve); use a test key meanwhile'
+        );
+      case 'over-quota': {
+        const nowMs = Date.now();
+        throw new IngestHttpError(
+          'WA_ERR_QUOTA_EXCEEDED',
+          `this API key's ${exhaustedQuotaName(outcome.usage, nowMs)} quota is used up`,
+          undefined,
+          { headers: quotaHeaders(outcome.usage, nowMs, true) }
+        );
+      }
       case 'inserted': {
         request.log.info({ messageId: candidate.id, category: candidate.category }, 'send request accepted');
         deps.metrics?.accepted.inc({ category: candidate.category });
         deps.onAccepted(acceptedMessage(candidate, outcome));
+        if (outcome.usage) void reply.headers(quotaHeaders(outcome.usage, Date.now(), false));
         return reply.code(202).send({ id: candidate.id, status: 'queued' });
       }
     }
@@ -189,11 +249,13 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     return reply.code(200).send({
       id: message.id,
       status: message.state,
+      environment: apiKey.environment,
       reason_code: message.reasonCode,
       to: message.toJid,
       category: message.category,
       deliver_by: message.deliverBy?.toISOString() ?? null,
       metadata: message.metadata,
+      template: message.template ?? null,
       wa_message_id: message.waMessageId,
       created_at: message.createdAt.toISOString(),
       transitions: transitions.map((t) => ({ state: t.state, at: t.at.toISOString(), reason_code: t.reasonCode })),

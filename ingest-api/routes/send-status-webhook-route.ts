@@ -4,7 +4,7 @@ import type { PayloadEncryptionKeys } from '../../common/payload-encryption-keys
 import { SEND_STATUS_WEBHOOKS_PATH, type PreparedStatusWebhook } from '../../common/send-status-webhook.js';
 import { openWebhookSecret } from '../../common/webhook-secret-box.js';
 import { SEND_STATES } from '../../workflows/send-contracts.js';
-import type { StatusWebhookTargets } from '../db/status-webhook-targets.js';
+import type { StatusWebhookTargets } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import { buildStatusWebhookRequest } from '../send/status-webhook-request.js';
 import { verifyInternalRequest, type InternalSignatureDeps } from './verify-internal-request.js';

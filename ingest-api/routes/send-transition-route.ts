@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SEND_TRANSITIONS_PATH } from '../../common/send-transition-report.js';
 import { SEND_STATES } from '../../workflows/send-contracts.js';
-import type { OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
+import type { OutboundMessagesRepository } from '../../lake/index.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { IngestHttpError } from '../errors.js';
 import { verifyInternalRequest, type InternalSignatureDeps } from './verify-internal-request.js';

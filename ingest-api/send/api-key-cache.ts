@@ -1,8 +1,7 @@
-import type { ApiKeyRecord, SendAdminRepository } from '../db/send-admin-repository.js';
-import { hashApiKey } from './api-key.js';
+import { type ApiKeyRecord, hashApiKey, type SendAdminRepository } from '../../lake/index.js';
 
 /** The part of an API key the accept path needs; neither changes during a key's life. */
-export type ApiKeyIdentity = Pick<ApiKeyRecord, 'id' | 'accountId'>;
+export type ApiKeyIdentity = Pick<ApiKeyRecord, 'id' | 'accountId' | 'environment'>;
 
 /** How long a verified key is remembered (ms). Revocation does not wait for it: see {@link ApiKeyCache}. */
 export const API_KEY_CACHE_TTL_MS = 60_000;
@@ -16,7 +15,7 @@ export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
  * about a microsecond; the saving is the database round trip.
  *
  * A cached key can have been revoked since. That never lets a request through: the accept statement
- * (`db/send-intent-statement.ts`) re-checks `revoked_at IS NULL` in the same statement that commits,
+ * (`lake/send/send-intent-statement.ts`) re-checks `revoked_at IS NULL` in the same statement that commits,
  * and the route re-checks with {@link findFresh} before any other 4xx, so a revoke takes effect on the
  * next request. Unknown keys are never cached (a key created a moment ago works at once).
  */
@@ -51,7 +50,7 @@ export class ApiKeyCache {
     const record = await this.admin.findActiveApiKey(hash);
     this.entries.delete(hash);
     if (!record) return null;
-    const identity = { id: record.id, accountId: record.accountId };
+    const identity = { id: record.id, accountId: record.accountId, environment: record.environment };
     if (this.entries.size >= API_KEY_CACHE_MAX_ENTRIES) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);

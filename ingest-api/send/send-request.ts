@@ -6,7 +6,10 @@ import { IngestHttpError } from '../errors.js';
 /** A send request after shape validation (architecture.md §12). */
 export interface SendRequest {
   to: string;
-  text: string;
+  /** The free text; null when the message comes from a template (rendered at accept, issue #31 item 1). */
+  text: string | null;
+  /** The template (id or friendly name) and its variables; absent for free text (keeps its request hash). */
+  template?: { ref: string; variables: Record<string, string | number> };
   category: SendCategory;
   /** Epoch ms, or null. */
   deliverByMs: number | null;
@@ -16,14 +19,17 @@ export interface SendRequest {
 // Strict (issue #10 follow-up): a misspelt `deliverBy` must not silently drop the caller's deadline.
 const bodySchema = z.strictObject({
   to: z.string().min(1).max(255),
-  text: z.string().min(1),
+  text: z.string().min(1).optional(),
+  template: z.string().min(1).max(100).optional(),
+  variables: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   category: z.string(),
   deliver_by: z.iso.datetime({ offset: true }).optional().nullable(),
   metadata: z.record(z.string(), z.unknown()).optional().nullable(),
 });
 
 /**
- * Validates the JSON body of `POST /api/v1/messages`: top-level fields other than `to`, `text`, `category`,
+ * Validates the JSON body of `POST /api/v1/messages`: exactly one of `text` or `template` (+ `variables`,
+ * issue #31 item 1; 422 `WA_ERR_INVALID_BODY` otherwise); top-level fields other than `to`, `text`, `template`, `variables`, `category`,
  * `deliver_by`, `metadata` (422 `WA_ERR_UNKNOWN_FIELD` naming them; `metadata` stays free-form), shape
  * (422 `WA_ERR_INVALID_BODY` with fields),
  * category (422 `WA_ERR_UNKNOWN_CATEGORY`), text length in characters (422 `WA_ERR_TEXT_TOO_LONG`).
@@ -41,7 +47,7 @@ export function parseSendRequest(body: unknown, textMaxChars: number): SendReque
     if (unknownKeys.length > 0) {
       throw new IngestHttpError(
         'WA_ERR_UNKNOWN_FIELD',
-        `unknown field(s): ${unknownKeys.join(', ')}; allowed: to, text, category, deliver_by, metadata`,
+        `unknown field(s): ${unknownKeys.join(', ')}; allowed: to, text, template, variables, category, deliver_by, metadata`,
         unknownKeys.map((field) => ({ field, message: 'unknown field' }))
       );
     }
@@ -51,20 +57,35 @@ export function parseSendRequest(body: unknown, textMaxChars: number): SendReque
     }));
     throw new IngestHttpError('WA_ERR_INVALID_BODY', 'body has invalid fields', fields);
   }
-  const { to, text, category, deliver_by: deliverBy, metadata } = parsed.data;
+  const { to, text, template, variables, category, deliver_by: deliverBy, metadata } = parsed.data;
+  if ((text === undefined) === (template === undefined) || (variables !== undefined && template === undefined)) {
+    throw new IngestHttpError('WA_ERR_INVALID_BODY', 'body has invalid fields', [
+      { field: text === undefined ? 'text' : 'template', message: 'give either text or template (with variables)' },
+    ]);
+  }
   if (!(SEND_CATEGORIES as readonly string[]).includes(category)) {
     throw new IngestHttpError('WA_ERR_UNKNOWN_CATEGORY', `category must be one of ${SEND_CATEGORIES.join(', ')}`);
   }
-  if ([...text].length > textMaxChars) {
-    throw new IngestHttpError('WA_ERR_TEXT_TOO_LONG', `text is longer than ${textMaxChars} characters`);
-  }
+  if (text !== undefined) checkTextLength(text, textMaxChars);
   return {
     to,
-    text,
+    text: text ?? null,
+    ...(template === undefined ? {} : { template: { ref: template, variables: variables ?? {} } }),
     category: category as SendCategory,
     deliverByMs: deliverBy ? Date.parse(deliverBy) : null,
     metadata: metadata ?? null,
   };
+}
+
+/**
+ * Checks a message text (given, or rendered from a template) against `SEND_TEXT_MAX_CHARS`.
+ *
+ * @throws IngestHttpError 422 `WA_ERR_TEXT_TOO_LONG`.
+ */
+export function checkTextLength(text: string, textMaxChars: number): void {
+  if ([...text].length > textMaxChars) {
+    throw new IngestHttpError('WA_ERR_TEXT_TOO_LONG', `text is longer than ${textMaxChars} characters`);
+  }
 }
 
 function canonical(value: unknown): unknown {

@@ -7,7 +7,7 @@ import {
   sendWorkflowId,
   type SendMessageInput,
 } from '../../workflows/send-contracts.js';
-import type { OutboundMessage, OutboundMessagesRepository } from '../db/outbound-messages-repository.js';
+import type { OutboundMessage, OutboundMessagesRepository } from '../../lake/index.js';
 
 /** Options of {@link SendWorkflowStarter}; durations in ms. */
 export interface SendWorkflowStarterOptions {

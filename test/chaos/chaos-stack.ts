@@ -7,7 +7,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../../dev-stack/emb
 import { findFreePort } from '../../dev-stack/tcp-ports.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
-import { runMigrations } from '../../ingest-api/db/migrate.js';
+import { runMigrations } from '../../lake/migrate.js';
 import { CHAOS_INGEST_BODY_LIMIT_BYTES, CHAOS_OUTBOX_BODY_LIMIT_BYTES } from './chaos-capture.js';
 import { startCli, type CliProcess } from './cli-process.js';
 

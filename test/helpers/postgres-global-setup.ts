@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../dev-stack/embedded-postgres.js';
-import { runMigrations } from '../../ingest-api/db/migrate.js';
+import { runMigrations } from '../../lake/migrate.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

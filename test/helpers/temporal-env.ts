@@ -133,6 +133,9 @@ export function testWorkerConfig(
     WORKER_SHUTDOWN_GRACE_TIME_MS: '5000',
     LOG_LEVEL: 'silent',
     PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
+    // Test receivers listen on 127.0.0.1 over http; allowed explicitly (ADR 0014).
+    SEND_WEBHOOK_ALLOW_HTTP: 'true',
+    SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
     ...overrides,
   });
 }

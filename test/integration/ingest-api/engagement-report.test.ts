@@ -6,9 +6,9 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../../../cli/commands/report.js';
 import { writeDemoEngagement } from '../../../cli/demo/demo-engagement.js';
-import { readEngagementReport, linkMembers, rebuildProjections } from '../../../ingest-api/index.js';
-import type { EngagementReport } from '../../../ingest-api/index.js';
-import { UnknownReportGroupError } from '../../../ingest-api/db/errors.js';
+import { readEngagementReport, linkMembers, rebuildProjections } from '../../../lake/index.js';
+import type { EngagementReport } from '../../../lake/index.js';
+import { UnknownReportGroupError } from '../../../lake/errors.js';
 import { reactionEvent, textMessage, type Body } from '../../helpers/message-events.js';
 import { useFreshLake } from './lake-databases.js';
 

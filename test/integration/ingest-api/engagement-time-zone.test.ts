@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { RebuildFailedError, UnnamedTimeZoneError } from '../../../ingest-api/db/errors.js';
-import { rebuildMessageReadModel } from '../../../ingest-api/db/rebuild-messages.js';
-import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
+import { RebuildFailedError, UnnamedTimeZoneError } from '../../../lake/errors.js';
+import { rebuildMessageReadModel } from '../../../lake/events/rebuild-messages.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { useFreshLake } from './lake-databases.js';
 

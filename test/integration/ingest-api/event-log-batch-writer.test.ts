@@ -3,12 +3,12 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
-import { DatabaseUnavailableError } from '../../../ingest-api/db/errors.js';
-import { EventLogBatchWriter } from '../../../ingest-api/db/event-log-batch-writer.js';
-import type { MessageProjectionItem } from '../../../ingest-api/db/message-projection-item.js';
-import type { EventLogRow } from '../../../ingest-api/db/event-log-rows.js';
-import { createPool } from '../../../ingest-api/db/pool.js';
-import type { ParticipantRef } from '../../../ingest-api/projections/participant-ref.js';
+import { DatabaseUnavailableError } from '../../../lake/errors.js';
+import { EventLogBatchWriter } from '../../../lake/events/event-log-batch-writer.js';
+import type { MessageProjectionItem } from '../../../lake/events/message-projection-item.js';
+import type { EventLogRow } from '../../../lake/events/event-log-rows.js';
+import { createPool } from '../../../lake/pool.js';
+import type { ParticipantRef } from '../../../lake/projections/participant-ref.js';
 import { useFreshLake } from './lake-databases.js';
 
 const fresh = useFreshLake();

@@ -7,8 +7,8 @@ import { computeSignature } from '../../../common/hmac-signature.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { createRootLogger, type Logger } from '../../../common/logger.js';
 import { buildApp } from '../../../ingest-api/app.js';
-import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
-import { createPool } from '../../../ingest-api/db/pool.js';
+import { EventsRepository } from '../../../lake/events/events-repository.js';
+import { createPool } from '../../../lake/pool.js';
 import { createIngestMetrics, type IngestMetrics } from '../../../ingest-api/metrics.js';
 
 export const SECRET_A = 'test-secret-aaaaaaaaaaaaaaaa';

@@ -3,9 +3,9 @@ import type pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabase, dropDatabase } from '../../../dev-stack/scratch-databases.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
-import { runMigrations } from '../../../ingest-api/db/migrate.js';
-import { createPool } from '../../../ingest-api/db/pool.js';
+import { EventsRepository } from '../../../lake/events/events-repository.js';
+import { runMigrations } from '../../../lake/migrate.js';
+import { createPool } from '../../../lake/pool.js';
 import { parseIngestBody } from '../../../ingest-api/parse-ingest-body.js';
 
 /**

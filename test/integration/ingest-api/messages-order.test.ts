@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import {
   editMessage,
   editUpdate,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { runMigrations } from '../../../ingest-api/db/migrate.js';
+import { runMigrations } from '../../../lake/migrate.js';
 
 describe('runMigrations', () => {
   it('is idempotent: a second and a concurrent run apply nothing and keep the schema', async () => {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createRootLogger } from '../../../common/logger.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../../dev-stack/embedded-postgres.js';
-import { createPool } from '../../../ingest-api/db/pool.js';
+import { createPool } from '../../../lake/pool.js';
 
 interface LogRecord {
   level: number;

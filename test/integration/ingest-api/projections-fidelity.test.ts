@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
-import { SETTINGS_STUB_TYPES } from '../../../ingest-api/projections/stub-types.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
+import { SETTINGS_STUB_TYPES } from '../../../lake/projections/stub-types.js';
 import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
 
 // Two fresh lakes: the fixed JIDs are stored in both, in opposite orders of arrival.

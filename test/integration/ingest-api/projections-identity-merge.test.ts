@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
 
 // Two fresh lakes: each test applies the same deliveries in one order to the first and in another order

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { readProjections, useFreshLakes } from './lake-databases.js';
 
 /**

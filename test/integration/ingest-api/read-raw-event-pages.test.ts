@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { describe, expect, it } from 'vitest';
-import { readRawEventPages, type RawEvent } from '../../../ingest-api/db/read-raw-event-pages.js';
+import { readRawEventPages, type RawEvent } from '../../../lake/events/read-raw-event-pages.js';
 import { useFreshLake } from './lake-databases.js';
 
 const fresh = useFreshLake();

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
-import { rebuildProjections } from '../../../ingest-api/db/rebuild-projections.js';
-import { redactOldMessageBodies } from '../../../ingest-api/db/redact-old-message-bodies.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
+import { redactOldMessageBodies } from '../../../lake/privacy/redact-old-message-bodies.js';
 import { useFreshLake } from '../ingest-api/lake-databases.js';
 import {
   dumpLakeText,

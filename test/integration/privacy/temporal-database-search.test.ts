@@ -12,7 +12,7 @@ import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-key
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
 import { createDataConverter } from '../../../common/temporal-data-converter.js';
 import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
-import { generateApiKey } from '../../../ingest-api/send/api-key.js';
+import { generateApiKey } from '../../../lake/send/api-key.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { sendStatusWebhookId, sendWorkflowId } from '../../../workflows/send-contracts.js';

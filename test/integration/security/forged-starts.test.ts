@@ -12,7 +12,7 @@ import { generateWebhookSecret } from '../../../common/standard-webhook-signatur
 import { createDataConverter } from '../../../common/temporal-data-converter.js';
 import { deriveWaMessageId } from '../../../common/wa-message-id.js';
 import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
-import { generateApiKey } from '../../../ingest-api/send/api-key.js';
+import { generateApiKey } from '../../../lake/send/api-key.js';
 import { PAYLOAD_REFUSED_ALERT_KIND } from '../../../worker/refused-payload-alerter.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from '../../../workflows/contracts.js';

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { openWebhookSecret } from '../../../common/webhook-secret-box.js';
-import { createPool } from '../../../ingest-api/db/pool.js';
+import { createPool } from '../../../lake/pool.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../helpers/temporal-env.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
@@ -61,7 +61,10 @@ describe('wa-lake api-keys create --webhook-url (issue #10 item 8, ADR 0011)', (
 
   it('stores the secret marked clear, and says so, without PAYLOAD_ENCRYPTION_KEYS; no secret without a URL', async () => {
     const withUrl = `cli-${randomUUID()}`;
-    const clear = await createKeyCli(['--name', withUrl, '--webhook-url', 'http://127.0.0.1:9/hook']);
+    const clear = await createKeyCli(['--name', withUrl, '--webhook-url', 'http://127.0.0.1:9/hook'], {
+      SEND_WEBHOOK_ALLOW_HTTP: 'true',
+      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     expect(clear.code).toBe(0);
     expect(clear.stdout).toContain('stored in clear');
     expect(await storedSecret(withUrl)).toMatch(/^clear:whsec_/);
@@ -70,6 +73,24 @@ describe('wa-lake api-keys create --webhook-url (issue #10 item 8, ADR 0011)', (
     expect(plain.code).toBe(0);
     expect(plain.stdout).not.toContain('whsec_');
     expect(await storedSecret(withoutUrl)).toBeNull();
+  });
+
+  it('refuses loopback, metadata and credential URLs (any notation) unless development allows them (ADR 0014)', async () => {
+    for (const url of [
+      'https://2130706433/hook',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://u:p@crm.example/',
+    ]) {
+      const name = `cli-${randomUUID()}`;
+      const result = await createKeyCli(['--name', name, '--webhook-url', url]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(`webhook URL "${url}" is refused`);
+      expect((await pool.query('SELECT 1 FROM send_api_keys WHERE name = $1', [name])).rowCount).toBe(0);
+    }
+    const plainHttp = await createKeyCli(['--name', `cli-${randomUUID()}`, '--webhook-url', 'http://127.0.0.1:9/h'], {
+      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
+    expect(plainHttp.stderr).toContain('http needs SEND_WEBHOOK_ALLOW_HTTP=true');
   });
 
   it('refuses a webhook URL that is not http(s) and creates no key', async () => {

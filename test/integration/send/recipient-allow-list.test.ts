@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Recipient } from '../../../ingest-api/db/send-admin-repository.js';
+import type { Recipient } from '../../../lake/send/send-admin-repository.js';
 import {
   createTestApiKey,
   postMessage,

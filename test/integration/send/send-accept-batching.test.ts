@@ -51,27 +51,26 @@ describe('POST /api/v1/messages with a cached key and group commit (issue #10 it
     expect(rows).toHaveLength(1);
   });
 
-  it('commits one message for concurrent requests with the same Idempotency-Key; twins get its id or 422', async () => {
+  it('commits one message for concurrent requests with the same Idempotency-Key; twins get 409, its id or 422', async () => {
     const apiKey = await createTestApiKey(server.admin, { self: [SELF] });
     const idempotencyKey = randomUUID();
     const body = { to: groupJid, text: 'only once', category: 'transactional' };
-    const responses = await Promise.all([
-      ...Array.from({ length: 12 }, () => postMessage(server.url, apiKey.key, body, idempotencyKey)),
-      ...Array.from({ length: 4 }, (_, i) =>
-        postMessage(server.url, apiKey.key, { ...body, text: `other ${i}` }, idempotencyKey)
-      ),
-    ]);
-    const same = responses.slice(0, 12);
-    const others = responses.slice(12);
-    const accepted = responses.filter((r) => r.status === 202);
-    expect(accepted).toHaveLength(1);
-    const winner = accepted[0]?.json['id'];
-    if (same.some((r) => r.status === 202)) {
-      for (const r of same) expect([r.status, r.json['id']]).toEqual([r.status === 202 ? 202 : 200, winner]);
-      for (const r of others) expect([r.status, r.json['code']]).toEqual([422, 'WA_ERR_IDEMPOTENCY_MISMATCH']);
-    } else {
-      for (const r of same) expect([r.status, r.json['code']]).toEqual([422, 'WA_ERR_IDEMPOTENCY_MISMATCH']);
-    }
+    const bodies = [
+      ...Array.from({ length: 12 }, () => body),
+      ...Array.from({ length: 4 }, (_, i) => ({ ...body, text: `other ${i}` })),
+    ];
+    const responses = await Promise.all(bodies.map((b) => postMessage(server.url, apiKey.key, b, idempotencyKey)));
+    const acceptedAt = responses.findIndex((r) => r.status === 202);
+    expect(responses.filter((r) => r.status === 202)).toHaveLength(1);
+    const winner = responses[acceptedAt]?.json['id'];
+    const winnerText = bodies[acceptedAt]?.text;
+    // Issue #31 item 4: a twin that arrives while the first is being accepted gets 409; a later one the replay.
+    responses.forEach((r, i) => {
+      if (i === acceptedAt) return;
+      if (r.status === 409) expect(r.json['code']).toBe('WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT');
+      else if (bodies[i]?.text === winnerText) expect([r.status, r.json['id']]).toEqual([200, winner]);
+      else expect([r.status, r.json['code']]).toEqual([422, 'WA_ERR_IDEMPOTENCY_MISMATCH']);
+    });
     expect(await countRows(idempotencyKey)).toBe(1);
   });
 

@@ -4,11 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { buildApp } from '../../../ingest-api/app.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
-import { EventsRepository } from '../../../ingest-api/db/events-repository.js';
-import { createPool } from '../../../ingest-api/db/pool.js';
-import { SendAdminRepository } from '../../../ingest-api/db/send-admin-repository.js';
+import { EventsRepository } from '../../../lake/events/events-repository.js';
+import { createPool } from '../../../lake/pool.js';
+import { SendAdminRepository } from '../../../lake/send/send-admin-repository.js';
 import { createIngestMetrics } from '../../../ingest-api/metrics.js';
-import { generateApiKey } from '../../../ingest-api/send/api-key.js';
+import { generateApiKey } from '../../../lake/send/api-key.js';
 import { createSendComponents, type SendComponents } from '../../../ingest-api/send-wiring.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
@@ -76,7 +76,15 @@ export async function startSendTestServer(
 /** Creates an API key for a fresh account. @returns the key (as a caller presents it) and the account id. */
 export async function createTestApiKey(
   admin: SendAdminRepository,
-  options: { accountId?: string; self?: string[] } = {}
+  options: {
+    accountId?: string;
+    self?: string[];
+    dailyLimit?: number;
+    monthlyLimit?: number;
+    environment?: 'test' | 'live';
+    /** Approve the account for live sending (default true for a live key). */
+    approve?: boolean;
+  } = {}
 ): Promise<{ key: string; accountId: string; id: string }> {
   const accountId = options.accountId ?? `acct-${randomUUID().slice(0, 8)}`;
   const generated = generateApiKey();
@@ -86,8 +94,12 @@ export async function createTestApiKey(
     keyHash: generated.hash,
     keyPrefix: generated.prefix,
     webhookUrl: null,
+    dailyLimit: options.dailyLimit ?? null,
+    monthlyLimit: options.monthlyLimit ?? null,
+    environment: options.environment ?? 'live',
   });
   if (options.self) await admin.setAccountParticipants(accountId, options.self);
+  if (options.environment !== 'test' && options.approve !== false) await admin.approveAccount(accountId);
   return { key: generated.key, accountId, id };
 }
 
@@ -112,11 +124,26 @@ export async function postMessage(
   body: unknown,
   idempotencyKey: string | null = randomUUID()
 ): Promise<{ status: number; json: Record<string, unknown> }> {
+  const { status, json } = await postMessageWithHeaders(url, apiKey, body, idempotencyKey);
+  return { status, json };
+}
+
+/** POSTs a send request; the answer with its headers. */
+export async function postMessageWithHeaders(
+  url: string,
+  apiKey: string | null,
+  body: unknown,
+  idempotencyKey: string | null = randomUUID()
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey !== null) headers['x-api-key'] = apiKey;
   if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
   const response = await fetch(`${url}/api/v1/messages`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    json: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
 
 /** GETs a message's state. */

@@ -11,7 +11,7 @@ import type { Alert } from '../../../common/alert-sink.js';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
 import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
-import { generateApiKey } from '../../../ingest-api/send/api-key.js';
+import { generateApiKey } from '../../../lake/send/api-key.js';
 import { sendAckSignal, sendStatusQuery, sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { createSendKit, type SendKit } from './send-workflow-kit.js';
@@ -112,6 +112,8 @@ export async function startStatusWebhookTestbed(
             webhookUrl: `${server.url}/api/webhooks/whatsapp`,
             webhookSecret: TEST_SECRET,
             httpTimeoutMs: 5_000,
+            // The receiver listens on 127.0.0.1 over http: the tests allow both explicitly (ADR 0014).
+            statusWebhookPolicy: { allowHttp: true, allowPrivate: true },
           }),
           resolveDeadLetters: createResolveDeadLetters({ client: env.client, taskQueue }),
           recordDeadLetter: createRecordDeadLetter({
@@ -137,6 +139,7 @@ export async function startStatusWebhookTestbed(
         webhookUrl: path === null ? null : `${receiverUrl}${path}`,
         sealedWebhookSecret: secret === null ? null : sealWebhookSecret(secret, encryptionKeys),
       });
+      await server.admin.approveAccount(accountId);
       return { key: generated.key, secret };
     },
     async sendAndRead(apiKey, metadata) {

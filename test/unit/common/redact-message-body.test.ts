@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   InvalidParticipantIdentifierError,
-  jidPatternSource,
-  jidUsers,
   parseParticipantIdentifier,
 } from '../../../common/participant-identifier.js';
 import { redactMessageBody } from '../../../common/redact-message-body.js';
+import { jidPatternSource, jidUsers } from '../../../common/whatsapp-jid.js';
 
 describe('redactMessageBody', () => {
   const reply = {

@@ -115,17 +115,13 @@ describe('docker-compose.temporal.yml', () => {
         expect(definition.restart, name).toBe('unless-stopped');
       }
     }
-    for (const name of ['temporal-postgresql', 'temporal', 'lake-postgresql', 'ingest-api', 'collector']) {
+    for (const name of ['temporal-postgresql', 'temporal', 'lake-postgresql', 'ingest-api', 'worker', 'collector']) {
       expect(service(name).healthcheck?.test, name).toBeDefined();
     }
-    expect(service('collector').healthcheck?.test).toEqual([
-      'CMD',
-      'node',
-      '/app/bin/wa-lake.js',
-      'status',
-      '--healthcheck',
-    ]);
-    expect(JSON.stringify(service('ingest-api').healthcheck?.test)).toContain('/healthz');
+    // Issue #32 item 4: each wa-lake process has its own light check (bin/healthcheck.js, not the CLI).
+    for (const name of ['collector', 'worker', 'ingest-api']) {
+      expect(service(name).healthcheck?.test, name).toEqual(['CMD', 'node', '/app/bin/healthcheck.js', name]);
+    }
   });
 
   it('keeps the auth state and the outbox on named volumes where the collector looks for them', () => {

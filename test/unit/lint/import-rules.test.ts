@@ -38,7 +38,23 @@ describe('folder import rules (eslint-import-rules.js)', () => {
     ['common → dev-stack', 'common/probe.ts', "import { findFreePort } from '../dev-stack/tcp-ports.js';"],
     ['ingest-api → collector', 'ingest-api/probe.ts', "import { OutboxStore } from '../collector/outbox-store.js';"],
     ['ingest-api → worker', 'ingest-api/probe.ts', "import { runWorker } from '../worker/run-worker.js';"],
-    ['ingest-api/projections → db', 'ingest-api/projections/probe.ts', "import { createPool } from '../db/pool.js';"],
+    ['lake/projections → the lake above it', 'lake/projections/probe.ts', "import { createPool } from '../pool.js';"],
+    [
+      'lake/projections → lake/events',
+      'lake/projections/probe.ts',
+      "import { EventsRepository } from '../events/events-repository.js';",
+    ],
+    ['lake → ingest-api', 'lake/probe.ts', "import { sanitizeRawJson } from '../ingest-api/sanitize.js';"],
+    ['lake → workflow code', 'lake/probe.ts', "import { sendMessage } from '../workflows/send-message.js';"],
+    [
+      'ingest-api → a lake internal',
+      'ingest-api/probe.ts',
+      "import { EventsRepository } from '../lake/events/events-repository.js';",
+    ],
+    ['collector → lake', 'collector/probe.ts', "import { createPool } from '../lake/index.js';"],
+    ['worker → lake', 'worker/probe.ts', "import { createPool } from '../lake/index.js';"],
+    ['workflows → lake', 'workflows/probe.ts', "import type { EngagementReport } from '../lake/index.js';"],
+    ['common → lake', 'common/probe.ts', "import { createPool } from '../lake/index.js';"],
     ['collector → activities', 'collector/probe.ts', "import { createActivities } from '../activities/index.js';"],
     ['collector → ingest-api', 'collector/probe.ts', "import { sanitizeRawJson } from '../ingest-api/sanitize.js';"],
     [
@@ -53,7 +69,8 @@ describe('folder import rules (eslint-import-rules.js)', () => {
     ],
     ['workflows → collector', 'workflows/probe.ts', "import { OutboxStore } from '../collector/outbox-store.js';"],
     ['cli → a collector internal', 'cli/probe.ts', "import { OutboxStore } from '../collector/outbox-store.js';"],
-    ['cli → an ingest-api internal', 'cli/probe.ts', "import { createPool } from '../ingest-api/db/pool.js';"],
+    ['cli → an ingest-api internal', 'cli/probe.ts', "import { buildApp } from '../ingest-api/app.js';"],
+    ['cli → a lake internal', 'cli/probe.ts', "import { createPool } from '../lake/pool.js';"],
   ])('rejects %s', async (_label, file, code) => {
     expect(await ruleIdsFor(file, code)).toEqual(['import-x/no-restricted-paths']);
   });
@@ -78,10 +95,14 @@ describe('folder import rules (eslint-import-rules.js)', () => {
     ],
     ['ingest-api → common', 'ingest-api/probe.ts', "import type { JsonValue } from '../common/json-value.js';"],
     [
-      'ingest-api/db → projections',
-      'ingest-api/db/probe.ts',
+      'lake/events → lake/projections',
+      'lake/events/probe.ts',
       "import { extractProjectionFacts } from '../projections/extract-projection-facts.js';",
     ],
+    ['lake/projections → itself', 'lake/projections/probe.ts', "import { toEpochMs } from './occurred-at.js';"],
+    ['lake → send-contracts', 'lake/probe.ts', "import { SEND_STATES } from '../workflows/send-contracts.js';"],
+    ['ingest-api → lake/index', 'ingest-api/probe.ts', "import { createPool } from '../lake/index.js';"],
+    ['cli → lake/index', 'cli/probe.ts', "import { createPool } from '../lake/index.js';"],
     [
       'collector → workflows/contracts',
       'collector/probe.ts',

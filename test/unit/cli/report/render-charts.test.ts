@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderReportCharts } from '../../../../cli/report/render-charts.js';
-import type { EngagementReport } from '../../../../ingest-api/index.js';
+import type { EngagementReport } from '../../../../lake/index.js';
 
 const report = (days: string[]): EngagementReport => ({
   timeZone: 'America/Sao_Paulo',

@@ -1,0 +1,136 @@
+/**
+ * The one home of WhatsApp identifier (JID) rules (architecture.md §4, ADR 0015): which server a JID is on
+ * (group, LID, phone, newsletter, broadcast), its canonical form, and what a well-formed group or phone JID
+ * typed by a person looks like. Every other file asks this module; lint rejects an inline `@g.us`, `@lid` or
+ * `@s.whatsapp.net` check anywhere else (eslint-import-rules.js, `jidRuleConfigs`).
+ *
+ * The server predicates, {@link jidDecode}, {@link jidEncode} and {@link jidNormalizedUser} restate Baileys
+ * 7.0.0-rc14's `src/WABinary/jid-utils.ts` exactly (test/unit/common/whatsapp-jid.test.ts compares them with
+ * Baileys' own), so event keys and the edge filter keep Baileys' rules without importing Baileys here.
+ * Pure and sandbox-safe: no imports.
+ */
+
+/** The servers of the JIDs wa-lake meets. */
+export const JID_SERVERS = {
+  phone: 's.whatsapp.net',
+  legacyPhone: 'c.us',
+  lid: 'lid',
+  group: 'g.us',
+  newsletter: 'newsletter',
+  broadcast: 'broadcast',
+} as const;
+
+/** The status broadcast, the one `@broadcast` JID that is every contact's status feed. */
+export const STATUS_BROADCAST_JID = 'status@broadcast';
+
+/** A JID split as `user[_agent][:device]@server`, as Baileys' `jidDecode` splits it. */
+export interface DecodedJid {
+  user: string;
+  server: string;
+  /** The device of a multi-device JID (`…:3@lid` → 3); undefined when the JID names the account. */
+  device: number | undefined;
+  /** The agent after `_` in the user part, undefined when there is none. */
+  agent: string | undefined;
+}
+
+/** Splits a JID at its first `@`; undefined when there is no `@` (Baileys' `jidDecode`, without `domainType`). */
+export function jidDecode(jid: string | null | undefined): DecodedJid | undefined {
+  const at = typeof jid === 'string' ? jid.indexOf('@') : -1;
+  if (jid === null || jid === undefined || at < 0) return undefined;
+  const [userAgent = '', device] = jid.slice(0, at).split(':');
+  const [user = '', agent] = userAgent.split('_');
+  return { user, server: jid.slice(at + 1), device: device ? Number(device) : undefined, agent };
+}
+
+/** Joins the parts of a JID; a device or agent that is absent or 0 is left out (Baileys' `jidEncode`). */
+export function jidEncode(user: string | number | null, server: string, device?: number, agent?: number): string {
+  return `${user || ''}${agent ? `_${agent}` : ''}${device ? `:${device}` : ''}@${server}`;
+}
+
+/**
+ * The account a JID names, without device or agent, with the legacy `c.us` server written `s.whatsapp.net`
+ * (`20000000000993:3@lid` → `20000000000993@lid`); `''` for a string without `@` (Baileys' `jidNormalizedUser`).
+ */
+export function jidNormalizedUser(jid: string | null | undefined): string {
+  const decoded = jidDecode(jid);
+  if (!decoded) return '';
+  const server = decoded.server === JID_SERVERS.legacyPhone ? JID_SERVERS.phone : decoded.server;
+  return jidEncode(decoded.user, server);
+}
+
+/** True when the JID is on the group server (`…@g.us`), whatever its user part (Baileys' `isJidGroup`). */
+export function isJidGroup(jid: string | null | undefined): boolean {
+  return jid?.endsWith(`@${JID_SERVERS.group}`) ?? false;
+}
+
+/** True for a LID, with or without a device (`…@lid`, Baileys' `isLidUser`). */
+export function isLidUser(jid: string | null | undefined): boolean {
+  return jid?.endsWith(`@${JID_SERVERS.lid}`) ?? false;
+}
+
+/** True for a phone-number JID, with or without a device (`…@s.whatsapp.net`, Baileys' `isPnUser`). */
+export function isPnUser(jid: string | null | undefined): boolean {
+  return jid?.endsWith(`@${JID_SERVERS.phone}`) ?? false;
+}
+
+/** True for a channel (`…@newsletter`, Baileys' `isJidNewsletter`). */
+export function isJidNewsletter(jid: string | null | undefined): boolean {
+  return jid?.endsWith(`@${JID_SERVERS.newsletter}`) ?? false;
+}
+
+/** True for a broadcast list or the status feed (`…@broadcast`, Baileys' `isJidBroadcast`). */
+export function isJidBroadcast(jid: string | null | undefined): boolean {
+  return jid?.endsWith(`@${JID_SERVERS.broadcast}`) ?? false;
+}
+
+/** True for the status feed only (Baileys' `isJidStatusBroadcast`). */
+export function isJidStatusBroadcast(jid: string | null | undefined): boolean {
+  return jid === STATUS_BROADCAST_JID;
+}
+
+const WELL_FORMED_GROUP_JID = /^\d{5,40}(-\d{5,20})?@g\.us$/;
+const WELL_FORMED_PHONE_JID = /^(\d{8,15})@s\.whatsapp\.net$/;
+const PERSON_JID = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
+
+/**
+ * True when text a person typed is a whole group JID: `<digits>@g.us`, or the older `<creator>-<time>@g.us`.
+ * Stricter than {@link isJidGroup}, which only asks for the server: this is what `wa-lake report --group`
+ * and the send API's `to` accept.
+ */
+export function isWellFormedGroupJid(text: string): boolean {
+  return WELL_FORMED_GROUP_JID.test(text);
+}
+
+/** The phone JID of a number's digits (`5511987654321` → `5511987654321@s.whatsapp.net`). */
+export function phoneJidOf(digits: string): string {
+  return jidEncode(digits, JID_SERVERS.phone);
+}
+
+/** The digits of a whole phone JID without device (8–15 digits), or undefined when `text` is none. */
+export function phoneDigitsOfJid(text: string): string | undefined {
+  return WELL_FORMED_PHONE_JID.exec(text)?.[1];
+}
+
+/**
+ * The canonical JID of a person's JID as a person types it (a LID or phone JID, 5–20 digits, optional device,
+ * `c.us` accepted): without device, `c.us` written `s.whatsapp.net`. Undefined for anything else (a group,
+ * a name, a bare number).
+ */
+export function canonicalPersonJid(text: string): string | undefined {
+  const jid = PERSON_JID.exec(text);
+  if (!jid?.[1]) return undefined;
+  return jidEncode(jid[1], jid[2] === JID_SERVERS.lid ? JID_SERVERS.lid : JID_SERVERS.phone);
+}
+
+/** The user parts (digits) of JIDs: what a JID looks like anywhere in stored JSON, with any device suffix. */
+export function jidUsers(jids: readonly string[]): string[] {
+  return [...new Set(jids.map((jid) => jid.split('@')[0]?.split(':')[0] ?? '').filter((user) => /^\d+$/.test(user)))];
+}
+
+/**
+ * A regular expression source matching any person JID (with an optional device suffix) of these user parts,
+ * in the subset PostgreSQL's ARE and JavaScript share. Digits only, so nothing needs escaping.
+ */
+export function jidPatternSource(users: readonly string[]): string {
+  return `(?<![0-9])(${users.join('|')})(:[0-9]+)?@(s\\.whatsapp\\.net|lid|c\\.us)`;
+}

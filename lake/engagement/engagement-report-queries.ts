@@ -1,0 +1,230 @@
+import type pg from 'pg';
+import { InvertedReportRangeError, UnknownReportGroupError } from '../errors.js';
+
+/** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
+export interface EngagementReportOptions {
+  groupJid: string | null;
+  /** First day; null = the first day with activity. */
+  from: string | null;
+  /** Last day; null = the last day with activity. */
+  to: string | null;
+  /** A member with no activity in this many days up to `to` is a lurker. */
+  lurkerDays: number;
+  /** How many members the top list shows. */
+  topMembers: number;
+}
+
+/** Every number of the report; the HTML, JSON and CSV outputs are views of it. */
+export interface EngagementReport {
+  timeZone: string;
+  groupJid: string | null;
+  from: string | null;
+  to: string | null;
+  lurkerDays: number;
+  totals: { messages: number; activeMembers: number; groups: number; reactions: number; joins: number; leaves: number };
+  groups: { groupJid: string; subject: string | null; messages: number; activeMembers: number }[];
+  messagesPerDay: { day: string; groupJid: string; messages: number }[];
+  activeMembers: { day: string; dau: number; wau: number; mau: number }[];
+  /** One row per person (issue #11 item 3: a linked member id joins its participants into one person). */
+  topMembers: {
+    /** The person's participant (LID-first key); several, space-separated, when a member id links them. */
+    participantId: string;
+    memberId: string | null;
+    messages: number;
+    replies: number;
+    reactionsGiven: number;
+  }[];
+  joinsLeaves: { day: string; joins: number; leaves: number }[];
+  cohorts: { cohortWeek: string; weekOffset: number; cohortSize: number; activeMembers: number; retention: number }[];
+  lurkers: { groupJid: string; members: number; lurkers: number }[];
+}
+
+// Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
+// below reads it instead of the views (issue #11 item 7: the whole report in under 5 s). The views compute the rollup
+// from the read model when read (ADR 0013); reading them once here is the report's main cost. With both ends given,
+// only the days the report needs are aggregated; otherwise every day is, and the missing end is read off the result.
+const LOAD_DAYS_SQL = `
+  CREATE TEMP TABLE report_days ON COMMIT DROP AS
+  SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
+    FROM engagement_member_activity_days
+   WHERE ($1::text IS NULL OR group_jid = $1)
+     AND ($2::date IS NULL OR $3::date IS NULL OR day BETWEEN LEAST($2::date - 29, $3::date - $4::int + 1) AND $3::date)`;
+
+// DAU counts the members active on the day; WAU and MAU count a member active on day d on d .. d+window-1, ending
+// early at the member's next active day, so each member counts once. Members are numbered first: ordering each
+// member's days by an integer instead of the person key (strcoll() of a UTF-8 locale) was most of this query's time.
+const ACTIVE_MEMBERS_SQL = `
+  WITH people AS MATERIALIZED (
+    SELECT person_key, row_number() OVER () AS person FROM (SELECT DISTINCT person_key FROM report_days) keys),
+  spans AS MATERIALIZED (
+    SELECT day, lead(day) OVER (PARTITION BY person ORDER BY day) AS next_day
+      FROM (SELECT DISTINCT p.person, d.day FROM report_days d JOIN people p USING (person_key)
+             WHERE d.day BETWEEN $1::date - 29 AND $2::date) member_days),
+  changes AS (
+    SELECT day, count(*) AS d1, count(*) AS d7, count(*) AS d30 FROM spans GROUP BY day
+    UNION ALL SELECT day + 1, -count(*), 0, 0 FROM spans GROUP BY day
+    UNION ALL SELECT LEAST(day + 7, COALESCE(next_day, day + 7)), 0, -count(*), 0 FROM spans GROUP BY 1
+    UNION ALL SELECT LEAST(day + 30, COALESCE(next_day, day + 30)), 0, 0, -count(*) FROM spans GROUP BY 1),
+  per_day AS (SELECT day, sum(d1) AS d1, sum(d7) AS d7, sum(d30) AS d30 FROM changes GROUP BY day),
+  running AS (
+    SELECT c.day::date AS day, sum(COALESCE(p.d1, 0)) OVER w AS dau, sum(COALESCE(p.d7, 0)) OVER w AS wau,
+           sum(COALESCE(p.d30, 0)) OVER w AS mau
+      FROM generate_series($1::date - 29, $2::date, interval '1 day') AS c(day)
+      LEFT JOIN per_day p ON p.day = c.day::date
+    WINDOW w AS (ORDER BY c.day))
+  SELECT to_char(day, 'YYYY-MM-DD') AS day, dau::int, wau::int, mau::int FROM running WHERE day >= $1::date ORDER BY day`;
+
+// Summed per participant first (hashed), so only a few rows per person are sorted to list its participants.
+const TOP_MEMBERS_SQL = `
+  SELECT string_agg(participant_id, ' ' ORDER BY participant_id) AS "participantId", member_id AS "memberId",
+         sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
+    FROM (SELECT person_key, member_id, participant_id, sum(messages) AS messages, sum(replies) AS replies,
+                 sum(reactions_given) AS reactions_given
+            FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2, 3) participants
+   GROUP BY person_key, member_id ORDER BY messages DESC, "reactionsGiven" DESC, 1 LIMIT $3`;
+
+// The cohorts of the range, in a temp table of their own: estimated through the membership-changes view, their
+// row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
+const LOAD_COHORTS_SQL = `
+  CREATE TEMP TABLE report_cohorts ON COMMIT DROP AS
+  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size
+    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week
+            FROM engagement_membership_changes
+           WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
+           GROUP BY 1, 2
+          HAVING (min(at) AT TIME ZONE $3)::date BETWEEN $1::date AND $2::date) joined`;
+
+const COHORTS_SQL = `
+  WITH weeks AS (SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
+                   FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
+                  WHERE d.day >= $1::date)
+  SELECT to_char(c.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", ((w.week - c.cohort_week) / 7)::int AS "weekOffset",
+         c.size::int AS "cohortSize", count(*)::int AS "activeMembers",
+         round(count(*)::numeric / c.size, 4)::float8 AS retention
+    FROM report_cohorts c
+    JOIN weeks w ON w.group_jid = c.group_jid AND w.participant_id = c.participant_id AND w.week >= c.cohort_week
+   GROUP BY c.cohort_week, w.week, c.size ORDER BY 1, 2`;
+
+/**
+ * Reads every figure of the engagement report (issue #11 item 4, architecture.md §13) in one repeatable-read
+ * transaction (it writes only its own temp tables), so all charts describe the same moment of the lake. A
+ * missing end of the range defaults to the first or last day with activity (of the group, when one is given).
+ *
+ * @throws UnknownReportGroupError when `groupJid` names a group the lake has no row and no message of.
+ * @throws InvertedReportRangeError when the first day falls after the last (given, or defaulted from the data).
+ * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
+ */
+export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
+    await client.query(`SET LOCAL work_mem = '256MB'`);
+    if (options.groupJid !== null) {
+      const known = await client.query<{ known: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
+                OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1) AS known`,
+        [options.groupJid]
+      );
+      if (known.rows[0]?.known !== true) throw new UnknownReportGroupError(options.groupJid);
+    }
+    await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
+    await client.query('ANALYZE report_days');
+    const range = await client.query<{ tz: string; from: string | null; to: string | null }>(
+      `SELECT wa_engagement_time_zone() AS tz,
+              to_char(COALESCE($1::date, (SELECT min(day) FROM report_days)), 'YYYY-MM-DD') AS from,
+              to_char(COALESCE($2::date, (SELECT max(day) FROM report_days)), 'YYYY-MM-DD') AS to`,
+      [options.from, options.to]
+    );
+    const { tz, from, to } = range.rows[0] ?? { tz: 'UTC', from: null, to: null };
+    if (from !== null && to !== null && from > to) {
+      const defaulted = options.from === null ? 'from' : options.to === null ? 'to' : null;
+      throw new InvertedReportRangeError(from, to, defaulted);
+    }
+    const report = emptyReport(tz, options, from, to);
+    if (from === null || to === null) {
+      await client.query('COMMIT');
+      return report;
+    }
+    const span = [from, to];
+    const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = span): Promise<T[]> =>
+      (await client.query<T>(sql, values)).rows;
+    // Members are counted per group from one row per (group, person): count(DISTINCT) would sort every day row.
+    const [totals] = await q<EngagementReport['totals']>(
+      `SELECT COALESCE(sum(messages), 0)::int AS messages, count(DISTINCT person_key)::int AS "activeMembers",
+              count(DISTINCT group_jid)::int AS groups, COALESCE(sum(reactions_given), 0)::int AS reactions,
+              0 AS joins, 0 AS leaves
+         FROM (SELECT group_jid, person_key, sum(messages) AS messages, sum(reactions_given) AS reactions_given
+                 FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) people`
+    );
+    report.groups = await q(
+      `SELECT p.group_jid AS "groupJid", g.subject, sum(p.messages)::int AS messages, count(*)::int AS "activeMembers"
+         FROM (SELECT group_jid, person_key, sum(messages) AS messages
+                 FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) p
+         LEFT JOIN whatsapp_groups g ON g.jid = p.group_jid
+        GROUP BY 1, 2 ORDER BY messages DESC, 1`
+    );
+    report.messagesPerDay = await q(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, group_jid AS "groupJid", sum(messages)::int AS messages
+         FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY day, group_jid ORDER BY day, group_jid`
+    );
+    report.activeMembers = await q(ACTIVE_MEMBERS_SQL);
+    report.topMembers = await q(TOP_MEMBERS_SQL, [...span, options.topMembers]);
+    report.joinsLeaves = await q(
+      `SELECT to_char((at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
+              count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
+         FROM engagement_membership_changes
+        WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)
+        GROUP BY 1 ORDER BY 1`,
+      [...span, tz, options.groupJid]
+    );
+    await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
+    await client.query('ANALYZE report_cohorts');
+    report.cohorts = await q(COHORTS_SQL, [from]);
+    report.lurkers = await q(
+      `SELECT m.group_jid AS "groupJid", count(*)::int AS members,
+              count(*) FILTER (WHERE NOT EXISTS (
+                SELECT 1 FROM report_days d WHERE d.group_jid = m.group_jid AND d.participant_id = m.participant_id
+                   AND d.day > $1::date - $2::int AND d.day <= $1::date))::int AS lurkers
+         FROM whatsapp_group_memberships m
+        WHERE m.left_at IS NULL AND ($3::text IS NULL OR m.group_jid = $3)
+        GROUP BY 1 ORDER BY lurkers DESC, 1`,
+      [to, options.lurkerDays, options.groupJid]
+    );
+    report.totals = {
+      ...(totals ?? report.totals),
+      joins: report.joinsLeaves.reduce((sum, row) => sum + row.joins, 0),
+      leaves: report.joinsLeaves.reduce((sum, row) => sum + row.leaves, 0),
+    };
+    await client.query('COMMIT');
+    return report;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+function emptyReport(
+  timeZone: string,
+  options: EngagementReportOptions,
+  from: string | null,
+  to: string | null
+): EngagementReport {
+  return {
+    timeZone,
+    groupJid: options.groupJid,
+    from,
+    to,
+    lurkerDays: options.lurkerDays,
+    totals: { messages: 0, activeMembers: 0, groups: 0, reactions: 0, joins: 0, leaves: 0 },
+    groups: [],
+    messagesPerDay: [],
+    activeMembers: [],
+    topMembers: [],
+    joinsLeaves: [],
+    cohorts: [],
+    lurkers: [],
+  };
+}

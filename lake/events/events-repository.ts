@@ -1,0 +1,167 @@
+import type pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import type { Logger } from '../../common/logger.js';
+import {
+  extractProjectionFacts,
+  hasProjectionWork,
+  type ProjectionEvent,
+} from '../projections/extract-projection-facts.js';
+import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-message-facts.js';
+import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
+import { DatabaseUnavailableError } from '../errors.js';
+import { toDatabaseAvailabilityError } from '../pool.js';
+import type { ParsedIngestBody } from './parsed-ingest-body.js';
+import { applyProjectionsInSavepoint } from './apply-projections.js';
+import { EventLogBatchWriter, type EventLogBatchLimits } from './event-log-batch-writer.js';
+import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from './event-log-rows.js';
+import { emptyEncodedFacts, encodeMessageFacts, type EncodedMessageFacts } from './messages-repository.js';
+import { KnownIdentities } from './known-identities.js';
+
+/** What happened to one delivery. `isProjectionFailed`: the raw row is stored, a projection error recorded. */
+export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | { status: 'duplicate' };
+
+/** Options of {@link EventsRepository}. */
+export interface EventsRepositoryOptions {
+  /** Maintain the message read model (issue #11; default true). False only to measure its cost (bench). */
+  isMessageReadModelEnabled?: boolean;
+  /** Limits of the group commit of events without projection work. */
+  batchLimits?: Partial<EventLogBatchLimits>;
+  /** Called with the row count of every batch statement that committed (the batch-size metric). */
+  onInsertBatch?: (rows: number) => void;
+}
+
+/**
+ * Stores raw events idempotently and updates the projections in the same transaction (architecture.md §1,
+ * §8, §9). Events with projection work get a transaction of their own, on one client released in
+ * `finally` (house style §10.5); the others (most messages) are written together with concurrent
+ * ones by an {@link EventLogBatchWriter} (group commit, ADR 0006).
+ */
+export class EventsRepository {
+  private readonly log: Logger;
+  private readonly batchWriter: EventLogBatchWriter;
+  private readonly knownIdentities = new KnownIdentities();
+  private readonly isMessageReadModelEnabled: boolean;
+  constructor(
+    private readonly pool: pg.Pool,
+    logger: Logger,
+    options: EventsRepositoryOptions = {}
+  ) {
+    this.log = logger.child({ component: 'events-repository' });
+    this.batchWriter = new EventLogBatchWriter(pool, options.batchLimits, options.onInsertBatch);
+    this.isMessageReadModelEnabled = options.isMessageReadModelEnabled ?? true;
+  }
+
+  /**
+   * Inserts one event with `ON CONFLICT (event_id) DO NOTHING`, then (only when inserted) applies
+   * the projections inside a savepoint, and commits. Resolves only after COMMIT, so a caller may
+   * answer 2xx. A concurrent first delivery of the same id waits on the unique index and resolves
+   * `duplicate` once the other transaction commits.
+   *
+   * @param eventId - the `X-Event-Id` UUID.
+   * @param body - the parsed, sanitized delivery.
+   * @param receivedAt - when the request arrived (`received_at`).
+   * @throws DatabaseUnavailableError when PostgreSQL cannot be reached or drops the connection (HTTP 503).
+   * @throws DatabaseBusyError when no pooled connection frees up within the connection timeout (HTTP 503).
+   * @throws pg.DatabaseError for statement errors that are not about availability (HTTP 4xx/500 by code).
+   */
+  async store(eventId: string, body: ParsedIngestBody, receivedAt: Date): Promise<StoreOutcome> {
+    const row: EventLogRow = {
+      id: uuidv7(),
+      eventId,
+      type: body.type,
+      chatJid: body.chatJid,
+      bodyText: body.bodyText,
+      receivedAt,
+      capturedAt: body.capturedAt,
+      upsertType: body.upsertType,
+      occurredAt: body.occurredAt,
+      isSanitized: body.isSanitized,
+      accountJid: body.accountJid,
+      legacyEventId: body.legacyEventId,
+    };
+    const event: ProjectionEvent = {
+      eventId,
+      type: body.type,
+      chatJid: body.chatJid,
+      payload: body.payload,
+      effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
+      hasOwnTime: body.occurredAt !== null,
+      accountJids: body.accountJid ? [body.accountJid] : [],
+    };
+    const facts = extractProjectionFacts(event);
+    const messageFacts = extractMessageFacts(event);
+    const readModel = this.isMessageReadModelEnabled ? this.encodeReadModel(event) : null;
+    // Identities this process already committed at this time change nothing (rules in KnownIdentities).
+    messageFacts.identities = this.knownIdentities.withoutKnown(messageFacts.identities, event.effectiveAt.getTime());
+    if (!hasProjectionWork(facts)) {
+      // No group work: the raw row (and the set-based message projections) in a batch statement,
+      // committed before this resolves.
+      const work = hasMessageWork(messageFacts)
+        ? { eventId, type: body.type, effectiveAt: event.effectiveAt, facts: messageFacts }
+        : null;
+      const outcome = await this.batchWriter.insert(row, work, readModel);
+      if (outcome === 'duplicate') return { status: 'duplicate' };
+      if (outcome === 'stored' && work)
+        this.knownIdentities.remember(work.facts.identities, work.effectiveAt.getTime());
+      return { status: 'stored', isProjectionFailed: outcome === 'projection-failed' };
+    }
+    facts.participants.push(...messageFacts.identities);
+    const record = encodeEventLogRow(row);
+    const client = await this.connect();
+    let releaseError: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const inserted = await insertEventLogRecords(client, [record], readModel);
+      if (inserted.size === 0) {
+        await client.query('COMMIT');
+        return { status: 'duplicate' };
+      }
+      const projection = await applyProjectionsInSavepoint(client, event, facts);
+      await client.query('COMMIT');
+      if (projection.error) this.log.warn({ eventId, err: projection.error }, 'projection failed, raw event stored');
+      return { status: 'stored', isProjectionFailed: projection.error !== undefined };
+    } catch (err) {
+      releaseError = err instanceof Error ? err : new Error('non-error thrown');
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw toDatabaseAvailabilityError(err) ?? err;
+    } finally {
+      // A client whose transaction failed is destroyed, never returned to the pool mid-transaction.
+      client.release(releaseError);
+    }
+  }
+
+  /**
+   * The message read-model facts of one event (issue #11), encoded; null when it has none. A fact naming an id
+   * longer than the read model's columns is left out (the raw row is still stored) and said in a warning.
+   */
+  private encodeReadModel(event: ProjectionEvent): EncodedMessageFacts | null {
+    const facts = extractReadModelFacts(event);
+    if (isEmptyReadModelFacts(facts)) return null;
+    const encoded = emptyEncodedFacts();
+    const leftOut = encodeMessageFacts(encoded, event.eventId, facts);
+    if (leftOut > 0)
+      this.log.warn(
+        { eventId: event.eventId, leftOut },
+        'message read-model facts left out: an id is longer than 255 characters; the raw event is stored'
+      );
+    return encoded;
+  }
+
+  /** Checks that PostgreSQL answers (`/readyz`). @throws DatabaseUnavailableError otherwise. */
+  async ping(): Promise<void> {
+    try {
+      await this.pool.query('SELECT 1');
+    } catch (err) {
+      throw new DatabaseUnavailableError(err);
+    }
+  }
+
+  /** @throws DatabaseBusyError on a pool checkout timeout, DatabaseUnavailableError on any other failure. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw toDatabaseAvailabilityError(err) ?? new DatabaseUnavailableError(err);
+    }
+  }
+}

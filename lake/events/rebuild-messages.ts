@@ -1,0 +1,58 @@
+import type pg from 'pg';
+import { extractReadModelFacts } from '../projections/extract-message-facts.js';
+import { UnnamedTimeZoneError } from '../errors.js';
+import { emptyEncodedFacts, encodeMessageFacts, writeMessageFacts } from './messages-repository.js';
+import { readRawEventPages } from './read-raw-event-pages.js';
+
+const PAGE_SIZE = 2_000;
+/** The types `extractReadModelFacts` reads. */
+const MESSAGE_TYPES = ['messages.upsert', 'messages.update', 'messages.reaction'];
+const MESSAGE_TABLES = [
+  'whatsapp_message_records',
+  'whatsapp_message_edits',
+  'whatsapp_message_revokes',
+  'whatsapp_message_reactions',
+];
+
+/**
+ * Checks that `timeZone` is an IANA time zone name PostgreSQL knows (`America/Sao_Paulo`, `UTC`), before any
+ * work depends on it (issue #11 item 6).
+ *
+ * @throws pg.DatabaseError with PostgreSQL's own message (`time zone "…" not recognized`) when it does not know it.
+ * @throws UnnamedTimeZoneError for a zone PostgreSQL accepts that is no IANA name (`+05:00`, `UTC+5`): it would
+ *   read the offset with the POSIX sign, the opposite of what the value says.
+ */
+export async function checkTimeZone(client: pg.ClientBase, timeZone: string): Promise<void> {
+  await client.query(`SELECT now() AT TIME ZONE $1`, [timeZone]);
+  const { rows } = await client.query<{ named: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS named`,
+    [timeZone]
+  );
+  if (rows[0]?.named !== true) throw new UnnamedTimeZoneError(timeZone);
+}
+
+/**
+ * Rebuilds the message read model from the raw table (issue #11 item 1, `wa-lake rebuild`), inside the
+ * caller's transaction (which holds the raw table in SHARE mode): empties the tables and replays every
+ * message event page by page through the same set-based statement as live ingest. The rollups need no
+ * step of their own: the engagement views count the read model when read (ADR 0013). `timeZone`, when
+ * given, is stored first (`engagement_settings`); the views use the stored zone from the next read on.
+ *
+ * @returns how many raw message events were replayed.
+ * @throws pg.DatabaseError when a statement fails (e.g. `timeZone` is not a time zone PostgreSQL knows).
+ */
+export async function rebuildMessageReadModel(client: pg.ClientBase, timeZone?: string): Promise<number> {
+  if (timeZone !== undefined) {
+    await checkTimeZone(client, timeZone);
+    await client.query(`UPDATE engagement_settings SET time_zone = $1`, [timeZone]);
+  }
+  await client.query(`TRUNCATE ${MESSAGE_TABLES.join(', ')}`);
+  let events = 0;
+  for await (const page of readRawEventPages(client, { pageSize: PAGE_SIZE, types: MESSAGE_TYPES })) {
+    const facts = emptyEncodedFacts();
+    for (const event of page) encodeMessageFacts(facts, event.eventId, extractReadModelFacts(event));
+    await writeMessageFacts(client, facts);
+    events += page.length;
+  }
+  return events;
+}

@@ -1,0 +1,81 @@
+import type pg from 'pg';
+import { extractProjectionFacts, hasProjectionWork } from '../projections/extract-projection-facts.js';
+import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
+import { RebuildFailedError } from '../errors.js';
+import { applyMessageProjections } from './apply-message-projections.js';
+import type { MessageProjectionItem } from './message-projection-item.js';
+import { applyProjectionsInSavepoint } from './apply-projections.js';
+import { readRawEventPages } from './read-raw-event-pages.js';
+import { checkTimeZone, rebuildMessageReadModel } from './rebuild-messages.js';
+
+const BATCH_SIZE = 500;
+const PROJECTION_TABLES = [
+  'whatsapp_groups',
+  'whatsapp_participants',
+  'whatsapp_lid_aliases',
+  'whatsapp_group_memberships',
+  'whatsapp_membership_facts',
+  'whatsapp_group_snapshots',
+  'whatsapp_projection_errors',
+  'whatsapp_group_unobserved_periods',
+];
+
+/**
+ * Rebuilds every projection from the raw `whatsapp_event_logs` table (`wa-lake rebuild`, architecture.md §9).
+ * One transaction: the raw table is locked in SHARE mode (ingest inserts wait, reads go on), the
+ * projection tables are emptied and every event is applied again in `id` order with the same code
+ * as live ingest — projections are order-independent, so the result equals the incremental one.
+ *
+ * Every raw row is read: any event may name people (issue #12 item 4).
+ *
+ * Then the message read model (`lake/events/rebuild-messages.ts`, issue #11), and the engagement time zone set to
+ * `engagementTimeZone` when given; `messageEvents` counts the raw events replayed for it.
+ * @returns `{ events }`: how many raw events were replayed.
+ * @throws RebuildFailedError when a query fails (the transaction is rolled back and the old projections stay).
+ */
+export async function rebuildProjections(
+  pool: pg.Pool,
+  options: { engagementTimeZone?: string } = {}
+): Promise<{ events: number; messageEvents: number }> {
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  let events = 0;
+  try {
+    await client.query('BEGIN');
+    // A zone PostgreSQL does not know fails the rebuild now, not after every event was replayed.
+    if (options.engagementTimeZone !== undefined) await checkTimeZone(client, options.engagementTimeZone);
+    await client.query('LOCK TABLE whatsapp_event_logs IN SHARE MODE');
+    await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
+    for await (const page of readRawEventPages(client, { pageSize: BATCH_SIZE })) {
+      const messageItems: MessageProjectionItem[] = [];
+      for (const event of page) {
+        // The same split as live ingest (`EventsRepository.store`): group work per event, the rest by batch.
+        const facts = extractProjectionFacts(event);
+        const messageFacts = extractMessageFacts(event);
+        if (hasProjectionWork(facts)) {
+          facts.participants.push(...messageFacts.identities);
+          await applyProjectionsInSavepoint(client, event, facts);
+        } else if (hasMessageWork(messageFacts)) {
+          messageItems.push({
+            eventId: event.eventId,
+            type: event.type,
+            effectiveAt: event.effectiveAt,
+            facts: messageFacts,
+          });
+        }
+      }
+      await applyMessageProjections(client, messageItems);
+      events += page.length;
+    }
+    // The message read model (issue #11) in the same transaction: all projections change at once.
+    const messageEvents = await rebuildMessageReadModel(client, options.engagementTimeZone);
+    await client.query('COMMIT');
+    return { events, messageEvents };
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw new RebuildFailedError(events, err);
+  } finally {
+    client.release(failure);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The lake's one door: everything outside `lake/` (the ingest API's HTTP process, the CLI) reaches PostgreSQL
+ * through these exports (lake/README.md). Everything else in this folder is internal and may change freely.
+ */
+// The database itself: pool, migrations, the errors callers branch on.
+export { DatabaseBusyError, DatabaseUnavailableError } from './errors.js';
+export { runMigrations } from './migrate.js';
+export { createPool } from './pool.js';
+// Lake in: the raw event log, its projections and event time.
+export { countStoredEvents } from './events/count-stored-events.js';
+export { EventsRepository } from './events/events-repository.js';
+export type { ParsedIngestBody } from './events/parsed-ingest-body.js';
+export { rebuildProjections } from './events/rebuild-projections.js';
+export { extractOccurredAt, toEpochMs } from './projections/occurred-at.js';
+// Send out: intents, their transitions, keys and allow-lists (architecture.md §12).
+export { generateApiKey, hashApiKey } from './send/api-key.js';
+export { type OutboundMessage, OutboundMessagesRepository } from './send/outbound-messages-repository.js';
+export { normalizeRecipient } from './send/recipient.js';
+export { type ApiKeyRecord, SendAdminRepository, type SendEnvironment } from './send/send-admin-repository.js';
+export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
+export type { QuotaUsage, SendIntentCandidate } from './send/send-intent-statement.js';
+// Templates (issue #31 item 1): versions in PostgreSQL, the pure renderer shared by the CLI and the API.
+export { placeholdersOf, renderTemplate } from './send/render-template.js';
+export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
+export { StatusWebhookTargets } from './send/status-webhook-targets.js';
+// Read side: the engagement report and member links (architecture.md §13).
+export {
+  readEngagementReport,
+  type EngagementReport,
+  type EngagementReportOptions,
+} from './engagement/engagement-report-queries.js';
+export {
+  InvalidMemberLinkError,
+  isParticipantSeen,
+  linkMembers,
+  listMemberLinks,
+  unlinkMember,
+  type MemberLink,
+  type MemberLinkRequest,
+  type WrittenMemberLink,
+} from './engagement/member-links-repository.js';
+// Privacy: erasure and retention (architecture.md §14).
+export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './privacy/forget-participant.js';
+export {
+  parseRetentionPeriodMs,
+  redactOldMessageBodies,
+  type RetentionResult,
+} from './privacy/redact-old-message-bodies.js';

@@ -1,0 +1,168 @@
+import type pg from 'pg';
+import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
+import { jidPatternSource, jidUsers } from '../../common/whatsapp-jid.js';
+
+/** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
+export interface LakeErasureResult {
+  /** Every JID found for the member (input plus LID↔phone aliases); for the other stores, not for storage. */
+  jids: string[];
+  /** `event_id`s of raw rows that named the member; to match dead-letter entries, not for storage. */
+  eventIds: string[];
+  counts: {
+    messageBodiesRedacted: number;
+    aliasesDeleted: number;
+    participantsDeleted: number;
+    /** Community-member links of the member (`whatsapp_member_links`), deleted: the link itself is personal data. */
+    memberLinksDeleted: number;
+    /** `table.column` → rows whose values had the member's JIDs replaced by the pseudonym. */
+    pseudonymized: Record<string, number>;
+  };
+}
+
+// Run records are not personal data; identity rows are handled explicitly before the generic pass.
+const SKIPPED_TABLES = ['whatsapp_erasure_runs', 'whatsapp_retention_runs'];
+
+/**
+ * Erasure in the lake (architecture.md §14, issue #13 item 4), in ONE transaction of `client` (the caller
+ * begins and commits). Finds the member's JIDs through `whatsapp_lid_aliases` and `whatsapp_participants`;
+ * redacts the content and sender name of messages they wrote; deletes their alias and participant rows;
+ * then replaces every occurrence of their JIDs (any device suffix) in every text/jsonb column of every
+ * `whatsapp_*` base table — raw payloads, memberships, facts, snapshots, group fields, and read models
+ * added later — by `pseudonym`, so engagement counts keep one anonymous member instead of breaking.
+ * Idempotent: a second run finds nothing left to change.
+ *
+ * @param jids - canonical JIDs from `parseParticipantIdentifier`.
+ * @param pseudonym - e.g. `erased-<uuid>@erased`: random per run, so it cannot be linked back.
+ */
+export async function forgetParticipantInLake(
+  client: pg.ClientBase,
+  jids: readonly string[],
+  pseudonym: string
+): Promise<LakeErasureResult> {
+  const allJids = await expandAliases(client, jids);
+  const pattern = jidPatternSource(jidUsers(allJids));
+  const matched = await client.query<{ event_id: string }>(
+    `SELECT event_id FROM whatsapp_event_logs WHERE payload::text ~ $1`,
+    [pattern]
+  );
+  const messageBodiesRedacted = await redactAuthoredMessages(client, pattern);
+  const aliases = await client.query(`DELETE FROM whatsapp_lid_aliases WHERE lid ~ $1 OR phone_jid ~ $1`, [pattern]);
+  const participants = await client.query(
+    `DELETE FROM whatsapp_participants WHERE id ~ $1 OR COALESCE(lid, '') ~ $1 OR COALESCE(phone_jid, '') ~ $1`,
+    [pattern]
+  );
+  if ((participants.rowCount ?? 0) > 0) {
+    await client.query(`INSERT INTO whatsapp_participants (id) VALUES ($1) ON CONFLICT DO NOTHING`, [pseudonym]);
+  }
+  // A member seen under both its LID and its phone JID has two rows per key; both become the pseudonym.
+  await client.query(
+    `DELETE FROM whatsapp_group_memberships m WHERE m.participant_id ~ $1 AND EXISTS (
+       SELECT 1 FROM whatsapp_group_memberships o WHERE o.group_jid = m.group_jid AND o.participant_id ~ $1
+         AND o.participant_id < m.participant_id)`,
+    [pattern]
+  );
+  await client.query(
+    `DELETE FROM whatsapp_membership_facts f WHERE f.participant_id ~ $1 AND EXISTS (
+       SELECT 1 FROM whatsapp_membership_facts o WHERE o.group_jid = f.group_jid AND o.event_id = f.event_id
+         AND o.participant_id ~ $1 AND o.participant_id < f.participant_id)`,
+    [pattern]
+  );
+  await client.query(
+    `DELETE FROM whatsapp_message_reactions r WHERE r.reactor_id ~ $1 AND EXISTS (
+       SELECT 1 FROM whatsapp_message_reactions o WHERE o.chat_jid = r.chat_jid AND o.target_id = r.target_id
+         AND o.reactor_id ~ $1 AND o.reactor_id < r.reactor_id)`,
+    [pattern]
+  );
+  const memberLinks = await client.query(`DELETE FROM whatsapp_member_links WHERE participant_id ~ $1`, [pattern]);
+  return {
+    jids: allJids,
+    eventIds: matched.rows.map((row) => row.event_id),
+    counts: {
+      messageBodiesRedacted,
+      aliasesDeleted: aliases.rowCount ?? 0,
+      participantsDeleted: participants.rowCount ?? 0,
+      memberLinksDeleted: memberLinks.rowCount ?? 0,
+      pseudonymized: await pseudonymizeEverywhere(client, pattern, pseudonym),
+    },
+  };
+}
+
+/** The input JIDs plus every JID linked to them by an alias or a participant row (to a fixed point). */
+async function expandAliases(client: pg.ClientBase, jids: readonly string[]): Promise<string[]> {
+  const found = new Set(jids);
+  for (let round = 0; round < 4; round += 1) {
+    const { rows } = await client.query<{ jid: string | null }>(
+      `SELECT unnest(ARRAY[lid, phone_jid]) AS jid FROM whatsapp_lid_aliases WHERE lid = ANY($1) OR phone_jid = ANY($1)
+       UNION SELECT unnest(ARRAY[id, lid, phone_jid]) FROM whatsapp_participants
+        WHERE id = ANY($1) OR lid = ANY($1) OR phone_jid = ANY($1)`,
+      [[...found]]
+    );
+    const before = found.size;
+    for (const row of rows) if (row.jid) found.add(row.jid);
+    if (found.size === before) break;
+  }
+  return [...found].sort();
+}
+
+async function redactAuthoredMessages(client: pg.ClientBase, pattern: string): Promise<number> {
+  const { rows } = await client.query<{ id: string; type: string; payload: unknown }>(
+    `SELECT id, type, payload FROM whatsapp_event_logs
+      WHERE type = ANY($1::text[]) AND (COALESCE(payload #>> '{key,participant}', '') ~ $2
+        OR COALESCE(payload #>> '{key,participantAlt}', '') ~ $2)
+      FOR UPDATE`,
+    [MESSAGE_BODY_TYPES, pattern]
+  );
+  if (rows.length === 0) return 0;
+  const redacted = rows.map((row) =>
+    JSON.stringify(redactMessageBody(row.type, row.payload, { dropSenderName: true }))
+  );
+  await client.query(
+    `UPDATE whatsapp_event_logs AS e SET payload = r.payload, body_redacted_at = COALESCE(e.body_redacted_at, now()),
+        updated_at = now()
+       FROM unnest($1::uuid[], $2::jsonb[]) AS r(id, payload) WHERE e.id = r.id AND e.payload IS DISTINCT FROM r.payload`,
+    [rows.map((row) => row.id), redacted]
+  );
+  return rows.filter((row, index) => JSON.stringify(row.payload) !== redacted[index]).length;
+}
+
+async function pseudonymizeEverywhere(
+  client: pg.ClientBase,
+  pattern: string,
+  pseudonym: string
+): Promise<Record<string, number>> {
+  const { rows: columns } = await client.query<{ table_name: string; column_name: string; data_type: string }>(
+    `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
+       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name LIKE 'whatsapp\\_%'
+        AND NOT (c.table_name = ANY($1)) AND c.data_type IN ('text', 'character varying', 'jsonb', 'json')
+      ORDER BY c.table_name, c.column_name`,
+    [SKIPPED_TABLES]
+  );
+  const counts: Record<string, number> = {};
+  for (const column of columns) {
+    const table = client.escapeIdentifier(column.table_name);
+    const name = client.escapeIdentifier(column.column_name);
+    const cast = column.data_type === 'jsonb' || column.data_type === 'json' ? `::${column.data_type}` : '';
+    const result = await client.query(
+      `UPDATE ${table} SET ${name} = regexp_replace(${name}::text, $1, $2, 'g')${cast} WHERE ${name}::text ~ $1`,
+      [pattern, pseudonym]
+    );
+    if ((result.rowCount ?? 0) > 0) counts[`${column.table_name}.${column.column_name}`] = result.rowCount ?? 0;
+  }
+  return counts;
+}
+
+/**
+ * Records one erasure run in `whatsapp_erasure_runs` (issue #13 item 4): who, when, counts and what was
+ * not reached — never the identifier or the erased data (the caller passes counts only).
+ */
+export async function recordErasureRun(
+  pool: pg.Pool,
+  run: { id: string; requestedBy: string; startedAt: Date; counts: object; notReached: readonly string[] }
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO whatsapp_erasure_runs (id, requested_by, started_at, finished_at, counts, not_reached)
+     VALUES ($1, $2, $3, now(), $4, $5)`,
+    [run.id, run.requestedBy, run.startedAt, JSON.stringify(run.counts), JSON.stringify(run.notReached)]
+  );
+}

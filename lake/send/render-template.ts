@@ -1,0 +1,33 @@
+// `{{ name }}`: a variable name is a letter or underscore, then letters, digits or underscores.
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** Variable names a template body uses, each once, in order of first use (issue #31 item 1). */
+export function placeholdersOf(body: string): string[] {
+  return [...new Set([...body.matchAll(PLACEHOLDER)].map((match) => match[1] ?? ''))];
+}
+
+/** What {@link renderTemplate} found wrong with the caller's variables. */
+export interface TemplateVariableProblem {
+  missing: string[];
+  unknown: string[];
+}
+
+/**
+ * Renders a template version's body with the caller's variables (issue #31 item 1, ADR 0015): each
+ * `{{name}}` becomes the value's text, in one pass (a value that itself contains `{{x}}` stays as it is).
+ * Rendered once, at accept time: the stored text is what every retry sends.
+ *
+ * @param declared the variables the version declares; every one must be given, and no other.
+ * @returns the text, or the missing and unknown variable names.
+ */
+export function renderTemplate(
+  body: string,
+  declared: readonly string[],
+  variables: Readonly<Record<string, string | number>>
+): { text: string } | { problem: TemplateVariableProblem } {
+  const given = Object.keys(variables);
+  const missing = declared.filter((name) => !Object.hasOwn(variables, name));
+  const unknown = given.filter((name) => !declared.includes(name));
+  if (missing.length > 0 || unknown.length > 0) return { problem: { missing, unknown } };
+  return { text: body.replace(PLACEHOLDER, (_match, name: string) => String(variables[name])) };
+}

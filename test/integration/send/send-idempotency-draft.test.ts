@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  createTestApiKey,
+  postMessageWithHeaders,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from './send-test-server.js';
+
+// draft-ietf-httpapi-idempotency-key-header behaviours and RFC 9457 errors of the public API (issue #31 item 4).
+let server: SendTestServer;
+let groupJid: string;
+let apiKey: { key: string; accountId: string; id: string };
+
+beforeAll(async () => {
+  server = await startSendTestServer(inject('databaseUrl'));
+  groupJid = await seedGroup(server.pool, []);
+  apiKey = await createTestApiKey(server.admin);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const body = (text: string): Record<string, string> => ({ to: groupJid, text, category: 'otp' });
+
+function expectProblem(
+  response: { status: number; json: Record<string, unknown>; headers: Headers },
+  status: number,
+  code: string
+): void {
+  expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+  expect(response.json).toMatchObject({
+    type: `urn:wa-lake:problem:${code}`,
+    title: expect.any(String) as unknown,
+    status,
+    detail: expect.any(String) as unknown,
+    code,
+  });
+  expect(response.status).toBe(status);
+}
+
+describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (issue #31 item 4)', () => {
+  it('takes the Structured Field string "abc" and the bare abc as the same key', async () => {
+    const key = `k-${randomUUID()}`;
+    const quoted = await postMessageWithHeaders(server.url, apiKey.key, body('sf string'), `"${key}"`);
+    const bare = await postMessageWithHeaders(server.url, apiKey.key, body('sf string'), key);
+    expect(quoted.status).toBe(202);
+    expect(bare.status).toBe(200);
+    expect(bare.headers.get('idempotent-replayed')).toBe('true');
+    expect(bare.json['id']).toBe(quoted.json['id']);
+    const escaped = await postMessageWithHeaders(server.url, apiKey.key, body('escaped'), `"${key}\\\\x"`);
+    const escapedBare = await postMessageWithHeaders(server.url, apiKey.key, body('escaped'), `${key}\\x`);
+    expect([escaped.status, escapedBare.status, escapedBare.json['id']]).toEqual([202, 200, escaped.json['id']]);
+    const { rows } = await server.pool.query(
+      'SELECT idempotency_key FROM outbound_messages WHERE api_key_id = $1 AND idempotency_key LIKE $2 ORDER BY 1',
+      [apiKey.id, `${key}%`]
+    );
+    expect(rows).toEqual([{ idempotency_key: key }, { idempotency_key: `${key}\\x` }]);
+  });
+
+  it('answers 400 problem+json for a missing, empty, malformed, repeated or over-long key', async () => {
+    for (const value of [null, '', '""', '"unterminated', 'two words', '"a", "b"', 'a,b', 'x'.repeat(256)]) {
+      const response = await postMessageWithHeaders(server.url, apiKey.key, body('bad key'), value);
+      expectProblem(response, 400, 'WA_ERR_MISSING_IDEMPOTENCY_KEY');
+    }
+  });
+
+  it('answers 409 to a repeat while the first request with that key is still being accepted', async () => {
+    const limited = await createTestApiKey(server.admin, { dailyLimit: 5 });
+    const key = randomUUID();
+    // Hold the key's quota row: the first request's accept statement waits on it, so it is in flight.
+    const blocker = await server.pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM send_api_key_usage WHERE api_key_id = $1 FOR UPDATE', [limited.id]);
+      const first = postMessageWithHeaders(server.url, limited.key, body('in flight'), key);
+      await expect
+        .poll(
+          async () => {
+            const { rows } = await server.pool.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query LIKE '%jsonb_to_recordset%'`
+            );
+            return rows[0]?.n;
+          },
+          { timeout: 30_000 }
+        )
+        .toBe(1);
+      const repeat = await postMessageWithHeaders(server.url, limited.key, body('in flight'), key);
+      expectProblem(repeat, 409, 'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT');
+      await blocker.query('COMMIT');
+      expect((await first).status).toBe(202);
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    const after = await postMessageWithHeaders(server.url, limited.key, body('in flight'), key);
+    expect(after.status).toBe(200);
+  });
+
+  it('answers 422 to the same key with another body, and 422 expired to any reuse after 24 h (nothing sent)', async () => {
+    const key = randomUUID();
+    const first = await postMessageWithHeaders(server.url, apiKey.key, body('original'), key);
+    expect(first.status).toBe(202);
+    expectProblem(
+      await postMessageWithHeaders(server.url, apiKey.key, body('changed'), key),
+      422,
+      'WA_ERR_IDEMPOTENCY_MISMATCH'
+    );
+    await server.pool.query(`UPDATE outbound_messages SET created_at = now() - interval '25 hours' WHERE id = $1`, [
+      first.json['id'],
+    ]);
+    for (const text of ['original', 'changed']) {
+      expectProblem(
+        await postMessageWithHeaders(server.url, apiKey.key, body(text), key),
+        422,
+        'WA_ERR_IDEMPOTENCY_KEY_EXPIRED'
+      );
+    }
+    const { rows } = await server.pool.query('SELECT 1 FROM outbound_messages WHERE idempotency_key = $1', [key]);
+    expect(rows).toHaveLength(1);
+  });
+});
+
+describe('errors of the public API are RFC 9457 problem details (issue #31 item 4)', () => {
+  it('answers problem+json with the code kept as an extension member for each kind of error', async () => {
+    expectProblem(await postMessageWithHeaders(server.url, 'wlk_unknown', body('x')), 401, 'WA_ERR_BAD_API_KEY');
+    expectProblem(
+      await postMessageWithHeaders(server.url, apiKey.key, { ...body('x'), category: 'newsletter' }),
+      422,
+      'WA_ERR_UNKNOWN_CATEGORY'
+    );
+    const invalid = await postMessageWithHeaders(server.url, apiKey.key, { to: groupJid, category: 'otp' });
+    expectProblem(invalid, 422, 'WA_ERR_INVALID_BODY');
+    expect(invalid.json['fields']).toEqual([expect.objectContaining({ field: 'text' })]);
+    const notJson = await fetch(`${server.url}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey.key, 'idempotency-key': randomUUID(), 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expectProblem(
+      { status: notJson.status, json: (await notJson.json()) as Record<string, unknown>, headers: notJson.headers },
+      415,
+      'WA_ERR_UNSUPPORTED_MEDIA_TYPE'
+    );
+    const unknownRoute = await fetch(`${server.url}/api/v1/nothing-here`);
+    expectProblem(
+      {
+        status: unknownRoute.status,
+        json: (await unknownRoute.json()) as Record<string, unknown>,
+        headers: unknownRoute.headers,
+      },
+      404,
+      'WA_ERR_NOT_FOUND'
+    );
+    const missing = await fetch(`${server.url}/api/v1/messages/${randomUUID()}`, {
+      headers: { 'x-api-key': apiKey.key },
+    });
+    expectProblem(
+      { status: missing.status, json: (await missing.json()) as Record<string, unknown>, headers: missing.headers },
+      404,
+      'WA_ERR_MESSAGE_NOT_FOUND'
+    );
+    const limited = await createTestApiKey(server.admin, { dailyLimit: 0 });
+    expectProblem(
+      await postMessageWithHeaders(server.url, limited.key, body('none left')),
+      429,
+      'WA_ERR_QUOTA_EXCEEDED'
+    );
+  });
+
+  it('keeps the internal ingest route on its plain {error, code} body', async () => {
+    const response = await fetch(`${server.url}/ingest/nowhere`);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toEqual({ error: 'no such route', code: 'WA_ERR_NOT_FOUND' });
+  });
+});
