@@ -19,9 +19,15 @@ describe('loadIngestConfig', () => {
       logLevel: 'info',
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
+      internalSignatureToleranceMs: 5 * 60_000,
       send: {
-        temporalAddress: '127.0.0.1:7233',
-        temporalNamespace: 'default',
+        temporal: {
+          address: '127.0.0.1:7233',
+          namespace: 'default',
+          connectionOptions: { address: '127.0.0.1:7233' },
+          summary: { tls: 'off', apiKey: false },
+        },
+        payloadEncryptionKeys: undefined,
         taskQueue: 'wa-lake-delivery',
         textMaxChars: 4096,
         startTimeoutMs: 2000,
