@@ -65,7 +65,14 @@ beforeAll(async () => {
   };
   server = await startSendTestServer(inject('databaseUrl'), { env });
   worker = await runWorker({
-    config: testWorkerConfig({ ...env, WEBHOOK_URL: `${server.url}${INGEST_PATH}`, HTTP_TIMEOUT_MS: '3000' }),
+    config: testWorkerConfig({
+      ...env,
+      WEBHOOK_URL: `${server.url}${INGEST_PATH}`,
+      // The customer's webhook of the test listens on 127.0.0.1.
+      SEND_WEBHOOK_ALLOW_HTTP: 'true',
+      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+      HTTP_TIMEOUT_MS: '3000',
+    }),
     logger: silentLogger(),
     workflowBundle: bundle,
   });
@@ -153,6 +160,7 @@ describe("the Temporal dev server's database after runs with the codec (issue #2
       ),
     });
     await server.admin.setAccountParticipants(accountId, [SELF]);
+    await server.admin.approveAccount(accountId);
     const groupJid = await seedGroup(server.pool, [SELF]);
     const sendText = unique('send text');
     const accepted = await postMessage(server.url, generated.key, { to: groupJid, text: sendText, category: 'otp' });

@@ -70,7 +70,13 @@ beforeAll(async () => {
   };
   server = await startSendTestServer(inject('databaseUrl'), { env });
   worker = await runWorker({
-    config: testWorkerConfig({ ...env, WEBHOOK_URL: `${server.url}${INGEST_PATH}` }),
+    config: testWorkerConfig({
+      ...env,
+      WEBHOOK_URL: `${server.url}${INGEST_PATH}`,
+      // The customer's webhook of the test listens on 127.0.0.1.
+      SEND_WEBHOOK_ALLOW_HTTP: 'true',
+      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+    }),
     logger: silentLogger(),
     workflowBundle: bundle,
     alertSink: { send: (alert) => Promise.resolve(alerts.push(alert) > 0) },
@@ -184,6 +190,7 @@ describe('starts by a client without the payload key (issue #24 item 2)', () => 
       ),
     });
     await server.admin.setAccountParticipants(accountId, [SELF]);
+    await server.admin.approveAccount(accountId);
     const groupJid = await seedGroup(server.pool, [SELF]);
     const accepted = await postMessage(server.url, generated.key, { to: groupJid, text: 'status', category: 'otp' });
     const messageId = String(accepted.json['id']);
