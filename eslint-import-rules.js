@@ -183,7 +183,7 @@ export const importRuleConfigs = [
 /** The JID servers whose suffix checks belong to common/whatsapp-jid.ts. */
 const JID_SERVER_PATTERN = 'g\\.us|lid|s\\.whatsapp\\.net|c\\.us|newsletter|broadcast';
 const JID_RULE_MESSAGE =
-  'JID rules live in common/whatsapp-jid.ts: ask isJidGroup, isLidUser, isPnUser, jidNormalizedUser, … (ADR 0015).';
+  'JID rules live in common/whatsapp-jid.ts: ask isJidGroup, isLidUser, isPnUser, jidNormalizedUser, … (ADR 0016).';
 
 /** `no-restricted-syntax` entries that reject a JID rule written inline outside common/whatsapp-jid.ts. */
 export const inlineJidRuleSelectors = [

@@ -19,7 +19,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
-          globalSetup: ['test/helpers/postgres-global-setup.ts'],
+          globalSetup: ['test/helpers/compiled-cli-setup.ts', 'test/helpers/postgres-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: true,

@@ -126,7 +126,7 @@ function measurePrepareOnly(events: number): number {
  * Runs the benchmark on temp files and returns the figures: `rssMbWith100kPending` (after a full GC when
  * node runs with --expose-gc; `rssMbBeforeGcWith100kPending` is the figure before it; measured first,
  * batches built on the fly, so only the collector's own state is resident), `pendingRows`,
- * `listDueNoneDueMsWith100kPending` (one sender poll while every row backs off),
+ * `listDueNoneDueMsWith100kPending` (one outbox relay poll while every row backs off),
  * `batch1EventsPerS`, `batch100EventsPerS` (synchronous=FULL) and `prepareOnlyEventsPerS` (no SQLite).
  */
 export function runCollectorOutboxBench(): Promise<Record<string, number>> {

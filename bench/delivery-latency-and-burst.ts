@@ -1,13 +1,13 @@
 /**
  * Benchmark of the delivery path as `wa-lake dev` runs it (issue #14 items 1–4): the local stack (Temporal
  * dev server with its state file, embedded PostgreSQL, ingest API, worker) plus the collector's own
- * path — `EventPipeline` → SQLite outbox → `OutboxSender` (woken by the enqueue, eager start over the
+ * path — `EventPipeline` → SQLite outbox → `OutboxRelay` (woken by the enqueue, eager start over the
  * worker's connection) → `deliverEvent` → ingest → PostgreSQL. Only WhatsApp is replaced: the bench calls
  * `pipeline.handle('messages.upsert', …)` as the Baileys callback would. Prints, in one run:
  *   1. latency capture → lake commit (`whatsapp_event_logs.created_at − captured_at`) at a steady rate;
  *   2. burst: N distinct events (+30 % re-emits) in history-sync batches, events/s until all are in the lake;
  *   3. the dev server's ceiling in the same run: a trivial workflow with one regular no-op activity,
- *      started with the sender's concurrency, on a worker with the delivery worker's options;
+ *      started with the outbox relay's concurrency, on a worker with the delivery worker's options;
  *   4. history events per delivered event (real histories) and the trivial workflow's.
  * Run: `npx tsx bench/delivery-latency-and-burst.ts [--rate 20] [--seconds 60] [--burst 5000]`.
  */
@@ -25,7 +25,7 @@ import { startLocalStack } from '../cli/local-stack/start-local-stack.js';
 import { loadCollectorConfig } from '../collector/config.js';
 import { EventPipeline } from '../collector/event-pipeline.js';
 import { OutboxStore } from '../collector/outbox-store.js';
-import { OutboxSender } from '../collector/sender.js';
+import { OutboxRelay } from '../collector/outbox-relay.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import { DELIVERY_WORKER_TUNING } from '../worker/worker-tuning.js';
 
@@ -124,7 +124,7 @@ async function measureBurst(pipeline: EventPipeline, pool: pg.Pool): Promise<{ s
     const batch = items.slice(first, first + BURST_BATCH).map(message);
     for (const id of pipeline.handle('messages.upsert', { type: 'append', messages: batch }, new Date()).eventIds)
       ids.add(id);
-    await sleep(0); // let the sender and the worker run between batches, as Baileys callbacks would
+    await sleep(0); // let the outbox relay and the worker run between batches, as Baileys callbacks would
   }
   await waitForLake(pool, [...ids], 30 * 60_000);
   return { seconds: (Date.now() - startedAt) / 1000, ids: [...ids] };
@@ -191,26 +191,26 @@ async function main(): Promise<void> {
     AUTH_DIR: join(dataDir, 'auth'),
   });
   const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
-  const sender = new OutboxSender({
+  const relay = new OutboxRelay({
     client: stack.temporalClient,
     outbox,
     logger,
     alertSink: createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, logger }),
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    batchSize: config.SEND_BATCH_SIZE,
-    concurrency: config.SEND_CONCURRENCY,
+    batchSize: config.OUTBOX_RELAY_BATCH_SIZE,
+    concurrency: config.OUTBOX_RELAY_CONCURRENCY,
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
-    startTimeoutMs: config.SEND_START_TIMEOUT_MS,
-    retryBaseDelayMs: config.SEND_RETRY_BASE_DELAY_MS,
-    retryMaxDelayMs: config.SEND_RETRY_MAX_DELAY_MS,
+    startTimeoutMs: config.OUTBOX_RELAY_START_TIMEOUT_MS,
+    retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
+    retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
     requestEagerStart: true,
   });
   const pipeline = new EventPipeline({ outbox, logger, getSelfJid: () => null });
-  sender.start();
+  relay.start();
   try {
     const latency = await measureLatency(pipeline, pool);
     const burst = await measureBurst(pipeline, pool);
-    const ceiling = await measureCeiling(stack.temporalAddress, stack.temporalClient, config.SEND_CONCURRENCY);
+    const ceiling = await measureCeiling(stack.temporalAddress, stack.temporalClient, config.OUTBOX_RELAY_CONCURRENCY);
     const historyAfter = await historyEventCount(stack.temporalClient, latency.ids.slice(0, HISTORY_SAMPLE));
     const historyBefore = beforeHistoryEvents();
     const p50 = percentile(latency.sorted, 50);
@@ -231,7 +231,7 @@ async function main(): Promise<void> {
       `burst ${BURST} distinct + ${Math.round(BURST * REEMIT_SHARE)} re-emits: ${fmt(burst.seconds)} s, ${fmt(burstRate)} events/s`
     );
     print(
-      `ceiling trivial workflow + regular no-op activity, ${config.SEND_CONCURRENCY} starts in flight: ${fmt(ceiling.seconds)} s, ${fmt(ceilingRate)} workflows/s`
+      `ceiling trivial workflow + regular no-op activity, ${config.OUTBOX_RELAY_CONCURRENCY} starts in flight: ${fmt(ceiling.seconds)} s, ${fmt(ceilingRate)} workflows/s`
     );
     print(`  burst / ceiling = ${fmt(burstRate / ceilingRate, 2)} (target ≥ ${TARGET.burstRatio})`);
     print(
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
     );
     print(`  one delivered event's history: ${await historyEventTypes(stack.temporalClient, latency.ids[0] ?? '')}`);
   } finally {
-    await sender.stop();
+    await relay.stop();
     outbox.close();
     await pool.end();
     await stack.stop();

@@ -18,6 +18,7 @@ import { INGEST_PATH } from '../common/ingest-body.js';
 import { createRootLogger } from '../common/logger.js';
 import { startEmbeddedPostgres } from '../dev-stack/embedded-postgres.js';
 import { buildApp } from '../ingest-api/app.js';
+import { DEFAULT_INGEST_REQUEST_LIMITS } from '../ingest-api/request-guards.js';
 import { EventsRepository } from '../lake/events/events-repository.js';
 import { runMigrations } from '../lake/migrate.js';
 import { createPool } from '../lake/pool.js';
@@ -68,6 +69,8 @@ try {
     repository: new EventsRepository(pool, logger),
     metrics: createIngestMetrics(),
     logger,
+    // One key sends the whole bench: its per-key rate (ADR 0014) must not be what is measured.
+    limits: { ...DEFAULT_INGEST_REQUEST_LIMITS, sendKeyRequestsMax: 1_000_000 },
     send: createSendRouteDeps({
       pool,
       onAccepted: () => undefined,

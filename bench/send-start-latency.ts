@@ -98,6 +98,8 @@ export async function measureStartLatency(options: {
   const config = loadIngestConfig({
     DATABASE_URL: options.databaseUrl,
     WHATSAPP_WEBHOOK_SECRET: 'bench-secret-0123456789abcdef',
+    // One key sends the whole bench: its per-key rate (ADR 0014) must not be what is measured.
+    SEND_API_KEY_REQUESTS_MAX: '1000000',
     TEMPORAL_ADDRESS: temporal.address,
     PAYLOAD_ENCRYPTION_KEYS: formatPayloadEncryptionKey('k1', randomBytes(32)),
   });
@@ -113,6 +115,7 @@ export async function measureStartLatency(options: {
     repository: new EventsRepository(options.pool, options.logger),
     metrics: createIngestMetrics(),
     logger: options.logger,
+    limits: config.limits,
     send: send.deps,
   });
   // The 202's own time: when Fastify finished writing it, keyed by the message id it carried.

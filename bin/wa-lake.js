@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Entry of the `wa-lake` CLI. Runs the TypeScript sources through tsx so a fresh clone needs no build
-// step; a compiled tree (dist/, used by the container image) is preferred when present.
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// Entry of the `wa-lake` CLI: runs the compiled tree in dist/ (issue #26 item 3), compiling it first when a source
+// is newer than the last build, so a `git pull` or an edit never runs stale code. An image without sources (the
+// container) runs its dist/ as built.
+import { ensureCompiled } from './ensure-compiled.js';
 
-const compiled = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-if (existsSync(compiled)) {
-  await import(pathToFileURL(compiled).href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('../cli/main.ts');
+try {
+  ensureCompiled((reason) =>
+    process.stderr.write(`wa-lake: the sources changed since the last build (${reason}); compiling to dist/…\n`)
+  );
+} catch (err) {
+  process.stderr.write(`wa-lake: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
 }
+await import('../dist/cli/main.js');

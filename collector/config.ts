@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import { applyRenamedEnvKeys, type RenamedEnvKey } from '../common/renamed-env-keys.js';
 import { envBoolean, envHttpUrl, envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
 import { temporalConnectionEnvShape, withTemporalConnection } from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
@@ -28,17 +29,20 @@ export const collectorEnvSchema = z.object({
   OUTBOX_MONITOR_INTERVAL_MS: envInt(30_000, 100, 60 * MINUTE_MS),
   OUTBOX_PENDING_ALERT_THRESHOLD: envInt(10_000, 1, 100_000_000),
   OUTBOX_OLDEST_PENDING_ALERT_MS: envInt(15 * MINUTE_MS, 1000, 30 * DAY_MS),
-  SEND_BATCH_SIZE: envInt(100, 1, 10_000),
-  SEND_CONCURRENCY: envInt(8, 1, 256),
-  SEND_START_TIMEOUT_MS: envInt(10_000, 100, 120_000),
-  SEND_RETRY_BASE_DELAY_MS: envInt(1000, 1, 60 * MINUTE_MS),
-  SEND_RETRY_MAX_DELAY_MS: envInt(5 * MINUTE_MS, 1, DAY_MS),
+  /** The outbox relay: outbox rows → `deliverEvent` workflow starts (architecture.md §6). */
+  OUTBOX_RELAY_BATCH_SIZE: envInt(100, 1, 10_000),
+  OUTBOX_RELAY_CONCURRENCY: envInt(8, 1, 256),
+  OUTBOX_RELAY_START_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+  OUTBOX_RELAY_RETRY_BASE_DELAY_MS: envInt(1000, 1, 60 * MINUTE_MS),
+  OUTBOX_RELAY_RETRY_MAX_DELAY_MS: envInt(5 * MINUTE_MS, 1, DAY_MS),
   SESSION_RECONNECT_BASE_DELAY_MS: envInt(2000, 1, 60 * MINUTE_MS),
   SESSION_RECONNECT_MAX_DELAY_MS: envInt(5 * MINUTE_MS, 1, DAY_MS),
   SESSION_RECONNECT_WINDOW_MS: envInt(10 * MINUTE_MS, 1000, DAY_MS),
   SESSION_DOWN_ALERT_MS: envInt(5 * MINUTE_MS, 1000, DAY_MS),
   SESSION_REPLACED_ALERT_COUNT: envInt(2, 1, 100),
   HEARTBEAT_INTERVAL_MS: envInt(MINUTE_MS, 1000, 60 * MINUTE_MS),
+  /** Beat sent through the lake while the session is open; a silence over twice it is unobserved (issue #29). */
+  COVERAGE_HEARTBEAT_INTERVAL_MS: envInt(5 * MINUTE_MS, 1000, 60 * MINUTE_MS),
   /** The healthcheck fails once the live session has had no WhatsApp connection this long (issue #32). */
   HEALTHCHECK_WHATSAPP_DOWN_MS: envInt(10 * MINUTE_MS, 0, 30 * DAY_MS),
   ALERT_WEBHOOK_URL: envHttpUrl.optional(),
@@ -57,12 +61,28 @@ export const collectorEnvSchema = z.object({
 });
 
 /**
+ * Keys of the outbox relay renamed in this release (they said "send", which now means outbound WhatsApp only):
+ * still read for one release, with a warning (ADR 0016).
+ */
+export const RENAMED_COLLECTOR_ENV_KEYS: Readonly<Record<string, string>> = {
+  SEND_BATCH_SIZE: 'OUTBOX_RELAY_BATCH_SIZE',
+  SEND_CONCURRENCY: 'OUTBOX_RELAY_CONCURRENCY',
+  SEND_START_TIMEOUT_MS: 'OUTBOX_RELAY_START_TIMEOUT_MS',
+  SEND_RETRY_BASE_DELAY_MS: 'OUTBOX_RELAY_RETRY_BASE_DELAY_MS',
+  SEND_RETRY_MAX_DELAY_MS: 'OUTBOX_RELAY_RETRY_MAX_DELAY_MS',
+};
+
+/**
  * Frozen, typed configuration of the collector: the parsed environment, keys = env var names (as the
  * CLI reads them), with `COLLECTOR_STATUS_PATH` resolved (default `collector-status.json` next to
  * the outbox). Durations in ms, sizes in bytes.
  */
 export type CollectorConfig = Readonly<
-  Omit<z.output<typeof collectorConfigSchema>, 'COLLECTOR_STATUS_PATH'> & { COLLECTOR_STATUS_PATH: string }
+  Omit<z.output<typeof collectorConfigSchema>, 'COLLECTOR_STATUS_PATH'> & {
+    COLLECTOR_STATUS_PATH: string;
+    /** Old key names found in the environment; `runCollector` logs a warning for each. */
+    renamedEnvKeys: readonly RenamedEnvKey[];
+  }
 >;
 
 /** The schema with the Temporal keys resolved into `temporal` (issue #24 item 1). */
@@ -75,9 +95,11 @@ const collectorConfigSchema = collectorEnvSchema.transform(withTemporalConnectio
  * @throws ConfigError listing every invalid key.
  */
 export function loadCollectorConfig(env: Readonly<Record<string, string | undefined>>): CollectorConfig {
-  const parsed = parseConfig(collectorConfigSchema, env);
+  const { env: current, renamed } = applyRenamedEnvKeys(env, RENAMED_COLLECTOR_ENV_KEYS);
+  const parsed = parseConfig(collectorConfigSchema, current);
   return Object.freeze({
     ...parsed,
     COLLECTOR_STATUS_PATH: parsed.COLLECTOR_STATUS_PATH ?? join(dirname(parsed.OUTBOX_PATH), 'collector-status.json'),
+    renamedEnvKeys: Object.freeze(renamed),
   });
 }

@@ -1,5 +1,6 @@
 import { isJidGroup } from '../common/whatsapp-jid.js';
 import { ruleForEvent, asItems, readPath } from './event-kinds.js';
+import type { EventSource } from './history-items.js';
 
 /** One item that passed the filter: still raw (not normalized). */
 export interface KeptItem {
@@ -11,6 +12,8 @@ export interface KeptItem {
   item: unknown;
   /** `notify` / `append` for `messages.upsert`. */
   upsertType?: string;
+  /** `history` / `on_demand` for the items of a history push; absent for live events (issue #29). */
+  source?: EventSource;
 }
 
 /** Per-item decisions for one emitted event. */
@@ -41,25 +44,31 @@ export function filterEvent(eventName: string, data: unknown): FilterResult {
   const rule = ruleForEvent(eventName);
   const dropped: Record<string, number> = {};
   if (rule.disposition === 'never') return { kept: [], dropped: { [rule.dropCode ?? 'secret']: 1 }, isSecret: true };
-  const items = (rule.items ?? asItems)(data);
+  const typed = rule.typedItems?.(data);
+  const items = typed ? typed.items.map((entry) => entry.item) : (rule.items ?? asItems)(data);
   if (rule.disposition === 'drop') {
     addDrop(dropped, rule.dropCode ?? 'denied', Math.max(items.length, 1));
     return { kept: [], dropped, isSecret: false };
   }
-  for (const [reason, count] of Object.entries(rule.droppedParts?.(data) ?? {})) addDrop(dropped, reason, count);
-  const type = rule.itemType ?? eventName;
+  for (const [reason, count] of Object.entries(typed?.dropped ?? rule.droppedParts?.(data) ?? {}))
+    addDrop(dropped, reason, count);
   const upsertType = eventName === 'messages.upsert' ? readPath(data, 'type') : undefined;
+  const source = rule.source?.(data);
   const kept: KeptItem[] = [];
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
+    const type = typed?.items[index]?.type ?? rule.itemType ?? eventName;
     const chatJid = rule.groupJid?.(item);
     if (chatJid === null) {
-      kept.push({ type, chatJid: null, item });
+      kept.push(source ? { type, chatJid: null, item, source } : { type, chatJid: null, item });
     } else if (chatJid !== undefined && isJidGroup(chatJid)) {
       if (rule.itemDrop?.matches(item)) {
         addDrop(dropped, rule.itemDrop.dropCode, 1);
         continue;
       }
-      kept.push(typeof upsertType === 'string' ? { type, chatJid, item, upsertType } : { type, chatJid, item });
+      const keptItem: KeptItem = { type, chatJid, item };
+      if (typeof upsertType === 'string') keptItem.upsertType = upsertType;
+      if (source) keptItem.source = source;
+      kept.push(keptItem);
     } else {
       addDrop(dropped, NOT_GROUP, 1);
     }

@@ -1,4 +1,5 @@
 import { isJidGroup } from '../common/whatsapp-jid.js';
+import { historySourceOf, splitHistoryPush, type EventSource, type HistoryItem } from './history-items.js';
 
 /**
  * The keep/deny table of the edge filter (architecture.md §3): one entry per Baileys event, each with its
@@ -22,6 +23,10 @@ export interface EventKindRule {
   items?: (data: unknown) => unknown[];
   /** Event type stored for the items when it differs from the Baileys event name. */
   itemType?: string;
+  /** Items of different stored types and the parts dropped (a history push); replaces `items`, `itemType`, `droppedParts`. */
+  typedItems?: (data: unknown) => { items: HistoryItem[]; dropped: Record<string, number> };
+  /** Source of the event's items when it is not a live event (a history push, issue #29 item 1). */
+  source?: (data: unknown) => EventSource;
   /** Parts of the event dropped before splitting, counted by reason code (e.g. history messages). */
   droppedParts?: (data: unknown) => Record<string, number>;
   /** Group JID of one item; `null` means "identity data, kept without a chat". */
@@ -142,13 +147,24 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
   },
   'messaging-history.set': {
     disposition: 'keep',
-    reason: 'history messages are dropped; its lidPnMappings are kept as lid-mapping.update identity data',
-    itemType: 'lid-mapping.update',
-    items: (data) => asItems(readPath(data, 'lidPnMappings')),
-    droppedParts: (data) => {
-      const messages = readPath(data, 'messages');
-      return { history_messages: Array.isArray(messages) ? messages.length : 0 };
+    reason:
+      'group messages, stubs and reactions of the push are kept as their live copies (issue #29); its lidPnMappings as lid-mapping.update identity data; messages outside groups are dropped',
+    groupJidField: 'messages[i].key.remoteJid',
+    typedItems: (data) => {
+      const { items, outsideGroups } = splitHistoryPush(data);
+      return { items, dropped: { history_messages: outsideGroups } };
     },
+    source: historySourceOf,
+    groupJid: (item) => keyRemoteJid(item) ?? null,
+  },
+  'collector.session': {
+    disposition: 'keep',
+    reason: "the collector's own session open/close, the lake's record of when it observed (issue #29 item 2)",
+    groupJid: () => null,
+  },
+  'collector.heartbeat': {
+    disposition: 'keep',
+    reason: "the collector's periodic beat while its session is open (coverage, issue #29 item 2)",
     groupJid: () => null,
   },
   'presence.update': drop(

@@ -36,6 +36,11 @@ export interface EventPipelineDeps {
    * issue #12 item 8): the lake then recognises the rows that collector stored.
    */
   withFirstCollectorEventIds?: boolean;
+  /**
+   * Items a history push carried say `history` / `on_demand`, in a replay too (a capture keeps the event that
+   * carried them); the others say `live` (default) or `replay` (issue #29 item 1).
+   */
+  mode?: 'live' | 'replay';
 }
 
 /**
@@ -81,6 +86,7 @@ export class EventPipeline {
     for (const kept of filtered.kept) {
       const prepared = prepareItem(kept, capturedAtIso, selfJid, this.limits, {
         withFirstCollectorEventId: this.deps.withFirstCollectorEventIds === true,
+        source: kept.source ?? (this.deps.mode === 'replay' ? 'replay' : 'live'),
       });
       outcome.eventIds.push(prepared.row.eventId);
       if (prepared.kind === 'pending') pending.push(prepared.row);

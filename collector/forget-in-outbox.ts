@@ -1,4 +1,4 @@
-import { jidPatternSource, jidUsers } from '../common/whatsapp-jid.js';
+import { jidPatternSource, jidUsers, personJidUsersIn } from '../common/whatsapp-jid.js';
 import { redactMessageBody } from '../common/redact-message-body.js';
 import type { OutboxStore } from './outbox-store.js';
 
@@ -39,4 +39,18 @@ export function forgetParticipantInOutbox(
     return JSON.stringify(redacted).replace(pattern, pseudonym);
   });
   return { rowsRewritten: eventIds.length, eventIds };
+}
+
+/**
+ * The JID user parts (digits) in the outbox for which `isMember` holds (issue #26 item 2): how a rerun of an
+ * incomplete erasure finds the member's LID after the lake's alias tying it to the phone number is gone (the
+ * pending erasure recognises it by its hash). Reads every row that holds a participant JID; changes nothing.
+ */
+export function findMemberUsersInOutbox(outbox: OutboxStore, isMember: (user: string) => boolean): string[] {
+  const found = new Set<string>();
+  outbox.rewriteBodies(['@lid', '@s.whatsapp.net', '@c.us'], (row) => {
+    for (const user of personJidUsersIn(row.body)) if (!found.has(user) && isMember(user)) found.add(user);
+    return null;
+  });
+  return [...found];
 }

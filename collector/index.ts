@@ -8,13 +8,17 @@ export { loadCollectorConfig, type CollectorConfig } from './config.js';
 export { readCollectorStatus, type CollectorStatus } from './heartbeat.js';
 export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
 export { OutboxStore, type OutboxState } from './outbox-store.js';
-export {
-  runCollector,
-  InvalidPairPhoneError,
-  type CollectorHandle,
-  type CollectorSource,
-  type RunCollectorOptions,
-} from './run-collector.js';
-export { forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
+import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
+
+export type { InvalidPairPhoneError, CollectorHandle, CollectorSource, RunCollectorOptions } from './run-collector.js';
+export { findMemberUsersInOutbox, forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
 export { readCapture } from './capture/capture-reader.js';
+
+/**
+ * {@link import('./run-collector.js').runCollector}, imported when called: it loads Baileys, which a CLI command
+ * that only reads the outbox or the config must not wait for (issue #26 item 3).
+ */
+export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
+  return (await import('./run-collector.js')).runCollector(options);
+}

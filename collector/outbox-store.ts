@@ -208,7 +208,7 @@ export class OutboxStore {
 
   /**
    * Calls `listener` (synchronously, after the commit) whenever an enqueue inserted at least one
-   * `pending` row, so the sender starts the workflow without waiting for its poll (issue #14 item 1).
+   * `pending` row, so the outbox relay starts the workflow without waiting for its poll (issue #14 item 1).
    * @returns a function that removes the listener.
    */
   onPendingCommitted(listener: () => void): () => void {

@@ -3,6 +3,7 @@ import type { IngestBody } from '../common/ingest-body.js';
 import { isJsonObject, type JsonValue } from '../common/json-value.js';
 import { jidNormalizedUser } from '../common/whatsapp-jid.js';
 import type { KeptItem } from './edge-filter.js';
+import type { EventSource } from './history-items.js';
 import { deriveEventId, deriveFirstCollectorEventId, eventIdFromName } from './event-id.js';
 import { UnserializableValueError } from './normalize/errors.js';
 import { lenientJson } from './normalize/lenient-json.js';
@@ -28,7 +29,7 @@ export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
 export type PreparedItem = { kind: 'pending'; row: OutboxEventInput } | { kind: 'dead'; row: OutboxDeadInput };
 
 /** Optional body fields of one item (issue #12 items 5 and 8). */
-type BodyExtras = Pick<IngestBody, 'account_jid' | 'legacy_event_id'>;
+type BodyExtras = Pick<IngestBody, 'account_jid' | 'legacy_event_id' | 'source'>;
 
 function serializeBody(
   kept: KeptItem,
@@ -40,6 +41,7 @@ function serializeBody(
   if (kept.upsertType !== undefined) body.upsert_type = kept.upsertType;
   if (extras.account_jid !== undefined) body.account_jid = extras.account_jid;
   if (extras.legacy_event_id !== undefined) body.legacy_event_id = extras.legacy_event_id;
+  if (extras.source !== undefined) body.source = extras.source;
   return JSON.stringify(body);
 }
 
@@ -66,7 +68,8 @@ function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxD
 /**
  * Normalizes one kept item, derives its `event_id`, strips large binaries (after the id), and builds
  * the exact body text (architecture.md §4, §5), with `account_jid` on membership items and, when
- * `withFirstCollectorEventId` (trail replay), the first collector's id if it differs (issue #12). Never throws: an unserializable, empty or oversized item
+ * `withFirstCollectorEventId` (trail replay), the first collector's id if it differs (issue #12), and the
+ * item's `source` (issue #29; not part of the id). Never throws: an unserializable, empty or oversized item
  * comes back as a `dead` row with the reason (its body kept as far as it can be written).
  */
 export function prepareItem(
@@ -74,7 +77,7 @@ export function prepareItem(
   capturedAtIso: string,
   selfJid: string | null,
   limits: BodyLimits,
-  options: { withFirstCollectorEventId?: boolean } = {}
+  options: { withFirstCollectorEventId?: boolean; source?: EventSource } = {}
 ): PreparedItem {
   let payload: JsonValue;
   try {
@@ -92,6 +95,8 @@ export function prepareItem(
   const idInput = { type: kept.type, chatJid: kept.chatJid, item: payload, selfJid };
   const eventId = deriveEventId(idInput);
   const extras: BodyExtras = {};
+  // Absent means live (every body before issue #29 was live or said otherwise): live bodies keep their bytes.
+  if (options.source !== undefined && options.source !== 'live') extras.source = options.source;
   if (selfJid !== null && statesMembership(kept.type, payload)) extras.account_jid = jidNormalizedUser(selfJid);
   const legacyEventId =
     options.withFirstCollectorEventId === true ? deriveFirstCollectorEventId(idInput, eventId) : null;

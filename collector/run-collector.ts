@@ -3,10 +3,12 @@ import type { Client } from '@temporalio/client';
 import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import type { Logger } from '../common/logger.js';
+import { warnRenamedEnvKeys } from '../common/renamed-env-keys.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
+import { CoverageBeats } from './coverage-beats.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
 import { EventPipeline } from './event-pipeline.js';
@@ -14,7 +16,7 @@ import { Heartbeat } from './heartbeat.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
-import { OutboxSender } from './sender.js';
+import { OutboxRelay } from './outbox-relay.js';
 import { asSendSocket } from './session/send-socket.js';
 import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
@@ -33,7 +35,7 @@ export interface RunCollectorOptions {
   temporalClient: Client | null;
   /**
    * True only when `temporalClient` runs on the `NativeConnection` of a worker in this process polling
-   * `TEMPORAL_TASK_QUEUE` (`wa-lake dev`): the sender then requests eager workflow start. Default false.
+   * `TEMPORAL_TASK_QUEUE` (`wa-lake dev`): the outbox relay then requests eager workflow start. Default false.
    */
   requestEagerStart?: boolean;
   source: CollectorSource;
@@ -52,7 +54,7 @@ export interface CollectorHandle {
   replayDone?: Promise<ReplaySummary>;
   /** Live only: resolves when the session ends for good (`logged_out`, `forbidden`, `stopped`). */
   sessionStopped?: Promise<SessionStopReason>;
-  /** Stops everything (session or replay, sender, timers), closes the outbox, releases the lock. Idempotent. */
+  /** Stops everything (session or replay, outbox relay, timers), closes the outbox, releases the lock. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -65,7 +67,7 @@ export class InvalidPairPhoneError extends Error {
 }
 
 /**
- * Wires one collector (architecture.md §2, §5, §6, §10): instance lock → outbox → pipeline → sender (when a
+ * Wires one collector (architecture.md §2, §5, §6, §10): instance lock → outbox → pipeline → outbox relay (when a
  * Temporal client is given) → outbox monitor, pruning timer, heartbeat → live session (optionally
  * recording) or capture replay. Live and replay use the same `EventPipeline`.
  *
@@ -75,6 +77,7 @@ export class InvalidPairPhoneError extends Error {
 export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
   const { config, source } = options;
   const logger = options.logger.child({ component: 'collector' });
+  warnRenamedEnvKeys(logger, config.renamedEnvKeys);
   const pairPhone =
     source.kind === 'live' && source.pairPhone !== undefined ? normalizePairPhone(source.pairPhone) : undefined;
   if (pairPhone === null) throw new InvalidPairPhoneError();
@@ -116,22 +119,23 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
       withFirstCollectorEventIds: source.kind === 'replay',
+      mode: source.kind,
       limits: {
         bodyLimitBytes: config.OUTBOX_BODY_LIMIT_BYTES,
         inlineBinaryLimitBytes: config.OUTBOX_INLINE_BINARY_LIMIT_BYTES,
       },
     });
-    const sender = startSender(options, outbox);
-    if (sender) stack.push(() => sender.stop());
+    const relay = startOutboxRelay(options, outbox);
+    if (relay) stack.push(() => relay.stop());
     startHousekeeping(options, outbox, alertState, stack);
     const handle: CollectorHandle = { outbox, stop: stopAll };
     if (source.kind === 'replay') {
       const abort = new AbortController();
       const replayStartedAt = new Date();
       startHeartbeat(options, outbox, stack, () => ({ state: 'replay', since: replayStartedAt }), 'replay');
-      const replayDone = runReplay(source.path, pipeline, sender, logger, abort.signal);
+      const replayDone = runReplay(source.path, pipeline, relay, logger, abort.signal);
       handle.replayDone = replayDone;
-      // Unwinds as: abort → wait for the reader to stop → heartbeat → sender → outbox.
+      // Unwinds as: abort → wait for the reader to stop → heartbeat → outbox relay → outbox.
       stack.push(() =>
         replayDone.then(
           () => undefined,
@@ -145,6 +149,14 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     if (recorder) stack.push(() => recorder.close());
     const sendSide = startSendSide(options, () => asSendSocket(session?.getOpenSocket() ?? null));
     if (sendSide) stack.push(() => sendSide.stop());
+    const coverage = new CoverageBeats({
+      pipeline,
+      logger: options.logger,
+      getSelfJid: () => session?.getSelfJid() ?? null,
+      intervalMs: config.COVERAGE_HEARTBEAT_INTERVAL_MS,
+    });
+    // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
+    stack.push(() => coverage.onClosed('stopped'));
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -160,7 +172,9 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       },
       onStateChange: (state) => {
         if (state === 'open') sendSide?.onSessionOpen();
+        else coverage.onClosed(state);
       },
+      onGroupsCaptured: (groupJids) => coverage.onOpen(groupJids),
       logger: options.logger,
       alertSink: options.alertSink,
       authDir: config.AUTH_DIR,
@@ -213,25 +227,25 @@ function routeAcks(sendSide: SessionSendSide | null, event: string, data: unknow
 /** Mark holding the outbox dead-row count the monitor has already reported. */
 const DEAD_COUNT_REPORTED_MARK = 'outbox_dead_reported';
 
-function startSender(options: RunCollectorOptions, outbox: OutboxStore): OutboxSender | null {
+function startOutboxRelay(options: RunCollectorOptions, outbox: OutboxStore): OutboxRelay | null {
   if (options.temporalClient === null) return null;
   const { config } = options;
-  const sender = new OutboxSender({
+  const relay = new OutboxRelay({
     client: options.temporalClient,
     outbox,
     logger: options.logger,
     alertSink: options.alertSink,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    batchSize: config.SEND_BATCH_SIZE,
-    concurrency: config.SEND_CONCURRENCY,
+    batchSize: config.OUTBOX_RELAY_BATCH_SIZE,
+    concurrency: config.OUTBOX_RELAY_CONCURRENCY,
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
-    startTimeoutMs: config.SEND_START_TIMEOUT_MS,
+    startTimeoutMs: config.OUTBOX_RELAY_START_TIMEOUT_MS,
     requestEagerStart: options.requestEagerStart ?? false,
-    retryBaseDelayMs: config.SEND_RETRY_BASE_DELAY_MS,
-    retryMaxDelayMs: config.SEND_RETRY_MAX_DELAY_MS,
+    retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
+    retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
   });
-  sender.start();
-  return sender;
+  relay.start();
+  return relay;
 }
 
 function startHousekeeping(
@@ -309,7 +323,7 @@ function startHeartbeat(
 async function runReplay(
   path: string,
   pipeline: EventPipeline,
-  sender: OutboxSender | null,
+  relay: OutboxRelay | null,
   logger: Logger,
   signal: AbortSignal
 ): Promise<ReplaySummary> {
@@ -321,7 +335,7 @@ async function runReplay(
     onProgress: (progress) => logger.info(progress, 'replay progress'),
     onMalformedLine: (line) => logger.warn(line, 'malformed capture line skipped'),
   });
-  if (sender && !signal.aborted) await sender.waitUntilIdle();
+  if (relay && !signal.aborted) await relay.waitUntilIdle();
   const { eventIds, ...counts } = summary;
   logger.info({ ...counts, distinctEventIds: eventIds.size }, 'replay finished');
   return summary;

@@ -24,7 +24,18 @@ export interface IngestBody {
    * replaying its trail, so the lake recognises the rows that collector stored (issue #12 item 8).
    */
   legacy_event_id?: string;
+  /**
+   * Where the collector got the item: `live`, `history` (a push WhatsApp sent), `on_demand` (an answer to
+   * `fetchMessageHistory`) or `replay` (a capture or trail). Never part of the `event_id`; the lake keeps
+   * the first stored copy's (issue #29 item 1, ADR 0016). Absent means `live`, as on every body of older collectors.
+   */
+  source?: IngestSource;
 }
+
+/** Values of {@link IngestBody.source}. */
+export const INGEST_SOURCES = ['live', 'history', 'on_demand', 'replay'] as const;
+/** One of {@link INGEST_SOURCES}. */
+export type IngestSource = (typeof INGEST_SOURCES)[number];
 
 /** Header names of the delivery contract (architecture.md §7). */
 export const EVENT_ID_HEADER = 'x-event-id';

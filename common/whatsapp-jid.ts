@@ -1,5 +1,5 @@
 /**
- * The one home of WhatsApp identifier (JID) rules (architecture.md §4, ADR 0015): which server a JID is on
+ * The one home of WhatsApp identifier (JID) rules (architecture.md §4, ADR 0016): which server a JID is on
  * (group, LID, phone, newsletter, broadcast), its canonical form, and what a well-formed group or phone JID
  * typed by a person looks like. Every other file asks this module; lint rejects an inline `@g.us`, `@lid` or
  * `@s.whatsapp.net` check anywhere else (eslint-import-rules.js, `jidRuleConfigs`).
@@ -133,4 +133,14 @@ export function jidUsers(jids: readonly string[]): string[] {
  */
 export function jidPatternSource(users: readonly string[]): string {
   return `(?<![0-9])(${users.join('|')})(:[0-9]+)?@(s\\.whatsapp\\.net|lid|c\\.us)`;
+}
+
+/**
+ * The user parts (digits) of every person JID anywhere in `text` (stored JSON), with any device suffix: how a rerun
+ * of an incomplete erasure looks for the member's other identifiers among an outbox body's JIDs (issue #26 item 2).
+ */
+export function personJidUsersIn(text: string): string[] {
+  return [...text.matchAll(new RegExp(jidPatternSource(['[0-9]{5,20}']), 'g'))].flatMap((match) =>
+    match[1] === undefined ? [] : [match[1]]
+  );
 }

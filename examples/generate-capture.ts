@@ -40,7 +40,10 @@ push(0, 'connection.update', { connection: 'connecting', receivedPendingNotifica
 push(2, 'messaging-history.set', {
   chats: [{ id: pn(2), conversationTimestamp: T0 - 500, unreadCount: 1 }],
   contacts: [{ id: pn(2), lid: lid(2), name: 'Member 2' }],
-  messages: [b.textMessage(GROUP_A, '3EB0A0000000000000000000', 1, T0 - 3600, 'older history message (dropped)')],
+  messages: [
+    b.textMessage(GROUP_A, '3EB0A0000000000000000000', 1, T0 - 3600, 'older group history message (kept)'),
+    b.textMessage(pn(2), '3EB0D0000000000000000000', 2, T0 - 3000, 'older private history message (dropped)'),
+  ],
   lidPnMappings: [
     { lid: lid(1), pn: pn(1) },
     { lid: lid(2), pn: pn(2) },

@@ -20,9 +20,11 @@ import {
 } from '../lake/index.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
+import { DEFAULT_INGEST_REQUEST_LIMITS, installRequestGuards, type IngestRequestLimits } from './request-guards.js';
 import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerIngestRoute } from './routes/ingest-route.js';
+import { registerPublicApi } from './routes/openapi-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
@@ -42,6 +44,8 @@ export interface IngestAppDeps {
   repository: Pick<EventsRepository, 'store' | 'ping'>;
   metrics: IngestMetrics;
   logger: Logger;
+  /** Timeouts, connection and body limits, credential-failure and per-key rates (ADR 0014); default the production values. */
+  limits?: IngestRequestLimits;
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
   send?: SendRouteDeps & {
     messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'>;
@@ -60,13 +64,24 @@ export interface IngestAppDeps {
  */
 export function buildApp(deps: IngestAppDeps): FastifyInstance {
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ingest-api' });
+  const limits = deps.limits ?? DEFAULT_INGEST_REQUEST_LIMITS;
   const app = Fastify({
     loggerInstance,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
+    // ADR 0014: Fastify's default 0 let a slow body hold a connection (and its buffer) forever.
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks both timeouts every connectionsCheckingInterval (default 30 s): once a second is cheap.
+    http: {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
     return503OnClosing: false,
     clientErrorHandler: createClientErrorHandler(loggerInstance),
   });
+  app.server.maxConnections = limits.maxConnections;
+  const sendKeyQuota = installRequestGuards(app, limits, deps.bodyLimitBytes);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -105,7 +120,8 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   registerIngestRoute(app, deps);
   registerHealthRoutes(app, deps);
   if (deps.send) {
-    registerSendRoutes(app, deps.send);
+    const send = { ...deps.send, quota: sendKeyQuota };
+    registerPublicApi(app, (instance) => registerSendRoutes(instance, send));
     const internalSignature = {
       webhookSecrets: deps.webhookSecrets,
       toleranceMs: deps.internalSignatureToleranceMs ?? DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS,

@@ -9,6 +9,7 @@ import {
 } from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from '../lake/index.js';
+import { DEFAULT_INGEST_REQUEST_LIMITS as LIMITS, type IngestRequestLimits } from './request-guards.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
 
@@ -16,40 +17,59 @@ const FOUR_MIB = 4 * 1024 * 1024;
  * Environment of the ingest API (architecture.md §8, §11); keys are the environment variable names.
  * `WHATSAPP_WEBHOOK_SECRET` may hold several comma-separated secrets: any one verifies (rotation).
  */
-export const ingestEnvSchema = z.object({
-  DATABASE_URL: envPostgresUrl,
-  WHATSAPP_WEBHOOK_SECRET: envWebhookSecrets,
-  INGEST_HOST: z.string().min(1).default('127.0.0.1'),
-  INGEST_PORT: envInt(8080, 0, 65_535),
-  INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
-  DATABASE_POOL_MAX: envInt(10, 1, 200),
-  /** Group-commit statements in flight at once (ADR 0006); 1 measured best with PostgreSQL on the same 2-core host. */
-  INGEST_CONCURRENT_STATEMENTS: envInt(1, 1, 64),
-  LOG_LEVEL: envLogLevel,
-  /** Scheduled retention (architecture.md §14): redact message bodies older than this (`90d`, `12w`, `36h`); unset = off. */
-  RETENTION_PERIOD: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (!value) return null;
-      try {
-        return parseRetentionPeriodMs(value);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
-        return z.NEVER;
-      }
-    }),
-  RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
-  // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
-  ...temporalConnectionEnvShape,
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
-  PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
-  SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
-  SEND_API_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
-  SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
-  /** Internal endpoints refuse a signed timestamp further from now than this (issue #24 item 5, Standard Webhooks). */
-  INTERNAL_SIGNATURE_TOLERANCE_MS: envInt(DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS, 1_000, 3_600_000),
-});
+export const ingestEnvSchema = z
+  .object({
+    DATABASE_URL: envPostgresUrl,
+    WHATSAPP_WEBHOOK_SECRET: envWebhookSecrets,
+    INGEST_HOST: z.string().min(1).default('127.0.0.1'),
+    INGEST_PORT: envInt(8080, 0, 65_535),
+    INGEST_BODY_LIMIT_BYTES: envInt(FOUR_MIB, 1024, 64 * 1024 * 1024),
+    DATABASE_POOL_MAX: envInt(10, 1, 200),
+    /** Group-commit statements in flight at once (ADR 0006); 1 measured best with PostgreSQL on the same 2-core host. */
+    INGEST_CONCURRENT_STATEMENTS: envInt(1, 1, 64),
+    LOG_LEVEL: envLogLevel,
+    /** Scheduled retention (architecture.md §14): redact message bodies older than this (`90d`, `12w`, `36h`); unset = off. */
+    RETENTION_PERIOD: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (!value) return null;
+        try {
+          return parseRetentionPeriodMs(value);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+          return z.NEVER;
+        }
+      }),
+    RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
+    // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
+    ...temporalConnectionEnvShape,
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+    PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
+    SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
+    SEND_API_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
+    SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
+    /** Internal endpoints refuse a signed timestamp further from now than this (issue #24 item 5, Standard Webhooks). */
+    INTERNAL_SIGNATURE_TOLERANCE_MS: envInt(DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS, 1_000, 3_600_000),
+    // Request guards (ADR 0014, issue #25 item 3): what an unauthenticated request may cost, and a key's rate.
+    INGEST_REQUEST_TIMEOUT_MS: envInt(LIMITS.requestTimeoutMs, 1_000, 600_000),
+    INGEST_HEADERS_TIMEOUT_MS: envInt(LIMITS.headersTimeoutMs, 1_000, 600_000),
+    INGEST_MAX_CONNECTIONS: envInt(LIMITS.maxConnections, 8, 100_000),
+    SEND_BODY_LIMIT_BYTES: envInt(LIMITS.sendBodyLimitBytes, 1024, 4 * 1024 * 1024),
+    INGEST_AUTH_FAILURES_MAX: envInt(LIMITS.authFailuresMax, 1, 1_000_000),
+    INGEST_AUTH_FAILURE_WINDOW_MS: envInt(LIMITS.authFailureWindowMs, 1_000, 86_400_000),
+    SEND_API_KEY_REQUESTS_MAX: envInt(LIMITS.sendKeyRequestsMax, 1, 1_000_000),
+    SEND_API_KEY_WINDOW_MS: envInt(LIMITS.sendKeyWindowMs, 1_000, 86_400_000),
+  })
+  .superRefine((config, ctx) => {
+    if (config.INGEST_HEADERS_TIMEOUT_MS > config.INGEST_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['INGEST_HEADERS_TIMEOUT_MS'],
+        message: `must not exceed INGEST_REQUEST_TIMEOUT_MS (${config.INGEST_REQUEST_TIMEOUT_MS})`,
+      });
+    }
+  });
 
 /** Frozen, typed configuration of the ingest API (built from {@link ingestEnvSchema}). */
 export interface IngestConfig {
@@ -70,6 +90,8 @@ export interface IngestConfig {
   readonly retentionPeriodMs: number | null;
   /** How often the scheduled retention runs, in ms. */
   readonly retentionIntervalMs: number;
+  /** Request guards (ADR 0014): timeouts, connection and body limits, credential-failure and per-key rates. */
+  readonly limits: Readonly<IngestRequestLimits>;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
     /** Address, namespace, TLS and API key of the `TEMPORAL_*` keys (issue #24 item 1). */
@@ -103,6 +125,16 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     logLevel: parsed.LOG_LEVEL,
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
+    limits: Object.freeze({
+      requestTimeoutMs: parsed.INGEST_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: parsed.INGEST_HEADERS_TIMEOUT_MS,
+      maxConnections: parsed.INGEST_MAX_CONNECTIONS,
+      sendBodyLimitBytes: parsed.SEND_BODY_LIMIT_BYTES,
+      authFailuresMax: parsed.INGEST_AUTH_FAILURES_MAX,
+      authFailureWindowMs: parsed.INGEST_AUTH_FAILURE_WINDOW_MS,
+      sendKeyRequestsMax: parsed.SEND_API_KEY_REQUESTS_MAX,
+      sendKeyWindowMs: parsed.SEND_API_KEY_WINDOW_MS,
+    }),
     send: Object.freeze({
       temporal: parsed.temporal,
       taskQueue: parsed.TEMPORAL_TASK_QUEUE,

@@ -1,3 +1,4 @@
+import { INGEST_SOURCES, type IngestSource } from '../common/ingest-body.js';
 import type { JsonValue } from '../common/json-value.js';
 import { extractOccurredAt, type ParsedIngestBody, toEpochMs } from '../lake/index.js';
 import { IngestHttpError, type FieldError } from './errors.js';
@@ -60,6 +61,7 @@ export function parseIngestBody(raw: Buffer, contentType: string | undefined): P
     occurredAt: extractOccurredAt(type, payload),
     accountJid: typeof body['account_jid'] === 'string' ? body['account_jid'] : null,
     legacyEventId: typeof body['legacy_event_id'] === 'string' ? body['legacy_event_id'].toLowerCase() : null,
+    source: isIngestSource(body['source']) ? body['source'] : 'live',
   };
 }
 
@@ -98,7 +100,14 @@ function validateFields(body: { [key: string]: JsonValue }): FieldError[] {
     (typeof legacyEventId !== 'string' || !UUID.test(legacyEventId))
   )
     errors.push({ field: 'legacy_event_id', message: 'must be a UUID or null' });
+  const source = body['source'];
+  if (source !== undefined && source !== null && !isIngestSource(source))
+    errors.push({ field: 'source', message: `must be one of ${INGEST_SOURCES.join(', ')}, or null` });
   return errors;
+}
+
+function isIngestSource(value: JsonValue | undefined): value is IngestSource {
+  return typeof value === 'string' && (INGEST_SOURCES as readonly string[]).includes(value);
 }
 
 /** `varchar(n)` counts code points, not UTF-16 units. */

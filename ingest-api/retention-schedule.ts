@@ -22,7 +22,11 @@ export function startRetentionSchedule(options: {
     running = redactOldMessageBodies(options.pool, new Date(Date.now() - options.periodMs), {
       requestedBy: 'ingest-api schedule',
     }).then(
-      (result) => log.info({ redactedEvents: result.redactedEvents, cutoff: result.cutoff }, 'retention applied'),
+      (result) => {
+        log.info({ redactedEvents: result.redactedEvents, cutoff: result.cutoff }, 'retention applied');
+        for (const row of result.skipped)
+          log.warn({ eventId: row.eventId, sqlState: row.sqlState }, 'retention skipped an unrenderable row');
+      },
       (err: unknown) => log.error({ err }, 'retention run failed; retrying at the next interval')
     );
   };

@@ -46,6 +46,8 @@ export function sanitizeString(value: string): string {
  *   theirs under `key + U+FFFD + n` (n = 1, 2, … the first free), in document order — nothing is dropped.
  * Valid input is returned as the very same text, so PostgreSQL parses the received bytes.
  *
+ * - a number PostgreSQL cannot render cheaply (exponent beyond {@link MAX_STORED_NUMBER_EXPONENT}, or
+ *   past the body's {@link STORED_NUMBER_EXPONENT_BUDGET}) becomes a string of its exact text.
  * On the sanitizing path only the string tokens that need it are rewritten; everything else (numbers
  * digit for digit, `1.0`, `1e400`, whitespace, clean strings) is copied from the received text,
  * so jsonb stores numbers exactly there too. `value` holds JS numbers (doubles). Any depth is handled
@@ -62,10 +64,66 @@ export function sanitizeRawJson(raw: Buffer): SanitizedJson {
   } catch (err) {
     throw new NotJsonError(err);
   }
-  if (isValidUtf8 && !SUSPICIOUS_ESCAPE.test(text)) return { text, value, isSanitized: false };
-  const storable = rewriteUnstorableStrings(text);
-  if (storable === null) return { text, value, isSanitized: !isValidUtf8 };
-  return { text: storable, value: JSON.parse(storable) as JsonValue, isSanitized: true };
+  const withCheapNumbers = LARGE_EXPONENT.test(text) ? rewriteCostlyNumbers(text) : null;
+  const current = withCheapNumbers ?? text;
+  if (isValidUtf8 && !SUSPICIOUS_ESCAPE.test(current)) {
+    if (withCheapNumbers === null) return { text, value, isSanitized: false };
+    return { text: current, value: JSON.parse(current) as JsonValue, isSanitized: true };
+  }
+  const storable = rewriteUnstorableStrings(current);
+  if (storable === null && withCheapNumbers === null) return { text, value, isSanitized: !isValidUtf8 };
+  const final = storable ?? current;
+  return { text: final, value: JSON.parse(final) as JsonValue, isSanitized: true };
+}
+
+/**
+ * Largest decimal exponent a stored number keeps as a number (issue #25 item 1, ADR 0014). PostgreSQL
+ * renders `1e131071` as 131,072 digits, so 10,000 of them in a 90 KB body made every `payload::text` of
+ * maintenance (forget, rebuild, retention) run out of memory.
+ */
+export const MAX_STORED_NUMBER_EXPONENT = 1000;
+/**
+ * Rendered digits one body's exponent numbers may add (the sum of their exponents' magnitudes): past it,
+ * further numbers with an exponent of 100 or more are kept as strings too, so no body renders past ~1 MB
+ * more than it weighs.
+ */
+export const STORED_NUMBER_EXPONENT_BUDGET = 1_000_000;
+// Cheap pre-check: an exponent of 100 or more somewhere (possibly inside a string; the walk decides).
+const LARGE_EXPONENT = /[eE][+-]?0*[1-9]\d{2}/;
+const BUDGETED_EXPONENT = 100;
+const NUMBER_TOKEN = /-?\d+(?:\.\d+)?(?:[eE]([+-]?\d+))?/y;
+
+/**
+ * Rewrites number tokens PostgreSQL cannot render cheaply as JSON strings of their exact received text
+ * (`1e131071` → `"1e131071"`): an exponent beyond {@link MAX_STORED_NUMBER_EXPONENT} in magnitude, or any
+ * exponent of 100 or more once {@link STORED_NUMBER_EXPONENT_BUDGET} is spent. Strings are skipped;
+ * everything else is copied as received. Returns null when no token changed.
+ */
+function rewriteCostlyNumbers(text: string): string | null {
+  const parts: string[] = [];
+  let budget = STORED_NUMBER_EXPONENT_BUDGET;
+  let copiedTo = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      i = findStringEnd(text, i);
+      continue;
+    }
+    if (code !== 0x2d && (code < 0x30 || code > 0x39)) continue;
+    NUMBER_TOKEN.lastIndex = i;
+    const match = NUMBER_TOKEN.exec(text);
+    if (match === null) continue;
+    const magnitude = match[1] === undefined ? 0 : Math.abs(Number(match[1]));
+    if (magnitude >= BUDGETED_EXPONENT) budget -= magnitude;
+    if (magnitude > MAX_STORED_NUMBER_EXPONENT || (magnitude >= BUDGETED_EXPONENT && budget < 0)) {
+      parts.push(text.slice(copiedTo, i), JSON.stringify(match[0]));
+      copiedTo = i + match[0].length;
+    }
+    i += match[0].length - 1;
+  }
+  if (parts.length === 0) return null;
+  parts.push(text.slice(copiedTo));
+  return parts.join('');
 }
 
 /** Keys of one object literal, collected until its closing brace decides the renames. */

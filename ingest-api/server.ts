@@ -38,6 +38,7 @@ export async function startIngestServer(options: {
     }),
     metrics,
     logger,
+    limits: config.limits,
     send: send.deps,
   });
   try {

@@ -1,10 +1,10 @@
+import type { Logger } from '../common/logger.js';
 /**
  * The lake's one door: everything outside `lake/` (the ingest API's HTTP process, the CLI) reaches PostgreSQL
  * through these exports (lake/README.md). Everything else in this folder is internal and may change freely.
  */
 // The database itself: pool, migrations, the errors callers branch on.
 export { DatabaseBusyError, DatabaseUnavailableError } from './errors.js';
-export { runMigrations } from './migrate.js';
 export { createPool } from './pool.js';
 // Lake in: the raw event log, its projections and event time.
 export { countStoredEvents } from './events/count-stored-events.js';
@@ -24,6 +24,7 @@ export { placeholdersOf, renderTemplate } from './send/render-template.js';
 export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
+export { readCoverageDays, type DayCoverage, type GroupCoverage } from './engagement/coverage-queries.js';
 export {
   readEngagementReport,
   type EngagementReport,
@@ -42,7 +43,21 @@ export {
 // Privacy: erasure and retention (architecture.md §14).
 export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './privacy/forget-participant.js';
 export {
+  findPendingErasures,
+  forgetPendingErasures,
+  keepPendingErasure,
+  type PendingErasure,
+} from './privacy/pending-erasures.js';
+export {
   parseRetentionPeriodMs,
   redactOldMessageBodies,
   type RetentionResult,
 } from './privacy/redact-old-message-bodies.js';
+
+/**
+ * `runMigrations` (./migrate.js), imported when called: node-pg-migrate is not loaded by the commands that only
+ * query the lake (issue #26 item 3).
+ */
+export async function runMigrations(options: { databaseUrl: string; logger?: Logger }): Promise<string[]> {
+  return (await import('./migrate.js')).runMigrations(options);
+}

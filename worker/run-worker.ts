@@ -1,13 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
-import { createTemporalAlertLedger } from '../activities/temporal-alert-ledger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import { createLedgeredAlertSink } from '../common/alert-window-ledger.js';
 import type { Logger } from '../common/logger.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
+import { createTemporalAlertLedger } from './temporal-alert-ledger.js';
 import type { WorkerConfig } from './config.js';
 import { createRefusedPayloadAlerter } from './refused-payload-alerter.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
@@ -108,6 +108,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
         ratePerMinute: config.SEND_RATE_PER_MINUTE,
         burst: config.SEND_RATE_BURST,
         marketingJitterMaxMs: config.SEND_MARKETING_JITTER_MAX_MS,
+        perRecipientIntervalMs: config.SEND_RECIPIENT_INTERVAL_MS,
       },
     });
     const worker = await Worker.create({

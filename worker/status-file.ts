@@ -24,11 +24,9 @@ export interface WorkerStatus {
  *
  * @returns `stop()`, which writes the last status with `stoppedAt`.
  */
-export function startWorkerStatusFile(options: {
-  path: string;
-  getState: () => string;
-  logger: Logger;
-}): { stop(): void } {
+export function startWorkerStatusFile(options: { path: string; getState: () => string; logger: Logger }): {
+  stop(): void;
+} {
   const startedAt = new Date().toISOString();
   const write = (stoppedAt: string | null): void => {
     const status: WorkerStatus = {

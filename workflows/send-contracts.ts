@@ -128,6 +128,8 @@ export interface DispatchRequest {
   category: SendCategory;
   /** Deadline in epoch ms, or null. */
   deliverByMs: number | null;
+  /** The recipient, for per-recipient pacing (issue #31 item 5); absent in requests of older workflows. */
+  recipientJid?: string;
 }
 
 /** Configuration of the per-account gate (token bucket, architecture.md §12). */
@@ -141,6 +143,11 @@ export interface SendGateInput {
   marketingJitterMaxMs: number;
   /** Carried across continue-as-new. */
   carry?: SendGateCarry;
+  /**
+   * Least time between two grants to one recipient (`SEND_RECIPIENT_INTERVAL_MS`, issue #31 item 5); absent or 0:
+   * no pacing (gates started before it keep their input until restarted).
+   */
+  perRecipientIntervalMs?: number;
 }
 
 /** State a gate carries across continue-as-new. */
@@ -152,6 +159,8 @@ export interface SendGateCarry {
   paused: boolean;
   pausedReason: string | null;
   /** Latest grants (epoch ms), so the rate stays observable across runs. */
+  /** Last grant time per recipient within the pacing interval (issue #31 item 5). */
+  lastGrantByRecipient?: Record<string, number>;
   recentGrants?: Array<{ messageId: string; atMs: number }>;
 }
 

@@ -10,6 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { RecipientPacing } from './recipient-pacing.js';
 import {
   SEND_CATEGORIES,
   dispatchGrantedSignal,
@@ -49,7 +50,9 @@ function compareRequests(a: QueuedRequest, b: QueuedRequest): number {
  * bucket of `burst` tokens refilled at `ratePerMinute` (never a fixed sleep) hands out dispatch slots by
  * priority — otp before transactional before marketing, earliest deadline first — so a marketing burst
  * never makes a code miss its deadline. Requests whose `deliver_by` passed are dropped (their workflow
- * expires them). Paused (operator or logged-out session) → no grants until resumed; pausing alerts once.
+ * expires them). With `perRecipientIntervalMs` (issue #31 item 5) a request whose recipient was granted less
+ * than that long ago waits while requests to other recipients go ahead (WhatsApp limits one chat to about one
+ * message per 6 s); old inputs have no interval and run exactly as before. Paused (operator or logged-out session) → no grants until resumed; pausing alerts once.
  * Continues-as-new every {@link MAX_GRANTS_PER_RUN} grants, carrying the queue and the bucket.
  */
 export async function sendGate(input: SendGateInput): Promise<never> {
@@ -66,6 +69,7 @@ export async function sendGate(input: SendGateInput): Promise<never> {
   let grantsThisRun = 0;
   const recentGrants: Array<{ messageId: string; atMs: number }> = carry.recentGrants ?? [];
   const msPerToken = 60_000 / input.ratePerMinute;
+  const pacing = new RecipientPacing(input.perRecipientIntervalMs ?? 0, carry.lastGrantByRecipient ?? {});
 
   setHandler(requestDispatchSignal, (request) => {
     if (queue.some((queued) => queued.messageId === request.messageId)) return;
@@ -113,7 +117,14 @@ export async function sendGate(input: SendGateInput): Promise<never> {
       continue;
     }
     queue.sort(compareRequests);
-    const next = queue.shift();
+    const nextIndex = pacing.firstEligible(queue, now);
+    if (nextIndex < 0) {
+      // Every queued request waits for its recipient's interval: sleep until the first is due, or a new request.
+      const queuedBefore = queue.length;
+      await condition(() => queue.length !== queuedBefore || paused, pacing.waitMs(queue, now));
+      continue;
+    }
+    const [next] = queue.splice(nextIndex, 1);
     if (!next) continue;
     if (next.category === 'marketing' && input.marketingJitterMaxMs > 0) {
       // Human-like spacing for marketing only (architecture.md §12); the token is already counted.
@@ -121,6 +132,7 @@ export async function sendGate(input: SendGateInput): Promise<never> {
     }
     tokens -= 1;
     const grantedAtMs = Date.now();
+    pacing.record(next, grantedAtMs);
     recentGrants.push({ messageId: next.messageId, atMs: grantedAtMs });
     if (recentGrants.length > RECENT_GRANTS_KEPT) recentGrants.shift();
     try {
@@ -133,7 +145,16 @@ export async function sendGate(input: SendGateInput): Promise<never> {
       await condition(allHandlersFinished);
       await continueAsNew<typeof sendGate>({
         ...input,
-        carry: { queue, tokens, lastRefillMs, nextSeq, paused, pausedReason, recentGrants },
+        carry: {
+          queue,
+          tokens,
+          lastRefillMs,
+          nextSeq,
+          paused,
+          pausedReason,
+          recentGrants,
+          ...(pacing.isOn ? { lastGrantByRecipient: pacing.snapshot() } : {}),
+        },
       });
     }
   }

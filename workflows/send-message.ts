@@ -142,7 +142,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     grantedAtMs = null;
     await requestDispatchSlot({
       accountId: input.accountId,
-      request: { messageId: input.messageId, category: input.category, deliverByMs },
+      request: { messageId: input.messageId, category: input.category, deliverByMs, recipientJid: input.toJid },
     });
     const timeout = msToDeadline();
     return timeout === undefined

@@ -36,7 +36,7 @@ function createCollectorDeps() {
 export function registerCollectorCommands(program: Command): void {
   program
     .command('collector')
-    .description('run the WhatsApp session, outbox and sender (configured by environment variables)')
+    .description('run the WhatsApp session, outbox and outbox relay (configured by environment variables)')
     .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines')
     .option('--pair-phone <number>', 'link with a pairing code for this phone number instead of a QR code')
     .action(async (options: { record?: string; pairPhone?: string }) => {

@@ -1,7 +1,7 @@
-import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { runSendDemo } from '../demo-send/run-send-demo.js';
 import { formatSendDemoSummary } from '../demo-send/send-demo-summary.js';
+import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { createShutdownSignal } from '../run-until-os-signal.js';
 import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
@@ -21,7 +21,11 @@ export function registerDemoSendCommand(program: Command): void {
   program
     .command('demo-send')
     .description('send messages through the whole local send path against a simulated WhatsApp, with faults')
-    .option('--data-dir <dir>', 'state folder, wiped at start', '.data/demo-send')
+    .option(
+      '--data-dir <dir>',
+      'state folder: new, empty, or made by an earlier demo (emptied at start)',
+      '.data/demo-send'
+    )
     .option(
       '--timeout-ms <ms>',
       'how long each phase may wait for the expected states (ms, at most a day)',
@@ -31,7 +35,7 @@ export function registerDemoSendCommand(program: Command): void {
     .action(async (options: DemoSendOptions) => {
       // The injected faults log warnings by design (failed dispatch attempts); the summary tells the story.
       const logger = createCliLogger('error');
-      rmSync(options.dataDir, { recursive: true, force: true });
+      await claimDemoDataDir(options.dataDir, logger);
       const shutdown = createShutdownSignal(logger);
       try {
         const { summary, messages } = await runSendDemo({

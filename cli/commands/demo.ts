@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { describeUnusableReplay } from '../../collector/index.js';
@@ -8,6 +7,7 @@ import { countStoredEvents } from '../../lake/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
+import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
 import {
   createShutdownSignal,
@@ -38,7 +38,7 @@ export function registerDemoCommand(program: Command): void {
     .argument('[capture]', 'capture file (our JSON lines or the first collector trail)', 'examples/capture.jsonl')
     .option('--json', 'also print the summary as one JSON object on the last line')
     .option('--keep-running', 'keep the stack (and its Web UI) running after the summary, until Ctrl-C')
-    .option('--data-dir <dir>', 'state folder, wiped at start', '.data/demo')
+    .option('--data-dir <dir>', 'state folder: new, empty, or made by an earlier demo (emptied at start)', '.data/demo')
     .option(
       '--timeout-ms <ms>',
       'how long to wait for deliveries (ms, at most a day)',
@@ -53,7 +53,7 @@ export function registerDemoCommand(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      rmSync(options.dataDir, { recursive: true, force: true });
+      await claimDemoDataDir(options.dataDir, logger);
       const shutdown = createShutdownSignal(logger);
       const stack = await startLocalStack({
         abortSignal: shutdown.signal,

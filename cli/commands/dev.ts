@@ -3,6 +3,7 @@ import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { cliEnvironmentLines } from '../local-stack/cli-environment-lines.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
+import { unmarkDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
 import { tcpPort } from './option-parsers.js';
@@ -50,6 +51,13 @@ export function registerDevCommands(program: Command): void {
         ingestPort: options.ingestPort,
         postgresPort: options.postgresPort,
       });
+      // A demo's folder taken as dev's data folder is dev's from now on: no later demo may wipe it (issue #26).
+      if (unmarkDemoDataDir(prepareDataDir(options.dataDir).root)) {
+        logger.warn(
+          { dataDir: options.dataDir },
+          'data folder was made by a demo; it is now kept (demo marker removed)'
+        );
+      }
       // A replay that fails (unreadable file, outbox error) is reported; the rest of the stack keeps running.
       stack.collector?.replayDone?.then(
         (summary) =>
@@ -64,8 +72,14 @@ export function registerDevCommands(program: Command): void {
       printLine(`  Ingest API      : ${stack.ingestUrl}`);
       printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
       printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
-      printLine('  CLI commands in another terminal need (paste before wa-lake report, members, api-keys, forget…):');
+      printLine(
+        '  CLI commands in another terminal need (paste before wa-lake report, members, forget, status, send…):'
+      );
       for (const line of cliEnvironmentLines(stack)) printLine(`    ${line}`);
+      if (stack.codec) {
+        printLine('  Read a workflow with its payloads decrypted (after the lines above):');
+        printLine('    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"');
+      }
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 

@@ -16,7 +16,9 @@ export function registerIngestCommands(program: Command): void {
       const config = loadIngestConfig(process.env);
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
-      printLine(`ingest API listening on ${server.url}`);
+      // For a person at a terminal; a log shipper reads only JSON lines (issue #32 item 5), and the
+      // server's own `listening` log record carries the address.
+      if (process.stdout.isTTY) printLine(`ingest API listening on ${server.url}`);
       await runUntilTerminated(() => server.close(), logger);
     });
 
@@ -44,6 +46,10 @@ export function registerIngestCommands(program: Command): void {
       try {
         const result = await rebuildProjections(pool, { engagementTimeZone: ENGAGEMENT_TIME_ZONE });
         printLine(`projections rebuilt from ${result.events} events, messages from ${result.messageEvents} events`);
+        for (const row of result.skipped)
+          printLine(
+            `skipped event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}); see ADR 0014`
+          );
       } finally {
         await pool.end();
       }

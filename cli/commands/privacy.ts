@@ -36,6 +36,10 @@ export function registerPrivacyCommands(program: Command): void {
       try {
         const result = await redactOldMessageBodies(pool, cutoff, { requestedBy: options.requestedBy });
         printLine(`redacted the message bodies of ${result.redactedEvents} events older than ${result.cutoff}`);
+        for (const row of result.skipped)
+          printLine(
+            `skipped event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}); see ADR 0014`
+          );
       } finally {
         await pool.end();
       }
@@ -69,10 +73,13 @@ export function registerPrivacyCommands(program: Command): void {
           participant: options.participant,
           requestedBy: options.requestedBy,
         });
-        failWhenDeadLettersNotReached(report);
+        failWhenIncomplete(report);
         if (options.json) return printLine(JSON.stringify(report));
         const { lake, outboxRowsRewritten, deadLetterEntriesRedacted } = report.counts;
-        printLine(`erasure run ${report.runId} by ${report.requestedBy}`);
+        printLine(
+          `erasure run ${report.runId} by ${report.requestedBy}` +
+            (report.continuedPendingErasure ? ' (continues an incomplete erasure of this member)' : '')
+        );
         printLine(
           `  lake: ${lake.messageBodiesRedacted} message bodies redacted, ${lake.aliasesDeleted} aliases and ` +
             `${lake.participantsDeleted} participant rows and ${lake.memberLinksDeleted} member links deleted`
@@ -92,22 +99,31 @@ export function registerPrivacyCommands(program: Command): void {
 }
 
 /**
- * An erasure that could not reach the dead-letter entries is not done: the member's data may still sit
- * there. Says on stderr what was and was not erased and sets exit code 1; the report still prints.
+ * An erasure that could not reach the outbox or the dead-letter entries is not done (issue #26 item 2): the
+ * member's data may still sit there. Says on stderr what was and was not erased and sets exit code 1; the report
+ * still prints. The member's identifiers stay kept, hashed, until a rerun reaches every store.
  */
-function failWhenDeadLettersNotReached(report: ErasureReport): void {
-  if (report.counts.deadLetterEntriesRedacted !== null) return;
-  const why =
-    report.notReached.find((line) => line.startsWith('dead-letter entries:')) ?? 'dead-letter entries: not reached';
-  const outbox =
-    report.counts.outboxRowsRewritten === null
-      ? 'outbox not reached'
-      : `outbox erased (${report.counts.outboxRowsRewritten} rows rewritten)`;
+function failWhenIncomplete(report: ErasureReport): void {
+  if (report.isComplete) return;
+  const { outboxRowsRewritten, deadLetterEntriesRedacted } = report.counts;
+  const notDone = report.notReached.filter(
+    (line) => line.startsWith('dead-letter entries:') || line.startsWith('collector outbox:')
+  );
+  const done = [
+    `lake erased (run ${report.runId})`,
+    ...(outboxRowsRewritten === null ? [] : [`outbox erased (${outboxRowsRewritten} rows rewritten)`]),
+    ...(deadLetterEntriesRedacted === null ? [] : [`dead letters erased (${deadLetterEntriesRedacted} entries)`]),
+  ];
+  const missed = [
+    ...(outboxRowsRewritten === null ? ['the outbox'] : []),
+    ...(deadLetterEntriesRedacted === null ? ['the dead-letter entries'] : []),
+  ];
   process.stderr.write(
-    `wa-lake forget: INCOMPLETE, the dead-letter entries were NOT erased.\n` +
-      `  not done: ${why}\n` +
-      `  done    : lake erased (run ${report.runId}); ${outbox}\n` +
-      '  rerun the same forget once Temporal is reachable (it is idempotent)\n'
+    `wa-lake forget: INCOMPLETE, ${missed.join(' and ')} ${missed.length > 1 ? 'were' : 'was'} NOT erased.\n` +
+      notDone.map((line) => `  not done: ${line}\n`).join('') +
+      `  done    : ${done.join('; ')}\n` +
+      '  rerun the same forget (with any of the member’s identifiers) once every store is reachable: it finds the\n' +
+      '  identifiers this run erased from the lake (kept hashed until the erasure is complete)\n'
   );
   process.exitCode = 1;
 }

@@ -33,8 +33,8 @@ function parseDay(value: string): string {
 }
 
 /**
- * A group JID, by the send path's rule (`isGroupJid`): `--group garbage` used to print an empty report with
- * exit 0 (fresh-user finding).
+ * A group JID, by the send path's rule (`isWellFormedGroupJid`): anything else stops the command before it
+ * reads the lake, never an empty report with exit 0.
  * @throws InvalidArgumentError (commander prints it and exits 1).
  */
 function parseGroupJid(value: string): string {

@@ -44,7 +44,11 @@ export function registerSendCommands(program: Command): void {
     .option('--category <category>', 'otp | transactional | marketing', 'transactional')
     .option('--deliver-by <iso>', 'deadline (ISO-8601); expired if it cannot go before')
     .option('--idempotency-key <key>', 'repeat a request safely (default: a new UUID)')
-    .option('--url <url>', 'ingest API base URL', 'http://127.0.0.1:8080')
+    .option(
+      '--url <url>',
+      'send API base URL (default: SEND_API_URL, which wa-lake dev prints, else http://127.0.0.1:8080)',
+      process.env['SEND_API_URL'] ?? 'http://127.0.0.1:8080'
+    )
     .action(
       async (options: {
         to: string;

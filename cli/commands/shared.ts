@@ -1,10 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
-import type { TemporalConnection } from '../../common/temporal-connection.js';
+import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
 
 /** The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6). */
 export function createCliLogger(defaultLevel = 'info'): Logger {
@@ -35,18 +35,20 @@ export class TemporalUnreachableError extends Error {
  * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
  */
 export async function connectTemporalClient(
-  temporal: TemporalConnection,
+  temporal: TemporalConnectionSettings,
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
+  // Imported here, not at the top: a command that never talks to Temporal does not load its client (issue #26).
+  const { Client: TemporalClient, Connection: TemporalConnection } = await import('@temporalio/client');
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...temporal.connectionOptions, connectTimeout: connectTimeoutMs });
+    connection = await TemporalConnection.connect({ ...temporal.connectionOptions, connectTimeout: connectTimeoutMs });
   } catch (err) {
     throw new TemporalUnreachableError(temporal.address, { cause: err });
   }
   return {
-    client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+    client: new TemporalClient({ connection, namespace: temporal.namespace, dataConverter }),
     close: () => connection.close(),
   };
 }

@@ -23,7 +23,9 @@ export class DemoApiClient {
   async request(plan: PlannedMessage, index: number): Promise<Accepted> {
     const body = JSON.stringify({
       to: plan.to,
-      text: `wa-lake demo #${index + 1}: ${plan.label}`,
+      ...(plan.template
+        ? { template: plan.template.name, variables: plan.template.variables }
+        : { text: `wa-lake demo #${index + 1}: ${plan.label}` }),
       category: plan.category,
       ...(plan.deliverInMs !== undefined ? { deliver_by: new Date(Date.now() + plan.deliverInMs).toISOString() } : {}),
       metadata: { demo: true },
@@ -45,6 +47,20 @@ export class DemoApiClient {
     this.replays += 1;
     const { status, json } = await this.post(original.body, original.idempotencyKey);
     return status === 200 && json['id'] === id;
+  }
+
+  /**
+   * A request the API must refuse (issue #31 items 2–3), sent with `apiKey` (default: this client's key); not
+   * counted as requested. @returns the status and `code` of the answer.
+   */
+  async refused(body: Record<string, unknown>, apiKey = this.apiKey): Promise<{ status: number; code: string }> {
+    const response = await fetch(`${this.baseUrl}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': randomUUID() },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, unknown>;
+    return { status: response.status, code: typeof json['code'] === 'string' ? json['code'] : '' };
   }
 
   private async post(body: string, idempotencyKey: string): Promise<{ status: number; json: Record<string, unknown> }> {

@@ -1,6 +1,13 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { createPool, generateApiKey, normalizeRecipient, SendAdminRepository } from '../../lake/index.js';
+import {
+  createPool,
+  generateApiKey,
+  normalizeRecipient,
+  placeholdersOf,
+  SendAdminRepository,
+  SendTemplatesRepository,
+} from '../../lake/index.js';
 import type { SendState } from '../../workflows/send-contracts.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { startLocalStack } from '../local-stack/start-local-stack.js';
@@ -10,6 +17,7 @@ import {
   DEMO_GROUPS,
   DEMO_OPT_IN_PHONES,
   DEMO_SELF_PARTICIPANT_IDS,
+  DEMO_TEMPLATE,
   DEMO_TIMINGS,
   PHASE_1,
   PHASE_2,
@@ -102,7 +110,26 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       keyHash: generated.hash,
       keyPrefix: generated.prefix,
       webhookUrl: null,
+      // Issue #31 item 3: exactly the planned messages fit the day's quota; one more is refused.
+      dailyLimit: PHASE_1.length + PHASE_2.length,
     });
+    const testKey = generateApiKey();
+    await admin.createApiKey({
+      name: 'demo-send-test',
+      accountId: DEMO_ACCOUNT_ID,
+      keyHash: testKey.hash,
+      keyPrefix: testKey.prefix,
+      webhookUrl: null,
+      environment: 'test',
+    });
+    const templates = new SendTemplatesRepository(pool);
+    const template = await templates.addVersion({
+      accountId: DEMO_ACCOUNT_ID,
+      name: DEMO_TEMPLATE.name,
+      body: DEMO_TEMPLATE.body,
+      variables: placeholdersOf(DEMO_TEMPLATE.body),
+    });
+    await templates.approve(DEMO_ACCOUNT_ID, DEMO_TEMPLATE.name, template.version);
     await admin.setAccountParticipants(DEMO_ACCOUNT_ID, DEMO_SELF_PARTICIPANT_IDS);
     await admin.approveAccount(DEMO_ACCOUNT_ID);
     for (const phone of DEMO_OPT_IN_PHONES) {
@@ -135,6 +162,9 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
 
     whatsapp.disconnect(DEMO_TIMINGS.outageMs);
     for (const [index, plan] of PHASE_2.entries()) accepted.push(await client.request(plan, PHASE_1.length + index));
+    const refusalBody = { to: DEMO_GROUPS[0], text: 'one too many', category: 'marketing' };
+    const quotaRefusal = await client.refused(refusalBody);
+    const testKeyRefusal = await client.refused(refusalBody, testKey.key);
     const expected = new Map(accepted.map((a) => [a.id, a.plan.expected]));
     await waitForExpected(pool, apiKeyId, expected, options.timeoutMs, signal);
 
@@ -161,6 +191,9 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       messages,
       wire: whatsapp.wire,
       elapsedMs: Date.now() - startedAt,
+      templateSends: accepted.filter((a) => a.plan.template !== undefined).length,
+      testKeyRefusal,
+      quotaRefusal,
     });
     return { summary, messages };
   } finally {

@@ -52,7 +52,12 @@ export interface PlannedMessage {
   lateAck?: boolean;
   /** Milliseconds from request to `deliver_by`, or none. */
   deliverInMs?: number;
+  /** Sent as `{template, variables}` instead of text (issue #31 item 1). */
+  template?: { name: string; variables: Record<string, string> };
 }
+
+/** The demo's template (issue #31 item 1): added and approved before the requests. */
+export const DEMO_TEMPLATE = { name: 'demo-reminder', body: 'Reminder: {{event}} starts at {{time}}' } as const;
 
 /** Phase 1, while connected: normal sends, lost ACKs (two turn up later), one slow send, one unknown number. */
 export const PHASE_1: readonly PlannedMessage[] = [
@@ -67,6 +72,13 @@ export const PHASE_1: readonly PlannedMessage[] = [
   { to: PHONE.lostAck, category: 'marketing', label: 'lost ACK, never', expected: 'dispatched' },
   { to: PHONE.slow, category: 'otp', label: 'slow send, retried', expected: 'read' },
   { to: PHONE.notOnWhatsApp, category: 'transactional', label: 'not on WhatsApp', expected: 'failed' },
+  {
+    to: GROUP_B,
+    category: 'transactional',
+    label: 'template, rendered at accept',
+    expected: 'read',
+    template: { name: DEMO_TEMPLATE.name, variables: { event: 'the meetup', time: '19:00' } },
+  },
 ];
 
 /** Phase 2, during the disconnect: one message whose deadline passes first, two that wait for the reconnect. */

@@ -41,6 +41,12 @@ export interface SendDemoSummary {
   unexpectedWireSends: number;
   /** Lake rows (`whatsapp_event_logs`) of ACK events in the demo groups: our ACKs never enter the lake (item 5). */
   ownAcksInLake: number;
+  /** Messages sent from a template (rendered at accept), and the refusals of issue #31 items 2–3. */
+  templateSends: number;
+  /** Answer to a test key sending to a number that is no test recipient (expected 403). */
+  testKeyRefusal: { status: number; code: string };
+  /** Answer to one request past the key's daily quota (expected 429). */
+  quotaRefusal: { status: number; code: string };
   /** Accepted messages whose state differs from the scenario's expectation. */
   mismatches: Array<{ label: string; expected: SendState; actual: SendState }>;
   elapsedMs: number;
@@ -76,6 +82,9 @@ export function summarizeSendDemo(input: {
   wire: readonly WireSend[];
   ownAcksInLake: number;
   elapsedMs: number;
+  templateSends: number;
+  testKeyRefusal: { status: number; code: string };
+  quotaRefusal: { status: number; code: string };
 }): SendDemoSummary {
   const { messages, wire } = input;
   const owners = new Map(messages.map((m) => [m.waMessageId, m]));
@@ -104,6 +113,9 @@ export function summarizeSendDemo(input: {
     duplicatesOnWire: countWireDuplicates(wire),
     unexpectedWireSends,
     ownAcksInLake: input.ownAcksInLake,
+    templateSends: input.templateSends,
+    testKeyRefusal: input.testKeyRefusal,
+    quotaRefusal: input.quotaRefusal,
     mismatches,
     elapsedMs: input.elapsedMs,
   };
@@ -115,7 +127,10 @@ export function summarizeSendDemo(input: {
     unexpectedWireSends === 0 &&
     input.ownAcksInLake === 0 &&
     mismatches.length === 0 &&
-    summary.dispatched === distinctWireIds;
+    summary.dispatched === distinctWireIds &&
+    input.templateSends > 0 &&
+    input.testKeyRefusal.status === 403 &&
+    input.quotaRefusal.status === 429;
   return { ...summary, ok };
 }
 
@@ -129,6 +144,7 @@ export function formatSendDemoSummary(summary: SendDemoSummary, messages: readon
     `  on the wire         : ${summary.wireSends} sends · ${summary.distinctWireIds} distinct WhatsApp ids · same id re-sent ${summary.resentSameId}`,
     `  duplicates on wire  : ${summary.duplicatesOnWire} · unexpected sends ${summary.unexpectedWireSends}`,
     `  our ACKs in the lake: ${summary.ownAcksInLake}`,
+    `  send contract       : template sends ${summary.templateSends} · test key to a stranger ${summary.testKeyRefusal.status} ${summary.testKeyRefusal.code} · past the daily quota ${summary.quotaRefusal.status} ${summary.quotaRefusal.code}`,
     '  messages:',
     ...messages.map(
       (m) =>
@@ -150,6 +166,11 @@ function describeProblems(summary: SendDemoSummary): string[] {
     summary.ownAcksInLake > 0 ? `${summary.ownAcksInLake} of our ACKs entered the lake` : '',
     summary.mismatches.length > 0 ? `${summary.mismatches.length} messages not in their expected state (≠ above)` : '',
     summary.dispatched !== summary.distinctWireIds ? 'dispatched messages ≠ distinct WhatsApp ids on the wire' : '',
+    summary.templateSends === 0 ? 'no template send' : '',
+    summary.testKeyRefusal.status !== 403 ? `the test key was answered ${summary.testKeyRefusal.status}, not 403` : '',
+    summary.quotaRefusal.status !== 429
+      ? `the request past the quota was answered ${summary.quotaRefusal.status}, not 429`
+      : '',
   ];
   return problems.filter((problem) => problem !== '');
 }

@@ -3,29 +3,46 @@ function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/**
- * The `export …` lines a user pastes into another terminal so CLI commands (`report`, `members`, `api-keys`,
- * `forget`, `rebuild`, `retention`, `dlq`, `status`…) reach the lake and Temporal of a running `wa-lake dev` and
- * encrypt with its payload key (architecture.md §14). Before, they found `DATABASE_URL` by guessing and
- * `api-keys create` stored webhook secrets in clear because the key generated in the data folder was unknown to
- * them (fresh-user report, 2026-12-01).
- *
- * @param stack.payloadKeyFile - the data folder's generated key file, or null when `PAYLOAD_ENCRYPTION_KEYS` came
- *   from the environment (the user already has it). The key itself is never printed: the line reads the file.
- * @returns shell lines, values single-quoted.
- */
-export function cliEnvironmentLines(stack: {
+/** What of a running stack the other commands need (`LocalStack` has it all). */
+export interface StackEnvironment {
   databaseUrl: string;
   temporalAddress: string;
   payloadKeyFile: string | null;
+  outboxPath: string;
+  collectorStatusPath: string;
+  ingestUrl: string;
+  /** The codec server's base URL and the file holding its token; null when headless. */
+  codec: { url: string; tokenFile: string | null } | null;
   /** The stack's webhook policy keys (ADR 0014), so `api-keys create --webhook-url http://127.0.0.1…` works too. */
   webhookPolicyEnv?: Record<string, string>;
-}): string[] {
+}
+
+/**
+ * The `export …` lines a user pastes into another terminal so CLI commands (`report`, `members`, `api-keys`,
+ * `forget`, `rebuild`, `retention`, `dlq`, `status`, `send`…) reach the lake, Temporal, the outbox and the send API
+ * of a running `wa-lake dev` and encrypt with its payload key (architecture.md §14). Before, `forget` skipped the
+ * outbox and `status` found no collector, because `OUTBOX_PATH` and the status file were not among them (issue
+ * #26 item 2); `SEND_API_URL` is the base URL `wa-lake send` posts to; `TEMPORAL_CODEC_ENDPOINT` is what
+ * `temporal workflow show --codec-endpoint` needs. Secrets are never printed: their lines read the files.
+ *
+ * @param stack.payloadKeyFile - the data folder's generated key file, or null when `PAYLOAD_ENCRYPTION_KEYS` came
+ *   from the environment (the user already has it).
+ * @param stack.codec.tokenFile - null when `CODEC_SERVER_TOKEN` came from the environment (the line reads it).
+ * @returns shell lines, values single-quoted.
+ */
+export function cliEnvironmentLines(stack: StackEnvironment): string[] {
   const lines = [
     `export DATABASE_URL=${shellQuote(stack.databaseUrl)}`,
     `export TEMPORAL_ADDRESS=${shellQuote(stack.temporalAddress)}`,
+    `export OUTBOX_PATH=${shellQuote(stack.outboxPath)}`,
+    `export COLLECTOR_STATUS_PATH=${shellQuote(stack.collectorStatusPath)}`,
+    `export SEND_API_URL=${shellQuote(stack.ingestUrl)}`,
   ];
   if (stack.payloadKeyFile) lines.push(`export PAYLOAD_ENCRYPTION_KEYS="$(cat ${shellQuote(stack.payloadKeyFile)})"`);
+  if (stack.codec) {
+    const token = stack.codec.tokenFile ? `$(cat ${shellQuote(stack.codec.tokenFile)})` : '${CODEC_SERVER_TOKEN}';
+    lines.push(`export TEMPORAL_CODEC_ENDPOINT="${stack.codec.url}/${token}"`);
+  }
   for (const [key, value] of Object.entries(stack.webhookPolicyEnv ?? {}))
     lines.push(`export ${key}=${shellQuote(value)}`);
   return lines;

@@ -7,7 +7,7 @@ export class DataDirInUseError extends Error {
     options?: { cause?: unknown }
   ) {
     super(
-      `another wa-lake dev (pid ${ownerPid ?? 'unknown'}) is already using the data folder ${dataDir}; ` +
+      `another wa-lake dev or demo (pid ${ownerPid ?? 'unknown'}) is already using the data folder ${dataDir}; ` +
         'stop it first, or pass another --data-dir',
       options
     );
@@ -22,5 +22,19 @@ export class DataDirUnusableError extends Error {
     options: { cause: unknown }
   ) {
     super(`cannot use ${dataDir} as the data folder (--data-dir); pass a folder you can write to`, options);
+  }
+}
+
+/**
+ * Thrown by `claimDemoDataDir` when `demo`/`demo-send --data-dir` names a folder it must not wipe (issue #26
+ * item 1): one it did not make, or `/`, `~`, `.`, the checkout. Nothing was deleted.
+ */
+export class DemoDataDirRefusedError extends Error {
+  override readonly name = 'DemoDataDirRefusedError';
+  constructor(
+    readonly dataDir: string,
+    readonly reason: string
+  ) {
+    super(`refusing to use ${dataDir} as the demo's data folder, which the demo empties at start: ${reason}`);
   }
 }

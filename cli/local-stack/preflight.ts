@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { InstanceLockedError, acquireInstanceLock, type InstanceLock } from '../../collector/index.js';
 import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../dev-stack/leftover-postmaster.js';
-import type { DataDirLayout } from './data-dir.js';
 import { DataDirInUseError } from './errors.js';
 
 /**
@@ -10,12 +9,11 @@ import { DataDirInUseError } from './errors.js';
  *
  * @throws DataDirInUseError naming the live owner's pid.
  */
-export function lockDataDir(layout: DataDirLayout): InstanceLock {
+export function lockDataDir(root: string): InstanceLock {
   try {
-    return acquireInstanceLock({ outboxPath: `${layout.root}/wa-lake-dev` });
+    return acquireInstanceLock({ outboxPath: `${root}/wa-lake-dev` });
   } catch (err) {
-    if (err instanceof InstanceLockedError)
-      throw new DataDirInUseError(layout.root, err.owner?.pid ?? null, { cause: err });
+    if (err instanceof InstanceLockedError) throw new DataDirInUseError(root, err.owner?.pid ?? null, { cause: err });
     throw err;
   }
 }

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -54,6 +55,11 @@ export interface LocalStack {
   databaseUrl: string;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
+  /** The collector's outbox and status file (`OUTBOX_PATH`, `COLLECTOR_STATUS_PATH`) for `forget` and `status`. */
+  outboxPath: string;
+  collectorStatusPath: string;
+  /** The codec server's base URL and its token file (null when `CODEC_SERVER_TOKEN` came from the environment). */
+  codec: { url: string; tokenFile: string | null } | null;
   /** `SEND_WEBHOOK_ALLOW_HTTP`/`_PRIVATE` of the stack (true unless the environment said otherwise, ADR 0014). */
   webhookPolicyEnv: { SEND_WEBHOOK_ALLOW_HTTP: string; SEND_WEBHOOK_ALLOW_PRIVATE: string };
   ingestUrl: string;
@@ -77,7 +83,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
   const layout = prepareDataDir(options.dataDir);
   const started: StartedComponent[] = [];
-  const dataDirLock = lockDataDir(layout);
+  const dataDirLock = lockDataDir(layout.root);
   started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });
   const checkpoint = (): void => options.abortSignal?.throwIfAborted();
   // A step that hangs (e.g. the worker retrying a Temporal server that Ctrl-C already killed) must not
@@ -147,6 +153,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...env,
       DATABASE_URL: databaseUrl,
     };
+    const collectorConfig = loadCollectorConfig(stackEnv);
     const ingest = await step(startIngestServer({ config: loadIngestConfig(stackEnv), logger }));
     started.push({ name: 'ingest-api', stop: () => ingest.close() });
     const ingestUrl = ingest.url;
@@ -158,7 +165,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TEMPORAL_ADDRESS: temporal.address,
     };
     // One NativeConnection for the worker and the collector's client: with both in this process the
-    // sender asks for eager workflow start, and Temporal hands each new workflow's first task straight
+    // outbox relay asks for eager workflow start, and Temporal hands each new workflow's first task straight
     // back to this worker in the start response, without a matching round trip (issue #14 item 1).
     // Closed last (stopAll runs in reverse), after the collector and the worker.
     // The Runtime logger must be installed before the first NativeConnection creates the Runtime.
@@ -189,6 +196,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
+      outboxPath: resolve(collectorConfig.OUTBOX_PATH),
+      collectorStatusPath: resolve(collectorConfig.COLLECTOR_STATUS_PATH),
+      codec: codec
+        ? { url: codec.server.url, tokenFile: env['CODEC_SERVER_TOKEN'] === undefined ? layout.codecTokenFile : null }
+        : null,
       webhookPolicyEnv: {
         SEND_WEBHOOK_ALLOW_HTTP: stackEnv['SEND_WEBHOOK_ALLOW_HTTP'] ?? 'true',
         SEND_WEBHOOK_ALLOW_PRIVATE: stackEnv['SEND_WEBHOOK_ALLOW_PRIVATE'] ?? 'true',

@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
-import { forgetParticipantInOutbox, OutboxStore } from '../../collector/index.js';
+import { findMemberUsersInOutbox, forgetParticipantInOutbox, OutboxStore } from '../../collector/index.js';
 import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
-import { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from '../../lake/index.js';
+import { jidUsers } from '../../common/whatsapp-jid.js';
+import {
+  findPendingErasures,
+  forgetParticipantInLake,
+  forgetPendingErasures,
+  keepPendingErasure,
+  recordErasureRun,
+  type LakeErasureResult,
+  type PendingErasure,
+} from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
 
 /** What one `wa-lake forget` run did; recorded in `whatsapp_erasure_runs` (no identifiers in it). */
@@ -18,6 +27,13 @@ export interface ErasureReport {
   };
   /** Stores this run could not change, each with what the operator can do. */
   notReached: string[];
+  /**
+   * False when the outbox or the dead-letter entries were not reached (issue #26 item 2): the erasure is then
+   * INCOMPLETE, and its identifiers are kept hashed (`whatsapp_pending_erasures`) for the rerun that completes it.
+   */
+  isComplete: boolean;
+  /** True when this run continued an earlier incomplete erasure of the same member (found by a kept hash). */
+  continuedPendingErasure: boolean;
 }
 
 /** Stores no command can rewrite (architecture.md §14): reported on every run. */
@@ -36,6 +52,9 @@ const alwaysNotReached = (payloadsEncrypted: boolean): string[] => [
  * lake (one PostgreSQL transaction), the collector's outbox (one SQLite transaction, when `outboxPath`
  * exists on this host) and the dead-letter entries (one signal), with one random pseudonym for the run,
  * then records the run (who, when, counts, what was not reached). Idempotent: a rerun changes nothing.
+ * A run that misses the outbox or the dead letters keeps the member's identifiers hashed (issue #26 item 2); a
+ * rerun under any one of them recognises the others in the outbox by those hashes, and a run that reaches every
+ * store deletes them.
  *
  * @param options.temporalClient - null when Temporal is not reachable (reported as not reached, with
  *   `temporalUnreachableReason` when given).
@@ -57,28 +76,38 @@ export async function runErasure(options: {
   const { jids } = parseParticipantIdentifier(options.participant);
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
+  const pending = await findPendingErasures(options.pool, jidUsers(jids));
   const lake = await inTransaction(options.pool, (client) => forgetParticipantInLake(client, jids, pseudonym));
-  const notReached: string[] = [];
+  const notReached: string[] = lake.skipped.map(
+    (row) =>
+      `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
+      'repair or delete that row, then rerun forget (ADR 0014)'
+  );
+  const memberJids = new Set(lake.jids);
 
   let outboxRowsRewritten: number | null = null;
   const eventIds = new Set(lake.eventIds);
   if (existsSync(options.outboxPath)) {
     const outbox = OutboxStore.open({ path: options.outboxPath });
     try {
-      const result = forgetParticipantInOutbox(outbox, lake.jids, pseudonym);
+      for (const user of recognisePendingUsers(outbox, pending)) memberJids.add(`${user}@lid`);
+      const result = forgetParticipantInOutbox(outbox, [...memberJids], pseudonym);
       outboxRowsRewritten = result.rowsRewritten;
       for (const eventId of result.eventIds) eventIds.add(eventId);
     } finally {
       outbox.close();
     }
   } else {
-    notReached.push(`collector outbox: no file at ${options.outboxPath} (run forget where the collector runs)`);
+    notReached.push(
+      `collector outbox: no file at ${options.outboxPath} (set OUTBOX_PATH as wa-lake dev prints it, or run ` +
+        'forget where the collector runs); rerun forget to complete the erasure'
+    );
   }
 
   let deadLetterEntriesRedacted: number | null = null;
   if (options.temporalClient) {
     try {
-      deadLetterEntriesRedacted = await forgetInDeadLetters(options.temporalClient, lake.jids, eventIds);
+      deadLetterEntriesRedacted = await forgetInDeadLetters(options.temporalClient, [...memberJids], eventIds);
     } catch (err) {
       notReached.push(`dead-letter entries: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -88,11 +117,22 @@ export async function runErasure(options: {
   }
   notReached.push(...alwaysNotReached(options.payloadsEncrypted ?? false));
 
+  const isComplete = outboxRowsRewritten !== null && deadLetterEntriesRedacted !== null;
+  if (isComplete) {
+    await forgetPendingErasures(
+      options.pool,
+      pending.map((erasure) => erasure.id)
+    );
+  } else {
+    await keepPendingErasure(options.pool, pending, jidUsers([...memberJids]));
+  }
   const report: ErasureReport = {
     runId: randomUUID(),
     requestedBy: options.requestedBy,
     counts: { lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted },
     notReached,
+    isComplete,
+    continuedPendingErasure: pending.length > 0,
   };
   await recordErasureRun(options.pool, {
     id: report.runId,
@@ -102,6 +142,12 @@ export async function runErasure(options: {
     notReached,
   });
   return report;
+}
+
+/** The member's JID digits an earlier incomplete run kept hashed, as they appear in the outbox. */
+function recognisePendingUsers(outbox: OutboxStore, pending: readonly PendingErasure[]): string[] {
+  if (pending.length === 0) return [];
+  return findMemberUsersInOutbox(outbox, (user) => pending.some((erasure) => erasure.has(user)));
 }
 
 async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -43,7 +43,7 @@ export interface ReplayCaptureOptions {
   /** Called for each malformed line (file, 1-based line number, reason); never fatal. */
   onMalformedLine?: (info: { file: string; lineNumber: number; reason: string }) => void;
   progressEveryLines?: number;
-  /** Yield to the event loop every N records so the sender and timers keep running (default 200). */
+  /** Yield to the event loop every N records so the outbox relay and timers keep running (default 200). */
   yieldEveryRecords?: number;
   /** Stops reading at the next record; the summary then covers what was read. */
   signal?: AbortSignal;

@@ -39,6 +39,8 @@ export interface WhatsAppSessionOptions {
   now?: () => number;
   random?: () => number;
   onStateChange?: (state: SessionState) => void;
+  /** After each `open`'s group snapshots: the group JIDs, or null when the fetch failed (coverage, issue #29). */
+  onGroupsCaptured?: (groupJids: string[] | null) => void;
 }
 
 /**
@@ -213,8 +215,10 @@ export class WhatsAppSession {
       const capturedAt = new Date();
       for (const metadata of groups) this.deliver('groups.metadata', metadata, capturedAt);
       this.logger.info({ groups: groups.length }, 'group snapshots captured');
+      if (socket === this.socket) this.options.onGroupsCaptured?.(groups.map((metadata) => metadata.id));
     } catch (err) {
       this.logger.warn({ err }, 'cannot fetch group metadata; next open retries');
+      if (socket === this.socket) this.options.onGroupsCaptured?.(null);
     }
   }
 

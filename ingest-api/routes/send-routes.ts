@@ -16,10 +16,17 @@ import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
+import { getMessageRouteOptions, postMessageRouteOptions } from './send-route-docs.js';
 
 /** Path of the send request API (architecture.md §12). */
 export const SEND_MESSAGES_PATH = '/api/v1/messages';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Per-key rate of `POST /api/v1/messages` (ADR 0014), called once the key is authenticated.
+ * @throws IngestHttpError `WA_ERR_SEND_RATE_LIMITED` (429, `Retry-After` set) past the key's quota.
+ */
+export type SendKeyQuota = (request: FastifyRequest, reply: FastifyReply, apiKeyId: string) => Promise<void>;
 
 /** What the send routes need. */
 export interface SendRouteDeps {
@@ -34,6 +41,8 @@ export interface SendRouteDeps {
   /** Template lookup for `{template, variables}` requests (issue #31 item 1). */
   templates: Pick<SendTemplatesRepository, 'resolve'>;
   metrics?: SendMetrics | undefined;
+  /** Per-key rate of accepted requests; `buildApp` supplies it (`installRequestGuards`). */
+  quota?: SendKeyQuota | undefined;
 }
 
 function header(request: FastifyRequest, name: string): string {
@@ -166,10 +175,11 @@ function acceptedMessage(
  */
 export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): void {
   const inFlight = new Set<string>();
-  app.post(SEND_MESSAGES_PATH, async (request, reply) => {
+  app.post(SEND_MESSAGES_PATH, postMessageRouteOptions, async (request, reply) => {
     const presentedKey = header(request, 'x-api-key');
     const apiKey = await deps.apiKeys.find(presentedKey);
     if (!apiKey) throw badApiKey();
+    await deps.quota?.(request, reply, apiKey.id);
     let prepared: Awaited<ReturnType<typeof prepareCandidate>>;
     try {
       prepared = await prepareCandidate(request, apiKey, deps);
@@ -238,7 +248,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     }
   });
 
-  app.get<{ Params: { id: string } }>(`${SEND_MESSAGES_PATH}/:id`, async (request, reply) => {
+  app.get<{ Params: { id: string } }>(`${SEND_MESSAGES_PATH}/:id`, getMessageRouteOptions, async (request, reply) => {
     const apiKey = await deps.apiKeys.findFresh(header(request, 'x-api-key'));
     if (!apiKey) throw badApiKey();
     const found = UUID.test(request.params.id) ? await deps.messages.get(request.params.id) : null;

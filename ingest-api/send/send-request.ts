@@ -16,8 +16,12 @@ export interface SendRequest {
   metadata: Record<string, unknown> | null;
 }
 
-// Strict (issue #10 follow-up): a misspelt `deliverBy` must not silently drop the caller's deadline.
-const bodySchema = z.strictObject({
+/**
+ * The body schema `POST /api/v1/messages` validates with, and the one its OpenAPI document is generated from
+ * (issue #31 item 6). Strict (issue #10 follow-up): a misspelt `deliverBy` must not silently drop the caller's
+ * deadline.
+ */
+export const sendRequestBodySchema = z.strictObject({
   to: z.string().min(1).max(255),
   text: z.string().min(1).optional(),
   template: z.string().min(1).max(100).optional(),
@@ -39,7 +43,7 @@ const bodySchema = z.strictObject({
  * @throws IngestHttpError as above.
  */
 export function parseSendRequest(body: unknown, textMaxChars: number): SendRequest {
-  const parsed = bodySchema.safeParse(body);
+  const parsed = sendRequestBodySchema.safeParse(body);
   if (!parsed.success) {
     const unknownKeys = parsed.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : []

@@ -22,6 +22,8 @@ export interface EventLogRow {
   accountJid?: string | null;
   /** The first collector's id of the same item, when it differs (issue #12 item 8); absent or null otherwise. */
   legacyEventId?: string | null;
+  /** Where the collector got the item (`live`, `history`, `on_demand`, `replay`; issue #29); absent or null = `live`. */
+  source?: string | null;
 }
 
 // One statement for any batch size, so it is parsed and planned once per connection. The rows travel
@@ -29,11 +31,12 @@ export interface EventLogRow {
 // jsonb parser reads every body exactly once, numbers included, and nothing is escaped twice.
 const INSERT_BATCH_SQL = `
   INSERT INTO whatsapp_event_logs
-    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid)
-  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a
+    (id, event_id, type, chat_jid, payload, received_at, captured_at, upsert_type, occurred_at, sanitized, account_jid,
+     source)
+  SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a, COALESCE(r.so, 'live')
   FROM jsonb_to_recordset($1::jsonb)
     AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean,
-         a text, l uuid)
+         a text, l uuid, so text)
   WHERE r.l IS NULL OR NOT EXISTS (SELECT 1 FROM whatsapp_event_logs AS stored WHERE stored.event_id = r.l)
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id`;
@@ -118,6 +121,7 @@ export function encodeEventLogRow(row: EventLogRow): string {
     s: row.isSanitized,
     a: row.accountJid ?? null,
     l: row.legacyEventId ?? null,
+    so: row.source ?? null,
   });
   return `${scalars.slice(0, -1)},"b":${row.bodyText}}`;
 }

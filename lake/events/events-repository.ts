@@ -6,7 +6,7 @@ import {
   hasProjectionWork,
   type ProjectionEvent,
 } from '../projections/extract-projection-facts.js';
-import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-message-facts.js';
+import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { toDatabaseAvailabilityError } from '../pool.js';
@@ -78,6 +78,7 @@ export class EventsRepository {
       isSanitized: body.isSanitized,
       accountJid: body.accountJid,
       legacyEventId: body.legacyEventId,
+      source: body.source,
     };
     const event: ProjectionEvent = {
       eventId,
@@ -87,6 +88,7 @@ export class EventsRepository {
       effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
       hasOwnTime: body.occurredAt !== null,
       accountJids: body.accountJid ? [body.accountJid] : [],
+      source: body.source,
     };
     const facts = extractProjectionFacts(event);
     const messageFacts = extractMessageFacts(event);

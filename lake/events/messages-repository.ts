@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ReadModelFacts } from '../projections/extract-message-facts.js';
+import type { ReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { isMessageKind } from '../projections/message-content.js';
 import { fitsIdColumn } from './id-column-length.js';
 import { messageReadModelCtes, type PresentFactKinds } from './message-read-model-ctes.js';

@@ -1,3 +1,4 @@
+import type { IngestSource } from '../../common/ingest-body.js';
 import type { JsonValue } from '../../common/json-value.js';
 
 /** A validated delivery, ready for the events repository. */
@@ -19,4 +20,6 @@ export interface ParsedIngestBody {
    * rules give another id: a lake row under either id makes this delivery a duplicate (issue #12 item 8).
    */
   legacyEventId: string | null;
+  /** Where the collector got the item (`source`, issue #29 item 1); `live` when not sent (live bodies, older collectors). */
+  source: IngestSource;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { JsonValue } from '../../common/json-value.js';
 import type { ProjectionEvent } from '../projections/extract-projection-facts.js';
+import { runChunkSkippingUnrenderable, type SkippedRow } from './unreadable-rows.js';
 
 /** One raw `whatsapp_event_logs` row, shaped as the projections read it, with its `id` (paging key). */
 export interface RawEvent extends ProjectionEvent {
@@ -17,6 +18,7 @@ interface RawEventRow {
   effective_at: Date;
   has_own_time: boolean;
   account_jid: string | null;
+  source: string;
 }
 
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
@@ -33,25 +35,55 @@ const FIRST_ID = '00000000-0000-0000-0000-000000000000';
  */
 export async function* readRawEventPages(
   client: pg.ClientBase,
-  options: { pageSize: number; types?: readonly string[] }
+  options: {
+    pageSize: number;
+    types?: readonly string[];
+    /** Called for each row PostgreSQL cannot render (it is left out); without it such a row throws. */
+    onSkipped?: (row: SkippedRow) => void;
+    /** `event_id`s already known to be unrenderable: left out without trying them again. */
+    knownSkipped?: ReadonlySet<string>;
+  }
 ): AsyncGenerator<RawEvent[]> {
   const typeFilter = options.types ? 'AND type = ANY($3::text[])' : '';
   const params = (lastId: string): unknown[] =>
     options.types ? [lastId, options.pageSize, options.types] : [lastId, options.pageSize];
+  const onSkipped = options.onSkipped ?? (() => undefined);
   let lastId = FIRST_ID;
   for (;;) {
-    const { rows } = await client.query<RawEventRow>(
-      `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
-              occurred_at IS NOT NULL AS has_own_time, account_jid
-         FROM whatsapp_event_logs
-        WHERE id > $1 ${typeFilter} ORDER BY id LIMIT $2`,
+    // Ids first (no payload rendered), then the page's rows: one row PostgreSQL cannot render is skipped
+    // and reported, never the rebuild's end (issue #25 item 1, ADR 0014).
+    const { rows: keys } = await client.query<{ id: string; event_id: string }>(
+      `SELECT id, event_id FROM whatsapp_event_logs WHERE id > $1 ${typeFilter} ORDER BY id LIMIT $2`,
       params(lastId)
     );
+    const ids = keys
+      .map((key) => ({ id: key.id, eventId: key.event_id }))
+      .filter((key) => options.knownSkipped?.has(key.eventId) !== true);
+    const rows = await runChunkSkippingUnrenderable(
+      client,
+      ids,
+      (chunk) => readRows(client, chunk),
+      (row) => {
+        if (options.onSkipped === undefined)
+          throw new Error(`raw event ${row.eventId} cannot be read (${row.sqlState})`);
+        onSkipped(row);
+      }
+    );
     if (rows.length > 0) yield rows.map(toRawEvent);
-    const last = rows.at(-1);
-    if (!last || rows.length < options.pageSize) return;
+    const last = keys.at(-1);
+    if (!last || keys.length < options.pageSize) return;
     lastId = last.id;
   }
+}
+
+async function readRows(client: pg.ClientBase, ids: string[]): Promise<RawEventRow[]> {
+  const { rows } = await client.query<RawEventRow>(
+    `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
+            occurred_at IS NOT NULL AS has_own_time, account_jid, source
+       FROM whatsapp_event_logs WHERE id = ANY($1::uuid[]) ORDER BY id`,
+    [ids]
+  );
+  return rows;
 }
 
 function toRawEvent(row: RawEventRow): RawEvent {
@@ -64,5 +96,6 @@ function toRawEvent(row: RawEventRow): RawEvent {
     effectiveAt: row.effective_at,
     hasOwnTime: row.has_own_time,
     accountJids: row.account_jid ? [row.account_jid] : [],
+    source: row.source,
   };
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { extractReadModelFacts } from '../projections/extract-message-facts.js';
+import { extractReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { UnnamedTimeZoneError } from '../errors.js';
+import type { SkippedRow } from './unreadable-rows.js';
 import { emptyEncodedFacts, encodeMessageFacts, writeMessageFacts } from './messages-repository.js';
 import { readRawEventPages } from './read-raw-event-pages.js';
 
@@ -38,17 +39,29 @@ export async function checkTimeZone(client: pg.ClientBase, timeZone: string): Pr
  * step of their own: the engagement views count the read model when read (ADR 0013). `timeZone`, when
  * given, is stored first (`engagement_settings`); the views use the stored zone from the next read on.
  *
+ * @param skipped - when given, rows PostgreSQL cannot render are left out and appended to it (else they throw).
  * @returns how many raw message events were replayed.
  * @throws pg.DatabaseError when a statement fails (e.g. `timeZone` is not a time zone PostgreSQL knows).
  */
-export async function rebuildMessageReadModel(client: pg.ClientBase, timeZone?: string): Promise<number> {
+export async function rebuildMessageReadModel(
+  client: pg.ClientBase,
+  timeZone?: string,
+  skipped?: SkippedRow[]
+): Promise<number> {
   if (timeZone !== undefined) {
     await checkTimeZone(client, timeZone);
     await client.query(`UPDATE engagement_settings SET time_zone = $1`, [timeZone]);
   }
   await client.query(`TRUNCATE ${MESSAGE_TABLES.join(', ')}`);
   let events = 0;
-  for await (const page of readRawEventPages(client, { pageSize: PAGE_SIZE, types: MESSAGE_TYPES })) {
+  for await (const page of readRawEventPages(client, {
+    pageSize: PAGE_SIZE,
+    types: MESSAGE_TYPES,
+    // Rows the projection pass already found unrenderable are left out (issue #25 item 1, ADR 0014).
+    ...(skipped
+      ? { onSkipped: (row: SkippedRow) => skipped.push(row), knownSkipped: new Set(skipped.map((row) => row.eventId)) }
+      : {}),
+  })) {
     const facts = emptyEncodedFacts();
     for (const event of page) encodeMessageFacts(facts, event.eventId, extractReadModelFacts(event));
     await writeMessageFacts(client, facts);

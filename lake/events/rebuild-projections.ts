@@ -6,6 +6,7 @@ import { applyMessageProjections } from './apply-message-projections.js';
 import type { MessageProjectionItem } from './message-projection-item.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
 import { readRawEventPages } from './read-raw-event-pages.js';
+import type { SkippedRow } from './unreadable-rows.js';
 import { checkTimeZone, rebuildMessageReadModel } from './rebuild-messages.js';
 
 const BATCH_SIZE = 500;
@@ -36,17 +37,21 @@ const PROJECTION_TABLES = [
 export async function rebuildProjections(
   pool: pg.Pool,
   options: { engagementTimeZone?: string } = {}
-): Promise<{ events: number; messageEvents: number }> {
+): Promise<{ events: number; messageEvents: number; skipped: SkippedRow[] }> {
   const client = await pool.connect();
   let failure: Error | undefined;
   let events = 0;
+  const skipped: SkippedRow[] = [];
   try {
     await client.query('BEGIN');
     // A zone PostgreSQL does not know fails the rebuild now, not after every event was replayed.
     if (options.engagementTimeZone !== undefined) await checkTimeZone(client, options.engagementTimeZone);
     await client.query('LOCK TABLE whatsapp_event_logs IN SHARE MODE');
     await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
-    for await (const page of readRawEventPages(client, { pageSize: BATCH_SIZE })) {
+    for await (const page of readRawEventPages(client, {
+      pageSize: BATCH_SIZE,
+      onSkipped: (row) => skipped.push(row),
+    })) {
       const messageItems: MessageProjectionItem[] = [];
       for (const event of page) {
         // The same split as live ingest (`EventsRepository.store`): group work per event, the rest by batch.
@@ -68,9 +73,9 @@ export async function rebuildProjections(
       events += page.length;
     }
     // The message read model (issue #11) in the same transaction: all projections change at once.
-    const messageEvents = await rebuildMessageReadModel(client, options.engagementTimeZone);
+    const messageEvents = await rebuildMessageReadModel(client, options.engagementTimeZone, skipped);
     await client.query('COMMIT');
-    return { events, messageEvents };
+    return { events, messageEvents, skipped };
   } catch (err) {
     failure = err instanceof Error ? err : new Error(String(err));
     await client.query('ROLLBACK').catch(() => undefined);

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers } from '../../common/whatsapp-jid.js';
+import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
 
 /** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
 export interface LakeErasureResult {
@@ -8,6 +9,8 @@ export interface LakeErasureResult {
   jids: string[];
   /** `event_id`s of raw rows that named the member; to match dead-letter entries, not for storage. */
   eventIds: string[];
+  /** Raw rows PostgreSQL could not render: not searched, named so an operator can repair them (ADR 0014). */
+  skipped: SkippedRow[];
   counts: {
     messageBodiesRedacted: number;
     aliasesDeleted: number;
@@ -20,7 +23,9 @@ export interface LakeErasureResult {
 }
 
 // Run records are not personal data; identity rows are handled explicitly before the generic pass.
-const SKIPPED_TABLES = ['whatsapp_erasure_runs', 'whatsapp_retention_runs'];
+const SKIPPED_TABLES = ['whatsapp_erasure_runs', 'whatsapp_retention_runs', 'whatsapp_pending_erasures'];
+// Pseudonymized chunk by chunk before the generic pass (one hostile row must not stop erasure).
+const CHUNKED_COLUMNS = new Set(['whatsapp_event_logs.payload']);
 
 /**
  * Erasure in the lake (architecture.md §14, issue #13 item 4), in ONE transaction of `client` (the caller
@@ -41,11 +46,10 @@ export async function forgetParticipantInLake(
 ): Promise<LakeErasureResult> {
   const allJids = await expandAliases(client, jids);
   const pattern = jidPatternSource(jidUsers(allJids));
-  const matched = await client.query<{ event_id: string }>(
-    `SELECT event_id FROM whatsapp_event_logs WHERE payload::text ~ $1`,
-    [pattern]
-  );
-  const messageBodiesRedacted = await redactAuthoredMessages(client, pattern);
+  const skipped: SkippedRow[] = [];
+  const messageBodiesRedacted = await redactAuthoredMessages(client, pattern, skipped);
+  // The raw table first, in chunks: one row PostgreSQL cannot render is skipped and named (issue #25 item 1).
+  const rawPass = await pseudonymizeRawPayloads(client, pattern, pseudonym, skipped);
   const aliases = await client.query(`DELETE FROM whatsapp_lid_aliases WHERE lid ~ $1 OR phone_jid ~ $1`, [pattern]);
   const participants = await client.query(
     `DELETE FROM whatsapp_participants WHERE id ~ $1 OR COALESCE(lid, '') ~ $1 OR COALESCE(phone_jid, '') ~ $1`,
@@ -76,13 +80,17 @@ export async function forgetParticipantInLake(
   const memberLinks = await client.query(`DELETE FROM whatsapp_member_links WHERE participant_id ~ $1`, [pattern]);
   return {
     jids: allJids,
-    eventIds: matched.rows.map((row) => row.event_id),
+    eventIds: rawPass.eventIds,
+    skipped,
     counts: {
       messageBodiesRedacted,
       aliasesDeleted: aliases.rowCount ?? 0,
       participantsDeleted: participants.rowCount ?? 0,
       memberLinksDeleted: memberLinks.rowCount ?? 0,
-      pseudonymized: await pseudonymizeEverywhere(client, pattern, pseudonym),
+      pseudonymized: {
+        ...(rawPass.eventIds.length > 0 ? { 'whatsapp_event_logs.payload': rawPass.eventIds.length } : {}),
+        ...(await pseudonymizeEverywhere(client, pattern, pseudonym)),
+      },
     },
   };
 }
@@ -104,25 +112,87 @@ async function expandAliases(client: pg.ClientBase, jids: readonly string[]): Pr
   return [...found].sort();
 }
 
-async function redactAuthoredMessages(client: pg.ClientBase, pattern: string): Promise<number> {
-  const { rows } = await client.query<{ id: string; type: string; payload: unknown }>(
-    `SELECT id, type, payload FROM whatsapp_event_logs
-      WHERE type = ANY($1::text[]) AND (COALESCE(payload #>> '{key,participant}', '') ~ $2
-        OR COALESCE(payload #>> '{key,participantAlt}', '') ~ $2)
-      FOR UPDATE`,
-    [MESSAGE_BODY_TYPES, pattern]
-  );
-  if (rows.length === 0) return 0;
-  const redacted = rows.map((row) =>
-    JSON.stringify(redactMessageBody(row.type, row.payload, { dropSenderName: true }))
-  );
-  await client.query(
-    `UPDATE whatsapp_event_logs AS e SET payload = r.payload, body_redacted_at = COALESCE(e.body_redacted_at, now()),
-        updated_at = now()
-       FROM unnest($1::uuid[], $2::jsonb[]) AS r(id, payload) WHERE e.id = r.id AND e.payload IS DISTINCT FROM r.payload`,
-    [rows.map((row) => row.id), redacted]
-  );
-  return rows.filter((row, index) => JSON.stringify(row.payload) !== redacted[index]).length;
+const RAW_CHUNK_ROWS = 1_000;
+
+/** Keys of the raw table in `id` order, one chunk at a time (no payload rendered). */
+async function* rawKeyChunks(
+  client: pg.ClientBase,
+  filter: string,
+  params: unknown[]
+): AsyncGenerator<Array<{ id: string; eventId: string }>> {
+  let lastId = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const { rows } = await client.query<{ id: string; event_id: string }>(
+      `SELECT id, event_id FROM whatsapp_event_logs WHERE id > $1 ${filter} ORDER BY id LIMIT ${RAW_CHUNK_ROWS}`,
+      [lastId, ...params]
+    );
+    if (rows.length > 0) yield rows.map((row) => ({ id: row.id, eventId: row.event_id }));
+    const last = rows.at(-1);
+    if (!last || rows.length < RAW_CHUNK_ROWS) return;
+    lastId = last.id;
+  }
+}
+
+async function redactAuthoredMessages(client: pg.ClientBase, pattern: string, skipped: SkippedRow[]): Promise<number> {
+  let redactedCount = 0;
+  const filter = `AND type = ANY($2::text[]) AND (COALESCE(payload #>> '{key,participant}', '') ~ $3
+        OR COALESCE(payload #>> '{key,participantAlt}', '') ~ $3)`;
+  for await (const keys of rawKeyChunks(client, filter, [MESSAGE_BODY_TYPES, pattern])) {
+    const changed = await runChunkSkippingUnrenderable(
+      client,
+      keys,
+      async (ids) => {
+        const { rows } = await client.query<{ id: string; type: string; payload: unknown }>(
+          'SELECT id, type, payload FROM whatsapp_event_logs WHERE id = ANY($1::uuid[]) FOR UPDATE',
+          [ids]
+        );
+        const redacted = rows.map((row) =>
+          JSON.stringify(redactMessageBody(row.type, row.payload, { dropSenderName: true }))
+        );
+        await client.query(
+          `UPDATE whatsapp_event_logs AS e SET payload = r.payload, body_redacted_at = COALESCE(e.body_redacted_at, now()),
+              updated_at = now()
+             FROM unnest($1::uuid[], $2::jsonb[]) AS r(id, payload) WHERE e.id = r.id AND e.payload IS DISTINCT FROM r.payload`,
+          [rows.map((row) => row.id), redacted]
+        );
+        return rows.filter((row, index) => JSON.stringify(row.payload) !== redacted[index]);
+      },
+      (row) => skipped.push(row)
+    );
+    redactedCount += changed.length;
+  }
+  return redactedCount;
+}
+
+/** Replaces the member's JIDs in raw payloads chunk by chunk; @returns the `event_id`s of the rows changed. */
+async function pseudonymizeRawPayloads(
+  client: pg.ClientBase,
+  pattern: string,
+  pseudonym: string,
+  skipped: SkippedRow[]
+): Promise<{ eventIds: string[] }> {
+  const eventIds: string[] = [];
+  const known = new Set(skipped.map((row) => row.eventId));
+  for await (const keys of rawKeyChunks(client, '', [])) {
+    const changed = await runChunkSkippingUnrenderable(
+      client,
+      keys,
+      async (ids) => {
+        const { rows } = await client.query<{ event_id: string }>(
+          `UPDATE whatsapp_event_logs SET payload = regexp_replace(payload::text, $1, $2, 'g')::jsonb
+            WHERE id = ANY($3::uuid[]) AND payload::text ~ $1 RETURNING event_id`,
+          [pattern, pseudonym, ids]
+        );
+        return rows.map((row) => row.event_id);
+      },
+      (row) => {
+        if (!known.has(row.eventId)) skipped.push(row);
+        known.add(row.eventId);
+      }
+    );
+    eventIds.push(...changed);
+  }
+  return { eventIds };
 }
 
 async function pseudonymizeEverywhere(
@@ -140,6 +210,7 @@ async function pseudonymizeEverywhere(
   );
   const counts: Record<string, number> = {};
   for (const column of columns) {
+    if (CHUNKED_COLUMNS.has(`${column.table_name}.${column.column_name}`)) continue;
     const table = client.escapeIdentifier(column.table_name);
     const name = client.escapeIdentifier(column.column_name);
     const cast = column.data_type === 'jsonb' || column.data_type === 'json' ? `::${column.data_type}` : '';

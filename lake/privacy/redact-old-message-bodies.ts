@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
+import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
 
 /** Outcome of {@link redactOldMessageBodies}. */
 export interface RetentionResult {
   /** Raw rows whose message content was redacted by this run. */
   redactedEvents: number;
+  /** Rows PostgreSQL could not render, left as they were and named (issue #25 item 1, ADR 0014). */
+  skipped: SkippedRow[];
   /** Event time before which bodies are redacted (ISO-8601). */
   cutoff: string;
 }
@@ -31,38 +34,46 @@ export async function redactOldMessageBodies(
   const startedAt = new Date();
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   let redactedEvents = 0;
+  const skipped: SkippedRow[] = [];
   for (;;) {
-    const redacted = await redactOneBatch(pool, cutoff, batchSize);
-    redactedEvents += redacted;
-    if (redacted < batchSize) break;
+    const batch = await redactOneBatch(pool, cutoff, batchSize, skipped);
+    redactedEvents += batch.redacted;
+    if (batch.processed < batchSize) break;
   }
   await pool.query(
     `INSERT INTO whatsapp_retention_runs (id, requested_by, cutoff, started_at, finished_at, redacted_events)
      VALUES ($1, $2, $3, $4, now(), $5)`,
     [randomUUID(), options.requestedBy, cutoff, startedAt, redactedEvents]
   );
-  return { redactedEvents, cutoff: cutoff.toISOString() };
+  return { redactedEvents, cutoff: cutoff.toISOString(), skipped };
 }
 
-async function redactOneBatch(pool: pg.Pool, cutoff: Date, batchSize: number): Promise<number> {
+async function redactOneBatch(
+  pool: pg.Pool,
+  cutoff: Date,
+  batchSize: number,
+  skipped: SkippedRow[]
+): Promise<{ processed: number; redacted: number }> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query<{ id: string; type: string; payload: unknown }>(
-      `SELECT id, type, payload FROM whatsapp_event_logs
+    // Keys first (no payload rendered); rows already reported as unrenderable stay out of later batches.
+    const { rows: keys } = await client.query<{ id: string; event_id: string }>(
+      `SELECT id, event_id FROM whatsapp_event_logs
         WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND COALESCE(occurred_at, captured_at, received_at) < $2
+          AND NOT (event_id = ANY($4::uuid[]))
         ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,
-      [MESSAGE_BODY_TYPES, cutoff, batchSize]
+      [MESSAGE_BODY_TYPES, cutoff, batchSize, skipped.map((row) => row.eventId)]
     );
-    if (rows.length > 0) {
-      await client.query(
-        `UPDATE whatsapp_event_logs AS e SET payload = r.payload, body_redacted_at = now(), updated_at = now()
-           FROM unnest($1::uuid[], $2::jsonb[]) AS r(id, payload) WHERE e.id = r.id`,
-        [rows.map((row) => row.id), rows.map((row) => JSON.stringify(redactMessageBody(row.type, row.payload)))]
-      );
-    }
+    const ids = keys.map((key) => ({ id: key.id, eventId: key.event_id }));
+    const redacted = await runChunkSkippingUnrenderable(
+      client,
+      ids,
+      (chunk) => redactRows(client, chunk),
+      (row) => skipped.push(row)
+    );
     await client.query('COMMIT');
-    return rows.length;
+    return { processed: keys.length, redacted: redacted.length };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
@@ -71,7 +82,20 @@ async function redactOneBatch(pool: pg.Pool, cutoff: Date, batchSize: number): P
   }
 }
 
-/** Longest retention period accepted (ms): 100 years reaches back before WhatsApp existed. */
+async function redactRows(client: pg.ClientBase, ids: string[]): Promise<string[]> {
+  const { rows } = await client.query<{ id: string; type: string; payload: unknown }>(
+    'SELECT id, type, payload FROM whatsapp_event_logs WHERE id = ANY($1::uuid[])',
+    [ids]
+  );
+  if (rows.length === 0) return [];
+  await client.query(
+    `UPDATE whatsapp_event_logs AS e SET payload = r.payload, body_redacted_at = now(), updated_at = now()
+       FROM unnest($1::uuid[], $2::jsonb[]) AS r(id, payload) WHERE e.id = r.id`,
+    [rows.map((row) => row.id), rows.map((row) => JSON.stringify(redactMessageBody(row.type, row.payload)))]
+  );
+  return rows.map((row) => row.id);
+}
+
 export const MAX_RETENTION_PERIOD_MS = 36_500 * 86_400_000;
 
 /**

@@ -17,6 +17,11 @@ export interface ProjectionEvent {
   hasOwnTime: boolean;
   /** JIDs of the linked account (`account_jid` of the delivery), to tell its own removal (issue #12 item 5). */
   accountJids?: readonly string[];
+  /**
+   * Where the collector got the event (`whatsapp_event_logs.source`, issue #29): in a `history` or `on_demand`
+   * copy a REVOKE stub stands for a message whose content the lake may hold from live. Absent = `live`.
+   */
+  source?: string;
 }
 
 /** One statement about one participant of the event's group. */

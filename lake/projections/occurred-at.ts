@@ -20,6 +20,8 @@ const TIME_FIELDS: ReadonlyMap<string, ReadonlyArray<{ path: readonly string[]; 
     'groups.upsert': [{ path: ['creation'], unit: 'seconds' }],
     'group.member-tag.update': [{ path: ['messageTimestamp'], unit: 'seconds' }],
     call: [{ path: ['date'], unit: 'auto' }],
+    'collector.session': [{ path: ['at_ms'], unit: 'milliseconds' }],
+    'collector.heartbeat': [{ path: ['at_ms'], unit: 'milliseconds' }],
   } satisfies Record<string, ReadonlyArray<{ path: readonly string[]; unit: Unit }>>)
 );
 

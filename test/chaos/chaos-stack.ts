@@ -152,9 +152,9 @@ export class ChaosStack {
         OUTBOX_POLL_INTERVAL_MS: '100',
         OUTBOX_BODY_LIMIT_BYTES: String(CHAOS_OUTBOX_BODY_LIMIT_BYTES),
         // A modest pace, so the faults below land while events are still flowing.
-        SEND_BATCH_SIZE: '10',
-        SEND_CONCURRENCY: '4',
-        SEND_RETRY_MAX_DELAY_MS: '5000',
+        OUTBOX_RELAY_BATCH_SIZE: '10',
+        OUTBOX_RELAY_CONCURRENCY: '4',
+        OUTBOX_RELAY_RETRY_MAX_DELAY_MS: '5000',
       },
       this.logFile('collector')
     );

@@ -17,17 +17,18 @@ export interface CliRun {
  * command that hangs or ignores SIGTERM fails its test instead of hanging it.
  *
  * @param env - the child's whole environment (PATH is added); nothing else leaks in from the test process.
+ * @param cwd - the child's working directory (default: the test process's).
  */
 export function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; timeoutMs?: number } = {}
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {}
 ): Promise<CliRun> {
   const env = { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'warn', ...options.env };
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env, timeout: options.timeoutMs ?? 60_000, killSignal: 'SIGKILL' },
+      { env, timeout: options.timeoutMs ?? 60_000, killSignal: 'SIGKILL', cwd: options.cwd },
       (error, stdout, stderr) => {
         const failed = error as (Error & { code?: number | string; signal?: NodeJS.Signals | null }) | null;
         resolve({

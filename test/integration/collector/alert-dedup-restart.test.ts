@@ -28,9 +28,9 @@ describe('collector alerts survive restarts (issue #14 item 5)', () => {
     const connection = Connection.lazy({ address: `127.0.0.1:${await findFreePort()}` });
     cleanups.push(() => connection.close());
     const config = collectorConfigIn(dir, {
-      SEND_START_TIMEOUT_MS: '300',
-      SEND_RETRY_BASE_DELAY_MS: '1',
-      SEND_RETRY_MAX_DELAY_MS: '20',
+      OUTBOX_RELAY_START_TIMEOUT_MS: '300',
+      OUTBOX_RELAY_RETRY_BASE_DELAY_MS: '1',
+      OUTBOX_RELAY_RETRY_MAX_DELAY_MS: '20',
     });
     const runs: Array<{ alerts: string[]; unreachableLogs: () => number }> = [];
     for (let run = 0; run < 2; run++) {

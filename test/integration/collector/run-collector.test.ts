@@ -57,7 +57,9 @@ describe('runCollector', () => {
     socket.ev.emit('connection.update', { connection: 'open' });
     socket.ev.emit('messages.upsert', message(GROUP_A, '3EB0RUN000000000000001'));
     socket.ev.emit('messages.upsert', message('5500000000002@s.whatsapp.net', '3EB0RUN000000000000002'));
-    await vi.waitFor(() => expect(collector.outbox.countByState().pending).toBe(3));
+    // One group message, two snapshots, and the collector's own `collector.session` open (issue #29 item 2).
+    await vi.waitFor(() => expect(collector.outbox.countByState().pending).toBe(4));
+    expect(collector.outbox.listDue(100, Date.now() + 1).map((row) => row.type)).toContain('collector.session');
     const bodies = collector.outbox.listDue(100, Date.now() + 1).map((row) => row.body);
     expect(bodies.join('\n') + JSON.stringify(logger.records)).not.toContain('c2VjcmV0LWtleQ==');
 
@@ -88,7 +90,8 @@ describe('runCollector', () => {
     expect(readCollectorStatus(config.COLLECTOR_STATUS_PATH)).toMatchObject({
       mode: 'live',
       sessionState: 'stopped',
-      outbox: { pending: 3, started: 0, dead: 0 },
+      // … and the `collector.session` close the stop wrote before the outbox closed.
+      outbox: { pending: 5, started: 0, dead: 0 },
     });
   });
 

@@ -13,7 +13,7 @@ describe('runMigrations', () => {
       const { rows } = await client.query<{ column_name: string }>(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'whatsapp_event_logs' ORDER BY column_name"
       );
-      // account_jid (issue #12 item 5) is nullable and new: the first lake's columns keep their names.
+      // account_jid (issue #12 item 5) and source (issue #29) are new: the first lake's columns keep their names.
       expect(rows.map((row) => row.column_name)).toEqual([
         'account_jid',
         'body_redacted_at',
@@ -26,6 +26,7 @@ describe('runMigrations', () => {
         'payload',
         'received_at',
         'sanitized',
+        'source',
         'type',
         'updated_at',
         'upsert_type',

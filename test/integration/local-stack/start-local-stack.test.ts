@@ -58,7 +58,7 @@ describe('startLocalStack', () => {
         source: { kind: 'none' },
       });
       await expect(refused).rejects.toThrow(
-        `another wa-lake dev (pid ${process.pid}) is already using the data folder`
+        `another wa-lake dev or demo (pid ${process.pid}) is already using the data folder`
       );
       await expect(refused).rejects.not.toThrow(/collector|WhatsApp/);
     } finally {

@@ -36,9 +36,10 @@ describe('wa-lake forget while Temporal (the dead-letter store) is unreachable',
     });
 
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('INCOMPLETE, the dead-letter entries were NOT erased');
+    expect(run.stderr).toContain('INCOMPLETE, the outbox and the dead-letter entries were NOT erased');
     expect(run.stderr).toContain('cannot reach Temporal at 127.0.0.1:1');
-    expect(run.stderr).toContain('rerun the same forget once Temporal is reachable');
+    expect(run.stderr).toContain(`collector outbox: no file at ${join(dir, 'outbox.sqlite')}`);
+    expect(run.stderr).toContain('rerun the same forget');
     const runId = /lake erased \(run ([0-9a-f-]{36})\)/.exec(run.stderr)?.[1];
     expect(runId).toBeDefined();
     expect(await erasureRunExists(databaseUrl, runId!)).toBe(true);

@@ -5,7 +5,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
-import { OutboxSender } from '../../../collector/sender.js';
+import { OutboxRelay } from '../../../collector/outbox-relay.js';
 import type { Alert } from '../../../common/alert-sink.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
@@ -71,8 +71,8 @@ function reaction(targetId: string, reactor: string, text: string): unknown {
   ];
 }
 
-function makeSender(outbox: OutboxStore): OutboxSender {
-  return new OutboxSender({
+function makeSender(outbox: OutboxStore): OutboxRelay {
+  return new OutboxRelay({
     client: temporal.client,
     outbox,
     logger: silentLogger(),

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { startSessionSendSide, type SessionSendSide } from '../../../collector/send/session-send-worker.js';
-import { OutboxSender } from '../../../collector/sender.js';
+import { OutboxRelay } from '../../../collector/outbox-relay.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { createLazyTemporalClient, type LazyTemporalClient } from '../../../common/lazy-temporal-client.js';
 import { createDataConverter } from '../../../common/temporal-data-converter.js';
@@ -43,7 +43,7 @@ let server: SendTestServer;
 let worker: RunningWorker;
 let collectorClient: LazyTemporalClient;
 let sendSide: SessionSendSide;
-let sender: OutboxSender;
+let sender: OutboxRelay;
 let outbox: OutboxStore;
 const double = new WhatsAppSendDouble();
 const accountId = `acct-${randomUUID().slice(0, 8)}`;
@@ -80,7 +80,7 @@ beforeAll(async () => {
   const dataConverter = createDataConverter(collector.PAYLOAD_ENCRYPTION_KEYS);
   collectorClient = createLazyTemporalClient(collector.temporal, dataConverter);
   outbox = OutboxStore.open({ path: collector.OUTBOX_PATH });
-  sender = new OutboxSender({
+  sender = new OutboxRelay({
     client: collectorClient.client,
     outbox,
     logger: silentLogger(),

@@ -1,24 +1,13 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runCli as runWaLake } from '../../helpers/run-cli.js';
 
-const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
-const run = promisify(execFile);
-
-/** Runs `wa-lake <args>` against `databaseUrl` as an operator would; a non-zero exit is returned, not thrown. */
+/** Runs `wa-lake <args>` against `databaseUrl` as an operator would (test/helpers/run-cli.ts); a failure is returned. */
 export async function runCli(
   databaseUrl: string,
   args: string[],
   extraEnv: Record<string, string> = {}
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...extraEnv };
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  const run = await runWaLake(args, { env: { DATABASE_URL: databaseUrl, ...extraEnv } });
+  return { code: run.code ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Creates a key with `wa-lake api-keys create --name <random> …args`. @returns the printed key and its id. */

@@ -56,6 +56,7 @@ export async function startSendTestServer(
     repository: new EventsRepository(pool, logger),
     metrics,
     logger,
+    limits: config.limits,
     send: send.deps,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });

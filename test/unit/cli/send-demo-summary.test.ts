@@ -35,7 +35,17 @@ describe('summarizeSendDemo', () => {
     expected: 'read',
     ...over,
   });
-  const base = { ownAcksInLake: 0, requested: 2, accepted: 2, idempotentReplays: 1, expectedReplays: 1, elapsedMs: 1 };
+  const base = {
+    ownAcksInLake: 0,
+    requested: 2,
+    accepted: 2,
+    idempotentReplays: 1,
+    expectedReplays: 1,
+    elapsedMs: 1,
+    templateSends: 1,
+    testKeyRefusal: { status: 403, code: 'WA_ERR_NOT_A_TEST_RECIPIENT' },
+    quotaRefusal: { status: 429, code: 'WA_ERR_QUOTA_EXCEEDED' },
+  };
 
   it('counts a funnel from the states and is ok when every message ended as expected', () => {
     const summary = summarizeSendDemo({
@@ -53,5 +63,15 @@ describe('summarizeSendDemo', () => {
       wire: [send('3EB0A', 'hi'), send('3EB0B', 'late')],
     });
     expect(summary).toMatchObject({ unexpectedWireSends: 1, ok: false });
+  });
+
+  it('is not ok when the request past the quota was accepted (issue #31 item 7)', () => {
+    const summary = summarizeSendDemo({
+      ...base,
+      quotaRefusal: { status: 202, code: '' },
+      messages: [message({}), message({ id: 'm2', waMessageId: '3EB0B', state: 'expired', expected: 'expired' })],
+      wire: [send('3EB0A', 'hi')],
+    });
+    expect(summary.ok).toBe(false);
   });
 });

@@ -175,7 +175,7 @@ describe('filterEvent', () => {
     ]);
   });
 
-  it('turns messaging-history.set mappings into lid-mapping.update items and drops its messages', () => {
+  it('keeps the group messages of messaging-history.set, its mappings as lid-mapping.update, and counts the rest', () => {
     const mappings = [
       { lid: '1@lid', pn: '1@s.whatsapp.net' },
       { lid: '2@lid', pn: '2@s.whatsapp.net' },
@@ -187,8 +187,11 @@ describe('filterEvent', () => {
       lidPnMappings: mappings,
       isLatest: true,
     });
-    expect(result.kept).toEqual(mappings.map((item) => ({ type: 'lid-mapping.update', chatJid: null, item })));
-    expect(result.dropped).toEqual({ history_messages: 2 });
+    expect(result.kept).toEqual([
+      { type: 'messages.upsert', chatJid: GROUP, item: textMessage(GROUP, 'H1'), source: 'history' },
+      ...mappings.map((item) => ({ type: 'lid-mapping.update', chatJid: null, item, source: 'history' })),
+    ]);
+    expect(result.dropped).toEqual({ history_messages: 1 });
   });
 
   it('returns nothing but a secret flag for creds.update', () => {

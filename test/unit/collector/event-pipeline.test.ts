@@ -201,13 +201,13 @@ describe('EventPipeline', () => {
     expect(pipeline.handle(sample.name, reordered, CAPTURED_AT)).toMatchObject({ inserted: 0, duplicates: 1 });
   });
 
-  it('stores history lid mappings as identity rows with a null chat', () => {
+  it('stores history lid mappings as identity rows with a null chat, and drops history outside groups', () => {
     const outcome = pipeline.handle(
       'messaging-history.set',
       {
         chats: [],
         contacts: [],
-        messages: [textMessage(GROUP, 'H1')],
+        messages: [textMessage(DM, 'H1')],
         lidPnMappings: [{ lid: '1@lid', pn: '1@s.whatsapp.net' }],
       },
       CAPTURED_AT

@@ -20,6 +20,17 @@ describe('loadIngestConfig', () => {
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
       internalSignatureToleranceMs: 5 * 60_000,
+      // ADR 0014 (issue #25 item 3): request guards.
+      limits: {
+        requestTimeoutMs: 30_000,
+        headersTimeoutMs: 10_000,
+        maxConnections: 256,
+        sendBodyLimitBytes: 64 * 1024,
+        authFailuresMax: 20,
+        authFailureWindowMs: 60_000,
+        sendKeyRequestsMax: 120,
+        sendKeyWindowMs: 60_000,
+      },
       send: {
         temporal: {
           address: '127.0.0.1:7233',

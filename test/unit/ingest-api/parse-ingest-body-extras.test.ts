@@ -34,3 +34,15 @@ describe('parseIngestBody: account_jid and legacy_event_id (issue #12 items 5 an
     }
   });
 });
+
+describe('parseIngestBody: source (issue #29 item 1)', () => {
+  it('reads history, on_demand and replay, and takes a body without it as live', () => {
+    expect(parse({}).source).toBe('live');
+    for (const source of ['live', 'history', 'on_demand', 'replay']) expect(parse({ source }).source).toBe(source);
+  });
+
+  it('answers 422 for a source it does not know', () => {
+    expect(() => parse({ source: 'backfill' })).toThrow(IngestHttpError);
+    expect(() => parse({ source: 3 })).toThrow(/invalid fields/);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyEncodedFacts, encodeMessageFacts } from '../../../../lake/events/messages-repository.js';
-import type { ReadModelFacts } from '../../../../lake/projections/extract-message-facts.js';
+import type { ReadModelFacts } from '../../../../lake/projections/extract-read-model-facts.js';
 
 const GROUP = '120363000000000001@g.us';
 const LONG = `${'9'.repeat(300)}@lid`;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
-import { OutboxSender, type OutboxSenderOptions } from '../../../collector/sender.js';
+import { OutboxRelay, type OutboxRelayOptions } from '../../../collector/outbox-relay.js';
 import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE } from '../../../workflows/contracts.js';
 import { runCollector } from '../../../collector/run-collector.js';
 import { createLocalEnv, createTestClient, createTestWorker } from '../../helpers/temporal-env.js';
@@ -43,9 +43,9 @@ function openOutbox(): { outbox: OutboxStore; pipeline: EventPipeline } {
   };
 }
 
-function makeSender(overrides: Partial<OutboxSenderOptions> & Pick<OutboxSenderOptions, 'client' | 'outbox'>) {
+function makeSender(overrides: Partial<OutboxRelayOptions> & Pick<OutboxRelayOptions, 'client' | 'outbox'>) {
   const alerts = createRecordingAlertSink();
-  const sender = new OutboxSender({
+  const sender = new OutboxRelay({
     logger: createRecordingLogger().logger,
     alertSink: alerts.sink,
     taskQueue: `sender-test-${randomUUID()}`,
@@ -74,7 +74,7 @@ function groupMessage(id: string) {
   };
 }
 
-describe('OutboxSender', () => {
+describe('OutboxRelay', () => {
   it('starts one deliverEvent per event: same event twice → one workflow whose id is the event_id', async () => {
     const { outbox, pipeline } = openOutbox();
     const messageId = `3EB0${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractReadModelFacts } from '../../../../lake/projections/extract-message-facts.js';
+import { extractReadModelFacts } from '../../../../lake/projections/extract-read-model-facts.js';
 import type { JsonValue } from '../../../../common/json-value.js';
 
 const GROUP = '120363000000000001@g.us';
@@ -52,5 +52,33 @@ describe('extractReadModelFacts (issue #11 item 1)', () => {
   it('ignores chats that are not groups', () => {
     const dm = { ...key('D1'), remoteJid: '5500000000009@s.whatsapp.net' };
     expect(facts('messages.upsert', { key: dm, message: { conversation: 'x' } }).records).toEqual([]);
+  });
+});
+
+describe('extractReadModelFacts on history copies (issue #29 item 1)', () => {
+  const revokeStub = {
+    key: key('M9'),
+    messageTimestamp: 1704067200,
+    messageStubType: 1,
+    revokeMessageTimestamp: 1704070800,
+  };
+
+  it('takes a REVOKE stub from history as a placeholder the live content outranks, deleted at its revoke time', () => {
+    const result = extractReadModelFacts({
+      type: 'messages.upsert',
+      payload: revokeStub,
+      effectiveAt: at,
+      source: 'history',
+    });
+    expect(result.records).toEqual([expect.objectContaining({ messageId: 'M9', kind: 'revoked', rank: 1 })]);
+    expect(result.revokes).toEqual([{ chatJid: GROUP, targetId: 'M9', deletedAt: new Date('2024-01-01T01:00:00Z') }]);
+  });
+
+  it('keeps a live merged revoke above the message it deletes', () => {
+    const merged: Record<string, JsonValue> = { ...revokeStub };
+    delete merged['revokeMessageTimestamp'];
+    const result = facts('messages.upsert', merged);
+    expect(result.records).toEqual([expect.objectContaining({ kind: 'revoked', rank: 3 })]);
+    expect(result.revokes).toEqual([{ chatJid: GROUP, targetId: 'M9', deletedAt: at }]);
   });
 });

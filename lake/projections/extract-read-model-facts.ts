@@ -80,12 +80,13 @@ export function isEmptyReadModelFacts(facts: ReadModelFacts): boolean {
  * votes, reactions, edits and revokes never become messages of their own. Non-group chats yield nothing.
  */
 export function extractReadModelFacts(
-  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt'>
+  event: Pick<ProjectionEvent, 'type' | 'payload' | 'effectiveAt' | 'source'>
 ): ReadModelFacts {
   const facts: ReadModelFacts = { records: [], edits: [], revokes: [], reactions: [] };
   const payload = asObject(event.payload);
   if (!payload) return facts;
-  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts);
+  const isHistory = event.source === 'history' || event.source === 'on_demand';
+  if (event.type === 'messages.upsert') readUpsert(payload, event.effectiveAt, facts, isHistory);
   else if (event.type === 'messages.update') readUpdate(payload, event.effectiveAt, facts);
   else if (event.type === 'messages.reaction') readReactionEvent(payload, event.effectiveAt, facts);
   return facts;
@@ -108,7 +109,7 @@ function millisOf(value: JsonValue | undefined): number | null {
   return value === undefined || value === null ? null : toEpochMs(value, 'milliseconds');
 }
 
-function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts): void {
+function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts, isHistory: boolean): void {
   const key = readKey(payload['key']);
   if (!key) return;
   const message = asObject(payload['message']);
@@ -117,9 +118,17 @@ function readUpsert(payload: JsonObject, at: Date, facts: ReadModelFacts): void 
     if (stubType === STUB_CIPHERTEXT) {
       facts.records.push(recordOf(key, at, 'undecryptable', RECORD_RANK.undecryptable, null, 0));
     } else if (stubType === STUB_REVOKE) {
-      // Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.
-      facts.records.push(recordOf(key, at, 'revoked', RECORD_RANK.mergedRevoke, null, 0));
-      facts.revokes.push({ chatJid: key.chatJid, targetId: key.id, deletedAt: at });
+      // Live, Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.
+      // In history the phone keeps a deleted message as this stub: the content the lake may hold from live
+      // wins, as over a placeholder, so a history copy changes no reply or mention (issue #29 item 1).
+      const rank = isHistory ? RECORD_RANK.undecryptable : RECORD_RANK.mergedRevoke;
+      facts.records.push(recordOf(key, at, 'revoked', rank, null, 0));
+      const revokedAtMs = toEpochMs(payload['revokeMessageTimestamp'] ?? null, 'seconds');
+      facts.revokes.push({
+        chatJid: key.chatJid,
+        targetId: key.id,
+        deletedAt: revokedAtMs ? new Date(revokedAtMs) : at,
+      });
     }
     // Other stubs (group changes, …) are not messages.
     return;

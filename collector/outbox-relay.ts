@@ -33,8 +33,8 @@ export interface DrainResult {
   postponed: number;
 }
 
-/** Options of {@link OutboxSender}; sizes are counts, durations ms. */
-export interface OutboxSenderOptions {
+/** Options of {@link OutboxRelay}; sizes are counts, durations ms. */
+export interface OutboxRelayOptions {
   client: Client;
   outbox: OutboxStore;
   logger: Logger;
@@ -75,10 +75,10 @@ function grpcCodeOf(err: unknown): number | undefined {
  * (`recordStartFailure`), one `temporal_unreachable` alert per outage (the sink's window dedups
  * further); capture is never blocked. During an outage one row probes Temporal and the rows not
  * tried wait until that probe's retry without counting an attempt (`postponeUntried`, issue #14 item 6).
- * Drains are serialized: only one runs at a time. The outbox wakes the sender when it commits new
+ * Drains are serialized: only one runs at a time. The outbox wakes the relay when it commits new
  * pending rows (issue #14 item 1); `pollIntervalMs` is only the fallback for retries that come due.
  */
-export class OutboxSender {
+export class OutboxRelay {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -92,8 +92,8 @@ export class OutboxSender {
   /** Aborted by {@link stop}: cancels the workflow starts in flight (their rows stay due, uncounted). */
   private readonly stopping = new AbortController();
 
-  constructor(private readonly options: OutboxSenderOptions) {
-    this.logger = options.logger.child({ component: 'sender' });
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.logger = options.logger.child({ component: 'outbox-relay' });
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
   }

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+
+/** A module of `cli/commands/` that registers one command group (e.g. `dlq list` and `dlq replay`). */
+interface CommandModule {
+  id: string;
+  load(): Promise<(program: Command) => void>;
+}
+
+/** Every command group, in the order `wa-lake --help` lists them. Each is imported only when it runs. */
+const COMMAND_MODULES: readonly CommandModule[] = [
+  { id: 'dev', load: async () => (await import('./commands/dev.js')).registerDevCommands },
+  { id: 'demo', load: async () => (await import('./commands/demo.js')).registerDemoCommand },
+  { id: 'collector', load: async () => (await import('./commands/collector.js')).registerCollectorCommands },
+  { id: 'worker', load: async () => (await import('./commands/worker.js')).registerWorkerCommand },
+  { id: 'ingest-api', load: async () => (await import('./commands/ingest-api.js')).registerIngestCommands },
+  { id: 'status', load: async () => (await import('./commands/status.js')).registerStatusCommand },
+  { id: 'dlq', load: async () => (await import('./commands/dlq.js')).registerDlqCommands },
+  { id: 'report', load: async () => (await import('./commands/report.js')).registerReportCommand },
+  { id: 'coverage', load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
+  { id: 'members', load: async () => (await import('./commands/members.js')).registerMembersCommands },
+  { id: 'codec-server', load: async () => (await import('./commands/codec-server.js')).registerCodecServerCommand },
+  { id: 'privacy', load: async () => (await import('./commands/privacy.js')).registerPrivacyCommands },
+  { id: 'send-admin', load: async () => (await import('./commands/send-admin.js')).registerSendAdminCommands },
+  { id: 'send', load: async () => (await import('./commands/send.js')).registerSendCommands },
+  {
+    id: 'send-templates',
+    load: async () => (await import('./commands/send-templates.js')).registerSendTemplateCommands,
+  },
+  {
+    id: 'send-environments',
+    load: async () => (await import('./commands/send-environments.js')).registerSendEnvironmentCommands,
+  },
+  { id: 'demo-send', load: async () => (await import('./commands/demo-send.js')).registerDemoSendCommand },
+];
+
+/**
+ * What the build records about the commands (`dist/cli/command-index.json`, issue #26 item 3): the top-level
+ * help text and, for each command name and alias, the id of the module that registers it. With it, `wa-lake X`
+ * imports only X's module, and `wa-lake --help` imports none.
+ */
+export interface CommandIndex {
+  helpText: string;
+  moduleOf: Record<string, string>;
+}
+
+/** The `wa-lake` program without commands. */
+export function createProgram(): Command {
+  return new Command('wa-lake')
+    .description('WhatsApp group events → SQLite outbox → Temporal → ingest API → PostgreSQL lake')
+    .showHelpAfterError();
+}
+
+/** Registers the command groups whose ids are given (all when `ids` is undefined) on `program`. */
+export async function registerCommandModules(program: Command, ids?: ReadonlySet<string>): Promise<void> {
+  for (const module of COMMAND_MODULES) {
+    if (ids === undefined || ids.has(module.id)) (await module.load())(program);
+  }
+}
+
+/** Loads every command module once and records the index (run by the build, `scripts/write-command-index.mjs`). */
+export async function buildCommandIndex(): Promise<CommandIndex> {
+  const program = createProgram();
+  const moduleOf: Record<string, string> = {};
+  for (const module of COMMAND_MODULES) {
+    const known = new Set(program.commands);
+    (await module.load())(program);
+    for (const command of program.commands.filter((candidate) => !known.has(candidate))) {
+      for (const name of [command.name(), ...command.aliases()]) moduleOf[name] = module.id;
+    }
+  }
+  return { helpText: program.helpInformation(), moduleOf };
+}
+
+/** The index written next to the compiled CLI, or null (running from sources, or an older build). */
+export function readCommandIndex(path: URL): CommandIndex | null {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as CommandIndex;
+  } catch {
+    return null;
+  }
+}
+
+/** What `argv` (without node and script) asks of the index: one module, the top-level help, or everything. */
+export type CommandPlan = { kind: 'module'; id: string } | { kind: 'help'; isError: boolean } | { kind: 'all' };
+
+/**
+ * Picks what to load for `args`: the one module of the named command (also for `help <command>`); the recorded
+ * help for `--help`, `-h`, `help` or no arguments (commander prints it to stderr with exit 1 for no arguments);
+ * everything otherwise, so an unknown command still gets commander's message and suggestions.
+ */
+export function planCommand(args: readonly string[], index: CommandIndex | null): CommandPlan {
+  if (index === null) return { kind: 'all' };
+  const [first, second] = args;
+  if (first === undefined) return { kind: 'help', isError: true };
+  if (first === '--help' || first === '-h' || (first === 'help' && second === undefined)) {
+    return { kind: 'help', isError: false };
+  }
+  const name = first === 'help' ? second : first;
+  const id = name !== undefined && Object.hasOwn(index.moduleOf, name) ? index.moduleOf[name] : undefined;
+  return id === undefined ? { kind: 'all' } : { kind: 'module', id };
+}

@@ -1,0 +1,67 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
+import { readCoverageDays, type GroupCoverage } from '../../lake/index.js';
+import { withLakePool } from './database.js';
+import { printLine } from './shared.js';
+
+function parseGroupJid(value: string): string {
+  if (!isWellFormedGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
+  return value;
+}
+
+/** Consecutive days as `A … B`, single days as `A`, joined by `, `. */
+function spans(days: readonly string[]): string {
+  const out: string[] = [];
+  let start: string | undefined;
+  let last: string | undefined;
+  const flush = (): void => {
+    if (start !== undefined) out.push(start === last ? start : `${start} … ${last ?? ''}`);
+  };
+  for (const day of days) {
+    const next = last === undefined ? undefined : new Date(Date.parse(`${last}T00:00:00Z`) + 86_400_000);
+    if (next && next.toISOString().slice(0, 10) === day) {
+      last = day;
+      continue;
+    }
+    flush();
+    start = day;
+    last = day;
+  }
+  flush();
+  return out.join(', ');
+}
+
+/** The lines `wa-lake coverage` prints for one group (docs/engagement.md "Coverage"). */
+export function formatGroupCoverage(group: GroupCoverage): string[] {
+  const of = (coverage: string) => group.days.filter((d) => d.coverage === coverage).map((d) => d.day);
+  const [full, partly, none] = [of('full'), of('partly'), of('none')];
+  const first = group.days[0]?.day ?? '-';
+  const last = group.days.at(-1)?.day ?? '-';
+  const lines = [
+    `${group.groupJid}  ${first} … ${last}: ${full.length} fully observed, ${partly.length} partly observed, ${none.length} not observed`,
+  ];
+  if (partly.length > 0) lines.push(`  partly observed: ${spans(partly)}`);
+  if (none.length > 0) lines.push(`  not observed:    ${spans(none)}`);
+  return lines;
+}
+
+/**
+ * Registers `wa-lake coverage [--group JID] [--json]` (issue #29 item 2): per group, the local days (engagement
+ * time zone) the lake observed fully, partly or not at all, from the collector's own session events and beats.
+ */
+export function registerCoverageCommand(program: Command): void {
+  program
+    .command('coverage')
+    .description('per group: days fully observed, partly observed and not observed by the collectors')
+    .option('--group <jid>', 'only this group', parseGroupJid)
+    .option('--json', 'print days and observed periods as JSON')
+    .action(async (options: { group?: string; json?: boolean }) => {
+      const groups = await withLakePool((pool) =>
+        readCoverageDays(pool, options.group ? { groupJid: options.group } : {})
+      );
+      if (options.json) return printLine(JSON.stringify(groups));
+      if (groups.length === 0)
+        return printLine(options.group ? `no data for ${options.group}` : 'no groups in the lake');
+      for (const group of groups) for (const line of formatGroupCoverage(group)) printLine(line);
+    });
+}

@@ -1,0 +1,121 @@
+import { existsSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { prepareDataDir } from './data-dir.js';
+import { DemoDataDirRefusedError } from './errors.js';
+import { lockDataDir, stopOrphanPostgres } from './preflight.js';
+
+/**
+ * The file that marks a folder as made by `wa-lake demo` or `demo-send` (architecture.md §10, issue #26 item 1):
+ * only a folder holding it is ever wiped.
+ */
+export const DEMO_MARKER_FILE = '.wa-lake-demo-folder';
+
+const MARKER_TEXT =
+  'This folder was made by wa-lake demo / demo-send. Their next run on it deletes everything in it.\n' +
+  'Remove this file to keep the folder: the demo then refuses to use it.\n';
+
+/** The folders whose wiping would destroy something a demo never made, whatever they hold. */
+export interface ProtectedFolders {
+  workingDir: string;
+  homeDir: string;
+  /** The wa-lake checkout (or installed package) the CLI runs from. */
+  checkoutDir: string;
+}
+
+/** The protected folders of this process: `.`, `~` and the checkout of the running CLI. */
+export function currentProtectedFolders(): ProtectedFolders {
+  return { workingDir: process.cwd(), homeDir: homedir(), checkoutDir: findCheckoutDir() };
+}
+
+/** The nearest folder above this module that holds a `package.json` (the same from `cli/` and `dist/cli/`). */
+function findCheckoutDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return dir;
+    dir = parent;
+  }
+  return dir;
+}
+
+/** True when `ancestor` is `path` itself or a folder above it. */
+function isSameOrAbove(ancestor: string, path: string): boolean {
+  const rel = relative(ancestor, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** The absolute path with symbolic links resolved where it exists (a link to `~` is `~`). */
+function realPath(path: string): string {
+  return existsSync(path) ? realpathSync(path) : resolve(path);
+}
+
+/** Why `absolute` may never be wiped, or null. */
+function describeProtected(absolute: string, folders: ProtectedFolders): string | null {
+  if (dirname(absolute) === absolute) return 'it is the filesystem root';
+  const named: Array<[string, string]> = [
+    [folders.workingDir, 'the working directory'],
+    [folders.homeDir, 'your home folder'],
+    [folders.checkoutDir, 'the wa-lake checkout'],
+  ];
+  for (const [folder, name] of named) {
+    const target = realPath(folder);
+    if (target === absolute) return `it is ${name}`;
+    if (isSameOrAbove(absolute, target)) return `it holds ${name} (${target})`;
+  }
+  return null;
+}
+
+/**
+ * Makes `dataDir` ready for a demo run and returns its absolute path (architecture.md §10, issue #26 item 1): a
+ * missing or empty folder is created and marked ({@link DEMO_MARKER_FILE}); a marked folder is emptied (a
+ * PostgreSQL server a killed demo left on it is stopped first) and stays marked. Everything else is refused
+ * before anything is deleted.
+ *
+ * @throws DemoDataDirRefusedError for `/`, the working directory, the home folder, the checkout or a folder
+ *   above one of them; a path that is no folder; a non-empty folder without the marker.
+ * @throws DataDirInUseError when a live stack holds the folder's lock (a running `wa-lake dev` or demo).
+ * @throws DataDirUnusableError when the folder cannot be created.
+ */
+export async function claimDemoDataDir(
+  dataDir: string,
+  logger: Logger,
+  folders: ProtectedFolders = currentProtectedFolders()
+): Promise<string> {
+  const absolute = realPath(dataDir);
+  const protectedReason = describeProtected(absolute, folders);
+  if (protectedReason !== null) throw new DemoDataDirRefusedError(dataDir, protectedReason);
+  if (existsSync(absolute) && !statSync(absolute).isDirectory()) {
+    throw new DemoDataDirRefusedError(dataDir, 'it is not a folder');
+  }
+  const root = prepareDataDir(absolute).root;
+  const lock = lockDataDir(root);
+  try {
+    const entries = readdirSync(absolute).filter((entry) => !lock.paths.includes(join(absolute, entry)));
+    if (entries.length > 0 && !entries.includes(DEMO_MARKER_FILE)) {
+      throw new DemoDataDirRefusedError(
+        dataDir,
+        `it is not empty and no demo made it (no ${DEMO_MARKER_FILE} inside); pass a new or empty folder`
+      );
+    }
+    await stopOrphanPostgres(join(absolute, 'postgres'), logger);
+    for (const entry of entries) rmSync(join(absolute, entry), { recursive: true, force: true });
+    writeFileSync(join(absolute, DEMO_MARKER_FILE), MARKER_TEXT);
+  } finally {
+    lock.release();
+  }
+  return absolute;
+}
+
+/**
+ * Removes the demo marker from a folder `wa-lake dev` takes as its data folder, so no later demo wipes what dev
+ * stores there (issue #26 item 1). Returns true when there was one.
+ */
+export function unmarkDemoDataDir(root: string): boolean {
+  const marker = join(root, DEMO_MARKER_FILE);
+  if (!existsSync(marker)) return false;
+  rmSync(marker, { force: true });
+  return true;
+}

@@ -1,0 +1,41 @@
+import { ConfigError } from '../common/config-schema.js';
+import { withEncryptedPayloadHint } from '../common/encrypted-payload-hint.js';
+import { ShutdownRequestedError } from './run-until-os-signal.js';
+
+/** `message: cause: cause…`, so a wrapped failure still says why (e.g. which database refused). */
+function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = err; current != null && parts.length < 5;) {
+    if (current instanceof Error) {
+      parts.push(current.message || current.name);
+      current = current.cause;
+    } else {
+      parts.push(typeof current === 'string' ? current : JSON.stringify(current));
+      break;
+    }
+  }
+  return (
+    withEncryptedPayloadHint(parts.join(': ')) ||
+    'a component failed without giving a reason (run with LOG_LEVEL=debug)'
+  );
+}
+
+/**
+ * Writes what a failed command says to the operator on stderr and returns its exit code (architecture.md §10):
+ * an invalid configuration (1), Ctrl-C during start-up (130), anything else as one sentence with its causes (1),
+ * or with the stack when `logLevel` is `debug` or `trace`. Imported only when a command failed (issue #26 item 3).
+ */
+export function reportFailure(err: unknown, logLevel: string | undefined): number {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\nSee .env.example and docs/configuration.md.\n`);
+    return 1;
+  }
+  if (err instanceof ShutdownRequestedError) {
+    process.stderr.write(`wa-lake: ${err.message} during start-up; everything started was stopped\n`);
+    return 130;
+  }
+  const isVerbose = ['debug', 'trace'].includes(logLevel ?? '');
+  const message = isVerbose && err instanceof Error ? (err.stack ?? err.message) : describeError(err);
+  process.stderr.write(`wa-lake: ${message}\n`);
+  return 1;
+}

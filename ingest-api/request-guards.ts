@@ -1,0 +1,157 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
+import { INGEST_PATH } from '../common/ingest-body.js';
+import { SEND_STATUS_WEBHOOKS_PATH } from '../common/send-status-webhook.js';
+import { SEND_TRANSITIONS_PATH } from '../common/send-transition-report.js';
+import { IngestHttpError, type IngestErrorCode } from './errors.js';
+import { SEND_MESSAGES_PATH, type SendKeyQuota } from './routes/send-routes.js';
+
+/**
+ * What one request may cost before it is authenticated, and what one key may send (issue #25 item 3,
+ * ADR 0014). Durations in ms, sizes in bytes.
+ */
+export interface IngestRequestLimits {
+  /** `INGEST_REQUEST_TIMEOUT_MS`: the whole request (headers and body) must arrive within it (408). */
+  requestTimeoutMs: number;
+  /** `INGEST_HEADERS_TIMEOUT_MS`: the headers must arrive within it (408); below `requestTimeoutMs`. */
+  headersTimeoutMs: number;
+  /** `INGEST_MAX_CONNECTIONS`: open sockets at once; more are closed at accept. */
+  maxConnections: number;
+  /** `SEND_BODY_LIMIT_BYTES`: body limit of the send API and the internal signed routes (413 before parsing). */
+  sendBodyLimitBytes: number;
+  /** `INGEST_AUTH_FAILURES_MAX`: failed signature or API-key checks per client address and window. */
+  authFailuresMax: number;
+  /** `INGEST_AUTH_FAILURE_WINDOW_MS`: the window of `authFailuresMax`. */
+  authFailureWindowMs: number;
+  /** `SEND_API_KEY_REQUESTS_MAX`: authenticated `POST /api/v1/messages` per key and window (429 beyond). */
+  sendKeyRequestsMax: number;
+  /** `SEND_API_KEY_WINDOW_MS`: the window of `sendKeyRequestsMax`. */
+  sendKeyWindowMs: number;
+}
+
+/** The production defaults (also what `loadIngestConfig` gives without the keys). */
+export const DEFAULT_INGEST_REQUEST_LIMITS: IngestRequestLimits = Object.freeze({
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  maxConnections: 256,
+  sendBodyLimitBytes: 64 * 1024,
+  authFailuresMax: 20,
+  authFailureWindowMs: 60_000,
+  sendKeyRequestsMax: 120,
+  sendKeyWindowMs: 60_000,
+});
+
+/** Body limit of routes that take no body (health, metrics, GET of a message). */
+const NO_BODY_LIMIT_BYTES = 1024;
+
+/** Which credential a route checks: failures are counted per address and per kind. */
+type CredentialKind = 'signature' | 'api-key';
+
+function credentialKindOf(url: string): CredentialKind | null {
+  if (url === INGEST_PATH || url === SEND_TRANSITIONS_PATH || url === SEND_STATUS_WEBHOOKS_PATH) return 'signature';
+  if (url.startsWith(SEND_MESSAGES_PATH)) return 'api-key';
+  return null;
+}
+
+/** How long a blocked address waits for its 429 (ADR 0014). */
+const BLOCKED_ANSWER_DELAY_MS = 1_000;
+const TOO_MANY_AUTH_FAILURES: IngestErrorCode = 'WA_ERR_TOO_MANY_AUTH_FAILURES';
+const TOO_MANY_AUTH_FAILURES_BODY = JSON.stringify({
+  error: 'too many failed credential checks from this address',
+  code: TOO_MANY_AUTH_FAILURES,
+});
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+function tooMany(reply: FastifyReply, ttlMs: number, error: IngestHttpError): IngestHttpError {
+  void reply.header('retry-after', String(Math.max(1, Math.ceil(ttlMs / 1000))));
+  return error;
+}
+
+function appendOnRequest(route: RouteOptions, hook: onRequestAsyncHookHandler): void {
+  const existing = route.onRequest;
+  route.onRequest = existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+}
+
+/**
+ * Installs the request guards of ADR 0014 on `app` (call before any route is registered):
+ * - per-route body limits, applied by Fastify before any parsing: the signed ingest route keeps
+ *   `ingestBodyLimitBytes` (the contract, architecture.md §8), the send API and internal routes get
+ *   `sendBodyLimitBytes`, every other route 1 KiB;
+ * - `@fastify/rate-limit` on failed credential checks: each 401 of a signed route or of the send API
+ *   counts against the client address (per kind, so a key-guessing flood does not block signed
+ *   deliveries); past `authFailuresMax` in a window the address gets 429 `WA_ERR_TOO_MANY_AUTH_FAILURES`
+ *   with `Retry-After` in the `onRequest` stage, before its body is read or the database is asked.
+ *
+ * @returns the per-key quota the send route applies after authentication (429 `WA_ERR_SEND_RATE_LIMITED`).
+ */
+export function installRequestGuards(
+  app: FastifyInstance,
+  limits: IngestRequestLimits,
+  ingestBodyLimitBytes: number
+): SendKeyQuota {
+  void app.register(rateLimit, { global: false });
+  const failures = new Map<CredentialKind, Limiter>();
+  let sendKeyLimiter: Limiter | undefined;
+  app.addHook('onReady', (done) => {
+    for (const kind of ['signature', 'api-key'] as const) {
+      failures.set(
+        kind,
+        app.createRateLimit({
+          max: limits.authFailuresMax,
+          timeWindow: limits.authFailureWindowMs,
+          keyGenerator: (request) => `${kind}:${normalizeIP(request.ip)}`,
+        })
+      );
+    }
+    sendKeyLimiter = app.createRateLimit({
+      max: limits.sendKeyRequestsMax,
+      timeWindow: limits.sendKeyWindowMs,
+      keyGenerator: (request) => `send-key:${sendKeyIds.get(request) ?? ''}`,
+    });
+    done();
+  });
+  const sendKeyIds = new WeakMap<FastifyRequest, string>();
+  app.addHook('onRoute', (route) => {
+    const kind = credentialKindOf(route.url);
+    route.bodyLimit ??=
+      route.url === INGEST_PATH
+        ? ingestBodyLimitBytes
+        : kind === null || route.method === 'GET'
+          ? NO_BODY_LIMIT_BYTES
+          : limits.sendBodyLimitBytes;
+    if (kind === null) return;
+    appendOnRequest(route, async (request, reply) => {
+      // A peek: the address is blocked once its failures reached the maximum in this window.
+      const status = await failures.get(kind)?.(request, { increment: false });
+      if (status !== undefined && !status.isAllowed && status.remaining <= 0) {
+        // Held for a second, then answered with a prebuilt body: a client that waits for each answer (a
+        // keep-alive flood) is slowed to one guess per second per connection, at the cost of a timer.
+        await delay(BLOCKED_ANSWER_DELAY_MS);
+        return reply
+          .code(429)
+          .header('retry-after', String(Math.max(1, Math.ceil(status.ttl / 1000))))
+          .type('application/json; charset=utf-8')
+          .send(TOO_MANY_AUTH_FAILURES_BODY);
+      }
+      return undefined;
+    });
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode !== 401) return;
+    const kind = credentialKindOf(request.routeOptions.url ?? '');
+    if (kind !== null) await failures.get(kind)?.(request);
+  });
+  return async (request, reply, apiKeyId) => {
+    sendKeyIds.set(request, apiKeyId);
+    const status = await sendKeyLimiter?.(request);
+    if (status !== undefined && !status.isAllowed && status.isExceeded) {
+      throw tooMany(
+        reply,
+        status.ttl,
+        new IngestHttpError('WA_ERR_SEND_RATE_LIMITED', 'this API key sent too many requests; retry later')
+      );
+    }
+  };
+}

@@ -1,0 +1,330 @@
+// Runs the built image as containers against this host's embedded PostgreSQL and Temporal dev server and
+// checks what an operator relies on (issue #32 item 1): migrate, ingest-api, worker and a replay of
+// examples/capture.jsonl put exactly the demo's distinct kept events in the lake; uid 1000, code read-only,
+// only /data writable, volumes owned 1000:1000; each process's healthcheck; JSON log lines; the collector
+// stops within 5 s of SIGTERM after Temporal was killed, with its stop recorded. Cleans up what it started.
+// Called by scripts/test-container.sh, which provides podman (WA_LAKE_PODMAN_ARGS) and the image (WA_LAKE_IMAGE).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../dev-stack/embedded-postgres.js';
+import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer, type RunningTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
+import { findFreePort } from '../../dev-stack/tcp-ports.js';
+import { expectedDistinctEventIds } from '../../test/helpers/expected-capture-events.js';
+
+const CAPTURE = fileURLToPath(new URL('../../examples/capture.jsonl', import.meta.url));
+const IMAGE = process.env['WA_LAKE_IMAGE'] ?? 'localhost/wa-lake:ci';
+const PODMAN_ARGS = (process.env['WA_LAKE_PODMAN_ARGS'] ?? '').split(' ').filter(Boolean);
+/** The issue's stop budget: `docker stop` SIGKILLs at 10 s; the collector must be gone within 5 s. */
+const STOP_BUDGET_MS = 5_000;
+const SECRET = 'container-check-secret-0123456789abcdef';
+const prefix = `wa-lake-ci-${process.pid}`;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function podman(args: string[], timeoutMs = 300_000): Promise<Run> {
+  const startedAt = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      'podman',
+      [...PODMAN_ARGS, ...args],
+      { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? Number(err.code) : -1) : 0;
+        resolve({ code, stdout, stderr, ms: performance.now() - startedAt });
+      }
+    );
+  });
+}
+
+async function podmanOk(args: string[], what: string): Promise<Run> {
+  const run = await podman(args);
+  if (run.code !== 0) throw new Error(`${what} failed (exit ${run.code}): ${run.stderr.trim()}\n${run.stdout.trim()}`);
+  return run;
+}
+
+const failures: string[] = [];
+const figures: string[] = [];
+function check(condition: boolean, what: string): void {
+  process.stdout.write(`${condition ? 'ok  ' : 'FAIL'} ${what}\n`);
+  if (!condition) failures.push(what);
+}
+
+async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Every line of a container's log is one JSON object (issue #32 item 5). */
+async function checkJsonLogs(name: string): Promise<void> {
+  const logs = await podmanOk(['logs', name], `podman logs ${name}`);
+  const lines = `${logs.stdout}\n${logs.stderr}`.split('\n').filter((line) => line.trim() !== '');
+  const bad = lines.filter((line) => {
+    try {
+      return typeof JSON.parse(line) !== 'object';
+    } catch {
+      return true;
+    }
+  });
+  check(
+    lines.length > 0 && bad.length === 0,
+    `${name}: ${lines.length} log lines, all JSON${bad.length ? ` — not: ${bad.slice(0, 3).join(' | ')}` : ''}`
+  );
+}
+
+async function healthcheck(name: string): Promise<Run> {
+  return podman(['healthcheck', 'run', name], 30_000);
+}
+
+async function main(): Promise<void> {
+  const pgDir = mkdtempSync(join(tmpdir(), 'wa-lake-container-pg-'));
+  const containers: string[] = [];
+  const volumes = [`${prefix}-outbox`, `${prefix}-collector-auth`, `${prefix}-collector-outbox`];
+  let postgres: RunningPostgres | null = null;
+  let temporal: RunningTemporalDevServer | null = null;
+  try {
+    // Its own temp folder: embedded-postgres hands it to the `postgres` user it runs as (root cannot).
+    postgres = await startEmbeddedPostgres({ dataDir: pgDir, database: 'wa_lake_container' });
+    temporal = await startTemporalDevServer({ cliPath: resolveTemporalCliPath(process.env), uiPort: null });
+    const ingestPort = await findFreePort();
+    // No --init: podman's needs catatonit, which Debian bookworm lacks; node as PID 1 handles SIGTERM itself.
+    const base = ['run', '--network', 'host'];
+    const common = ['-e', `TEMPORAL_ADDRESS=${temporal.address}`, '-e', `WHATSAPP_WEBHOOK_SECRET=${SECRET}`];
+
+    // migrate (one-shot), then the two long-running delivery processes.
+    const migrate = await podman([...base, '--rm', '-e', `DATABASE_URL=${postgres.databaseUrl}`, IMAGE, 'migrate']);
+    check(
+      migrate.code === 0,
+      `migrate container exits 0 (${Math.round(migrate.ms)} ms) ${migrate.code === 0 ? '' : migrate.stderr}`
+    );
+    const ingest = `${prefix}-ingest-api`;
+    const worker = `${prefix}-worker`;
+    containers.push(ingest, worker);
+    await podmanOk(
+      [
+        ...base,
+        '-d',
+        '--name',
+        ingest,
+        ...common,
+        '-e',
+        `DATABASE_URL=${postgres.databaseUrl}`,
+        '-e',
+        `INGEST_PORT=${ingestPort}`,
+        IMAGE,
+        'ingest-api',
+      ],
+      'start ingest-api'
+    );
+    await podmanOk(
+      [
+        ...base,
+        '-d',
+        '--name',
+        worker,
+        ...common,
+        '-e',
+        `WEBHOOK_URL=http://127.0.0.1:${ingestPort}/api/webhooks/whatsapp`,
+        IMAGE,
+        'worker',
+      ],
+      'start worker'
+    );
+    // One image, one HEALTHCHECK: each container's check follows its command (no compose override).
+    await poll('ingest-api healthy', 90_000, async () => ((await healthcheck(ingest)).code === 0 ? true : null));
+    check(true, 'ingest-api container healthy (image HEALTHCHECK, no override)');
+    await poll('worker healthy', 90_000, async () => ((await healthcheck(worker)).code === 0 ? true : null));
+    check(true, 'worker container healthy (image HEALTHCHECK, no override)');
+
+    // The replay through a fresh outbox volume: the lake must equal the capture's distinct kept events.
+    const replay = await podman([
+      ...base,
+      '--rm',
+      ...common,
+      '-v',
+      `${volumes[0]}:/data/outbox`,
+      '-v',
+      `${CAPTURE}:/capture/capture.jsonl:ro`,
+      IMAGE,
+      'replay',
+      '/capture/capture.jsonl',
+      '--wait-ms',
+      '120000',
+    ]);
+    check(replay.code === 0, `replay container exits 0 (${Math.round(replay.ms)} ms)`);
+    const expected = [...expectedDistinctEventIds(CAPTURE)].sort();
+    const client = new pg.Client({ connectionString: postgres.databaseUrl });
+    await client.connect();
+    let lake: string[] = [];
+    try {
+      lake = await poll('the lake to hold every kept event', 180_000, async () => {
+        const rows = await client.query<{ event_id: string }>(
+          'SELECT event_id FROM whatsapp_event_logs ORDER BY event_id'
+        );
+        const ids = rows.rows.map((row) => row.event_id);
+        return ids.length >= expected.length ? ids : null;
+      });
+    } finally {
+      await client.end();
+    }
+    check(
+      JSON.stringify(lake) === JSON.stringify(expected),
+      `lake holds exactly the ${expected.length} distinct kept events of examples/capture.jsonl (has ${lake.length})`
+    );
+
+    // User, read-only code, writable /data, volume ownership.
+    const uid = await podman(['exec', worker, 'id', '-u']);
+    check(uid.stdout.trim() === '1000', `processes run as uid 1000 (id -u: ${uid.stdout.trim()})`);
+    const writable = await podman(['exec', worker, 'find', '/app', '-writable', '-print', '-quit']);
+    check(
+      writable.code === 0 && writable.stdout.trim() === '',
+      `nothing under /app is writable by uid 1000 ${writable.stdout.trim()}`
+    );
+    const owner = await podman(['exec', worker, 'stat', '-c', '%U:%G %a', '/app/dist', '/app/node_modules']);
+    check(
+      /^root:root 755\nroot:root 755$/.test(owner.stdout.trim()),
+      `code owned by root, mode 755 (${owner.stdout.trim().replace('\n', ', ')})`
+    );
+    // What the prune kept must still load: echarts' CommonJS bundle (wa-lake report renders with it).
+    const charts = await podman([
+      'exec',
+      worker,
+      'node',
+      '-e',
+      "require('/app/node_modules/echarts').init(null, null, { renderer: 'svg', ssr: true, width: 10, height: 10 }).dispose()",
+    ]);
+    check(charts.code === 0, `echarts renders server-side in the pruned image ${charts.stderr.trim().slice(0, 200)}`);
+    const data = await podman(['exec', worker, 'sh', '-c', 'touch /data/probe && rm /data/probe']);
+    check(data.code === 0, '/data is writable by uid 1000');
+    const volumeOwner = await podman([
+      'run',
+      '--rm',
+      '-v',
+      `${volumes[0]}:/data/outbox`,
+      '--entrypoint',
+      'stat',
+      IMAGE,
+      '-c',
+      '%u:%g',
+      '/data/outbox',
+      '/data/outbox/outbox.sqlite',
+    ]);
+    check(
+      volumeOwner.stdout.trim() === '1000:1000\n1000:1000',
+      `named outbox volume and its outbox owned by 1000:1000 (${volumeOwner.stdout.trim().replace('\n', ', ')})`
+    );
+
+    // The collector: WhatsApp unreachable here (or unlinked), so it turns unhealthy after the allowed time.
+    const collector = `${prefix}-collector`;
+    containers.push(collector);
+    await podmanOk(
+      [
+        ...base,
+        '-d',
+        '--name',
+        collector,
+        ...common,
+        '-e',
+        'HEALTHCHECK_WHATSAPP_DOWN_MS=3000',
+        '-v',
+        `${volumes[1]}:/data/auth`,
+        '-v',
+        `${volumes[2]}:/data/outbox`,
+        IMAGE,
+        'collector',
+      ],
+      'start collector'
+    );
+    // The status file first shows the session connecting; after HEALTHCHECK_WHATSAPP_DOWN_MS the check fails.
+    const reason = await poll('the collector to report no WhatsApp connection', 60_000, async () => {
+      const run = await podman(['exec', collector, 'node', '/app/bin/healthcheck.js']);
+      return run.code === 1 && run.stdout.includes('no WhatsApp connection') ? run : null;
+    });
+    check(true, `collector healthcheck says why: ${reason.stdout.trim()}`);
+    const unhealthy = await healthcheck(collector);
+    check(
+      unhealthy.code !== 0,
+      `collector without WhatsApp is unhealthy for podman healthcheck run (${unhealthy.stdout.trim()})`
+    );
+    const probeTimes: number[] = [];
+    const innerTimes: number[] = [];
+    const timeProbe =
+      "const t = process.hrtime.bigint(); try { require('child_process').execFileSync('node', ['/app/bin/healthcheck.js']) } catch {} " +
+      'console.log(Number(process.hrtime.bigint() - t) / 1e6)';
+    for (let i = 0; i < 5; i++) {
+      probeTimes.push((await podman(['exec', worker, 'node', '/app/bin/healthcheck.js'])).ms);
+      innerTimes.push(Number((await podman(['exec', worker, 'node', '-e', timeProbe])).stdout.trim()));
+    }
+    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    figures.push(
+      `healthcheck probe, median of 5: ${Math.round(median(innerTimes))} ms inside the container ` +
+        `(node /app/bin/healthcheck.js), ${Math.round(median(probeTimes))} ms with podman exec`
+    );
+    check(median(innerTimes) < 1_000, `healthcheck probe well under 1 s (median ${Math.round(median(innerTimes))} ms)`);
+
+    // Stop times, Temporal killed first: the state the issue measured at 11.2 s.
+    await temporal.kill();
+    temporal = null;
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const stopCollector = await podman(['stop', '-t', '10', collector], 60_000);
+    figures.push(`collector stop with Temporal killed (podman stop -t 10): ${Math.round(stopCollector.ms)} ms`);
+    check(
+      stopCollector.ms < STOP_BUDGET_MS,
+      `collector stops within 5 s of SIGTERM with Temporal down (${Math.round(stopCollector.ms)} ms)`
+    );
+    const exit = await podman(['inspect', '--format', '{{.State.ExitCode}}', collector]);
+    check(exit.stdout.trim() === '0', `collector exits 0 on SIGTERM (exit ${exit.stdout.trim()}, 137 = SIGKILL)`);
+    const status = await podman([
+      'run',
+      '--rm',
+      '-v',
+      `${volumes[2]}:/data/outbox`,
+      '--entrypoint',
+      'cat',
+      IMAGE,
+      '/data/outbox/collector-status.json',
+    ]);
+    const stoppedAt = (JSON.parse(status.stdout || '{}') as { stoppedAt?: unknown }).stoppedAt;
+    check(
+      typeof stoppedAt === 'string',
+      `collector recorded its stop in the status file (stoppedAt ${String(stoppedAt)})`
+    );
+    for (const name of [worker, ingest]) {
+      const stop = await podman(['stop', '-t', '30', name], 60_000);
+      figures.push(`${name.slice(prefix.length + 1)} stop (Temporal down): ${Math.round(stop.ms)} ms`);
+    }
+    for (const name of [collector, worker, ingest]) await checkJsonLogs(name);
+  } finally {
+    for (const name of containers) await podman(['rm', '-f', '-t', '0', name]);
+    await podman(['volume', 'rm', '-f', ...volumes]);
+    await temporal?.stop().catch(() => undefined);
+    await postgres?.stop().catch(() => undefined);
+    rmSync(pgDir, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  failures.push(err instanceof Error ? err.message : String(err));
+  process.stdout.write(`FAIL ${failures.at(-1)}\n`);
+}
+for (const figure of figures) process.stdout.write(`figure: ${figure}\n`);
+process.stdout.write(
+  failures.length === 0 ? 'container check: all checks ok\n' : `container check: ${failures.length} check(s) failed\n`
+);
+process.exitCode = failures.length === 0 ? 0 : 1;

@@ -1,0 +1,129 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnvironmentLines } from '../../../cli/local-stack/cli-environment-lines.js';
+import { OutboxStore } from '../../../collector/outbox-store.js';
+import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
+import { useFreshLake } from '../ingest-api/lake-databases.js';
+import {
+  dumpLakeText,
+  messageBody,
+  metadataBody,
+  newGroupJid,
+  newMember,
+  type Member,
+} from './lake-privacy-fixtures.js';
+
+const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
+
+/** Runs `wa-lake forget …` in a shell that got only the pasted banner `lines`, in `cwd`, as a user would. */
+function forgetWithBanner(
+  lines: readonly string[],
+  participant: string,
+  cwd: string
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const script = `${lines.join('\n')}\nexec "$NODE" "$CLI" forget --participant "$PARTICIPANT"`;
+  const env = { PATH: process.env['PATH'] ?? '', NODE: process.execPath, CLI, PARTICIPANT: participant };
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', script], { env, cwd, timeout: 90_000 }, (error, stdout, stderr) => {
+      const code = (error as { code?: number } | null)?.code;
+      resolve({ code: typeof code === 'number' ? code : error ? -1 : 0, stdout, stderr });
+    });
+  });
+}
+
+// Issue #26 item 2: run as the runbook says, the banner's exports carried no OUTBOX_PATH, so forget skipped the
+// outbox and exited 0; the prescribed rerun by phone number could no longer find the LID (the alias was deleted).
+describe('wa-lake forget as documented (banner environment, then the rerun)', () => {
+  const fresh = useFreshLake();
+  let temporal: DevTemporal;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wa-lake-forget-banner-'));
+    temporal = await startDevTemporal();
+  });
+  afterAll(async () => {
+    await temporal?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is INCOMPLETE without the outbox, and the rerun by phone number erases the LID from the outbox too', async () => {
+    const group = newGroupJid();
+    const member = newMember();
+    const other = newMember();
+    for (const event of [metadataBody(group, [member, other], new Date().toISOString())]) {
+      expect(await fresh.lake.store(randomUUID(), event)).toBe('stored');
+    }
+    // Undelivered in the outbox: a message that names the member by LID only.
+    const lidOnly: Member = { ...member, phoneJid: member.lid, phone: 'someone' };
+    const dataDir = join(dir, 'data');
+    mkdirSync(dataDir);
+    const outboxPath = join(dataDir, 'outbox.sqlite');
+    const outbox = OutboxStore.open({ path: outboxPath });
+    outbox.enqueueBatch(
+      [
+        {
+          eventId: randomUUID(),
+          type: 'messages.upsert',
+          chatJid: group,
+          body: messageBody(group, lidOnly, 'hi', new Date()),
+        },
+        {
+          eventId: randomUUID(),
+          type: 'messages.upsert',
+          chatJid: group,
+          body: messageBody(group, other, 'kept', new Date()),
+        },
+      ],
+      Date.now()
+    );
+    outbox.close();
+    const banner = cliEnvironmentLines({
+      databaseUrl: fresh.url,
+      temporalAddress: temporal.server.address,
+      payloadKeyFile: null,
+      outboxPath,
+      collectorStatusPath: join(dataDir, 'collector-status.json'),
+      ingestUrl: 'http://127.0.0.1:1',
+      codec: null,
+    });
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+
+    // The banner as it was (no OUTBOX_PATH): the default .data/outbox.sqlite is not there.
+    const first = await forgetWithBanner(
+      banner.filter((line) => !line.startsWith('export OUTBOX_PATH=')),
+      `+${member.phone}`,
+      elsewhere
+    );
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toContain('wa-lake forget: INCOMPLETE, the outbox was NOT erased');
+    expect(first.stderr).toContain('collector outbox: no file at .data/outbox.sqlite');
+    expect(first.stderr).toContain('rerun the same forget');
+
+    // The rerun with every line of the banner, by the phone number the alias tied to the LID.
+    const second = await forgetWithBanner(banner, `+${member.phone}`, elsewhere);
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('(continues an incomplete erasure of this member)');
+    expect(second.stdout).toContain('outbox: 1 rows rewritten');
+
+    const digits = [member.phone, member.lid.split('@')[0] ?? ''];
+    const reopened = OutboxStore.open({ path: outboxPath });
+    const bodies = reopened
+      .listDue(10, Date.now() + 1)
+      .map((row) => row.body)
+      .join('\n');
+    reopened.close();
+    for (const value of digits) expect(bodies).not.toContain(value);
+    expect(bodies).toContain('kept');
+    const lake = await dumpLakeText(fresh.lake.pool);
+    for (const value of digits) expect(lake).not.toContain(value);
+    const pending = await fresh.lake.pool.query('SELECT 1 FROM whatsapp_pending_erasures');
+    expect(pending.rowCount).toBe(0);
+  });
+});

@@ -1,0 +1,49 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGateWorkflowId } from '../../../workflows/send-contracts.js';
+import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
+import { createSendKit, startSend } from './send-workflow-kit.js';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  bundle = await bundleWorkflows();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+describe('sendGate per-recipient pacing (issue #31 item 5)', () => {
+  it('grants one recipient at most once per 6 s while another recipient’s message goes ahead at once', async () => {
+    const kit = await createSendKit(env, bundle, {
+      gate: { ratePerMinute: 600, burst: 10, marketingJitterMaxMs: 0, perRecipientIntervalMs: 6_000 },
+    });
+    await kit.run(async () => {
+      const alice = '5511911110001@s.whatsapp.net';
+      const bob = '5511922220002@s.whatsapp.net';
+      const inputs = [alice, alice, alice, bob].map((toJid) =>
+        kit.newInput({ toJid, category: 'transactional', options: { ackWaitMs: 60_000 } })
+      );
+      const handles = [];
+      for (const input of inputs) handles.push(await startSend(env, kit, input));
+      for (const handle of handles) expect(await handle.result()).toMatchObject({ state: 'dispatched' });
+      const grantAt = (messageId: string): number =>
+        kit.dispatched.find((d) => d.messageId === messageId)?.grantedAtMs ?? Number.NaN;
+      const aliceGrants = inputs
+        .slice(0, 3)
+        .map((input) => grantAt(input.messageId))
+        .sort((a, b) => a - b);
+      expect((aliceGrants[1] ?? 0) - (aliceGrants[0] ?? 0)).toBeGreaterThanOrEqual(6_000);
+      expect((aliceGrants[2] ?? 0) - (aliceGrants[1] ?? 0)).toBeGreaterThanOrEqual(6_000);
+      // Bob's message was not queued behind Alice's paced ones.
+      expect(grantAt(inputs[3]?.messageId ?? '')).toBeLessThan(aliceGrants[1] ?? 0);
+      expect(kit.double.wire).toHaveLength(4);
+      await env.client.workflow
+        .getHandle(sendGateWorkflowId(kit.accountId))
+        .terminate('test over')
+        .catch(() => undefined);
+    });
+  });
+});

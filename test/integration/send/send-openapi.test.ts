@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openApiSchema, sendRequestBodySchema } from '../../../ingest-api/send/send-api-schemas.js';
+import { createTestApiKey, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
+
+// OpenAPI 3.1 of the public API (issue #31 item 6): generated from the zod schemas, checked against real answers.
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        requestBody?: { content: Record<string, { schema: object }> };
+        responses: Record<string, { content?: Record<string, { schema: object }> }>;
+      }
+    >
+  >;
+}
+
+let server: SendTestServer;
+let document: OpenApiDocument;
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+
+beforeAll(async () => {
+  server = await startSendTestServer(inject('databaseUrl'), { env: { SEND_TEXT_MAX_CHARS: '50' } });
+  const response = await fetch(`${server.url}/api/v1/openapi.json`);
+  expect(response.status).toBe(200);
+  document = (await response.json()) as OpenApiDocument;
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** Calls the API and checks the answer against the document's schema for its path, method and status. */
+async function callAndValidate(
+  method: 'get' | 'post',
+  docPath: string,
+  url: string,
+  init: RequestInit = {}
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${server.url}${url}`, { ...init, method: method.toUpperCase() });
+  const json = (await response.json()) as Record<string, unknown>;
+  const mediaType = (response.headers.get('content-type') ?? '').split(';')[0] ?? '';
+  const described = document.paths[docPath]?.[method]?.responses[String(response.status)];
+  expect(described, `${method} ${docPath} ${response.status} is documented`).toBeDefined();
+  const schema = described?.content?.[mediaType]?.schema;
+  expect(schema, `${method} ${docPath} ${response.status} ${mediaType} has a schema`).toBeDefined();
+  const validate = ajv.compile(schema ?? {});
+  expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+  return { status: response.status, json };
+}
+
+describe('GET /api/v1/openapi.json (issue #31 item 6)', () => {
+  it('is an OpenAPI 3.1 document of the public API only, whose body schema is the route’s zod schema', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/v1/messages',
+      '/api/v1/messages/{id}',
+      '/api/v1/openapi.json',
+    ]);
+    const body = document.paths['/api/v1/messages']?.['post']?.requestBody?.content['application/json']?.schema;
+    expect(body).toEqual(openApiSchema(sendRequestBodySchema));
+  });
+
+  it('describes every real answer of every route', async () => {
+    const self = '100000000000055@lid';
+    const groupJid = await seedGroup(server.pool, [self]);
+    const live = await createTestApiKey(server.admin, { self: [self], dailyLimit: 3 });
+    const testKey = await createTestApiKey(server.admin, { environment: 'test' });
+    const post = (
+      key: string,
+      body: unknown,
+      idempotencyKey: string = randomUUID(),
+      contentType = 'application/json'
+    ) =>
+      callAndValidate('post', '/api/v1/messages', '/api/v1/messages', {
+        headers: { 'x-api-key': key, 'idempotency-key': idempotencyKey, 'content-type': contentType },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    const body = { to: groupJid, text: 'documented', category: 'otp', metadata: { a: 1 } };
+    const replayKey = randomUUID();
+    const accepted = await post(live.key, body, replayKey);
+    expect(accepted.status).toBe(202);
+    expect((await post(live.key, body, replayKey)).status).toBe(200);
+    expect((await post(live.key, body, '')).status).toBe(400);
+    expect((await post('wlk_nobody', body)).status).toBe(401);
+    expect((await post(testKey.key, body)).status).toBe(403);
+    expect((await post(live.key, 'plain', randomUUID(), 'text/plain')).status).toBe(415);
+    expect((await post(live.key, { ...body, text: 'x'.repeat(60) })).status).toBe(422);
+    expect((await post(live.key, { ...body, text: 'two' })).status).toBe(202);
+    expect((await post(live.key, { ...body, text: 'three' })).status).toBe(202);
+    expect((await post(live.key, { ...body, text: 'four' })).status).toBe(429);
+    const get = (key: string, id: string) =>
+      callAndValidate('get', '/api/v1/messages/{id}', `/api/v1/messages/${id}`, { headers: { 'x-api-key': key } });
+    expect((await get(live.key, accepted.json['id'] as string)).status).toBe(200);
+    expect((await get('wlk_nobody', accepted.json['id'] as string)).status).toBe(401);
+    expect((await get(live.key, randomUUID())).status).toBe(404);
+    const requestBody = document.paths['/api/v1/messages']?.['post']?.requestBody?.content['application/json']?.schema;
+    expect(
+      ajv.validate(requestBody ?? {}, { to: groupJid, template: 'otp', variables: { code: 1 }, category: 'otp' })
+    ).toBe(true);
+    expect(ajv.validate(requestBody ?? {}, { ...body, deliverBy: 'typo' })).toBe(false);
+  });
+});
