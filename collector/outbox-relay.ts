@@ -254,7 +254,18 @@ export class OutboxRelay {
         )
       );
     try {
-      await start(false);
+      const started = start(false);
+      // The SDK cancels only a call that is on the wire when the signal aborts; one still encoding its
+      // payload then would wait out its deadline. The stop does not wait for it (its result is dropped).
+      const aborted = whenAborted(this.stopping.signal);
+      try {
+        if ((await Promise.race([started, aborted.promise])) === ABORTED) {
+          started.catch(() => undefined);
+          return 'cancelled';
+        }
+      } finally {
+        aborted.dispose();
+      }
       return 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return this.startUnlessHeld(row, () => start(true));
@@ -343,4 +354,17 @@ export class OutboxRelay {
       this.logger.info({}, 'temporal reachable again');
     }
   }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** `promise` resolves with {@link ABORTED} once `signal` aborts (at once when it has); `dispose` drops the listener. */
+function whenAborted(signal: AbortSignal): { promise: Promise<typeof ABORTED>; dispose(): void } {
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    if (signal.aborted) resolve(ABORTED);
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
