@@ -15,7 +15,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 
-# The postinstall script lives in scripts/; the container needs neither the Temporal binaries (it talks to
+# The postinstall script (scripts/install-tools.mjs): the container needs neither the Temporal binaries (it talks to
 # a Temporal server) nor hadolint, so both installs are skipped. npm_config_nodedir: a source build of a
 # native module uses the base image's Node headers instead of downloading them (offline builds work).
 # NPM_REGISTRY: a registry mirror (empty = the npm default). A TLS-intercepting proxy's CA comes in as the
@@ -28,7 +28,9 @@ ENV WA_LAKE_SKIP_TEMPORAL_INSTALL=true \
     npm_config_fund=false \
     npm_config_audit=false
 COPY package.json package-lock.json ./
-COPY scripts/ ./scripts/
+# Only the install hooks (postinstall, prepare): another file in scripts/ must not invalidate the cached
+# `npm ci` layer. prepare-dist.mjs finds no sources yet and builds nothing; `npm run build` below does.
+COPY scripts/install-tools.mjs scripts/prepare-dist.mjs ./scripts/
 # The project's npm major (11: it honours `allowScripts`, and installs no optional peer npm 10 would), pinned.
 RUN --mount=type=secret,id=npm_cafile \
     if [ -f /run/secrets/npm_cafile ]; then \
@@ -44,7 +46,9 @@ COPY . .
 # bin/wa-lake.js runs dist/cli/main.js; without tsconfig.build.json in the image it never rebuilds.
 # Then what the runtime never loads (issue #32 item 3): the Temporal core bridges of other platforms,
 # its Rust sources, embedded-postgres (only `wa-lake dev`/`demo` start a PostgreSQL), better-sqlite3's
-# C sources and build objects (only the .node file is loaded), and npm's cache.
+# C sources and build objects (only the .node file is loaded), tsx/esbuild (bin/wa-lake.js needs them only
+# without dist/), echarts' bundles other than the one `require('echarts')` loads, sharp and its libvips
+# (Baileys imports it lazily, only for media thumbnails wa-lake never makes), and npm's cache.
 RUN npm run build \
  && npm prune --omit=dev \
  && bridge=node_modules/@temporalio/core-bridge \
@@ -54,6 +58,8 @@ RUN npm run build \
  && find node_modules/better-sqlite3 -mindepth 1 -maxdepth 1 ! -name lib ! -name build ! -name package.json ! -name LICENSE -exec rm -rf {} + \
  && find node_modules/better-sqlite3/build -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} + \
  && find node_modules/better-sqlite3/build/Release -mindepth 1 -maxdepth 1 ! -name better_sqlite3.node -exec rm -rf {} + \
+ && rm -rf node_modules/tsx node_modules/esbuild node_modules/@esbuild node_modules/sharp node_modules/@img \
+ && find node_modules/echarts/dist -mindepth 1 ! -name echarts.js ! -name package.json -exec rm -rf {} + \
  && rm -rf /root/.npm
 
 # ---- runtime: no compilers, non-root, code read-only, data on volumes ------------------------------------

@@ -25,7 +25,7 @@ const PROCESS_FOLDERS = ['./collector', './ingest-api', './activities', './worke
 export const restrictedPathZones = [
   {
     target: './common',
-    from: [...PROCESS_FOLDERS, './lake', './cli', './dev-stack'],
+    from: [...PROCESS_FOLDERS, './lake', './codec-server', './cli', './dev-stack'],
     message: 'common/ is shared by the processes, so it imports none of them (common/README.md).',
   },
   {
@@ -71,6 +71,12 @@ export const restrictedPathZones = [
       'lake/projections/ is pure (facts in, facts out): the lake imports projections/, never the other way (lake/README.md).',
   },
   {
+    target: './codec-server',
+    from: [...PROCESS_FOLDERS, './lake', './cli', './dev-stack', './workflows'],
+    message:
+      'codec-server/ decrypts payloads with common/encryption-codec.ts only: it imports no process, lake or workflow code (codec-server/README.md).',
+  },
+  {
     target: './collector',
     from: ['./activities', './worker', './ingest-api', './lake', './ops', './cli', './dev-stack'],
     message: 'The collector imports no activity, worker, ingest or lake code (collector/README.md).',
@@ -96,7 +102,7 @@ export const restrictedPathZones = [
   },
   {
     target: './workflows',
-    from: ['./collector', './ingest-api', './lake', './worker', './ops', './cli', './dev-stack'],
+    from: ['./collector', './ingest-api', './lake', './codec-server', './worker', './ops', './cli', './dev-stack'],
     message: 'Workflow code runs in the Temporal sandbox: it imports only sandbox-safe code (workflows/README.md).',
   },
   {
@@ -183,7 +189,7 @@ export const importRuleConfigs = [
 /** The JID servers whose suffix checks belong to common/whatsapp-jid.ts. */
 const JID_SERVER_PATTERN = 'g\\.us|lid|s\\.whatsapp\\.net|c\\.us|newsletter|broadcast';
 const JID_RULE_MESSAGE =
-  'JID rules live in common/whatsapp-jid.ts: ask isJidGroup, isLidUser, isPnUser, jidNormalizedUser, … (ADR 0016).';
+  'JID rules live in common/whatsapp-jid.ts: ask isJidGroup, isLidUser, isPnUser, jidNormalizedUser, … (ADR 0021).';
 
 /** `no-restricted-syntax` entries that reject a JID rule written inline outside common/whatsapp-jid.ts. */
 export const inlineJidRuleSelectors = [

@@ -18,6 +18,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { id: 'dlq', load: async () => (await import('./commands/dlq.js')).registerDlqCommands },
   { id: 'report', load: async () => (await import('./commands/report.js')).registerReportCommand },
   { id: 'coverage', load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
+  { id: 'backfill', load: async () => (await import('./commands/coverage.js')).registerBackfillCommand },
   { id: 'members', load: async () => (await import('./commands/members.js')).registerMembersCommands },
   { id: 'codec-server', load: async () => (await import('./commands/codec-server.js')).registerCodecServerCommand },
   { id: 'privacy', load: async () => (await import('./commands/privacy.js')).registerPrivacyCommands },

@@ -12,7 +12,7 @@ if (plan.kind === 'help' && index !== null) {
 await registerCommandModules(program, plan.kind === 'module' ? new Set([plan.id]) : undefined);
 
 // `wa-lake … | head` closes stdout early: the reader has what it wanted, so stop quietly as Unix tools do on
-// SIGPIPE, instead of a stack trace for an EPIPE (a fresh-user finding; output is printed after the work is done).
+// SIGPIPE, instead of a stack trace for an EPIPE (output is printed after the work is done).
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
   throw err;

@@ -62,7 +62,7 @@ export const collectorEnvSchema = z.object({
 
 /**
  * Keys of the outbox relay renamed in this release (they said "send", which now means outbound WhatsApp only):
- * still read for one release, with a warning (ADR 0016).
+ * still read for one release, with a warning (ADR 0021).
  */
 export const RENAMED_COLLECTOR_ENV_KEYS: Readonly<Record<string, string>> = {
   SEND_BATCH_SIZE: 'OUTBOX_RELAY_BATCH_SIZE',

@@ -70,6 +70,11 @@ export class CoverageBeats {
     this.emit(SESSION_EVENT_TYPE, 'closed', reason);
   }
 
+  /** True between an open and the next close. */
+  isObserving(): boolean {
+    return this.isOpen;
+  }
+
   /** One heartbeat now, when open (the timer calls it; tests call it directly). */
   beat(): void {
     if (this.isOpen) this.emit(HEARTBEAT_EVENT_TYPE, 'open');

@@ -167,6 +167,12 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
     reason: "the collector's periodic beat while its session is open (coverage, issue #29 item 2)",
     groupJid: () => null,
   },
+  'collector.backfill': {
+    disposition: 'keep',
+    reason: 'a history backfill of a group finished: the span it filled counts as observed (issue #29 item 3)',
+    groupJidField: 'group_jid',
+    groupJid: (item) => asString(readPath(item, 'group_jid')),
+  },
   'presence.update': drop(
     'typing/online firehose; its `id` is a group JID but it carries no lake data',
     'presence_firehose'

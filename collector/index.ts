@@ -14,6 +14,7 @@ export type { InvalidPairPhoneError, CollectorHandle, CollectorSource, RunCollec
 export { findMemberUsersInOutbox, forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
 export { readCapture } from './capture/capture-reader.js';
+export { BackfillStore, type Backfill } from './backfill/backfill-store.js';
 
 /**
  * {@link import('./run-collector.js').runCollector}, imported when called: it loads Baileys, which a CLI command

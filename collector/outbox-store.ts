@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { OutboxOpenError } from './errors.js';
+import { openOutboxDatabase } from './open-outbox-database.js';
 import {
   applyOutboxSchema,
   INSERT_ROWS_PER_STATEMENT,
@@ -152,10 +153,7 @@ export class OutboxStore {
   static open(options: { path: string }): OutboxStore {
     let db: Database.Database | undefined;
     try {
-      db = new Database(options.path);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.pragma('busy_timeout = 5000');
+      db = openOutboxDatabase(options.path);
       // Random UUID keys dirty many index pages per batch: a larger checkpoint interval writes each
       // page back once for many commits, and a 16 MiB cache keeps the event_id index in memory.
       db.pragma('wal_autocheckpoint = 4000');

@@ -7,8 +7,10 @@ import { warnRenamedEnvKeys } from '../common/renamed-env-keys.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { AlertStateStore } from './alert-state-store.js';
+import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { CoverageBeats } from './coverage-beats.js';
+import { HistoryProgressMeter } from './history-progress.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
 import { EventPipeline } from './event-pipeline.js';
@@ -157,6 +159,16 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     });
     // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
     stack.push(() => coverage.onClosed('stopped'));
+    const backfill = startLiveBackfill({
+      config,
+      pipeline,
+      logger: options.logger,
+      getSocket: () => session?.getOpenSocket() ?? null,
+      getSelfJid: () => session?.getSelfJid() ?? null,
+    });
+    stack.push(() => backfill.stop());
+    let closedAtMs: number | null = null;
+    const historyMeter = new HistoryProgressMeter();
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -168,13 +180,30 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       onEvent: (event, data, capturedAt) => {
         recorder?.record(event, data, capturedAt);
         routeAcks(sendSide, event, data, logger);
-        pipeline.handle(event, data, capturedAt);
+        const outcome = pipeline.handle(event, data, capturedAt);
+        backfill.onStored(event, data);
+        if (event === 'messaging-history.set') {
+          const progress = (data as { progress?: unknown; syncType?: unknown } | null) ?? {};
+          logger.info(
+            { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress) },
+            'history import progress'
+          );
+        }
       },
       onStateChange: (state) => {
         if (state === 'open') sendSide?.onSessionOpen();
-        else coverage.onClosed(state);
+        else {
+          if (coverage.isObserving()) closedAtMs = Date.now();
+          coverage.onClosed(state);
+        }
       },
-      onGroupsCaptured: (groupJids) => coverage.onOpen(groupJids),
+      onGroupsCaptured: (groupJids) => {
+        coverage.onOpen(groupJids);
+        const gapMs = closedAtMs === null ? 0 : Date.now() - closedAtMs;
+        if (closedAtMs !== null && config.BACKFILL_AFTER_GAP_MS > 0 && gapMs >= config.BACKFILL_AFTER_GAP_MS)
+          backfill.requestAfterGap(groupJids ?? [], closedAtMs);
+        closedAtMs = null;
+      },
       logger: options.logger,
       alertSink: options.alertSink,
       authDir: config.AUTH_DIR,
@@ -332,7 +361,17 @@ async function runReplay(
     path,
     pipeline,
     signal,
-    onProgress: (progress) => logger.info(progress, 'replay progress'),
+    // Rate, share done and ETA for the operator (issue #26 item 4); the reader measures bytes and time.
+    onProgress: (progress) =>
+      logger.info(
+        {
+          ...progress,
+          percent: progress.totalBytes > 0 ? Math.round((100 * progress.bytesRead) / progress.totalBytes) : null,
+          linesPerSecond: progress.elapsedMs > 0 ? Math.round((1000 * progress.lines) / progress.elapsedMs) : null,
+          etaSeconds: progress.etaMs === null ? null : Math.ceil(progress.etaMs / 1000),
+        },
+        'replay progress'
+      ),
     onMalformedLine: (line) => logger.warn(line, 'malformed capture line skipped'),
   });
   if (relay && !signal.aborted) await relay.waitUntilIdle();

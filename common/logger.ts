@@ -14,9 +14,13 @@ const REDACT_PATHS = [
   'config.webhookSecret',
 ];
 
+/** `LOG_FORMAT`: `pretty` (readable lines), `json` (one JSON record per line) or `auto` (pretty on a terminal). */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+
 /**
- * Builds the one root pino logger of a process (house style §6). Pretty output only when stdout is
- * a TTY; JSON lines otherwise. Modules take `logger.child({ component })` from their deps.
+ * Builds the one root pino logger of a process (house style §6). Readable lines (pino-pretty) when stdout is a
+ * TTY, JSON lines otherwise; `format` (`LOG_FORMAT`, issue #26 item 4) forces one, e.g. `json` in a container
+ * that has a TTY. Modules take `logger.child({ component })` from their deps.
  *
  * @param options.level - pino level name (`LOG_LEVEL`).
  * @param options.destination - optional stream (tests capture records through it).
@@ -25,6 +29,7 @@ export function createRootLogger(options: {
   level: string;
   destination?: pino.DestinationStream;
   name?: string;
+  format?: LogFormat;
 }): Logger {
   const base: LoggerOptions = {
     level: options.level,
@@ -35,8 +40,10 @@ export function createRootLogger(options: {
     formatters: { log: summarizeHandleFields },
   };
   if (options.destination) return pino(base, options.destination);
-  if (process.stdout.isTTY) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, destination: 1 } } });
+  const format = options.format ?? 'auto';
+  if (format === 'pretty' || (format === 'auto' && process.stdout.isTTY)) {
+    const pretty = { colorize: process.stdout.isTTY === true, destination: 1, ignore: 'pid,hostname,name' };
+    return pino({ ...base, transport: { target: 'pino-pretty', options: pretty } });
   }
   return pino(base);
 }

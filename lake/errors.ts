@@ -41,9 +41,8 @@ export class RebuildFailedError extends Error {
 }
 
 /**
- * Thrown by `checkTimeZone` for a zone PostgreSQL accepts that is not an IANA name, such as `+05:00` or `UTC+5`
- * (a fresh-user finding): PostgreSQL reads such offsets with the POSIX sign, so `+05:00` would bucket days at
- * UTC−5. Issue #11 item 6 asks for a documented zone; IANA names (`America/Sao_Paulo`, `UTC`) are unambiguous.
+ * Thrown by `checkTimeZone` for a zone PostgreSQL accepts that is not an IANA name, such as `+05:00` or `UTC+5`:
+ * PostgreSQL reads such offsets with the POSIX sign, so `+05:00` would bucket days at UTC−5. Issue #11 item 6 asks for a documented zone; IANA names (`America/Sao_Paulo`, `UTC`) are unambiguous.
  */
 export class UnnamedTimeZoneError extends Error {
   override readonly name = 'UnnamedTimeZoneError';
@@ -57,7 +56,7 @@ export class UnnamedTimeZoneError extends Error {
 
 /**
  * Thrown by `readEngagementReport` for a group the lake has never seen (no group row, no message): a report of
- * zeros for a mistyped JID looked like a quiet group (fresh-user finding).
+ * zeros for a mistyped JID would look like a quiet group.
  */
 export class UnknownReportGroupError extends Error {
   override readonly name = 'UnknownReportGroupError';
@@ -68,8 +67,8 @@ export class UnknownReportGroupError extends Error {
 
 /**
  * Thrown by `readEngagementReport` when the report's first day falls after its last, typically because only one
- * end was given and the other defaulted to the lake's first or last day with activity (a fresh-user finding:
- * `report --to 1999-01-01` used to print zero totals beside a filled lurker list).
+ * end was given and the other defaulted to the lake's first or last day with activity (`report --to 1999-01-01`
+ * would otherwise print zero totals beside a filled lurker list).
  */
 export class InvertedReportRangeError extends Error {
   override readonly name = 'InvertedReportRangeError';

@@ -24,7 +24,14 @@ export { placeholdersOf, renderTemplate } from './send/render-template.js';
 export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
-export { readCoverageDays, type DayCoverage, type GroupCoverage } from './engagement/coverage-queries.js';
+export { readFirstResponseSummary, type FirstResponseSummary } from './engagement/first-response-queries.js';
+export {
+  readCoverageDays,
+  readOldestMessageSince,
+  type DayCoverage,
+  type GroupCoverage,
+  type StoredMessageKey,
+} from './engagement/coverage-queries.js';
 export {
   readEngagementReport,
   type EngagementReport,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   describeUnusableReplay,
@@ -76,9 +77,15 @@ export function registerCollectorCommands(program: Command): void {
       60_000
     )
     .action(async (capture: string, options: { waitMs: number }) => {
+      // Checked before the outbox is opened: a typo must not leave an empty outbox behind (issue #26 item 5).
+      if (!existsSync(capture)) {
+        process.stderr.write(`wa-lake replay: no capture at ${capture}; nothing was read and no outbox was opened\n`);
+        process.exitCode = 1;
+        return;
+      }
       const { config, logger, alertSink, temporal } = createCollectorDeps();
-      // Ctrl-C must stop the replay cleanly: the status file records the stop and the operator learns a
-      // re-run continues (fix-a-thon defect 3; a bare SIGINT used to exit 130 silently, status "running").
+      // Ctrl-C stops the replay cleanly: the status file records the stop and the operator learns that a
+      // re-run continues, rather than a silent exit 130 with the status still "running".
       const shutdown = createShutdownSignal(logger);
       const collector = await runCollector({
         config,
@@ -116,7 +123,7 @@ export function registerCollectorCommands(program: Command): void {
 
 /**
  * The replay's counts as printed by `wa-lake replay`: every line of the capture lands in exactly one
- * count (issue #12 follow-up: a record with `data: null` or `messages: []` used to be counted nowhere).
+ * count, a record with `data: null` or `messages: []` included (issue #12).
  */
 export function describeReplayCounts(summary: ReplaySummary): string[] {
   const droppedItems = Object.values(summary.dropped).reduce((sum, count) => sum + count, 0);

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { BackfillStore, loadCollectorConfig } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
-import { readCoverageDays, type GroupCoverage } from '../../lake/index.js';
+import { readCoverageDays, readOldestMessageSince, type GroupCoverage } from '../../lake/index.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
@@ -63,5 +64,47 @@ export function registerCoverageCommand(program: Command): void {
       if (groups.length === 0)
         return printLine(options.group ? `no data for ${options.group}` : 'no groups in the lake');
       for (const group of groups) for (const line of formatGroupCoverage(group)) printLine(line);
+    });
+}
+
+/** `YYYY-MM-DD` → epoch ms of that day's 00:00 UTC. @throws InvalidArgumentError for anything else. */
+function parseSinceDay(value: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value)
+    throw new InvalidArgumentError('expected a date as YYYY-MM-DD');
+  return ms;
+}
+
+/**
+ * Registers `wa-lake backfill --group JID --since DATE` (issue #29 item 3): writes a backfill into the collector's
+ * outbox file (`OUTBOX_PATH`); the running collector asks WhatsApp, paced, for the history before the oldest
+ * message the lake holds since DATE (read from `DATABASE_URL` when set; otherwise before the next message the
+ * collector stores for the group), page by page, back to DATE 00:00 UTC.
+ */
+export function registerBackfillCommand(program: Command): void {
+  program
+    .command('backfill')
+    .description('ask WhatsApp (through the running collector) for a group history back to a date')
+    .requiredOption('--group <jid>', 'the group', parseGroupJid)
+    .requiredOption('--since <date>', 'first day to fill (YYYY-MM-DD, UTC)', parseSinceDay)
+    .action(async (options: { group: string; since: number }) => {
+      const config = loadCollectorConfig(process.env);
+      const cursor = process.env['DATABASE_URL']
+        ? await withLakePool((pool) => readOldestMessageSince(pool, options.group, options.since))
+        : null;
+      const store = BackfillStore.open({ path: config.OUTBOX_PATH });
+      try {
+        const backfill = store.request(options.group, options.since, cursor);
+        const from = backfill.cursor
+          ? `before ${new Date(backfill.cursor.tsMs).toISOString()}`
+          : 'before the next message the collector stores for the group';
+        printLine(
+          `backfill of ${options.group} queued in ${config.OUTBOX_PATH}: history ${from}, back to ` +
+            `${new Date(backfill.sinceMs).toISOString()}; the collector asks at most once per ` +
+            `${String(config.BACKFILL_REQUEST_INTERVAL_MS)} ms`
+        );
+      } finally {
+        store.close();
+      }
     });
 }

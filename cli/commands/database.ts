@@ -5,7 +5,7 @@ import { createPool } from '../../lake/index.js';
 
 /**
  * Reads `DATABASE_URL` for lake commands that need nothing else, validated like every process's config
- * (a value such as `notaurl` used to reach pg and fail as "getaddrinfo ENOTFOUND base").
+ * (a value such as `notaurl` fails here, never later in pg as "getaddrinfo ENOTFOUND base").
  * @throws ConfigError when it is unset or not a postgres:// connection string.
  */
 export function requireDatabaseUrl(): string {

@@ -68,6 +68,8 @@ export function registerDemoCommand(program: Command): void {
       let unusable: string | null = null;
       try {
         summary = await collectSummary(stack, capture, options.timeoutMs, logger, shutdown.signal);
+        // The Web UI stops with the demo: name it only when it stays up (issue #26 item 5).
+        if (!options.keepRunning) summary = { ...summary, webUi: null };
         // An empty or malformed-only capture proves nothing: never print "OK" for it (issue #12 item 9).
         unusable = describeUnusableReplay({ ...summary, lines: summary.read }, capture);
         if (unusable !== null) summary = { ...summary, ok: false };

@@ -34,6 +34,12 @@ export function registerDevCommands(program: Command): void {
     .option('--ingest-port <port>', 'ingest API port', tcpPort, 8080)
     .option('--postgres-port <port>', 'embedded PostgreSQL port (unused when DATABASE_URL is set)', tcpPort, 54329)
     .action(async (options: DevOptions) => {
+      const clash = describePortClash(options, process.env['DATABASE_URL'] === undefined);
+      if (clash !== null) {
+        process.stderr.write(`wa-lake dev: ${clash}; nothing was started\n`);
+        process.exitCode = 1;
+        return;
+      }
       const logger = createCliLogger();
       const source: CollectorSource = options.replay
         ? { kind: 'replay', path: options.replay }
@@ -64,6 +70,10 @@ export function registerDevCommands(program: Command): void {
           logger.info({ lines: summary.lines, kept: summary.kept, inserted: summary.inserted }, 'replay finished'),
         (err: unknown) => logger.error({ err }, 'replay failed')
       );
+      // The banner stands apart from the log lines around it (issue #26 item 4).
+      const rule = '─'.repeat(100);
+      printLine();
+      printLine(rule);
       printLine(`wa-lake dev is running (Ctrl-C stops everything)`);
       printLine(`  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`);
       printLine(`  Temporal        : ${stack.temporalAddress}`);
@@ -80,6 +90,8 @@ export function registerDevCommands(program: Command): void {
         printLine('  Read a workflow with its payloads decrypted (after the lines above):');
         printLine('    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"');
       }
+      printLine(rule);
+      printLine();
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 
@@ -101,4 +113,25 @@ export function registerDevCommands(program: Command): void {
       printLine(`Temporal dev server on ${server.address}, Web UI ${server.uiUrl ?? '(headless)'} (Ctrl-C stops it)`);
       await runUntilTerminated(() => server.stop(), logger, shutdown);
     });
+}
+
+/**
+ * Two parts of the stack given one port (issue #26 item 5: equal `--temporal-port`/`--ui-port` passed the
+ * preflight and failed 27 s later in Temporal's own FATAL JSON). Returns the sentence, or null.
+ */
+export function describePortClash(
+  options: Pick<DevOptions, 'temporalPort' | 'uiPort' | 'ingestPort' | 'postgresPort'>,
+  hasEmbeddedPostgres: boolean
+): string | null {
+  const ports: Array<[string, number]> = [
+    ['--temporal-port', options.temporalPort],
+    ['--ui-port', options.uiPort],
+    ['--ingest-port', options.ingestPort],
+    ...(hasEmbeddedPostgres ? [['--postgres-port', options.postgresPort] as [string, number]] : []),
+  ];
+  for (const [index, [name, port]] of ports.entries()) {
+    const other = ports.slice(index + 1).find(([, candidate]) => candidate === port);
+    if (other) return `${name} and ${other[0]} are both ${port}; each part of the stack needs its own port`;
+  }
+  return null;
 }

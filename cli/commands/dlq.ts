@@ -46,7 +46,7 @@ export function registerDlqCommands(program: Command): void {
     .option('--reason <text>', 'reason recorded in Temporal and in the dead-letter entry', 'wa-lake dlq replay')
     .action(async (eventIds: string[], options: { all?: boolean; reason: string }) => {
       if (!options.all && eventIds.length === 0) throw new Error('name event ids or pass --all');
-      // `--all abc` used to replay everything and ignore `abc`: the user meant one of the two.
+      // `--all abc` is refused rather than replaying everything and ignoring `abc`: the user meant one of the two.
       if (options.all && eventIds.length > 0)
         throw new Error(`pass either event ids or --all, not both (got --all and ${eventIds.join(' ')})`);
       const selection: ReplaySelection = options.all ? { all: true } : { eventIds };

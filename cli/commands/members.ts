@@ -64,7 +64,7 @@ export function registerMembersCommands(program: Command): void {
 
   members
     .command('import <csv>')
-    .description('link every row of a CSV file with the columns participant_id,member_id (header required)')
+    .description('link every row of a CSV file with the columns participant_id,member_id[,name] (header required)')
     .action(async (file: string) => {
       const links = parseLinksCsv(await readFile(file, 'utf8'));
       const written = await withLakePool((pool) => linkMembers(pool, links, 'csv'));

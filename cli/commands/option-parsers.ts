@@ -23,8 +23,8 @@ export function integerInRange(min: number, max: number): (value: string) => num
 
 /**
  * A TCP port the local stack binds and prints (1–65535). 0 ("any free port") is refused: the Temporal
- * dev server, its Web UI and PostgreSQL need the number itself, and `--temporal-port 0` used to fail
- * later as "missing frontend port".
+ * dev server, its Web UI and PostgreSQL need the number itself, so `--temporal-port 0` fails here rather
+ * than later as "missing frontend port".
  */
 export const tcpPort = integerInRange(1, 65_535);
 

@@ -85,7 +85,7 @@ export function registerReportCommand(program: Command): void {
     .action(async (options: ReportOptions) => {
       const outputs = [options.html, options.json, options.csv].filter((value) => value !== undefined);
       if (outputs.length !== 1) throw new Error('choose exactly one output: --html FILE, --json or --csv DIR');
-      // YYYY-MM-DD strings compare like the days they name; an inverted range used to report zero totals.
+      // YYYY-MM-DD strings compare like the days they name; an inverted range is refused, never zero totals.
       if (options.from && options.to && options.from > options.to)
         throw new Error(`--from ${options.from} is after --to ${options.to}; the first day must come first`);
       const report = await withLakePool((pool) =>

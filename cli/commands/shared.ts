@@ -6,13 +6,19 @@ import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
 import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
 
-/** The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6). */
+/**
+ * The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6), `LOG_FORMAT` (`auto`,
+ * `pretty`, `json`; default `auto`: readable on a terminal, JSON otherwise) the output (issue #26 item 4).
+ */
 export function createCliLogger(defaultLevel = 'info'): Logger {
-  const level = parseConfig(
-    z.object({ LOG_LEVEL: envLogLevel.default(defaultLevel as 'info') }),
+  const config = parseConfig(
+    z.object({
+      LOG_LEVEL: envLogLevel.default(defaultLevel as 'info'),
+      LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
+    }),
     process.env
-  ).LOG_LEVEL;
-  return createRootLogger({ level });
+  );
+  return createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
 }
 
 /** Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`). */

@@ -78,8 +78,7 @@ export function registerStatusCommand(program: Command): void {
 /**
  * Whether a process with `pid` exists on this machine (signal 0 probes without delivering anything).
  * The status file is written by a collector on the same host or container (the image's HEALTHCHECK), so
- * a missing pid means it ended without recording a stop — killed, crashed or an old SIGINT (fix-a-thon
- * defect 3). EPERM means it exists under another user.
+ * a missing pid means it ended without recording a stop — killed or crashed. EPERM means it exists under another user.
  */
 function isProcessAlive(pid: number): boolean {
   try {

@@ -1,6 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createPool, readEngagementReport, type EngagementReport } from '../../lake/index.js';
+import {
+  createPool,
+  readEngagementReport,
+  readFirstResponseSummary,
+  type EngagementReport,
+  type FirstResponseSummary,
+} from '../../lake/index.js';
+import { memberLabel } from '../report/render-charts.js';
 import { renderReportHtml } from '../report/render-html.js';
 
 /** The engagement part of the demo summary (issue #11 item 5), counted from the lake. */
@@ -9,6 +16,10 @@ export interface DemoEngagement {
   activeMembers: number;
   groups: number;
   reactions: number;
+  /** Median minutes to another member's first response to a conversation start; null when none was answered. */
+  firstResponseMedianMinutes: number | null;
+  /** Conversation starts with no response within 24 hours (issue #28 item 2). */
+  unanswered: number;
 }
 
 /** What the demo learnt about engagement: the counts, the five summary lines and where the HTML report is. */
@@ -27,8 +38,10 @@ export interface DemoEngagementResult {
 export async function writeDemoEngagement(databaseUrl: string, dataDir: string): Promise<DemoEngagementResult> {
   const pool = createPool(databaseUrl, { max: 2 });
   let report: EngagementReport;
+  let response: FirstResponseSummary;
   try {
     report = await readEngagementReport(pool, { groupJid: null, from: null, to: null, lurkerDays: 30, topMembers: 15 });
+    response = await readFirstResponseSummary(pool);
   } finally {
     await pool.end();
   }
@@ -42,7 +55,9 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
     `  messages          : ${String(messages)} in ${String(groups)} group(s), ${String(reactions)} reaction(s)`,
     `  active members    : ${String(activeMembers)}${last ? ` (last day DAU ${String(last.dau)} · WAU ${String(last.wau)} · MAU ${String(last.mau)})` : ''}`,
     `  joins / leaves    : ${String(joins)} / ${String(leaves)}`,
-    `  top member        : ${top ? `${top.memberId ?? top.participantId} (${String(top.messages)} messages)` : '—'}`,
+    `  top member        : ${top ? `${memberLabel(top)} (${String(top.messages)} messages)` : '—'}`,
   ];
-  return { engagement: { messages, activeMembers, groups, reactions }, reportPath, lines };
+  const { firstResponseMedianMinutes, unanswered } = response;
+  const engagement = { messages, activeMembers, groups, reactions, firstResponseMedianMinutes, unanswered };
+  return { engagement, reportPath, lines };
 }

@@ -52,14 +52,14 @@ export function formatDemoSummary(summary: DemoSummary): string {
     `  outbox rows                 : pending ${summary.outbox.pending} · started ${summary.outbox.started} · dead ${summary.outbox.dead}`,
     `  workflows                   : completed ${summary.workflows.completed} · failed ${summary.workflows.failed} · unfinished ${summary.workflows.unfinished}`,
     `  lake rows for these events  : ${summary.lakeRows}`,
-    `  Temporal Web UI             : ${summary.webUi ?? '(headless)'}`,
+    `  Temporal Web UI             : ${summary.webUi ?? '(stopped with the demo; --keep-running keeps it up)'}`,
     summary.ok ? `  OK: the lake holds ${describeDelivered(summary)} exactly once` : mismatchLine(summary),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 // Events quarantined as dead in the outbox (too large to deliver) never reach the lake: say so rather than
-// claim every kept event is there (a fresh-user finding).
+// claim every kept event is there.
 function describeDelivered(summary: DemoSummary): string {
   const dead = summary.quarantined;
   return dead === 0

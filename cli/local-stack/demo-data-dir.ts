@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import { packageRoot } from '../../common/package-root.js';
 import { prepareDataDir } from './data-dir.js';
 import { DemoDataDirRefusedError } from './errors.js';
 import { lockDataDir, stopOrphanPostgres } from './preflight.js';
@@ -27,18 +27,7 @@ export interface ProtectedFolders {
 
 /** The protected folders of this process: `.`, `~` and the checkout of the running CLI. */
 export function currentProtectedFolders(): ProtectedFolders {
-  return { workingDir: process.cwd(), homeDir: homedir(), checkoutDir: findCheckoutDir() };
-}
-
-/** The nearest folder above this module that holds a `package.json` (the same from `cli/` and `dist/cli/`). */
-function findCheckoutDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) return dir;
-    dir = parent;
-  }
-  return dir;
+  return { workingDir: process.cwd(), homeDir: homedir(), checkoutDir: packageRoot() };
 }
 
 /** True when `ancestor` is `path` itself or a folder above it. */

@@ -61,7 +61,8 @@ function canonicalParticipant(input: string, line: number): string {
 
 /**
  * Reads `participant_id,member_id` rows (issue #11 item 3). A header line naming those two columns is
- * required, in any order; other columns are ignored. A participant listed twice with the same member id
+ * required, in any order; an optional `name` column gives the member's name (issue #28 item 1: the report
+ * shows it instead of the participant id; a blank cell is no name); other columns are ignored. A participant listed twice with the same member id
  * is kept once; listed with two different member ids it is refused, naming both lines: the file is
  * ambiguous and a silent "last one wins" would hide an error in the user's export (docs/engagement.md).
  *
@@ -72,14 +73,15 @@ function canonicalParticipant(input: string, line: number): string {
  *   LID, phone JID or phone number, or a participant linked
  *   to two different member ids; nothing is returned, so nothing is imported.
  */
-export function parseLinksCsv(text: string): { participantId: string; memberId: string }[] {
+export function parseLinksCsv(text: string): { participantId: string; memberId: string; name?: string }[] {
   const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
   const columns = (header?.fields ?? []).map((name) => name.trim().toLowerCase());
   const participantColumn = columns.indexOf('participant_id');
   const memberColumn = columns.indexOf('member_id');
+  const nameColumn = columns.indexOf('name');
   if (participantColumn < 0 || memberColumn < 0)
     throw new LinksCsvError('the first line must name the columns participant_id and member_id');
-  const links = new Map<string, { memberId: string; line: number }>();
+  const links = new Map<string, { memberId: string; line: number; name?: string }>();
   for (const row of rows) {
     const rawParticipant = row.fields[participantColumn]?.trim() ?? '';
     const memberId = row.fields[memberColumn]?.trim() ?? '';
@@ -92,7 +94,13 @@ export function parseLinksCsv(text: string): { participantId: string; memberId: 
         `lines ${String(earlier.line)} and ${String(row.line)}: participant ${participantId} is linked to two member ids ` +
           `(${earlier.memberId}, ${memberId}); keep one of the two lines`
       );
-    if (!earlier) links.set(participantId, { memberId, line: row.line });
+    const name = nameColumn < 0 ? '' : (row.fields[nameColumn]?.trim() ?? '');
+    if (!earlier) links.set(participantId, { memberId, line: row.line, ...(name === '' ? {} : { name }) });
+    else if (earlier.name === undefined && name !== '') earlier.name = name;
   }
-  return [...links].map(([participantId, { memberId }]) => ({ participantId, memberId }));
+  return [...links].map(([participantId, { memberId, name }]) => ({
+    participantId,
+    memberId,
+    ...(name === undefined ? {} : { name }),
+  }));
 }

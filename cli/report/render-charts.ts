@@ -38,9 +38,23 @@ function renderSvg(option: ChartOption, height = HEIGHT): string {
   }
 }
 
-/** A participant as the report shows it: the linked member id when there is one (issue #11 item 3). */
-export function memberLabel(member: { participantId: string; memberId: string | null }): string {
-  return member.memberId ?? member.participantId;
+/**
+ * A phone number as the HTML report shows it (ADR 0020): the country code's first two digits and the last two,
+ * the rest as `•`, so a reader can tell two numbers apart without reading either. `+5511987654321` → `+55•••••••••21`.
+ */
+export function maskPhone(phone: string): string {
+  const digits = phone.replace(/\D/g, '');
+  if (digits.length <= 4) return '+' + '•'.repeat(digits.length);
+  return `+${digits.slice(0, 2)}${'•'.repeat(digits.length - 4)}${digits.slice(-2)}`;
+}
+
+/**
+ * A person as the report's table and chart show them (issue #28 item 1, ADR 0020): the display name (member
+ * name, push name, business name), never a bare LID where a name is known; a phone number only when no name
+ * exists, masked.
+ */
+export function memberLabel(member: { displayName: string; displayNameIsPhone: boolean }): string {
+  return member.displayNameIsPhone ? maskPhone(member.displayName) : member.displayName;
 }
 
 /**

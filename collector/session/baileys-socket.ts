@@ -8,6 +8,7 @@ import {
   type WAVersion,
 } from '@whiskeysockets/baileys';
 import type { Logger } from 'pino';
+import type { HistoryFetchSocket } from '../backfill/history-backfill.js';
 import type { SendSocket } from './send-socket.js';
 
 /**
@@ -24,6 +25,8 @@ export interface SessionSocket {
   sendPresenceUpdate?: SendSocket['sendPresenceUpdate'];
   sendMessage?: SendSocket['sendMessage'];
   onWhatsApp?: SendSocket['onWhatsApp'];
+  /** On-demand history (issue #29 item 3): rc14 `fetchMessageHistory(count, oldestMsgKey, oldestMsgTimestamp)`. */
+  fetchMessageHistory?: HistoryFetchSocket['fetchMessageHistory'];
 }
 
 /** A connected socket plus how to persist its credentials on `creds.update`. */

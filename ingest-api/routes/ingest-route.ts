@@ -5,8 +5,7 @@ import { IngestHttpError } from '../errors.js';
 import type { IngestMetrics } from '../metrics.js';
 import { parseIngestBody } from '../parse-ingest-body.js';
 import { isSignatureValid } from '../signature.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuidText } from '../../common/uuid-text.js';
 
 /** What the ingest route needs. */
 export interface IngestRouteDeps {
@@ -44,7 +43,7 @@ export function registerIngestRoute(app: FastifyInstance, deps: IngestRouteDeps)
       if (!isSignatureValid(deps.webhookSecrets, eventId, raw, readHeader(request, SIGNATURE_HEADER))) {
         throw new IngestHttpError('WA_ERR_BAD_SIGNATURE', 'signature does not match the body');
       }
-      if (!UUID.test(eventId)) throw new IngestHttpError('WA_ERR_INVALID_EVENT_ID', 'X-Event-Id must be a UUID');
+      if (!isUuidText(eventId)) throw new IngestHttpError('WA_ERR_INVALID_EVENT_ID', 'X-Event-Id must be a UUID');
       const body = parseIngestBody(raw, request.headers['content-type']);
       const stopTimer = deps.metrics.insertDuration.startTimer();
       const outcome = await deps.repository.store(eventId.toLowerCase(), body, receivedAt);

@@ -16,11 +16,11 @@ import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
+import { isUuidText } from '../../common/uuid-text.js';
 import { getMessageRouteOptions, postMessageRouteOptions } from './send-route-docs.js';
 
 /** Path of the send request API (architecture.md §12). */
 export const SEND_MESSAGES_PATH = '/api/v1/messages';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Per-key rate of `POST /api/v1/messages` (ADR 0014), called once the key is authenticated.
@@ -251,7 +251,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
   app.get<{ Params: { id: string } }>(`${SEND_MESSAGES_PATH}/:id`, getMessageRouteOptions, async (request, reply) => {
     const apiKey = await deps.apiKeys.findFresh(header(request, 'x-api-key'));
     if (!apiKey) throw badApiKey();
-    const found = UUID.test(request.params.id) ? await deps.messages.get(request.params.id) : null;
+    const found = isUuidText(request.params.id) ? await deps.messages.get(request.params.id) : null;
     if (!found || found.message.apiKeyId !== apiKey.id) {
       throw new IngestHttpError('WA_ERR_MESSAGE_NOT_FOUND', 'no message with this id for this API key');
     }

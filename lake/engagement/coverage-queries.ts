@@ -68,3 +68,33 @@ export async function readCoverageDays(
     entry(row.group_jid).periods.push({ startedAt: row.started_at.toISOString(), endedAt: row.ended_at.toISOString() });
   return [...byGroup.values()].sort((a, b) => (a.groupJid < b.groupJid ? -1 : 1));
 }
+
+/** The key and time of a stored group message (the cursor a history backfill asks before). */
+export interface StoredMessageKey {
+  id: string;
+  fromMe: boolean;
+  participant: string | null;
+  tsMs: number;
+}
+
+/**
+ * The oldest group message the lake holds at or after `sinceMs` (issue #29 item 3): `wa-lake backfill` asks
+ * WhatsApp for the history before it, back to `since`. Null when the lake holds none.
+ * @throws pg.DatabaseError when the query fails.
+ */
+export async function readOldestMessageSince(
+  pool: pg.Pool,
+  groupJid: string,
+  sinceMs: number
+): Promise<StoredMessageKey | null> {
+  const { rows } = await pool.query<{ id: string; from_me: boolean; participant: string | null; at: Date }>(
+    `SELECT payload->'key'->>'id' AS id, COALESCE((payload->'key'->>'fromMe')::boolean, false) AS from_me,
+            payload->'key'->>'participant' AS participant, occurred_at AS at
+       FROM whatsapp_event_logs
+      WHERE chat_jid = $1 AND type = 'messages.upsert' AND occurred_at >= $2 AND payload->'key'->>'id' IS NOT NULL
+      ORDER BY occurred_at, event_id LIMIT 1`,
+    [groupJid, new Date(sinceMs)]
+  );
+  const row = rows[0];
+  return row ? { id: row.id, fromMe: row.from_me, participant: row.participant, tsMs: row.at.getTime() } : null;
+}

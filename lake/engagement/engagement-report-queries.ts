@@ -30,6 +30,13 @@ export interface EngagementReport {
     /** The person's participant (LID-first key); several, space-separated, when a member id links them. */
     participantId: string;
     memberId: string | null;
+    /**
+     * What the report shows (ADR 0020): the member's name, else the latest push name, else the business name of
+     * the participant with the most messages, else its phone number (`+5511…`), else the participant id.
+     */
+    displayName: string;
+    /** Whether `displayName` is a phone number (no name known): the HTML report masks it. */
+    displayNameIsPhone: boolean;
     messages: number;
     replies: number;
     reactionsGiven: number;
@@ -76,12 +83,26 @@ const ACTIVE_MEMBERS_SQL = `
 
 // Summed per participant first (hashed), so only a few rows per person are sorted to list its participants.
 const TOP_MEMBERS_SQL = `
-  SELECT string_agg(participant_id, ' ' ORDER BY participant_id) AS "participantId", member_id AS "memberId",
-         sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
-    FROM (SELECT person_key, member_id, participant_id, sum(messages) AS messages, sum(replies) AS replies,
-                 sum(reactions_given) AS reactions_given
-            FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2, 3) participants
-   GROUP BY person_key, member_id ORDER BY messages DESC, "reactionsGiven" DESC, 1 LIMIT $3`;
+  WITH participants AS (
+    SELECT person_key, member_id, participant_id, sum(messages) AS messages, sum(replies) AS replies,
+           sum(reactions_given) AS reactions_given
+      FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2, 3),
+  top AS (
+    SELECT person_key, member_id, string_agg(participant_id, ' ' ORDER BY participant_id) AS "participantId",
+           sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
+      FROM participants GROUP BY person_key, member_id ORDER BY messages DESC, "reactionsGiven" DESC, 3 LIMIT $3),
+  named AS (
+    SELECT DISTINCT ON (p.person_key) p.person_key, n.display_name, n.display_name_source
+      FROM participants p JOIN top USING (person_key)
+      JOIN whatsapp_participant_display_names n ON n.participant_id = p.participant_id
+     ORDER BY p.person_key, (n.display_name_source IN ('phone', 'id')), p.messages DESC, p.participant_id)
+  SELECT top."participantId", top.member_id AS "memberId",
+         COALESCE(CASE WHEN named.display_name_source IN ('member', 'push', 'business') THEN named.display_name END,
+                  top.member_id, named.display_name, top."participantId") AS "displayName",
+         COALESCE(named.display_name_source = 'phone' AND top.member_id IS NULL, false) AS "displayNameIsPhone",
+         top.messages, top.replies, top."reactionsGiven"
+    FROM top LEFT JOIN named USING (person_key)
+   ORDER BY top.messages DESC, top."reactionsGiven" DESC, 1`;
 
 // The cohorts of the range, in a temp table of their own: estimated through the membership-changes view, their
 // row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).

@@ -18,6 +18,8 @@ export class InvalidMemberLinkError extends Error {
 export interface MemberLinkRequest {
   participantId: string;
   memberId: string;
+  /** The member's name (`members import`'s optional `name` column); absent keeps the name already stored. */
+  name?: string;
 }
 
 /** A link as `linkMembers` wrote it, with the member id it replaced (null when the participant had no link). */
@@ -33,7 +35,12 @@ function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkReque
     if (participantId === '') throw new InvalidMemberLinkError('a participant id is required, got a blank one');
     if (memberId === '')
       throw new InvalidMemberLinkError(`a member id is required for ${participantId}, got a blank one`);
-    return { participantId: canonicalParticipantJid(participantId, 'participant'), memberId };
+    const name = request.name?.trim();
+    return {
+      participantId: canonicalParticipantJid(participantId, 'participant'),
+      memberId,
+      ...(name ? { name } : {}),
+    };
   });
 }
 
@@ -62,16 +69,23 @@ export async function linkMembers(
   // Every CTE reads the snapshot from before the upsert (which runs whether or not it is read), so `previous`
   // holds exactly the links it replaces.
   const previous = await pool.query<{ participant_id: string; member_id: string }>(
-    `WITH wanted AS (SELECT p, m FROM unnest($1::text[], $2::text[]) AS l(p, m)),
+    `WITH wanted AS (SELECT p, m, n FROM unnest($1::text[], $2::text[], $4::text[]) AS l(p, m, n)),
      previous AS (SELECT participant_id, member_id FROM whatsapp_member_links WHERE participant_id IN (SELECT p FROM wanted)),
      written AS (
-       INSERT INTO whatsapp_member_links (participant_id, member_id, source, linked_at)
-       SELECT p, m, $3, now() FROM wanted
+       INSERT INTO whatsapp_member_links (participant_id, member_id, source, linked_at, name)
+       SELECT p, m, $3, now(), n FROM wanted
        ON CONFLICT (participant_id) DO UPDATE SET member_id = excluded.member_id, source = excluded.source,
-         linked_at = excluded.linked_at
+         linked_at = excluded.linked_at,
+         name = CASE WHEN excluded.member_id = whatsapp_member_links.member_id
+                     THEN COALESCE(excluded.name, whatsapp_member_links.name) ELSE excluded.name END
        RETURNING 1)
      SELECT participant_id, member_id FROM previous`,
-    [links.map((link) => link.participantId), links.map((link) => link.memberId), source]
+    [
+      links.map((link) => link.participantId),
+      links.map((link) => link.memberId),
+      source,
+      links.map((link) => link.name ?? null),
+    ]
   );
   const replaced = new Map(previous.rows.map((row) => [row.participant_id, row.member_id]));
   return links.map((link) => ({ ...link, replacedMemberId: replaced.get(link.participantId) ?? null }));

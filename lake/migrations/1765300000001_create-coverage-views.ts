@@ -9,8 +9,11 @@ import type { MigrationBuilder } from 'node-pg-migrate';
  *   group, merged, minus the group's `whatsapp_group_unobserved_periods` (account removed or left). Everything
  *   else is unobserved: collector down or crashed (beats stop), session closed, account not a member, and the
  *   time before the first beat.
- * - `whatsapp_group_coverage`: per group, the union of every account's observed periods (two linked accounts
- *   cover each other, issue #29 item 4).
+ * - `whatsapp_backfilled_periods`: spans a history backfill filled (`collector.backfill` events, issue #29 item 3):
+ *   `covered` from `since` to the message the backfill started before, `exhausted` from the oldest message
+ *   WhatsApp gave (nothing older) to that message. An unanswered backfill fills nothing.
+ * - `whatsapp_group_coverage`: per group, the union of every account's observed periods and the backfilled
+ *   spans (two linked accounts cover each other, issue #29 item 4).
  */
 export function up(pgm: MigrationBuilder): void {
   pgm.sql(`
@@ -47,10 +50,22 @@ export function up(pgm: MigrationBuilder): void {
        CROSS JOIN LATERAL unnest(o.periods - COALESCE(r.periods, '{}'::tstzmultirange)) AS p
        WHERE NOT isempty(p);
 
+    CREATE VIEW whatsapp_backfilled_periods AS
+      SELECT chat_jid AS group_jid, payload->>'account_jid' AS account_jid, payload->>'state' AS state,
+             to_timestamp((payload->>'from_ms')::bigint / 1000.0) AS started_at,
+             to_timestamp((payload->>'to_ms')::bigint / 1000.0) AS ended_at
+        FROM whatsapp_event_logs
+       WHERE type = 'collector.backfill' AND chat_jid IS NOT NULL AND payload->>'state' IN ('covered', 'exhausted')
+         AND jsonb_typeof(payload->'from_ms') = 'number' AND jsonb_typeof(payload->'to_ms') = 'number'
+         AND (payload->>'from_ms')::bigint <= (payload->>'to_ms')::bigint;
+
     CREATE VIEW whatsapp_group_coverage AS
       SELECT group_jid, lower(p) AS started_at, upper(p) AS ended_at
         FROM (SELECT group_jid, range_agg(tstzrange(started_at, ended_at, '[]')) AS periods
-                FROM whatsapp_coverage GROUP BY group_jid) g
+                FROM (SELECT group_jid, started_at, ended_at FROM whatsapp_coverage
+                      UNION ALL
+                      SELECT group_jid, started_at, ended_at FROM whatsapp_backfilled_periods) spans
+               GROUP BY group_jid) g
        CROSS JOIN LATERAL unnest(g.periods) AS p;
   `);
 }
@@ -58,6 +73,7 @@ export function up(pgm: MigrationBuilder): void {
 export function down(pgm: MigrationBuilder): void {
   pgm.sql(`
     DROP VIEW IF EXISTS whatsapp_group_coverage;
+    DROP VIEW IF EXISTS whatsapp_backfilled_periods;
     DROP VIEW IF EXISTS whatsapp_coverage;
     DROP VIEW IF EXISTS whatsapp_collector_beats;
     DROP INDEX IF EXISTS whatsapp_event_logs_coverage_beats_index;

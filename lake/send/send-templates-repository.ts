@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { toDatabaseAvailabilityError } from '../pool.js';
+import { isUuidText } from '../../common/uuid-text.js';
 
 /** State of one template version (issue #31 item 1). */
 export type TemplateVersionStatus = 'draft' | 'approved' | 'archived';
@@ -23,7 +24,6 @@ export interface ResolvedTemplate {
   latest: TemplateVersion | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SELECT_VERSIONS = `
   SELECT t.id AS template_id, t.name, t.account_id, v.version, v.body, v.variables, v.status, v.created_at
     FROM send_templates t JOIN send_template_versions v ON v.template_id = t.id`;
@@ -94,7 +94,7 @@ export class SendTemplatesRepository {
   async resolve(accountId: string, ref: string): Promise<ResolvedTemplate> {
     const rows = await this.run(
       `${SELECT_VERSIONS} WHERE ${MATCHES_REF} AND v.status <> 'archived' ORDER BY v.version DESC`,
-      [accountId, ref, UUID.test(ref) ? ref : null]
+      [accountId, ref, isUuidText(ref) ? ref : null]
     );
     const versions = rows.map(toVersion);
     return { latest: versions[0] ?? null, latestApproved: versions.find((v) => v.status === 'approved') ?? null };
@@ -138,8 +138,8 @@ export class SendTemplatesRepository {
          FROM target WHERE v.template_id = target.template_id AND v.version = target.version
        RETURNING v.template_id, v.version`,
       version !== null
-        ? [accountId, ref, UUID.test(ref) ? ref : null, version]
-        : [accountId, ref, UUID.test(ref) ? ref : null]
+        ? [accountId, ref, isUuidText(ref) ? ref : null, version]
+        : [accountId, ref, isUuidText(ref) ? ref : null]
     );
     const changed = new Set(rows.map((row) => `${String(row['template_id'])}#${String(row['version'])}`));
     return (await this.list(accountId)).filter((v) => changed.has(`${v.templateId}#${v.version}`));

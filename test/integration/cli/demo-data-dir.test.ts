@@ -90,6 +90,10 @@ describe('wa-lake demo on its own folder', () => {
     const second = await runCli(['demo', CAPTURE, '--data-dir', dataDir], { timeoutMs: 240_000 });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain('OK');
+    // The Web UI stopped with the demo: the summary does not send the user to it.
+    expect(second.stdout).toContain(
+      'Temporal Web UI             : (stopped with the demo; --keep-running keeps it up)'
+    );
     expect(existsSync(join(dataDir, 'left-by-the-first-run.txt'))).toBe(false);
     expect(existsSync(join(dataDir, MARKER))).toBe(true);
   }, 600_000);

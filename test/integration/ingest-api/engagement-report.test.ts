@@ -193,7 +193,14 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
 
   it('gives the demo its engagement counts, five summary lines and the report file (issue #11 item 5)', async () => {
     const result = await writeDemoEngagement(fresh.url, dir);
-    expect(result.engagement).toEqual({ messages: 5, activeMembers: 1, groups: 2, reactions: 1 });
+    expect(result.engagement).toEqual({
+      messages: 5,
+      activeMembers: 1,
+      groups: 2,
+      reactions: 1,
+      firstResponseMedianMinutes: null,
+      unanswered: 4,
+    });
     expect(result.lines).toHaveLength(5);
     expect(result.lines[1]).toContain('5 in 2 group(s)');
     expect(existsSync(result.reportPath)).toBe(true);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startLocalStack } from '../../../cli/local-stack/start-local-stack.js';
 import { acquireInstanceLock } from '../../../collector/instance-lock.js';
 import { startEmbeddedPostgres } from '../../../dev-stack/embedded-postgres.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 interface LogLine {
   level: number;
@@ -16,14 +17,6 @@ interface LogLine {
 
 function capturingLogger(lines: LogLine[]) {
   return pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 function isPortOpen(address: string): Promise<boolean> {
@@ -107,7 +100,7 @@ describe('startLocalStack', () => {
       10
     );
     process.kill(pid, 'SIGKILL');
-    await waitFor(() => messages().some((msg) => msg.startsWith('embedded postgresql exited unexpectedly')), 10_000);
+    await waitUntil(() => messages().some((msg) => msg.startsWith('embedded postgresql exited unexpectedly')));
     expect(lines.find((line) => line.msg.startsWith('embedded postgresql exited'))?.level).toBe(50);
 
     const stoppingAt = Date.now();
@@ -129,7 +122,7 @@ describe('startLocalStack', () => {
     expect(pid).toBeGreaterThan(0);
     process.kill(pid ?? -1, 'SIGKILL');
     const isDeathLogged = (line: LogLine): boolean => line.msg.startsWith('temporal dev server exited unexpectedly');
-    await waitFor(() => lines.some(isDeathLogged), 10_000);
+    await waitUntil(() => lines.some(isDeathLogged));
     expect(lines.find(isDeathLogged)?.level).toBe(50);
     await stack.stop();
     expect(lines.filter(isDeathLogged)).toHaveLength(1);

@@ -23,6 +23,7 @@ import {
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 // Issue #10 item 4, last sentence: a collector killed between "socket accepted" and "state recorded" does not
 // produce a second distinct WhatsApp id. The dispatch worker dies with the send on the wire and its activity
@@ -37,12 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (!check()) throw new Error('condition not reached');
-}
 
 /** One collector's dispatch worker over the shared socket double (the "WhatsApp" outlives collectors). */
 function createSessionWorker(accountId: string, double: WhatsAppSendDouble): Promise<Worker> {
@@ -105,7 +100,7 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
 
       const doomed = await createSessionWorker(accountId, double);
       const doomedRun = doomed.run().catch(() => undefined);
-      await waitFor(() => double.wire.length === 1);
+      await waitUntil(() => double.wire.length === 1);
       doomed.shutdown();
       await doomedRun;
       expect((await handle.query(sendStatusQuery)).state).toBe('queued');
@@ -115,8 +110,8 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
       await successor.runUntil(async () => {
         // The dead attempt is over only when its start-to-close timeout (DISPATCH_START_TO_CLOSE_MS, 30 s)
         // passes. The test server does not skip time while an activity is outstanding: this waits in real time.
-        await waitFor(() => double.wire.length === 2, DISPATCH_START_TO_CLOSE_MS * 3);
-        await waitFor(() => reported.some((t) => t.state === 'dispatched'));
+        await waitUntil(() => double.wire.length === 2, { timeoutMs: DISPATCH_START_TO_CLOSE_MS * 3 });
+        await waitUntil(() => reported.some((t) => t.state === 'dispatched'));
         await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
         const result = await handle.result();
         expect(result).toMatchObject({ state: 'sent', dispatchAttempts: 2 });

@@ -10,17 +10,13 @@ import {
   type SendMessageResult,
 } from '../../../workflows/send-contracts.js';
 import { historyJson } from '../../helpers/temporal-histories.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 
 const DAY_MS = 24 * 60 * 60_000;
 const NOT_ON_WHATSAPP_JID = '5511999990003@s.whatsapp.net';
 
 /** Polls `check` every 50 ms, up to 30 s (real time: the time-skipping server only skips while a result is awaited). */
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 600 && !check(); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (!check()) throw new Error('condition not reached');
-}
-
 /** One `sendMessage` path: how to run it on a kit whose workers poll; resolves with the run's result. */
 type SendPath = (env: TestWorkflowEnvironment, kit: SendKit, input: SendMessageInput) => Promise<SendMessageResult>;
 
@@ -28,7 +24,7 @@ type SendPath = (env: TestWorkflowEnvironment, kit: SendKit, input: SendMessageI
 function ackedPath(...acks: Array<'sent' | 'delivered' | 'read'>): SendPath {
   return async (env, kit, input) => {
     const handle = await startSend(env, kit, input);
-    await waitFor(() => kit.double.wire.some((send) => send.messageId === input.waMessageId));
+    await waitUntil(() => kit.double.wire.some((send) => send.messageId === input.waMessageId));
     for (const status of acks) await handle.signal(sendAckSignal, { status, at: new Date().toISOString() });
     return handle.result();
   };

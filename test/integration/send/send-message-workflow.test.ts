@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAckSignal, sendStatusQuery, WA_SEND_STATE } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
@@ -18,18 +19,13 @@ afterAll(async () => {
 
 const DAY_MS = 24 * 60 * 60_000;
 
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 600 && !check(); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (!check()) throw new Error('condition not reached');
-}
-
 describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
   it('never re-sends after a lost ACK: after 3 days one send on the wire, dispatched, one alert; a late ACK → sent', async () => {
     const kit = await createSendKit(env, bundle);
     await kit.run(async () => {
       const input = kit.newInput();
       const handle = await startSend(env, kit, input);
-      await waitFor(() => kit.double.wire.length === 1);
+      await waitUntil(() => kit.double.wire.length === 1);
       await env.sleep(3 * DAY_MS);
       const status = await handle.query(sendStatusQuery);
       expect(status.state).toBe('dispatched');
@@ -70,7 +66,7 @@ describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
       kit.double.onAccepted = async () => {
         await handle.signal(sendAckSignal, { status: 'delivered', at: new Date().toISOString() });
       };
-      await waitFor(() => kit.double.wire.length === 1);
+      await waitUntil(() => kit.double.wire.length === 1);
       await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
       const result = await handle.result();
       expect(result.state).toBe('delivered');

@@ -14,6 +14,7 @@ import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
 import { generateApiKey } from '../../../lake/send/api-key.js';
 import { sendAckSignal, sendStatusQuery, sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { createSendKit, type SendKit } from './send-workflow-kit.js';
 import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
 
@@ -71,15 +72,6 @@ export interface StatusWebhookTestbed {
   /** Sends one message through the API and drives it to `read` with ACK signals. @returns its id. */
   sendAndRead(apiKey: string, metadata: Record<string, unknown> | null): Promise<string>;
   close(): Promise<void>;
-}
-
-/** Polls `check` every 100 ms, up to 60 s. */
-export async function waitFor(check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 600; i += 1) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('condition not reached');
 }
 
 /** A real ingest API (send routes, PostgreSQL, status-webhook endpoint) on `env`, and a receiving HTTP server. */
@@ -153,7 +145,7 @@ export async function startStatusWebhookTestbed(
       expect(response.status).toBe(202);
       const id = response.json['id'] as string;
       const handle = env.client.workflow.getHandle(sendWorkflowId(id));
-      await waitFor(async () => {
+      await waitUntil(async () => {
         try {
           return (await handle.query(sendStatusQuery)).state === 'dispatched';
         } catch {

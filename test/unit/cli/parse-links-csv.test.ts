@@ -2,12 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { LinksCsvError, parseLinksCsv } from '../../../cli/report/parse-links-csv.js';
 
 describe('parseLinksCsv (wa-lake members import, issue #11 item 3)', () => {
-  it('reads the two named columns in any order, with quotes, CRLF, a BOM and extra columns', () => {
+  it('reads the named columns in any order, with quotes, CRLF, a BOM and extra columns ignored', () => {
     const csv =
-      '\uFEFFname,member_id,participant_id\r\n"Ana, the first",discord:1,100000000000001@lid\r\nBea,"disc""2",5500000000002@s.whatsapp.net\n\n';
+      '\uFEFFname,note,member_id,participant_id\r\n"Ana, the first",x,discord:1,100000000000001@lid\r\n' +
+      ' ,y,"disc""2",5500000000002@s.whatsapp.net\n\n';
     expect(parseLinksCsv(csv)).toEqual([
-      { participantId: '100000000000001@lid', memberId: 'discord:1' },
+      { participantId: '100000000000001@lid', memberId: 'discord:1', name: 'Ana, the first' },
       { participantId: '5500000000002@s.whatsapp.net', memberId: 'disc"2' },
+    ]);
+  });
+
+  it('reads a file without a name column as links without names (issue #28 item 1)', () => {
+    expect(parseLinksCsv('participant_id,member_id\n100000000000001@lid,discord:1\n')).toEqual([
+      { participantId: '100000000000001@lid', memberId: 'discord:1' },
     ]);
   });
 

@@ -51,6 +51,8 @@ describe('folder import rules (eslint-import-rules.js)', () => {
       'ingest-api/probe.ts',
       "import { EventsRepository } from '../lake/events/events-repository.js';",
     ],
+    ['codec-server → lake', 'codec-server/probe.ts', "import { createPool } from '../lake/index.js';"],
+    ['codec-server → ingest-api', 'codec-server/probe.ts', "import { buildApp } from '../ingest-api/app.js';"],
     ['collector → lake', 'collector/probe.ts', "import { createPool } from '../lake/index.js';"],
     ['worker → lake', 'worker/probe.ts', "import { createPool } from '../lake/index.js';"],
     ['workflows → lake', 'workflows/probe.ts', "import type { EngagementReport } from '../lake/index.js';"],
@@ -102,6 +104,11 @@ describe('folder import rules (eslint-import-rules.js)', () => {
     ['lake/projections → itself', 'lake/projections/probe.ts', "import { toEpochMs } from './occurred-at.js';"],
     ['lake → send-contracts', 'lake/probe.ts', "import { SEND_STATES } from '../workflows/send-contracts.js';"],
     ['ingest-api → lake/index', 'ingest-api/probe.ts', "import { createPool } from '../lake/index.js';"],
+    [
+      'codec-server → common',
+      'codec-server/probe.ts',
+      "import { EncryptionCodec } from '../common/encryption-codec.js';",
+    ],
     ['cli → lake/index', 'cli/probe.ts', "import { createPool } from '../lake/index.js';"],
     [
       'collector → workflows/contracts',

@@ -1,0 +1,22 @@
+import type pg from 'pg';
+
+/** Time to first response over the whole lake (issue #28 item 2, docs/engagement.md "First response"). */
+export interface FirstResponseSummary {
+  /** Conversations started (`engagement_first_responses` rows). */
+  conversations: number;
+  /** Median minutes to first response of the answered ones; null when none was answered. */
+  firstResponseMedianMinutes: number | null;
+  /** Conversations with no response within 24 hours (none at all, or a later one). */
+  unanswered: number;
+}
+
+/** Reads the summary from `engagement_first_responses`. @throws pg.DatabaseError when the lake cannot be read. */
+export async function readFirstResponseSummary(pool: pg.Pool): Promise<FirstResponseSummary> {
+  const result = await pool.query<FirstResponseSummary>(
+    `SELECT count(*)::int AS conversations,
+            (percentile_cont(0.5) WITHIN GROUP (ORDER BY response_seconds) / 60.0)::float8 AS "firstResponseMedianMinutes",
+            (count(*) FILTER (WHERE response_seconds IS NULL OR response_seconds > 86400))::int AS unanswered
+       FROM engagement_first_responses`
+  );
+  return result.rows[0] ?? { conversations: 0, firstResponseMedianMinutes: null, unanswered: 0 };
+}

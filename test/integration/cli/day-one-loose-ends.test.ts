@@ -1,0 +1,53 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/run-cli.js';
+
+// Issue #26 item 5: loose ends an operator meets on day one, each refused with a sentence before anything starts.
+describe('wa-lake day-one refusals', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wa-lake-day-one-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('replay of a missing file says so and creates no outbox', async () => {
+    const outboxPath = join(dir, 'outbox.sqlite');
+    const run = await runCli(['replay', join(dir, 'nope.jsonl')], {
+      env: { OUTBOX_PATH: outboxPath, AUTH_DIR: join(dir, 'auth'), TEMPORAL_ADDRESS: '127.0.0.1:1' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`wa-lake replay: no capture at ${join(dir, 'nope.jsonl')}`);
+    expect(existsSync(outboxPath)).toBe(false);
+  });
+
+  it('replay reports its progress with the share done, a rate and an ETA (issue #26 item 4)', async () => {
+    const capture = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
+    const run = await runCli(['replay', capture, '--wait-ms', '0'], {
+      env: {
+        OUTBOX_PATH: join(dir, 'progress.sqlite'),
+        AUTH_DIR: join(dir, 'auth'),
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+      },
+    });
+    const progress = run.stdout
+      .split('\n')
+      .filter((line) => line.includes('"replay progress"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(progress.at(-1), run.stderr).toMatchObject({ percent: 100, etaSeconds: 0 });
+    expect(progress.at(-1)?.['linesPerSecond']).toEqual(expect.any(Number));
+  });
+
+  it('dev with one port for two parts names both options and starts nothing', async () => {
+    const dataDir = join(dir, 'data');
+    const run = await runCli(['dev', '--data-dir', dataDir, '--temporal-port', '17999', '--ui-port', '17999']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('wa-lake dev: --temporal-port and --ui-port are both 17999');
+    expect(run.stderr).toContain('nothing was started');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});

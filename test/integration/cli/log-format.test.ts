@@ -1,0 +1,33 @@
+import { describe, expect, inject, it } from 'vitest';
+import { runCli } from '../../helpers/run-cli.js';
+
+// Issue #26 item 4: a terminal got pino's JSON. Readable lines on a TTY or with LOG_FORMAT=pretty; JSON lines when
+// stdout is not a terminal (here: a pipe) or LOG_FORMAT=json.
+describe('wa-lake log output', () => {
+  const migrate = (env: Record<string, string>) =>
+    runCli(['migrate'], { env: { DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'info', ...env } });
+
+  it('writes one JSON record per line into a pipe, and with LOG_FORMAT=json', async () => {
+    for (const run of [await migrate({}), await migrate({ LOG_FORMAT: 'json' })]) {
+      expect(run.code, run.stderr).toBe(0);
+      const records = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string });
+      expect(records.map((record) => record.msg)).toContain('migrations applied');
+    }
+  });
+
+  it('writes readable lines with LOG_FORMAT=pretty: time, level and message, no JSON', async () => {
+    const run = await migrate({ LOG_FORMAT: 'pretty' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: migrations applied$/m);
+    expect(run.stdout).not.toMatch(/^\{/m);
+  });
+
+  it('refuses an unknown LOG_FORMAT before doing anything', async () => {
+    const run = await migrate({ LOG_FORMAT: 'xml' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('LOG_FORMAT');
+  });
+});

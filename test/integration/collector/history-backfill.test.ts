@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { proto } from '@whiskeysockets/baileys';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runCollector } from '../../../collector/run-collector.js';
+import { historyPush } from '../../fixtures/collector/history-push.js';
+import { runCli } from '../../helpers/run-cli.js';
+import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import {
+  collectorConfigIn,
+  createRecordingAlertSink,
+  createRecordingLogger,
+  createTempDir,
+} from './collector-test-kit.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const T = Date.parse('2026-03-01T12:00:00Z');
+const message = (id: string, minutesAgo: number) => ({
+  key: { remoteJid: GROUP_A, fromMe: false, id, participant: '100000000000001@lid' },
+  messageTimestamp: (T - minutesAgo * 60_000) / 1000,
+  message: { conversation: `message ${id}` },
+});
+
+describe('wa-lake backfill through a live collector (issue #29 item 3)', () => {
+  it('queues a backfill; the collector asks WhatsApp page by page and tells the lake what it filled', async () => {
+    const { dir, cleanup } = createTempDir('backfill');
+    cleanups.push(cleanup);
+    const env = { OUTBOX_PATH: join(dir, 'outbox.sqlite'), AUTH_DIR: join(dir, 'auth') };
+    const doubles = createDoubleFactory();
+    const collector = await runCollector({
+      config: collectorConfigIn(dir, { BACKFILL_REQUEST_INTERVAL_MS: '1000' }),
+      logger: createRecordingLogger().logger,
+      alertSink: createRecordingAlertSink().sink,
+      temporalClient: null,
+      source: { kind: 'live' },
+      socketFactory: doubles.factory,
+    });
+    cleanups.push(() => collector.stop());
+    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
+    const socket = doubles.sockets[0]!;
+    // The phone answers each request with the two messages before the key asked, as an ON_DEMAND push.
+    const pages: Record<string, Array<Record<string, unknown>>> = {
+      M0: [message('M1', 30), message('M2', 60)],
+      M2: [message('M3', 90), message('M4', 24 * 60)],
+    };
+    const asked: string[] = [];
+    socket.fetchMessageHistory = vi.fn((count: number, key: { id: string }) => {
+      asked.push(`${key.id}/${String(count)}`);
+      const page = pages[key.id] ?? [];
+      setImmediate(() =>
+        socket.ev.emit(
+          'messaging-history.set',
+          historyPush([{ id: GROUP_A, messages: page }], {
+            syncType: proto.HistorySync.HistorySyncType.ON_DEMAND,
+          }) as never
+        )
+      );
+      return Promise.resolve('pdo-request-id');
+    });
+    socket.ev.emit('connection.update', { connection: 'open' });
+
+    // No lake at hand (no DATABASE_URL): the backfill starts before the next message the collector stores.
+    const queued = await runCli(['backfill', '--group', GROUP_A, '--since', '2026-03-01'], { env });
+    expect(queued.stderr).toBe('');
+    expect(queued.stdout).toContain('before the next message the collector stores for the group');
+    // The collector reads new backfills at its next tick; M0 (repeated, one row) is the next message it stores.
+    await vi.waitFor(
+      () => {
+        socket.ev.emit('messages.upsert', { type: 'notify', messages: [message('M0', 0)] });
+        expect(asked.length).toBeGreaterThan(0);
+      },
+      { timeout: 10_000, interval: 200 }
+    );
+
+    const bodies = () =>
+      collector.outbox
+        .listDue(1000, Date.now() + 1)
+        .map((row) => JSON.parse(row.body) as { type: string; source?: string; payload: Record<string, unknown> });
+    await vi.waitFor(() => expect(bodies().some((body) => body.type === 'collector.backfill')).toBe(true), {
+      timeout: 20_000,
+    });
+    expect(asked).toEqual(['M0/50', 'M2/50']);
+    const fetched = bodies().filter((body) => body.source === 'on_demand');
+    expect(fetched.map((body) => (body.payload['key'] as { id: string }).id).sort()).toEqual(['M1', 'M2', 'M3', 'M4']);
+    expect(bodies().find((body) => body.type === 'collector.backfill')?.payload).toMatchObject({
+      group_jid: GROUP_A,
+      state: 'covered',
+      from_ms: Date.parse('2026-03-01T00:00:00Z'),
+      to_ms: T,
+      pages: 2,
+      messages: 4,
+    });
+  });
+});
