@@ -1,6 +1,7 @@
 import { ConfigError } from '../common/config-schema.js';
 import { withEncryptedPayloadHint } from '../common/encrypted-payload-hint.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
+import { toTerminalLine } from './terminal-text.js';
 
 /** `message: cause: cause…`, so a wrapped failure still says why (e.g. which database refused). */
 function describeError(err: unknown): string {
@@ -36,6 +37,7 @@ export function reportFailure(err: unknown, logLevel: string | undefined): numbe
   }
   const isVerbose = ['debug', 'trace'].includes(logLevel ?? '');
   const message = isVerbose && err instanceof Error ? (err.stack ?? err.message) : describeError(err);
-  process.stderr.write(`wa-lake: ${message}\n`);
+  // A failure's message can quote a remote party (an ingest or webhook answer): never let it drive the terminal.
+  process.stderr.write(`wa-lake: ${toTerminalLine(message)}\n`);
   return 1;
 }

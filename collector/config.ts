@@ -43,6 +43,15 @@ export const collectorEnvSchema = z.object({
   HEARTBEAT_INTERVAL_MS: envInt(MINUTE_MS, 1000, 60 * MINUTE_MS),
   /** Beat sent through the lake while the session is open; a silence over twice it is unobserved (issue #29). */
   COVERAGE_HEARTBEAT_INTERVAL_MS: envInt(5 * MINUTE_MS, 1000, 60 * MINUTE_MS),
+  /** History backfill (issue #29 item 3, ADR 0016): messages per `fetchMessageHistory` request. */
+  BACKFILL_PAGE_SIZE: envInt(50, 1, 500),
+  /** At most one history request per this interval, for every group together (ban risk). */
+  BACKFILL_REQUEST_INTERVAL_MS: envInt(30_000, 1000, DAY_MS),
+  /** A history request without an answer this long is asked again, up to BACKFILL_MAX_ATTEMPTS in all. */
+  BACKFILL_ANSWER_TIMEOUT_MS: envInt(2 * MINUTE_MS, 1000, DAY_MS),
+  BACKFILL_MAX_ATTEMPTS: envInt(3, 1, 100),
+  /** A reconnect after a session gap at least this long backfills every group over the gap; 0 turns it off. */
+  BACKFILL_AFTER_GAP_MS: envInt(10 * MINUTE_MS, 0, 30 * DAY_MS),
   /** The healthcheck fails once the live session has had no WhatsApp connection this long (issue #32). */
   HEALTHCHECK_WHATSAPP_DOWN_MS: envInt(10 * MINUTE_MS, 0, 30 * DAY_MS),
   ALERT_WEBHOOK_URL: envHttpUrl.optional(),

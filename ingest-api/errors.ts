@@ -31,6 +31,8 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_RECIPIENT_NOT_ALLOWED: 422,
   WA_ERR_MESSAGE_NOT_FOUND: 404,
   WA_ERR_UNKNOWN_FIELD: 422,
+  // A send body whose value JavaScript would change (ADR 0014 decision 4, issue #25 item 8).
+  WA_ERR_UNREPRESENTABLE_JSON: 422,
   // Request guards (ADR 0014, issue #25 item 3).
   WA_ERR_TOO_MANY_AUTH_FAILURES: 429,
   WA_ERR_SEND_RATE_LIMITED: 429,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { listDeadLetters, replayDeadLetters, type ReplayReport, type ReplaySelection } from '../../ops/index.js';
+import { toTerminalText } from '../terminal-text.js';
 import { integerInRange } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -29,9 +30,9 @@ export function registerDlqCommands(program: Command): void {
         if (options.json) return printLine(JSON.stringify(page));
         printLine(`${page.unresolvedCount} open, ${page.total} listed by this filter`);
         for (const entry of page.entries) {
-          const state = entry.resolvedAt ? `resolved (${entry.resolution ?? ''})` : 'open';
+          const state = entry.resolvedAt ? `resolved (${toTerminalText(entry.resolution ?? '')})` : 'open';
           printLine(
-            `${entry.eventId}  ${entry.deadLetteredAt}  HTTP ${entry.httpStatus ?? '-'}  ${entry.type}  ${state}  ${entry.responseExcerpt.slice(0, 80)}`
+            `${entry.eventId}  ${entry.deadLetteredAt}  HTTP ${entry.httpStatus ?? '-'}  ${entry.type}  ${state}  ${toTerminalText(entry.responseExcerpt.slice(0, 80))}`
           );
         }
         if (page.nextOffset !== null) printLine(`more: wa-lake dlq list --offset ${page.nextOffset}`);

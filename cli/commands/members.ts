@@ -8,6 +8,7 @@ import {
   type WrittenMemberLink,
 } from '../../lake/index.js';
 import { parseLinksCsv } from '../report/parse-links-csv.js';
+import { toTerminalText } from '../terminal-text.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
@@ -31,7 +32,9 @@ export function registerMembersCommands(program: Command): void {
       });
       for (const link of linked) {
         const replaced = changedFrom(link);
-        printLine(`linked ${link.participantId} to ${link.memberId}${replaced ? ` (was linked to ${replaced})` : ''}`);
+        printLine(
+          `linked ${link.participantId} to ${toTerminalText(link.memberId)}${replaced ? ` (was linked to ${toTerminalText(replaced)})` : ''}`
+        );
         if (!link.seen)
           process.stderr.write(
             `warning: the lake has not seen ${link.participantId} yet; the link counts from its first activity (check the JID)\n`
@@ -59,7 +62,8 @@ export function registerMembersCommands(program: Command): void {
         return;
       }
       if (links.length === 0) printLine('no links');
-      for (const link of links) printLine(`${link.memberId}\t${link.participantId}\t${link.source}`);
+      for (const link of links)
+        printLine(`${toTerminalText(link.memberId)}\t${link.participantId}\t${toTerminalText(link.source)}`);
     });
 
   members
@@ -71,7 +75,10 @@ export function registerMembersCommands(program: Command): void {
       printLine(`imported ${String(written.length)} links from ${file}`);
       for (const link of written) {
         const replaced = changedFrom(link);
-        if (replaced) printLine(`  ${link.participantId}: ${replaced} replaced by ${link.memberId}`);
+        if (replaced)
+          printLine(
+            `  ${link.participantId}: ${toTerminalText(replaced)} replaced by ${toTerminalText(link.memberId)}`
+          );
       }
     });
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
 import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
+import { toTerminalLine } from '../terminal-text.js';
 
 /**
  * The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6), `LOG_FORMAT` (`auto`,
@@ -59,7 +60,10 @@ export async function connectTemporalClient(
   };
 }
 
-/** Writes one line to stdout (CLI output for humans and scripts, not a log record). */
+/**
+ * Writes one line to stdout (CLI output for humans and scripts, not a log record). Control characters are shown
+ * as `\uXXXX` escapes (tabs and line breaks kept): many lines carry a remote party's bytes (issue #25 item 7).
+ */
 export function printLine(line = ''): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${toTerminalLine(line)}\n`);
 }

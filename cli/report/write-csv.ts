@@ -2,13 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EngagementReport } from '../../lake/index.js';
 import { makeDirectory } from '../../common/make-directory.js';
-
-/** RFC 4180 field: quoted when it holds a comma, quote or line break. */
-function csvField(value: unknown): string {
-  const text =
-    typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
+import { toCsvCell } from './csv-cell.js';
 
 function toCsv(rows: readonly object[]): string {
   const first = rows[0];
@@ -17,7 +11,7 @@ function toCsv(rows: readonly object[]): string {
   const lines = [columns.join(',')];
   for (const row of rows) {
     const record = row as Record<string, unknown>;
-    lines.push(columns.map((column) => csvField(record[column])).join(','));
+    lines.push(columns.map((column) => toCsvCell(record[column])).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
 }

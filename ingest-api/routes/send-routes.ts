@@ -12,6 +12,7 @@ import {
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
 import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
+import { parseSendJson } from '../send/parse-send-json.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
 import type { SendMetrics } from '../send/send-metrics.js';
@@ -59,11 +60,7 @@ function parseJson(request: FastifyRequest): unknown {
   if (essence !== 'application/json')
     throw new IngestHttpError('WA_ERR_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch (err) {
-    throw new IngestHttpError('WA_ERR_INVALID_JSON', 'body is not valid JSON', undefined, { cause: err });
-  }
+  return parseSendJson(raw.toString('utf8'));
 }
 
 function answerExisting(

@@ -1,0 +1,79 @@
+import { parse as parseLossless } from 'lossless-json';
+import { IngestHttpError } from '../errors.js';
+
+/**
+ * Deepest nesting a send body may have (the body object is depth 1, `metadata` depth 2): deeper is 422, checked
+ * by one iterative scan before any recursive code runs (5,000 levels used to answer 500).
+ */
+export const SEND_BODY_MAX_DEPTH = 32;
+
+/** Keys that JavaScript objects treat specially; a body holding one is refused rather than silently changed. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const INTEGER_LITERAL = /^-?\d+$/;
+
+/** Deepest `{`/`[` nesting outside string literals, in one pass (malformed text is left to the parser). */
+function maxDepthOf(text: string): number {
+  let depth = 0;
+  let maxDepth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (char === '{' || char === '[') {
+      maxDepth = Math.max(maxDepth, ++depth);
+    } else if (char === '}' || char === ']') {
+      depth--;
+    }
+  }
+  return maxDepth;
+}
+
+function unrepresentable(message: string): IngestHttpError {
+  return new IngestHttpError('WA_ERR_UNREPRESENTABLE_JSON', message);
+}
+
+/** A number literal as a double, or 422 when the double would not be the number the caller sent. */
+function parseNumberExactly(literal: string): number {
+  const value = Number(literal);
+  if (!Number.isFinite(value)) throw unrepresentable(`the number ${literal.slice(0, 40)} is not finite`);
+  if (INTEGER_LITERAL.test(literal) && !Number.isSafeInteger(value)) {
+    throw unrepresentable(
+      `the integer ${literal.slice(0, 40)} is beyond 2^53 and would lose digits; send it as a string`
+    );
+  }
+  return value;
+}
+
+/** Every key of the parsed value, without recursion (depth is already bounded, but a wide body stays cheap). */
+function refuseReservedKeys(root: unknown): void {
+  const pending: unknown[] = [root];
+  for (let value = pending.pop(); value !== undefined; value = pending.pop()) {
+    if (value === null || typeof value !== 'object') continue;
+    for (const key of Object.keys(value)) {
+      if (RESERVED_KEYS.has(key)) throw unrepresentable(`the key "${key}" is reserved; rename it`);
+      pending.push((value as Record<string, unknown>)[key]);
+    }
+  }
+}
+
+/**
+ * Parses a send body so that what is accepted is what is stored (issue #25 item 8, ADR 0014 decision 4):
+ * 400 `WA_ERR_INVALID_JSON` for text that is not JSON; 422 `WA_ERR_UNREPRESENTABLE_JSON` for nesting deeper than
+ * {@link SEND_BODY_MAX_DEPTH}, a number that is not finite (`1e400`), an integer beyond 2^53 and a
+ * `__proto__`, `constructor` or `prototype` key. Every other number parses exactly as `JSON.parse` would.
+ */
+export function parseSendJson(text: string): unknown {
+  if (maxDepthOf(text) > SEND_BODY_MAX_DEPTH) {
+    throw unrepresentable(`the body is nested deeper than ${String(SEND_BODY_MAX_DEPTH)} levels`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseLossless(text, null, parseNumberExactly);
+  } catch (err) {
+    if (err instanceof IngestHttpError) throw err;
+    throw new IngestHttpError('WA_ERR_INVALID_JSON', 'body is not valid JSON', undefined, { cause: err });
+  }
+  refuseReservedKeys(parsed);
+  return parsed;
+}

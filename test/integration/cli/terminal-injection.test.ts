@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { linkMembers } from '../../../lake/index.js';
+import { runCli } from '../../helpers/run-cli.js';
+import { useFreshLake } from '../ingest-api/lake-databases.js';
+
+const LID = '100000000000021@lid';
+const CLEAR_SCREEN = '\u001b[2J\u001b[H';
+const CLIPBOARD_WRITE = '\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\u0007';
+
+// Issue #25 item 7: a member id comes from a CSV or another system; `members list` printed its bytes raw.
+describe('wa-lake members list never lets a stored string drive the terminal', () => {
+  const fresh = useFreshLake();
+
+  it('prints clear-screen, clipboard-write and C1 sequences as visible escapes, one line per link', async () => {
+    const memberId = `discord:1${CLEAR_SCREEN}${CLIPBOARD_WRITE}\u009b2J\nforged\tline`;
+    await linkMembers(fresh.lake.pool, [{ participantId: LID, memberId }], 'csv');
+
+    const run = await runCli(['members', 'list'], { env: { DATABASE_URL: fresh.url } });
+
+    expect(run.code).toBe(0);
+    for (const raw of ['\u001b', '\u0007', '\u009b']) expect(run.stdout).not.toContain(raw);
+    expect(run.stdout).toBe(
+      'discord:1\\u001b[2J\\u001b[H\\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\\u0007\\u009b2J\\u000aforged\\u0009line' +
+        `\t${LID}\tcsv\n`
+    );
+  }, 60_000);
+
+  it('keeps --json exact: the stored member id decodes back from the printed line', async () => {
+    const memberId = `discord:2${CLEAR_SCREEN}\u009b2J\u007f`;
+    await linkMembers(fresh.lake.pool, [{ participantId: LID, memberId }], 'csv');
+
+    const run = await runCli(['members', 'list', '--json'], { env: { DATABASE_URL: fresh.url } });
+
+    expect(run.code).toBe(0);
+    for (const raw of ['\u001b', '\u007f', '\u009b']) expect(run.stdout).not.toContain(raw);
+    expect(JSON.parse(run.stdout)).toContainEqual(expect.objectContaining({ memberId, participantId: LID }));
+  }, 60_000);
+});

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SEND_BODY_MAX_DEPTH } from '../../../ingest-api/send/parse-send-json.js';
+import {
+  createTestApiKey,
+  getMessage,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from './send-test-server.js';
+
+const SELF = '100000000000098@lid';
+let server: SendTestServer;
+let apiKey: { key: string; accountId: string; id: string };
+let groupJid: string;
+
+beforeAll(async () => {
+  server = await startSendTestServer(inject('databaseUrl'));
+  apiKey = await createTestApiKey(server.admin, { self: [SELF] });
+  groupJid = await seedGroup(server.pool, [SELF, '100000000000002@lid']);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** POSTs a send body written as raw JSON text, so the test controls every digit and key. */
+async function postRaw(metadataJson: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  const body = `{"to":${JSON.stringify(groupJid)},"text":"hi","category":"transactional","metadata":${metadataJson}}`;
+  const response = await fetch(`${server.url}/api/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey.key, 'idempotency-key': randomUUID() },
+    body,
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+async function storedMessages(): Promise<number> {
+  const { rows } = await server.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM outbound_messages WHERE api_key_id = $1',
+    [apiKey.id]
+  );
+  return rows[0]?.n ?? 0;
+}
+
+// Issue #25 item 8: the send API rounded 2^53+ integers, turned 1e400 into null, dropped `__proto__` and answered
+// 500 to metadata nested 5,000 deep, each time after answering 202.
+describe('POST /api/v1/messages never changes the metadata it accepts', () => {
+  it.each([
+    ['an integer beyond 2^53 (a Discord id)', '{"discord_id":1234567890123456789}', 'beyond 2^53'],
+    ['a number that is not finite', '{"score":1e400}', 'not finite'],
+    ['a __proto__ key', '{"__proto__":{"isAdmin":true}}', '"__proto__"'],
+    ['a constructor key', '{"nested":{"constructor":{"prototype":1}}}', '"constructor"'],
+    ['metadata nested 5,000 deep', `${'['.repeat(5_000)}${']'.repeat(5_000)}`, 'nested deeper'],
+  ])('refuses %s with 422 WA_ERR_UNREPRESENTABLE_JSON and stores nothing', async (_name, metadataJson, says) => {
+    const before = await storedMessages();
+    const response = await postRaw(metadataJson);
+    expect(response.status).toBe(422);
+    expect(response.json['code']).toBe('WA_ERR_UNREPRESENTABLE_JSON');
+    expect(response.json['detail']).toContain(says);
+    expect(await storedMessages()).toBe(before);
+  });
+
+  it(`accepts metadata up to the documented depth (${String(SEND_BODY_MAX_DEPTH)} levels for the body) unchanged`, async () => {
+    // The body object is level 1 and the metadata object level 2.
+    const depth = SEND_BODY_MAX_DEPTH - 2;
+    const metadataJson = `{"safe":9007199254740991,"small":-0.5,"deep":${'['.repeat(depth)}1${']'.repeat(depth)}}`;
+    const response = await postRaw(metadataJson);
+    expect(response.status).toBe(202);
+    const status = await getMessage(server.url, apiKey.key, response.json['id'] as string);
+    expect(status.json['metadata']).toEqual(JSON.parse(metadataJson));
+    expect((await postRaw(`{"deep":${'['.repeat(depth + 1)}1${']'.repeat(depth + 1)}}`)).status).toBe(422);
+  });
+});
