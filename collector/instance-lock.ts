@@ -66,18 +66,37 @@ function tryCreate(path: string, owner: LockOwner): boolean {
   }
 }
 
+/** Lock files this process holds now, so a lock naming our own pid can be told from a predecessor's. */
+const heldPaths = new Set<string>();
+
 function acquireOne(path: string, owner: LockOwner): void {
-  if (tryCreate(path, owner)) return;
+  if (takeOne(path, owner)) return;
+  throw new InstanceLockedError(path, readOwner(path));
+}
+
+function takeOne(path: string, owner: LockOwner): boolean {
+  if (tryCreate(path, owner)) {
+    heldPaths.add(path);
+    return true;
+  }
   const current = readOwner(path);
-  // A lock from another host cannot be checked (shared volume): it is respected.
-  const isStale = current !== null && current.hostname === owner.hostname && !isProcessAlive(current.pid);
-  if (!isStale) throw new InstanceLockedError(path, current);
+  // A lock from another host cannot be checked (shared volume): it is respected. On this host it is stale
+  // when its process is dead, or when it names this process but this process does not hold it: a restarted
+  // container runs the collector as the same pid (1) under the same hostname.
+  const isStale =
+    current !== null &&
+    current.hostname === owner.hostname &&
+    (current.pid === owner.pid ? !heldPaths.has(path) : !isProcessAlive(current.pid));
+  if (!isStale) return false;
   unlinkSync(path);
-  if (!tryCreate(path, owner)) throw new InstanceLockedError(path, readOwner(path));
+  if (!tryCreate(path, owner)) return false;
+  heldPaths.add(path);
+  return true;
 }
 
 function releaseOne(path: string, token: string): void {
   if (readOwner(path)?.token !== token) return;
+  heldPaths.delete(path);
   try {
     unlinkSync(path);
   } catch {

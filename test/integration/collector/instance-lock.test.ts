@@ -43,6 +43,15 @@ describe('acquireInstanceLock', () => {
     second.release();
   });
 
+  it('takes over a lock naming this pid that this process does not hold (a restarted container is pid 1 again)', () => {
+    const options = paths();
+    writeLockOf(process.pid, `${options.authDir}.lock`);
+    writeLockOf(process.pid, `${options.outboxPath}.lock`);
+    const lock = acquireInstanceLock(options);
+    cleanups.push(() => lock.release());
+    expect(() => acquireInstanceLock(options)).toThrow(InstanceLockedError);
+  });
+
   it('refuses while another live process holds the lock, and takes it over once that process is dead', async () => {
     const options = paths();
     const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
