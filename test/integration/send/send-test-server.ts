@@ -11,7 +11,7 @@ import { createIngestMetrics } from '../../../ingest-api/metrics.js';
 import { generateApiKey } from '../../../lake/send/api-key.js';
 import { createSendComponents, type SendComponents } from '../../../ingest-api/send-wiring.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { TEST_SECRET } from '../../helpers/temporal-env.js';
+import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET } from '../../helpers/temporal-env.js';
 
 /** A real ingest API with the send routes, over real HTTP and PostgreSQL. */
 export interface SendTestServer {
@@ -38,6 +38,8 @@ export async function startSendTestServer(
     TEMPORAL_ADDRESS: '127.0.0.1:1',
     SEND_API_START_TIMEOUT_MS: '300',
     SEND_TEXT_MAX_CHARS: '100',
+    // The API's own starts are encrypted like every test client's: the workers' codec refuses clear input.
+    PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
     ...options.env,
   });
   const pool = createPool(databaseUrl, { max: 8, logger });
