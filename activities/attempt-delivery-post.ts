@@ -1,5 +1,4 @@
 import type { ReadableStreamDefaultReader } from 'node:stream/web';
-import { withoutUrlCredentials } from '../common/redact-url-credentials.js';
 import type { DeliveryAttemptOutcome } from './classify-delivery-response.js';
 
 /** How many characters of a response body an attempt keeps, for failure details and duplicate detection. */
@@ -96,11 +95,10 @@ export async function attemptDeliveryPost(
     });
   } catch (err) {
     if (cancellation?.aborted) throw err;
-    // The cause becomes part of the failure in the history: never with a URL's credentials (issue #24 item 4).
-    const cause = withoutUrlCredentials(err);
-    if (timeout.aborted) return { outcome: { kind: 'timeout' }, responseExcerpt: '', responseHeaders: null, cause };
+    if (timeout.aborted)
+      return { outcome: { kind: 'timeout' }, responseExcerpt: '', responseHeaders: null, cause: err };
     const outcome: DeliveryAttemptOutcome = { kind: 'network_error', code: networkErrorCode(err) };
-    return { outcome, responseExcerpt: '', responseHeaders: null, cause };
+    return { outcome, responseExcerpt: '', responseHeaders: null, cause: err };
   }
   const responseExcerpt = await readResponseExcerpt(response);
   return {

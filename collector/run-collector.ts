@@ -241,7 +241,8 @@ function startSendSide(
   if (!options.send || options.temporalClient === null) return null;
   return startSessionSendSide({
     ...options.send,
-    temporal: options.config.temporal,
+    temporalAddress: options.config.TEMPORAL_ADDRESS,
+    namespace: options.config.TEMPORAL_NAMESPACE,
     client: options.temporalClient,
     dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
     outboxPath: options.config.OUTBOX_PATH,

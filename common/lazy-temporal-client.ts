@@ -1,6 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import type { TemporalConnection } from './temporal-connection.js';
 
 /** A Temporal client and the way to close the connection under it. */
 export interface LazyTemporalClient {
@@ -15,16 +14,15 @@ export interface LazyTemporalClient {
  * the ingest API keeps accepting send requests that its sweeper starts afterwards (architecture.md §12).
  * Shared by the CLI's collector commands and the ingest API's send wiring.
  *
- * @param temporal - the process config's `temporal` (address, namespace, TLS, API key; issue #24 item 1).
+ * @param address - `TEMPORAL_ADDRESS` (`host:port`).
+ * @param namespace - `TEMPORAL_NAMESPACE`.
  * @param dataConverter - from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14); SDK default when omitted.
  */
 export function createLazyTemporalClient(
-  temporal: TemporalConnection,
+  address: string,
+  namespace: string,
   dataConverter?: DataConverter
 ): LazyTemporalClient {
-  const connection = Connection.lazy({ ...temporal.connectionOptions });
-  return {
-    client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
-    close: () => connection.close(),
-  };
+  const connection = Connection.lazy({ address });
+  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
 }

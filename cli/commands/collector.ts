@@ -29,7 +29,11 @@ function createCollectorDeps() {
     config,
     logger,
     alertSink,
-    temporal: createLazyTemporalClient(config.temporal, createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)),
+    temporal: createLazyTemporalClient(
+      config.TEMPORAL_ADDRESS,
+      config.TEMPORAL_NAMESPACE,
+      createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+    ),
   };
 }
 

@@ -67,7 +67,8 @@ async function withClient(
 ): Promise<void> {
   const config = loadCollectorConfig(process.env);
   const temporal = await connectTemporalClient(
-    config.temporal,
+    config.TEMPORAL_ADDRESS,
+    config.TEMPORAL_NAMESPACE,
     undefined,
     createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
   );

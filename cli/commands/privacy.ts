@@ -56,7 +56,8 @@ export function registerPrivacyCommands(program: Command): void {
       const pool = createPool(databaseUrl());
       let temporalUnreachableReason: string | undefined;
       const temporal = await connectTemporalClient(
-        config.temporal,
+        config.TEMPORAL_ADDRESS,
+        config.TEMPORAL_NAMESPACE,
         undefined,
         createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
       ).catch((err: unknown) => {

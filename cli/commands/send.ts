@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
-import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -90,12 +89,7 @@ export function registerSendCommands(program: Command): void {
       .option('--account <id>', 'sending account', 'default')
       .action(async (options: { account: string }) => {
         const config = loadCollectorConfig(process.env);
-        // The pause reason is a payload: encrypted like every other one (architecture.md §14).
-        const temporal = await connectTemporalClient(
-          config.temporal,
-          undefined,
-          createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
-        );
+        const temporal = await connectTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
         try {
           const gate = temporal.client.workflow.getHandle(sendGateWorkflowId(options.account));
           try {

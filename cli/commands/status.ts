@@ -103,7 +103,8 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
 async function readDeadLetters(config: CollectorConfig): Promise<StatusReport['deadLetters']> {
   try {
     const temporal = await connectTemporalClient(
-      config.temporal,
+      config.TEMPORAL_ADDRESS,
+      config.TEMPORAL_NAMESPACE,
       undefined,
       createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
     );
