@@ -21,6 +21,20 @@ export interface SkippedRow {
 }
 
 let savepointCounter = 0;
+/** SQLSTATE `no_active_sql_transaction`: SAVEPOINT outside a transaction block. */
+const NO_ACTIVE_TRANSACTION = '25P01';
+
+async function inOwnTransaction<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  }
+}
 
 /**
  * Runs `work` inside a savepoint of the caller's transaction: on error the savepoint is rolled back (the
@@ -29,7 +43,13 @@ let savepointCounter = 0;
 export async function inSavepoint<T>(client: pg.ClientBase, work: () => Promise<T>): Promise<T> {
   savepointCounter += 1;
   const name = `wa_row_guard_${savepointCounter}`;
-  await client.query(`SAVEPOINT ${name}`);
+  try {
+    await client.query(`SAVEPOINT ${name}`);
+  } catch (err) {
+    // A caller outside a transaction: the work gets a transaction of its own, with the same all-or-nothing.
+    if ((err as { code?: string }).code !== NO_ACTIVE_TRANSACTION) throw err;
+    return inOwnTransaction(client, work);
+  }
   try {
     const result = await work();
     await client.query(`RELEASE SAVEPOINT ${name}`);
