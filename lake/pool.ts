@@ -133,3 +133,19 @@ export function toDatabaseAvailabilityError(err: unknown): DatabaseBusyError | D
   if (isDatabaseUnavailable(err)) return new DatabaseUnavailableError(err);
   return undefined;
 }
+
+/**
+ * Runs one statement on the pool and returns its rows, with connection and busy errors translated by
+ * {@link toDatabaseAvailabilityError}: the one query helper of the lake's repositories.
+ */
+export async function queryRows<T extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  sql: string,
+  params: unknown[]
+): Promise<T[]> {
+  try {
+    return (await pool.query<T>(sql, params)).rows;
+  } catch (err) {
+    throw toDatabaseAvailabilityError(err) ?? err;
+  }
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { toDatabaseAvailabilityError } from '../pool.js';
+import { queryRows } from '../pool.js';
 import { UTC_DAY_SQL, UTC_MONTH_SQL } from './send-quota-sql.js';
 import { recipientAllowListJoins, recipientIsAllowedSql } from './send-recipient-allow-list.js';
 
@@ -48,13 +48,7 @@ const SELECT_KEY = `SELECT k.*, COALESCE((SELECT a.approved_at IS NOT NULL FROM 
                                              WHERE a.account_id = k.account_id), false) AS is_account_approved
                       FROM send_api_keys k`;
 
-async function run<T extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<T[]> {
-  try {
-    return (await pool.query<T>(sql, params)).rows;
-  } catch (err) {
-    throw toDatabaseAvailabilityError(err) ?? err;
-  }
-}
+const run = queryRows;
 
 /**
  * API keys, sending accounts and opt-ins of outbound send (architecture.md §12, issue #10): the SQL behind

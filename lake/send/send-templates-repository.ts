@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { toDatabaseAvailabilityError } from '../pool.js';
+import { queryRows } from '../pool.js';
 import { isUuidText } from '../../common/uuid-text.js';
 
 /** State of one template version (issue #31 item 1). */
@@ -51,12 +51,8 @@ function toVersion(row: Record<string, unknown>): TemplateVersion {
 export class SendTemplatesRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  private async run(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-    try {
-      return (await this.pool.query<Record<string, unknown>>(sql, params)).rows;
-    } catch (err) {
-      throw toDatabaseAvailabilityError(err) ?? err;
-    }
+  private run(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+    return queryRows<Record<string, unknown>>(this.pool, sql, params);
   }
 
   /**
