@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SEND_STATE_RANK, type SendCategory, type SendState } from '../../workflows/send-contracts.js';
-import { toDatabaseAvailabilityError } from '../pool.js';
+import { queryRows } from '../pool.js';
 
 /** A committed send intent (one `outbound_messages` row). */
 export interface OutboundMessage {
@@ -80,12 +80,8 @@ function toMessage(row: Record<string, unknown>): OutboundMessage {
 export class OutboundMessagesRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  private async run(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-    try {
-      return (await this.pool.query<Record<string, unknown>>(sql, params)).rows;
-    } catch (err) {
-      throw toDatabaseAvailabilityError(err) ?? err;
-    }
+  private run(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+    return queryRows<Record<string, unknown>>(this.pool, sql, params);
   }
 
   /** The message a key already created with this `Idempotency-Key`, or null. */
