@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
+import { createClosableConnectionInterceptors } from './closable-connection-interceptors.js';
 
 /** A Temporal client and the way to close the connection under it. */
 export interface LazyTemporalClient {
@@ -23,6 +24,13 @@ export function createLazyTemporalClient(
   namespace: string,
   dataConverter?: DataConverter
 ): LazyTemporalClient {
-  const connection = Connection.lazy({ address });
-  return { client: new Client({ connection, namespace, dataConverter }), close: () => connection.close() };
+  const guard = createClosableConnectionInterceptors();
+  const connection = Connection.lazy({ address, interceptors: guard.interceptors });
+  return {
+    client: new Client({ connection, namespace, dataConverter }),
+    close: () => {
+      guard.markClosing();
+      return connection.close();
+    },
+  };
 }

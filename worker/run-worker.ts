@@ -7,6 +7,7 @@ import type { Logger } from '../common/logger.js';
 import { createDataConverter, warnWhenPayloadsInClear } from '../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
 import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
+import { createClosableConnectionInterceptors } from '../common/closable-connection-interceptors.js';
 import { createTemporalAlertLedger } from './temporal-alert-ledger.js';
 import type { WorkerConfig } from './config.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
@@ -64,10 +65,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
   warnWhenPayloadsInClear(log, config.PAYLOAD_ENCRYPTION_KEYS);
   const connection = options.connection ?? (await NativeConnection.connect({ address }));
-  const clientConnection = options.client ? undefined : await Connection.connect({ address });
+  const clientGuard = createClosableConnectionInterceptors();
+  const clientConnection = options.client
+    ? undefined
+    : await Connection.connect({ address, interceptors: clientGuard.interceptors });
   const client =
     options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const closeOwned = async (): Promise<void> => {
+    clientGuard.markClosing();
     await clientConnection?.close();
     if (!options.connection) await connection.close();
   };
