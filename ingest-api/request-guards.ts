@@ -5,6 +5,7 @@ import { INGEST_PATH } from '../common/ingest-body.js';
 import { SEND_STATUS_WEBHOOKS_PATH } from '../common/send-status-webhook.js';
 import { SEND_TRANSITIONS_PATH } from '../common/send-transition-report.js';
 import { IngestHttpError, type IngestErrorCode } from './errors.js';
+import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { SEND_MESSAGES_PATH, type SendKeyQuota } from './routes/send-routes.js';
 
 /**
@@ -57,10 +58,15 @@ function credentialKindOf(url: string): CredentialKind | null {
 /** How long a blocked address waits for its 429 (ADR 0014). */
 const BLOCKED_ANSWER_DELAY_MS = 1_000;
 const TOO_MANY_AUTH_FAILURES: IngestErrorCode = 'WA_ERR_TOO_MANY_AUTH_FAILURES';
+const TOO_MANY_AUTH_FAILURES_MESSAGE = 'too many failed credential checks from this address';
 const TOO_MANY_AUTH_FAILURES_BODY = JSON.stringify({
-  error: 'too many failed credential checks from this address',
+  error: TOO_MANY_AUTH_FAILURES_MESSAGE,
   code: TOO_MANY_AUTH_FAILURES,
 });
+// The public API answers every error as RFC 9457 problem details (issue #31 item 4), this one included.
+const TOO_MANY_AUTH_FAILURES_PROBLEM = JSON.stringify(
+  toProblemDetails(new IngestHttpError(TOO_MANY_AUTH_FAILURES, TOO_MANY_AUTH_FAILURES_MESSAGE))
+);
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
@@ -122,6 +128,7 @@ export function installRequestGuards(
           ? NO_BODY_LIMIT_BYTES
           : limits.sendBodyLimitBytes;
     if (kind === null) return;
+    const isPublic = route.url.startsWith(PUBLIC_API_PREFIX);
     appendOnRequest(route, async (request, reply) => {
       // A peek: the address is blocked once its failures reached the maximum in this window.
       const status = await failures.get(kind)?.(request, { increment: false });
@@ -132,8 +139,8 @@ export function installRequestGuards(
         return reply
           .code(429)
           .header('retry-after', String(Math.max(1, Math.ceil(status.ttl / 1000))))
-          .type('application/json; charset=utf-8')
-          .send(TOO_MANY_AUTH_FAILURES_BODY);
+          .type(isPublic ? PROBLEM_JSON : 'application/json; charset=utf-8')
+          .send(isPublic ? TOO_MANY_AUTH_FAILURES_PROBLEM : TOO_MANY_AUTH_FAILURES_BODY);
       }
       return undefined;
     });

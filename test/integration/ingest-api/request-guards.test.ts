@@ -76,7 +76,13 @@ describe('request guards of the ingest port (issue #25 item 3, ADR 0014)', () =>
     });
     expect(response.status).toBe(429);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await response.json()).toMatchObject({ code: 'WA_ERR_TOO_MANY_AUTH_FAILURES' });
+    // An error of the public API: RFC 9457 problem details with the code kept (issue #31 item 4).
+    expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+    expect(await response.json()).toMatchObject({
+      type: 'urn:wa-lake:problem:WA_ERR_TOO_MANY_AUTH_FAILURES',
+      status: 429,
+      code: 'WA_ERR_TOO_MANY_AUTH_FAILURES',
+    });
     // Failures are counted per kind of credential: the flood does not block signed lake deliveries.
     expect((await postSigned(server.url, messageBody(), { secret: TEST_SECRET })).status).toBe(201);
   });
