@@ -48,7 +48,10 @@ export const postMessageRouteOptions: RouteShorthandOptions = {
       413: problem('body too large'),
       415: problem('Content-Type is not application/json'),
       422: problem('invalid body, template, recipient, deadline, or Idempotency-Key reuse'),
-      429: problem('the key’s daily or monthly quota is used up (Retry-After, RateLimit)'),
+      429: problem(
+        'the key’s daily or monthly quota is used up (Retry-After, RateLimit), the key sent too many requests, ' +
+          'or this address failed too many API-key checks (Retry-After)'
+      ),
       503: problem('database unavailable (Retry-After)'),
     },
   },
@@ -66,6 +69,7 @@ export const getMessageRouteOptions: RouteShorthandOptions = {
       200: json('the message', openApiSchema(messageStatusSchema)),
       401: problem('x-api-key missing, unknown or revoked'),
       404: problem('no message with this id for this key'),
+      429: problem('this address failed too many API-key checks (Retry-After)'),
       503: problem('database unavailable (Retry-After)'),
     },
   },

@@ -24,7 +24,9 @@ let document: OpenApiDocument;
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 
 beforeAll(async () => {
-  server = await startSendTestServer(inject('databaseUrl'), { env: { SEND_TEXT_MAX_CHARS: '50' } });
+  server = await startSendTestServer(inject('databaseUrl'), {
+    env: { SEND_TEXT_MAX_CHARS: '50', SEND_BODY_LIMIT_BYTES: '4096', INGEST_AUTH_FAILURES_MAX: '5' },
+  });
   const response = await fetch(`${server.url}/api/v1/openapi.json`);
   expect(response.status).toBe(200);
   document = (await response.json()) as OpenApiDocument;
@@ -102,5 +104,59 @@ describe('GET /api/v1/openapi.json (issue #31 item 6)', () => {
       ajv.validate(requestBody ?? {}, { to: groupJid, template: 'otp', variables: { code: 1 }, category: 'otp' })
     ).toBe(true);
     expect(ajv.validate(requestBody ?? {}, { ...body, deliverBy: 'typo' })).toBe(false);
+    expect((await callAndValidate('get', '/api/v1/openapi.json', '/api/v1/openapi.json')).status).toBe(200);
+  });
+
+  it('describes the answers that need a held lock or a large body: 409 in flight and 413', async () => {
+    const self = '100000000000056@lid';
+    const groupJid = await seedGroup(server.pool, [self]);
+    const limited = await createTestApiKey(server.admin, { self: [self], dailyLimit: 5 });
+    const post = (body: string, idempotencyKey: string) =>
+      callAndValidate('post', '/api/v1/messages', '/api/v1/messages', {
+        headers: { 'x-api-key': limited.key, 'idempotency-key': idempotencyKey, 'content-type': 'application/json' },
+        body,
+      });
+    const body = JSON.stringify({ to: groupJid, text: 'held', category: 'otp' });
+    expect(
+      (await post(JSON.stringify({ to: groupJid, text: 'x'.repeat(5000), category: 'otp' }), randomUUID())).status
+    ).toBe(413);
+    // Holding the key's quota row keeps the first request's accept statement waiting: its key is in flight.
+    const blocker = await server.pool.connect();
+    const key = randomUUID();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM send_api_key_usage WHERE api_key_id = $1 FOR UPDATE', [limited.id]);
+      const first = post(body, key);
+      await expect
+        .poll(
+          async () => {
+            const { rows } = await server.pool.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query LIKE '%jsonb_to_recordset%'`
+            );
+            return rows[0]?.n;
+          },
+          { timeout: 30_000 }
+        )
+        .toBe(1);
+      expect((await post(body, key)).status).toBe(409);
+      await blocker.query('COMMIT');
+      expect((await first).status).toBe(202);
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+  });
+
+  // Last: once blocked, this address gets 429 on every API-key route of this server.
+  it('describes the 429 of an address with too many failed API-key checks', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 10 && !statuses.includes(429); i += 1) {
+      const answer = await callAndValidate('get', '/api/v1/messages/{id}', `/api/v1/messages/${randomUUID()}`, {
+        headers: { 'x-api-key': `wlk_guess_${i}` },
+      });
+      statuses.push(answer.status);
+    }
+    expect(statuses.at(-1)).toBe(429);
   });
 });
