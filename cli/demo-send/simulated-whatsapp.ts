@@ -33,6 +33,8 @@ export interface SimulatedWhatsAppOptions {
   slowSendMs: number;
   /** Gap between successive ACKs of one message. */
   ackStepMs: number;
+  /** Called synchronously for each message accepted, before `sendMessage` answers (the chaos run's wire file). */
+  onWireSend?: (send: WireSend) => void;
 }
 
 const STATUS_SERVER_ACK = 2;
@@ -169,7 +171,9 @@ export class SimulatedWhatsApp {
 
   private async accept(socket: SessionSocket, jid: string, text: string, messageId: string): Promise<unknown> {
     await this.whenOpen(socket, undefined);
-    this.wire.push({ jid, text, messageId, atMs: Date.now() });
+    const send = { jid, text, messageId, atMs: Date.now() };
+    this.wire.push(send);
+    this.options.onWireSend?.(send);
     const behaviour = this.behaviourOf(jid);
     if (behaviour === 'slow_first_send' && !this.slowSent.has(messageId)) {
       // On the wire, but the call outlives the collector's send timeout: the ACK of this attempt is lost.

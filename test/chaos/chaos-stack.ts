@@ -33,12 +33,16 @@ export class ChaosStack {
   client: Client | null = null;
   private connection: Connection | null = null;
   private alertServer: Server | null = null;
-  private readonly ports = { postgres: 0, temporal: 0, ingest: 0, alerts: 0 };
+  protected readonly ports = { postgres: 0, temporal: 0, ingest: 0, alerts: 0 };
 
   constructor(
     readonly dir: string,
     private readonly capturePath: string
   ) {}
+
+  get ingestUrl(): string {
+    return `http://127.0.0.1:${this.ports.ingest}`;
+  }
 
   get outboxPath(): string {
     return join(this.dir, 'outbox.sqlite');
@@ -48,7 +52,7 @@ export class ChaosStack {
     return this.postgres?.databaseUrl ?? '';
   }
 
-  private logFile(name: string): string {
+  protected logFile(name: string): string {
     return join(this.dir, `${name}.log`);
   }
 
@@ -66,7 +70,7 @@ export class ChaosStack {
     this.startCollector();
   }
 
-  private temporalAddress(): string {
+  protected temporalAddress(): string {
     return `127.0.0.1:${this.ports.temporal}`;
   }
 
@@ -102,7 +106,8 @@ export class ChaosStack {
     });
   }
 
-  private commonEnv(): Record<string, string> {
+  /** Environment of every wa-lake process of the stack (each reads only its own keys). */
+  protected commonEnv(): Record<string, string> {
     return { LOG_LEVEL: 'info', ALERT_WEBHOOK_URL: `http://127.0.0.1:${this.ports.alerts}/alerts` };
   }
 

@@ -22,9 +22,21 @@ export interface CliProcess {
  * `logFile`.
  */
 export function startCli(name: string, args: string[], env: Record<string, string>, logFile: string): CliProcess {
+  return startNode(name, [CLI, ...args], env, logFile);
+}
+
+/**
+ * Starts a TypeScript entry of the chaos test (`node --import tsx <script>`) the same way as {@link startCli}:
+ * for a part that only a test may build, such as a collector on the simulated WhatsApp.
+ */
+export function startTsScript(name: string, script: string, env: Record<string, string>, logFile: string): CliProcess {
+  return startNode(name, ['--import', 'tsx', script], env, logFile);
+}
+
+function startNode(name: string, args: string[], env: Record<string, string>, logFile: string): CliProcess {
   const log = createWriteStream(logFile, { flags: 'a' });
-  log.write(`--- ${new Date().toISOString()} start ${name}: wa-lake ${args.join(' ')}\n`);
-  const child = spawn(process.execPath, [CLI, ...args], {
+  log.write(`--- ${new Date().toISOString()} start ${name}: node ${args.join(' ')}\n`);
+  const child = spawn(process.execPath, args, {
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,29 +1,48 @@
 /**
- * `npm run chaos -- --events N [--dir D] [--wrong-secret-ms MS]` (issue #14 item 8): runs the chaos test
- * (see chaos-run.ts), prints progress and one figure line, and exits 1 when the lake of the chaos run
- * differs from the fault-free reference in any way.
+ * `npm run chaos -- --events N [--send-messages M] [--send-only] [--dir D] [--wrong-secret-ms MS]` (issue #14
+ * item 8, issue #31 item 8): runs the chaos test of the lake (see chaos-run.ts), then its send phase (see
+ * chaos-send-run.ts), prints progress and one figure line per part, and exits 1 when the lake of the chaos run
+ * differs from the fault-free reference in any way or the send phase found a message unsettled, unknown or on
+ * the wire under two ids. `--send-only` (`npm run chaos:send`) runs the send phase alone.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { formatChaosFigures, runChaos } from './chaos-run.js';
+import { formatChaosSendFigures, runChaosSend } from './chaos-send-run.js';
 
 const program = new Command('chaos')
   .option('--events <n>', 'distinct messages in the generated capture', '3000')
+  .option('--send-messages <n>', 'messages requested in the send phase (0: no send phase)', '1000')
+  .option('--send-only', 'run the send phase alone')
   .option('--dir <dir>', 'state and logs of both runs (default: a new temp folder)')
   .option('--wrong-secret-ms <ms>', 'how long the worker runs with a wrong secret', '60000')
   .parse();
-const options = program.opts<{ events: string; dir?: string; wrongSecretMs: string }>();
+const options = program.opts<{
+  events: string;
+  sendMessages: string;
+  sendOnly?: boolean;
+  dir?: string;
+  wrongSecretMs: string;
+}>();
 const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'wa-lake-chaos-'));
-const events = Number(options.events);
-const report = await runChaos({
-  events,
-  dir,
-  wrongSecretMs: Number(options.wrongSecretMs),
-  onProgress: (line) => process.stdout.write(`${line}\n`),
-});
-process.stdout.write(`state and logs: ${dir}\n${formatChaosFigures(report, events)}\n`);
+const onProgress = (line: string): void => void process.stdout.write(`${line}\n`);
+const lines: string[] = [];
+let ok = true;
+if (options.sendOnly !== true) {
+  const events = Number(options.events);
+  const report = await runChaos({ events, dir, wrongSecretMs: Number(options.wrongSecretMs), onProgress });
+  lines.push(formatChaosFigures(report, events));
+  ok &&= report.ok;
+}
+const sendMessages = Number(options.sendMessages);
+if (sendMessages > 0) {
+  const report = await runChaosSend({ messages: sendMessages, dir, onProgress });
+  lines.push(formatChaosSendFigures(report));
+  ok &&= report.ok;
+}
+process.stdout.write(`state and logs: ${dir}\n${lines.join('\n')}\n`);
 // Exit explicitly: a closed gRPC channel or pg socket can keep the event loop alive for minutes after the
 // report, and `npm run chaos` must end when it has said its result.
-process.exit(report.ok ? 0 : 1);
+process.exit(ok ? 0 : 1);

