@@ -82,3 +82,20 @@ export class InvertedReportRangeError extends Error {
     super(`the report would start on ${from}, after its last day ${to}${why}; the first day must come first`);
   }
 }
+
+/** Most days one engagement report spans (ten years and a leap day or three): its daily series stay small. */
+export const MAX_REPORT_DAYS = 3_660;
+
+/**
+ * Thrown by `readEngagementReport` when the range spans more than {@link MAX_REPORT_DAYS} days (issue #26 item 5: a
+ * `--from 1900 --to 2100` report wrote 73,000 daily rows, 22 MB of HTML, without a word).
+ */
+export class ReportRangeTooLongError extends Error {
+  override readonly name = 'ReportRangeTooLongError';
+  constructor(from: string, to: string, days: number) {
+    super(
+      `the report from ${from} to ${to} would span ${days} days, more than the ${MAX_REPORT_DAYS} one report covers; ` +
+        'pass --from and --to closer together (or several reports)'
+    );
+  }
+}

@@ -39,6 +39,7 @@ export {
 } from './engagement/engagement-report-queries.js';
 export {
   InvalidMemberLinkError,
+  findUnseenParticipants,
   isParticipantSeen,
   linkMembers,
   listMemberLinks,

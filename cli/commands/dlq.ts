@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { listDeadLetters, replayDeadLetters, type ReplayReport, type ReplaySelection } from '../../ops/index.js';
+import { countNoun } from '../count-noun.js';
+import { shortenAtWord } from '../shorten-at-word.js';
 import { toTerminalText } from '../terminal-text.js';
 import { integerInRange } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
@@ -28,11 +30,11 @@ export function registerDlqCommands(program: Command): void {
           includeResolved: options.all ?? false,
         });
         if (options.json) return printLine(JSON.stringify(page));
-        printLine(`${page.unresolvedCount} open, ${page.total} listed by this filter`);
+        printLine(deadLetterListHeader(page, options.all === true));
         for (const entry of page.entries) {
           const state = entry.resolvedAt ? `resolved (${toTerminalText(entry.resolution ?? '')})` : 'open';
           printLine(
-            `${entry.eventId}  ${entry.deadLetteredAt}  HTTP ${entry.httpStatus ?? '-'}  ${entry.type}  ${state}  ${toTerminalText(entry.responseExcerpt.slice(0, 80))}`
+            `${entry.eventId}  ${entry.deadLetteredAt}  HTTP ${entry.httpStatus ?? '-'}  ${entry.type}  ${state}  ${toTerminalText(shortenAtWord(entry.responseExcerpt, 80))}`
           );
         }
         if (page.nextOffset !== null) printLine(`more: wa-lake dlq list --offset ${page.nextOffset}`);
@@ -87,4 +89,20 @@ function describeReplayOutcome(report: ReplayReport, isAll: boolean): string {
   }
   const counts = `${replayed.length} replayed, ${skipped.length} skipped, ${failed.length} failed`;
   return replayed.length === 0 ? `nothing was replayed (${counts})` : counts;
+}
+
+/**
+ * The first line of `dlq list`: what the page is a part of, in words (issue #26 item 5: "listed by this filter"
+ * was printed with no filter given).
+ */
+export function deadLetterListHeader(
+  page: { total: number; unresolvedCount: number; entries: readonly unknown[] },
+  includesResolved: boolean
+): string {
+  const open = countNoun(page.unresolvedCount, 'open dead letter');
+  if (page.total === 0)
+    return includesResolved ? 'no dead letters' : 'no open dead letters (--all shows resolved ones)';
+  const scope = includesResolved ? `${countNoun(page.total, 'dead letter')} (${page.unresolvedCount} open)` : open;
+  if (page.entries.length === page.total) return scope;
+  return `${scope}; this page shows ${page.entries.length}`;
 }

@@ -1,13 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
+  findUnseenParticipants,
   isParticipantSeen,
   linkMembers,
   listMemberLinks,
   unlinkMember,
   type WrittenMemberLink,
 } from '../../lake/index.js';
-import { parseLinksCsv } from '../report/parse-links-csv.js';
+import { countNoun } from '../count-noun.js';
+import { toFileAccessError } from '../file-access-error.js';
+import { LinksCsvError, parseLinksCsv } from '../report/parse-links-csv.js';
 import { toTerminalText } from '../terminal-text.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
@@ -61,7 +64,9 @@ export function registerMembersCommands(program: Command): void {
         printLine(JSON.stringify(links));
         return;
       }
-      if (links.length === 0) printLine('no links');
+      if (links.length === 0) return printLine('no links');
+      // A header names the columns, so the table reads (and pastes into a spreadsheet) without guessing.
+      printLine('member_id\tparticipant_id\tsource');
       for (const link of links)
         printLine(`${toTerminalText(link.memberId)}\t${link.participantId}\t${toTerminalText(link.source)}`);
     });
@@ -70,15 +75,52 @@ export function registerMembersCommands(program: Command): void {
     .command('import <csv>')
     .description('link every row of a CSV file with the columns participant_id,member_id[,name] (header required)')
     .action(async (file: string) => {
-      const links = parseLinksCsv(await readFile(file, 'utf8'));
-      const written = await withLakePool((pool) => linkMembers(pool, links, 'csv'));
-      printLine(`imported ${String(written.length)} links from ${file}`);
+      const text = await readFile(file, 'utf8').catch((err: unknown) => {
+        throw toFileAccessError(err, 'read the CSV file', file);
+      });
+      let links: ReturnType<typeof parseLinksCsv>;
+      try {
+        links = parseLinksCsv(text);
+      } catch (err) {
+        if (!(err instanceof LinksCsvError)) throw err;
+        // Every bad line at once (issue #26 item 5): a long file is fixed in one pass, not one run per line.
+        process.stderr.write(
+          `wa-lake members import: ${file} has ${countNoun(err.problems.length, 'problem')}; nothing was imported\n` +
+            err.problems.map((problem) => `  ${toTerminalText(problem)}\n`).join('')
+        );
+        process.exitCode = 1;
+        return;
+      }
+      const { written, unseen } = await withLakePool(async (pool) => {
+        const rows = await linkMembers(pool, links, 'csv');
+        return {
+          written: rows,
+          unseen: await findUnseenParticipants(
+            pool,
+            rows.map((link) => link.participantId)
+          ),
+        };
+      });
+      const unchanged = written.filter((link) => link.replacedMemberId === link.memberId).length;
+      const changed = written.filter((link) => changedFrom(link) !== null).length;
+      const added = written.length - unchanged - changed;
+      printLine(
+        `read ${countNoun(written.length, 'link')} from ${file}: ${added} new, ${changed} changed, ${unchanged} unchanged`
+      );
       for (const link of written) {
         const replaced = changedFrom(link);
         if (replaced)
           printLine(
             `  ${link.participantId}: ${toTerminalText(replaced)} replaced by ${toTerminalText(link.memberId)}`
           );
+      }
+      if (unseen.length > 0) {
+        process.stderr.write(
+          `warning: the lake has not seen ${countNoun(unseen.length, 'participant')} of ${file} yet; their links count ` +
+            `from their first activity (check the JIDs): ${unseen.slice(0, 10).join(', ')}` +
+            (unseen.length > 10 ? ` and ${unseen.length - 10} more` : '') +
+            '\n'
+        );
       }
     });
 }

@@ -6,6 +6,7 @@ import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
+import { countNoun } from '../count-noun.js';
 import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -75,6 +76,7 @@ export function registerPrivacyCommands(program: Command): void {
           requestedBy: options.requestedBy,
         });
         failWhenIncomplete(report);
+        failWhenNothingFound(report, options.participant);
         if (options.json) return printLine(JSON.stringify(report));
         const { lake, outboxRowsRewritten, deadLetterEntriesRedacted } = report.counts;
         printLine(
@@ -82,14 +84,16 @@ export function registerPrivacyCommands(program: Command): void {
             (report.continuedPendingErasure ? ' (continues an incomplete erasure of this member)' : '')
         );
         printLine(
-          `  lake: ${lake.messageBodiesRedacted} message bodies redacted, ${lake.aliasesDeleted} aliases and ` +
-            `${lake.participantsDeleted} participant rows and ${lake.memberLinksDeleted} member links deleted`
+          `  lake: ${countNoun(lake.messageBodiesRedacted, 'message body', 'message bodies')} redacted, ` +
+            `${countNoun(lake.aliasesDeleted, 'alias', 'aliases')} and ` +
+            `${countNoun(lake.participantsDeleted, 'participant row')} and ` +
+            `${countNoun(lake.memberLinksDeleted, 'member link')} deleted`
         );
         for (const [column, rows] of Object.entries(lake.pseudonymized))
-          printLine(`  lake: ${column}: ${rows} rows pseudonymized`);
-        if (outboxRowsRewritten !== null) printLine(`  outbox: ${outboxRowsRewritten} rows rewritten`);
+          printLine(`  lake: ${column}: ${countNoun(rows, 'row')} pseudonymized`);
+        if (outboxRowsRewritten !== null) printLine(`  outbox: ${countNoun(outboxRowsRewritten, 'row')} rewritten`);
         if (deadLetterEntriesRedacted !== null)
-          printLine(`  dead letters: ${deadLetterEntriesRedacted} entries redacted`);
+          printLine(`  dead letters: ${countNoun(deadLetterEntriesRedacted, 'entry', 'entries')} redacted`);
         printLine('not reached:');
         for (const line of report.notReached) printLine(`  - ${line}`);
       } finally {
@@ -112,8 +116,10 @@ function failWhenIncomplete(report: ErasureReport): void {
   );
   const done = [
     `lake erased (run ${report.runId})`,
-    ...(outboxRowsRewritten === null ? [] : [`outbox erased (${outboxRowsRewritten} rows rewritten)`]),
-    ...(deadLetterEntriesRedacted === null ? [] : [`dead letters erased (${deadLetterEntriesRedacted} entries)`]),
+    ...(outboxRowsRewritten === null ? [] : [`outbox erased (${countNoun(outboxRowsRewritten, 'row')} rewritten)`]),
+    ...(deadLetterEntriesRedacted === null
+      ? []
+      : [`dead letters erased (${countNoun(deadLetterEntriesRedacted, 'entry', 'entries')})`]),
   ];
   const missed = [
     ...(outboxRowsRewritten === null ? ['the outbox'] : []),
@@ -125,6 +131,19 @@ function failWhenIncomplete(report: ErasureReport): void {
       `  done    : ${done.join('; ')}\n` +
       '  rerun the same forget (with any of the member’s identifiers) once every store is reachable: it finds the\n' +
       '  identifiers this run erased from the lake (kept hashed until the erasure is complete)\n'
+  );
+  process.exitCode = 1;
+}
+
+/**
+ * A complete run that found nothing of the participant anywhere (issue #26 item 5): most often a mistyped
+ * identifier, which used to exit 0 with all zeros. Says so on stderr and sets exit code 1; nothing was changed.
+ */
+function failWhenNothingFound(report: ErasureReport, participant: string): void {
+  if (!report.isComplete || !report.foundNothing) return;
+  process.stderr.write(
+    `wa-lake forget: nothing of ${participant} was found in the lake, the outbox or the dead letters, so nothing ` +
+      'was erased; check the identifier (a member erased before is not found either)\n'
   );
   process.exitCode = 1;
 }

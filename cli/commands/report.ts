@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import { readEngagementReport, type EngagementReport } from '../../lake/index.js';
+import { toFileAccessError } from '../file-access-error.js';
 import { renderReportHtml } from '../report/render-html.js';
 import { writeReportCsv } from '../report/write-csv.js';
 import { withLakePool } from './database.js';
@@ -55,7 +56,9 @@ export async function writeReport(
 ): Promise<string> {
   if (options.html) {
     const path = resolve(options.html);
-    await writeFile(path, renderReportHtml(report, new Date()), 'utf8');
+    await writeFile(path, renderReportHtml(report, new Date()), 'utf8').catch((err: unknown) => {
+      throw toFileAccessError(err, 'write the report to', path);
+    });
     return `report written to ${path}`;
   }
   if (options.csv) {

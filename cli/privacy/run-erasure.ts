@@ -34,6 +34,23 @@ export interface ErasureReport {
   isComplete: boolean;
   /** True when this run continued an earlier incomplete erasure of the same member (found by a kept hash). */
   continuedPendingErasure: boolean;
+  /**
+   * True when no store held anything of the participant (every count zero, no earlier incomplete erasure): a
+   * mistyped identifier, or a member erased before (issue #26 item 5: it used to exit 0 with all zeros).
+   */
+  foundNothing: boolean;
+}
+
+/** True when the counts show no change anywhere. */
+function isNothingFound(counts: ErasureReport['counts']): boolean {
+  const { lake } = counts;
+  const lakeTotal =
+    lake.messageBodiesRedacted +
+    lake.aliasesDeleted +
+    lake.participantsDeleted +
+    lake.memberLinksDeleted +
+    Object.values(lake.pseudonymized).reduce((sum, rows) => sum + rows, 0);
+  return lakeTotal === 0 && (counts.outboxRowsRewritten ?? 0) === 0 && (counts.deadLetterEntriesRedacted ?? 0) === 0;
 }
 
 /** Stores no command can rewrite (architecture.md §14): reported on every run. */
@@ -133,6 +150,8 @@ export async function runErasure(options: {
     notReached,
     isComplete,
     continuedPendingErasure: pending.length > 0,
+    foundNothing:
+      pending.length === 0 && isNothingFound({ lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted }),
   };
   await recordErasureRun(options.pool, {
     id: report.runId,

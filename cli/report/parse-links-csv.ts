@@ -1,8 +1,17 @@
 import { canonicalParticipantJid, InvalidParticipantIdentifierError } from '../../common/participant-identifier.js';
 
-/** Thrown when a member-links CSV cannot be read; says which line and why. */
+/** Thrown when a member-links CSV cannot be read; `problems` names every bad line and why. */
 export class LinksCsvError extends Error {
   override readonly name = 'LinksCsvError';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(
+      problems.length === 1
+        ? (problems[0] ?? '')
+        : `${problems.length} problems, nothing was imported: ${problems.join('; ')}`
+    );
+    this.problems = problems;
+  }
 }
 
 /** One CSV record and the 1-based line of the file it starts on (for error messages). */
@@ -48,13 +57,12 @@ function parseCsv(text: string): CsvRecord[] {
   return records.filter((r) => r.fields.some((value) => value.trim() !== ''));
 }
 
-/** The participant as `linkMembers` stores it (its rule, with the line number). @throws LinksCsvError otherwise. */
-function canonicalParticipant(input: string, line: number): string {
+/** The participant as `linkMembers` stores it (its rule), or the problem with its line number. */
+function canonicalParticipant(input: string, line: number): { participantId: string } | { problem: string } {
   try {
-    return canonicalParticipantJid(input, 'participant_id');
+    return { participantId: canonicalParticipantJid(input, 'participant_id') };
   } catch (err) {
-    if (err instanceof InvalidParticipantIdentifierError)
-      throw new LinksCsvError(`line ${String(line)}: ${err.message}`);
+    if (err instanceof InvalidParticipantIdentifierError) return { problem: `line ${String(line)}: ${err.message}` };
     throw err;
   }
 }
@@ -69,9 +77,12 @@ function canonicalParticipant(input: string, line: number): string {
  * Participants are read by `linkMembers`' rule (`canonicalParticipantJid`) here already, so that a bad one is
  * reported with its line and two spellings of one participant count as one.
  *
- * @throws LinksCsvError for a missing header column, a row without both values, a participant that is not a
- *   LID, phone JID or phone number, or a participant linked
- *   to two different member ids; nothing is returned, so nothing is imported.
+ * Every bad line is reported, not only the first (issue #26 item 5: one problem per run made a long file a
+ * dozen runs).
+ *
+ * @throws LinksCsvError for a missing header column, or naming every row without both values, participant that
+ *   is not a LID, phone JID or phone number, and participant linked to two different member ids; nothing is
+ *   returned, so nothing is imported.
  */
 export function parseLinksCsv(text: string): { participantId: string; memberId: string; name?: string }[] {
   const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
@@ -80,24 +91,35 @@ export function parseLinksCsv(text: string): { participantId: string; memberId: 
   const memberColumn = columns.indexOf('member_id');
   const nameColumn = columns.indexOf('name');
   if (participantColumn < 0 || memberColumn < 0)
-    throw new LinksCsvError('the first line must name the columns participant_id and member_id');
+    throw new LinksCsvError(['the first line must name the columns participant_id and member_id']);
+  const problems: string[] = [];
   const links = new Map<string, { memberId: string; line: number; name?: string }>();
   for (const row of rows) {
     const rawParticipant = row.fields[participantColumn]?.trim() ?? '';
     const memberId = row.fields[memberColumn]?.trim() ?? '';
-    if (!rawParticipant || !memberId)
-      throw new LinksCsvError(`line ${String(row.line)}: participant_id and member_id are both required`);
-    const participantId = canonicalParticipant(rawParticipant, row.line);
+    if (!rawParticipant || !memberId) {
+      problems.push(`line ${String(row.line)}: participant_id and member_id are both required`);
+      continue;
+    }
+    const canonical = canonicalParticipant(rawParticipant, row.line);
+    if ('problem' in canonical) {
+      problems.push(canonical.problem);
+      continue;
+    }
+    const { participantId } = canonical;
     const earlier = links.get(participantId);
-    if (earlier && earlier.memberId !== memberId)
-      throw new LinksCsvError(
+    if (earlier && earlier.memberId !== memberId) {
+      problems.push(
         `lines ${String(earlier.line)} and ${String(row.line)}: participant ${participantId} is linked to two member ids ` +
           `(${earlier.memberId}, ${memberId}); keep one of the two lines`
       );
+      continue;
+    }
     const name = nameColumn < 0 ? '' : (row.fields[nameColumn]?.trim() ?? '');
     if (!earlier) links.set(participantId, { memberId, line: row.line, ...(name === '' ? {} : { name }) });
     else if (earlier.name === undefined && name !== '') earlier.name = name;
   }
+  if (problems.length > 0) throw new LinksCsvError(problems);
   return [...links].map(([participantId, { memberId, name }]) => ({
     participantId,
     memberId,

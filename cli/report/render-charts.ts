@@ -13,6 +13,9 @@ const HEIGHT = 360;
 /** Groups drawn as their own series in "messages per day"; the rest are summed as "other groups". */
 const MAX_GROUP_SERIES = 8;
 
+/** A value axis of counts (messages, members): ticks at whole numbers only, never 0.5 members (issue #26 item 5). */
+const COUNT_AXIS = { type: 'value', minInterval: 1 } as const;
+
 /** The part of the ECharts API used here: server-side rendering to an SVG string. */
 interface SsrChart {
   setOption(option: ChartOption): void;
@@ -105,7 +108,7 @@ function messagesPerDay(report: EngagementReport, subjects: Map<string, string>)
     legend: { type: 'scroll', top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: axis },
-    yAxis: { type: 'value', name: 'messages' },
+    yAxis: { ...COUNT_AXIS, name: 'messages' },
     series: lines.map((line) => ({ ...line, type: 'bar', stack: 'messages', barCategoryGap: '10%' })),
   });
 }
@@ -115,7 +118,7 @@ function activeMembers(report: EngagementReport): string {
     legend: { top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: report.activeMembers.map((row) => row.day) },
-    yAxis: { type: 'value', name: 'members' },
+    yAxis: { ...COUNT_AXIS, name: 'members' },
     series: (['dau', 'wau', 'mau'] as const).map((key) => ({
       name: key.toUpperCase(),
       type: 'line',
@@ -132,7 +135,7 @@ function topMembers(report: EngagementReport): string {
     {
       legend: { top: 0 },
       grid: { top: 40, left: 200, right: 30, bottom: 30 },
-      xAxis: { type: 'value' },
+      xAxis: COUNT_AXIS,
       yAxis: { type: 'category', data: members.map(memberLabel) },
       series: [
         { name: 'messages', type: 'bar', data: members.map((m) => m.messages) },
@@ -149,7 +152,7 @@ function joinsLeaves(report: EngagementReport): string {
     legend: { top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: report.joinsLeaves.map((row) => row.day) },
-    yAxis: { type: 'value', name: 'members' },
+    yAxis: { ...COUNT_AXIS, name: 'members' },
     series: [
       { name: 'joins', type: 'bar', data: report.joinsLeaves.map((row) => row.joins) },
       { name: 'leaves', type: 'bar', data: report.joinsLeaves.map((row) => -row.leaves) },
@@ -191,7 +194,7 @@ function lurkers(report: EngagementReport, subjects: Map<string, string>): strin
     {
       legend: { top: 0 },
       grid: { top: 40, left: 200, right: 30, bottom: 30 },
-      xAxis: { type: 'value', name: 'members' },
+      xAxis: { ...COUNT_AXIS, name: 'members' },
       yAxis: { type: 'category', data: groups.map((row) => subjects.get(row.groupJid) ?? row.groupJid) },
       series: [
         { name: 'active', type: 'bar', stack: 'members', data: groups.map((row) => row.members - row.lurkers) },

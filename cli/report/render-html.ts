@@ -16,6 +16,23 @@ const STYLE = `
   td:first-child, th:first-child { text-align: left; }`;
 
 /**
+ * When the report was made, to the minute, in the report's own time zone: `2026-12-03 18:19 (America/Sao_Paulo)`
+ * instead of a raw ISO string with milliseconds (issue #26 item 5). The Swedish locale writes dates as ISO does.
+ */
+export function formatGeneratedAt(generatedAt: Date, timeZone: string): string {
+  const local = new Intl.DateTimeFormat('sv-SE', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(generatedAt);
+  return `${local} (${timeZone})`;
+}
+
+/**
  * The self-contained HTML report (issue #11 item 4): totals, the six ECharts charts as inline SVG,
  * and the top members and groups as tables. Opens offline; contains no script.
  */
@@ -53,7 +70,7 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
 <title>WhatsApp engagement report</title><style>${STYLE}</style></head>
 <body>
 <h1>WhatsApp engagement</h1>
-<p class="meta">${escapeHtml(scope)}, ${escapeHtml(report.from ?? '—')} to ${escapeHtml(report.to ?? '—')} (days in ${escapeHtml(report.timeZone)}), generated ${escapeHtml(generatedAt.toISOString())}</p>
+<p class="meta">${escapeHtml(scope)}, ${escapeHtml(report.from ?? '—')} to ${escapeHtml(report.to ?? '—')} (days in ${escapeHtml(report.timeZone)}), generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
 <div class="totals">${totals.map(([label, value]) => `<div class="total"><b>${String(value)}</b>${label}</div>`).join('')}</div>
 ${charts}
 <h2>Top members</h2>

@@ -1,5 +1,10 @@
 import type pg from 'pg';
-import { InvertedReportRangeError, UnknownReportGroupError } from '../errors.js';
+import {
+  InvertedReportRangeError,
+  MAX_REPORT_DAYS,
+  ReportRangeTooLongError,
+  UnknownReportGroupError,
+} from '../errors.js';
 
 /** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
 export interface EngagementReportOptions {
@@ -141,6 +146,7 @@ const COHORTS_SQL = `
  *
  * @throws UnknownReportGroupError when `groupJid` names a group the lake has no row and no message of.
  * @throws InvertedReportRangeError when the first day falls after the last (given, or defaulted from the data).
+ * @throws ReportRangeTooLongError when the range spans more than MAX_REPORT_DAYS days.
  * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
  */
 export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
@@ -169,6 +175,10 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     if (from !== null && to !== null && from > to) {
       const defaulted = options.from === null ? 'from' : options.to === null ? 'to' : null;
       throw new InvertedReportRangeError(from, to, defaulted);
+    }
+    if (from !== null && to !== null) {
+      const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+      if (days > MAX_REPORT_DAYS) throw new ReportRangeTooLongError(from, to, days);
     }
     const report = emptyReport(tz, options, from, to);
     if (from === null || to === null) {

@@ -104,6 +104,19 @@ export async function isParticipantSeen(pool: pg.Pool, jid: string): Promise<boo
   return result.rows[0]?.seen ?? false;
 }
 
+/** The participants of `jids` the lake has never seen (no participant row, no alias), in the order given. */
+export async function findUnseenParticipants(pool: pg.Pool, jids: readonly string[]): Promise<string[]> {
+  if (jids.length === 0) return [];
+  const result = await pool.query<{ jid: string }>(
+    `SELECT j.jid FROM unnest($1::text[]) WITH ORDINALITY AS j(jid, n)
+      WHERE NOT EXISTS (SELECT 1 FROM whatsapp_participants p WHERE j.jid IN (p.id, p.lid, p.phone_jid))
+        AND NOT EXISTS (SELECT 1 FROM whatsapp_lid_aliases a WHERE j.jid IN (a.lid, a.phone_jid))
+      ORDER BY j.n`,
+    [jids]
+  );
+  return result.rows.map((row) => row.jid);
+}
+
 /**
  * Removes the link of a participant, read by the rule of `linkMembers` (`canonicalParticipantJid`). A
  * link stored verbatim before that rule (e.g. `…@c.us`, or any string) is removed too when the input

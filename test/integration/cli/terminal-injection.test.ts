@@ -20,7 +20,8 @@ describe('wa-lake members list never lets a stored string drive the terminal', (
     expect(run.code).toBe(0);
     for (const raw of ['\u001b', '\u0007', '\u009b']) expect(run.stdout).not.toContain(raw);
     expect(run.stdout).toBe(
-      'discord:1\\u001b[2J\\u001b[H\\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\\u0007\\u009b2J\\u000aforged\\u0009line' +
+      'member_id\tparticipant_id\tsource\n' +
+        'discord:1\\u001b[2J\\u001b[H\\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\\u0007\\u009b2J\\u000aforged\\u0009line' +
         `\t${LID}\tcsv\n`
     );
   }, 60_000);

@@ -110,7 +110,7 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     expect(second.stderr).toBe('');
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('(continues an incomplete erasure of this member)');
-    expect(second.stdout).toContain('outbox: 1 rows rewritten');
+    expect(second.stdout).toContain('outbox: 1 row rewritten');
 
     const digits = [member.phone, member.lid.split('@')[0] ?? ''];
     const reopened = OutboxStore.open({ path: outboxPath });
@@ -125,5 +125,29 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     for (const value of digits) expect(lake).not.toContain(value);
     const pending = await fresh.lake.pool.query('SELECT 1 FROM whatsapp_pending_erasures');
     expect(pending.rowCount).toBe(0);
+  });
+
+  // Issue #26 item 5: a participant no store ever held (a typo) exited 0 with all zeros.
+  it('says that nothing of a participant was found, and exits 1, when no store holds it', async () => {
+    const dataDir = join(dir, 'unseen');
+    mkdirSync(dataDir);
+    const outboxPath = join(dataDir, 'outbox.sqlite');
+    OutboxStore.open({ path: outboxPath }).close();
+    const banner = cliEnvironmentLines({
+      databaseUrl: fresh.url,
+      temporalAddress: temporal.server.address,
+      payloadKeyFile: null,
+      outboxPath,
+      collectorStatusPath: join(dataDir, 'collector-status.json'),
+      ingestUrl: 'http://127.0.0.1:1',
+      codec: null,
+    });
+    const run = await forgetWithBanner(banner, '+5511900000777', dataDir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'wa-lake forget: nothing of +5511900000777 was found in the lake, the outbox or the dead letters'
+    );
+    expect(run.stderr).toContain('check the identifier');
+    expect(run.stdout).toContain('outbox: 0 rows rewritten');
   });
 });

@@ -35,3 +35,24 @@ describe('the DAU/WAU/MAU chart (issue #11 item 4)', () => {
     expect(activeMembersSvg(['2025-06-01', '2025-06-02'])).toMatch(/<path d="M[^"]+L/);
   });
 });
+
+describe('count axes (issue #26 item 5)', () => {
+  it('label messages and members with whole numbers only, even when the counts are 1 or 2', () => {
+    const small: EngagementReport = {
+      ...report(['2025-06-01', '2025-06-02']),
+      groups: [{ groupJid: '120363000000000001@g.us', subject: 'G', messages: 3, activeMembers: 1 }],
+      messagesPerDay: [
+        { day: '2025-06-01', groupJid: '120363000000000001@g.us', messages: 1 },
+        { day: '2025-06-02', groupJid: '120363000000000001@g.us', messages: 2 },
+      ],
+      activeMembers: ['2025-06-01', '2025-06-02'].map((day) => ({ day, dau: 1, wau: 1, mau: 1 })),
+      joinsLeaves: [{ day: '2025-06-01', joins: 1, leaves: 0 }],
+      lurkers: [{ groupJid: '120363000000000001@g.us', members: 2, lurkers: 1 }],
+    };
+    const numberLabels = renderReportCharts(small)
+      .filter((chart) => chart.id !== 'cohort-retention')
+      .flatMap((chart) => [...chart.svg.matchAll(/<text[^>]*>(-?[\d.]+)<\/text>/g)].map((match) => match[1]));
+    expect(numberLabels.length).toBeGreaterThan(8);
+    expect(numberLabels.filter((label) => label?.includes('.'))).toEqual([]);
+  });
+});
