@@ -13,10 +13,13 @@ import {
   normalizeRecipient,
   SendAdminRepository,
 } from '../../lake/index.js';
+import { ChangeNotConfirmedError, confirmChange } from './confirm.js';
 import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
+/** Shortest id or key prefix `api-keys revoke` acts on without `--yes` (ADR 0014 decision 5). */
+const MIN_REVOKE_PREFIX = 8;
 
 async function withAdmin(
   run: (admin: SendAdminRepository, encryptionKeys: PayloadEncryptionKeys) => Promise<void>
@@ -51,6 +54,7 @@ interface CreateKeyOptions {
   account: string;
   webhookUrl?: string;
   self?: string[];
+  yes?: boolean;
   daily?: number;
   monthly?: number;
   environment: SendEnvironment;
@@ -76,6 +80,28 @@ function toPhoneJid(phone: string): string {
 }
 
 /**
+ * Shows how `--self` changes the account's own ids (every key of the account uses them, and a wrong id breaks
+ * its group sends) and asks for confirmation when it replaces ids already set (ADR 0014 decision 5).
+ * @throws ChangeNotConfirmedError when a replacement is not confirmed; nothing is created then.
+ */
+async function confirmSelfChange(
+  admin: SendAdminRepository,
+  accountId: string,
+  next: readonly string[],
+  yes: boolean | undefined
+): Promise<void> {
+  const current = await admin.findAccountParticipants(accountId);
+  const same = current.length === next.length && current.every((id) => next.includes(id));
+  if (same) return;
+  const shown = (ids: readonly string[]): string => (ids.length === 0 ? '(none)' : ids.join(' '));
+  printLine(`account ${accountId}: own ids ${shown(current)} -> ${shown(next)} (for every key of the account)`);
+  if (current.length === 0) return;
+  if (!(await confirmChange(`replace the own ids of account ${accountId}?`, yes))) {
+    throw new ChangeNotConfirmedError(`replacing the own ids of account ${accountId}`);
+  }
+}
+
+/**
  * Registers `wa-lake api-keys create|list|revoke` and `wa-lake opt-in add|remove|list` (architecture.md §12,
  * issue #10). Keys are printed once at creation; only their SHA-256 is stored.
  */
@@ -87,7 +113,11 @@ export function registerSendAdminCommands(program: Command): void {
     .requiredOption('--name <name>', 'who uses the key')
     .option('--account <id>', 'sending account (one collector per account)', DEFAULT_ACCOUNT)
     .option('--webhook-url <url>', 'where state changes of this key’s messages are POSTed')
-    .option('--self <participantId...>', 'the account’s own LID / phone JID, to check group membership')
+    .option(
+      '--self <participantId...>',
+      'the account’s own LID / phone JID, to check group membership (replaces them for every key of the account)'
+    )
+    .option('--yes', 'confirm a --self change without being asked')
     .option(
       '--environment <env>',
       'test (only to test recipients) or live (approved accounts only)',
@@ -99,6 +129,7 @@ export function registerSendAdminCommands(program: Command): void {
     .action(async (options: CreateKeyOptions) => {
       const webhookUrl = options.webhookUrl === undefined ? null : await toWebhookUrl(options.webhookUrl);
       await withAdmin(async (admin, encryptionKeys) => {
+        if (options.self) await confirmSelfChange(admin, options.account, options.self, options.yes);
         const generated = generateApiKey();
         // Status webhooks (issue #10 item 8, ADR 0011): a per-key Standard Webhooks secret, shown once.
         const webhookSecret = webhookUrl === null ? null : generateWebhookSecret();
@@ -142,9 +173,20 @@ export function registerSendAdminCommands(program: Command): void {
     });
   keys
     .command('revoke')
-    .description('revoke a key by any unambiguous prefix of its id or of its shown key prefix')
+    .description(
+      `revoke a key by an unambiguous prefix (at least ${MIN_REVOKE_PREFIX} characters) of its id or shown key prefix`
+    )
     .argument('<idOrPrefix>')
-    .action(async (idOrPrefix: string) => {
+    .option('--yes', `revoke on a prefix shorter than ${MIN_REVOKE_PREFIX} characters when it matches one key`)
+    .action(async (idOrPrefix: string, options: { yes?: boolean }) => {
+      if (idOrPrefix.length < MIN_REVOKE_PREFIX && options.yes !== true) {
+        printLine(
+          `refused: "${idOrPrefix}" is shorter than ${MIN_REVOKE_PREFIX} characters; give more of the id or ` +
+            'key prefix (wa-lake api-keys list), or pass --yes'
+        );
+        process.exitCode = 1;
+        return;
+      }
       await withAdmin(async (admin) => {
         const matches = await admin.findApiKeysByPrefix(idOrPrefix);
         const exact = matches.filter((key) => key.id === idOrPrefix.toLowerCase() || key.keyPrefix === idOrPrefix);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
@@ -28,6 +29,29 @@ export class NoSendGateError extends Error {
   }
 }
 
+/** Thrown when `wa-lake send` has no key: it is never taken on the command line, where `ps` and history show it. */
+export class MissingSendApiKeyError extends Error {
+  override readonly name = 'MissingSendApiKeyError';
+  constructor(detail: string) {
+    super(`${detail}: set SEND_API_KEY or pass --api-key-file <path> (a key on the command line would show in ps)`);
+  }
+}
+
+/**
+ * The send API key from `--api-key-file` (first line, trimmed) or else `SEND_API_KEY` (ADR 0014 decision 5).
+ * @throws MissingSendApiKeyError when neither gives one.
+ */
+function readSendApiKey(file: string | undefined): string {
+  if (file !== undefined) {
+    const key = readFileSync(file, 'utf8').split(/\r?\n/, 1)[0]?.trim() ?? '';
+    if (key === '') throw new MissingSendApiKeyError(`${file} holds no key`);
+    return key;
+  }
+  const key = process.env['SEND_API_KEY']?.trim() ?? '';
+  if (key === '') throw new MissingSendApiKeyError('no send API key');
+  return key;
+}
+
 /**
  * Registers `wa-lake send --to … --text …` (a quick manual send through `POST /api/v1/messages`) and
  * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). architecture.md §12, issue #10
@@ -39,7 +63,7 @@ export function registerSendCommands(program: Command): void {
     .description('send one message through the send API (needs a key from `wa-lake api-keys create`)')
     .requiredOption('--to <recipient>', 'group JID (…@g.us) or opted-in phone number')
     .requiredOption('--text <text>', 'message text')
-    .requiredOption('--api-key <key>', 'x-api-key')
+    .option('--api-key-file <path>', 'file holding the x-api-key (default: the SEND_API_KEY environment variable)')
     .option('--category <category>', 'otp | transactional | marketing', 'transactional')
     .option('--deliver-by <iso>', 'deadline (ISO-8601); expired if it cannot go before')
     .option('--idempotency-key <key>', 'repeat a request safely (default: a new UUID)')
@@ -52,7 +76,7 @@ export function registerSendCommands(program: Command): void {
       async (options: {
         to: string;
         text: string;
-        apiKey: string;
+        apiKeyFile?: string;
         category: string;
         deliverBy?: string;
         idempotencyKey?: string;
@@ -62,7 +86,7 @@ export function registerSendCommands(program: Command): void {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
-            'x-api-key': options.apiKey,
+            'x-api-key': readSendApiKey(options.apiKeyFile),
             'idempotency-key': options.idempotencyKey ?? randomUUID(),
           },
           body: JSON.stringify({

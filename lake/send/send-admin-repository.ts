@@ -143,6 +143,16 @@ export class SendAdminRepository {
     return rows.length > 0;
   }
 
+  /** The account's own participant ids as recorded (empty when none are). */
+  async findAccountParticipants(accountId: string): Promise<string[]> {
+    const rows = await run<{ participant_ids: string[] }>(
+      this.pool,
+      'SELECT participant_ids FROM send_accounts WHERE account_id = $1',
+      [accountId]
+    );
+    return rows[0]?.participant_ids ?? [];
+  }
+
   /** Records the account's own participant ids (LID and/or phone JID), used to check group membership. */
   async setAccountParticipants(accountId: string, participantIds: readonly string[]): Promise<void> {
     await run(

@@ -134,7 +134,7 @@ describe('wa-lake api-keys revoke / list and opt-in list (issue #10 follow-up)',
   it('lists the matches and revokes nothing for an ambiguous prefix; exit 1 for no match', async () => {
     const first = await createKey();
     const second = await createKey();
-    const ambiguous = await runCli(['api-keys', 'revoke', 'wlk_']);
+    const ambiguous = await runCli(['api-keys', 'revoke', 'wlk_', '--yes']);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stdout).toContain(first.id);
     expect(ambiguous.stdout).toContain(second.id);
@@ -144,9 +144,50 @@ describe('wa-lake api-keys revoke / list and opt-in list (issue #10 follow-up)',
     expect(none.stdout).toContain('no API key');
   });
 
+  it('refuses a prefix shorter than 8 characters without --yes (issue #25 item 9)', async () => {
+    const key = await createKey();
+    const short = await runCli(['api-keys', 'revoke', key.id.slice(0, 6)]);
+    expect({ code: short.code, revoked: await isRevoked(key.id) }).toEqual({ code: 1, revoked: false });
+    expect(short.stdout).toContain('shorter than 8 characters');
+    const confirmed = await runCli(['api-keys', 'revoke', key.id.slice(0, 6), '--yes']);
+    expect({ code: confirmed.code, revoked: await isRevoked(key.id) }).toEqual({ code: 0, revoked: true });
+  });
+
   it('says so when an account has no opt-ins', async () => {
     const result = await runCli(['opt-in', 'list', '--account', `empty-${randomUUID()}`]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('no opt-ins');
+  });
+});
+
+describe('wa-lake api-keys create --self (issue #25 item 9)', () => {
+  async function ownIds(account: string): Promise<string[] | null> {
+    const { rows } = await pool.query<{ participant_ids: string[] }>(
+      'SELECT participant_ids FROM send_accounts WHERE account_id = $1',
+      [account]
+    );
+    return rows[0]?.participant_ids ?? null;
+  }
+
+  it('shows the change and replaces existing own ids only when confirmed; an unconfirmed run creates no key', async () => {
+    const account = `self-${randomUUID()}`;
+    const first = await createKeyCli(['--name', `self-${randomUUID()}`, '--account', account, '--self', '111@lid']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`account ${account}: own ids (none) -> 111@lid`);
+
+    const name = `self-${randomUUID()}`;
+    const refused = await createKeyCli(['--name', name, '--account', account, '--self', '222@lid']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('own ids 111@lid -> 222@lid');
+    expect(refused.stderr).toContain('not confirmed, nothing changed');
+    expect(await ownIds(account)).toEqual(['111@lid']);
+    expect((await pool.query('SELECT 1 FROM send_api_keys WHERE name = $1', [name])).rowCount).toBe(0);
+
+    const confirmed = await createKeyCli(['--name', name, '--account', account, '--self', '222@lid', '--yes']);
+    expect(confirmed.code).toBe(0);
+    expect(await ownIds(account)).toEqual(['222@lid']);
+    const unchanged = await createKeyCli(['--name', `self-${randomUUID()}`, '--account', account, '--self', '222@lid']);
+    expect(unchanged.code).toBe(0);
+    expect(unchanged.stdout).not.toContain('own ids');
   });
 });

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/run-cli.js';
+
+// Issue #25 item 9: `wa-lake send --api-key K` put the key in `ps` and shell history.
+describe('wa-lake send takes its key from SEND_API_KEY or a file, never an argument', () => {
+  const seenKeys: string[] = [];
+  let server: Server;
+  let url: string;
+  const dir = mkdtempSync(join(tmpdir(), 'send-key-'));
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      seenKeys.push(String(request.headers['x-api-key']));
+      request.resume();
+      request.on('end', () => response.writeHead(202, { 'content-type': 'application/json' }).end('{"id":"x"}'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const send = (extra: string[], env: Record<string, string> = {}): ReturnType<typeof runCli> =>
+    runCli(['send', '--to', '5511999990000', '--text', 'hi', '--url', url, ...extra], { env });
+
+  it('sends with the key from SEND_API_KEY, or from --api-key-file', async () => {
+    const fromEnv = await send([], { SEND_API_KEY: 'wlk_from_env' });
+    expect(fromEnv.code).toBe(0);
+    const file = join(dir, 'key');
+    writeFileSync(file, 'wlk_from_file\n', { mode: 0o600 });
+    const fromFile = await send(['--api-key-file', file], { SEND_API_KEY: 'wlk_from_env' });
+    expect(fromFile.code).toBe(0);
+    expect(seenKeys).toEqual(['wlk_from_env', 'wlk_from_file']);
+  });
+
+  it('refuses to run without a key and no longer accepts --api-key', async () => {
+    const before = seenKeys.length;
+    const none = await send([]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('set SEND_API_KEY or pass --api-key-file');
+    const argument = await send(['--api-key', 'wlk_visible_in_ps']);
+    expect(argument.code).toBe(1);
+    expect(argument.stderr).toContain("unknown option '--api-key'");
+    expect(seenKeys.length).toBe(before);
+  });
+});
