@@ -19,6 +19,10 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { id: 'report', load: async () => (await import('./commands/report.js')).registerReportCommand },
   { id: 'coverage', load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
   { id: 'backfill', load: async () => (await import('./commands/coverage.js')).registerBackfillCommand },
+  {
+    id: 'import-export',
+    load: async () => (await import('./commands/import-export.js')).registerImportExportCommand,
+  },
   { id: 'members', load: async () => (await import('./commands/members.js')).registerMembersCommands },
   { id: 'codec-server', load: async () => (await import('./commands/codec-server.js')).registerCodecServerCommand },
   { id: 'privacy', load: async () => (await import('./commands/privacy.js')).registerPrivacyCommands },

@@ -9,8 +9,8 @@
  * mentions, durations and sizes). Every other string, number and binary inside the content goes.
  */
 
-/** Event types whose items carry message content. */
-export const MESSAGE_BODY_TYPES: readonly string[] = ['messages.upsert', 'messages.update'];
+/** Event types whose items carry message content; `export.message` is a message read from a chat export (issue #30). */
+export const MESSAGE_BODY_TYPES: readonly string[] = ['messages.upsert', 'messages.update', 'export.message'];
 
 /** Marker added to a redacted content object, so readers can tell "redacted" from "empty". */
 export const REDACTED_MARKER = '_redacted';

@@ -48,6 +48,20 @@ export {
   type MemberLinkRequest,
   type WrittenMemberLink,
 } from './engagement/member-links-repository.js';
+// Chat exports: WhatsApp's own "Export chat" files (issue #30, ADR 0023).
+export {
+  importChatExport,
+  resolveExportTimeZone,
+  UnknownTimeZoneError,
+  type ChatExportImport,
+} from './chat-export/import-chat-export.js';
+export {
+  readExportCountedDays,
+  readExportDays,
+  readExportSenders,
+  type ExportDay,
+  type ExportSenderSummary,
+} from './chat-export/chat-export-queries.js';
 // Privacy: erasure and retention (architecture.md §14).
 export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './privacy/forget-participant.js';
 export {

@@ -11,7 +11,7 @@ function parseGroupJid(value: string): string {
 }
 
 /** Consecutive days as `A … B`, single days as `A`, joined by `, `. */
-function spans(days: readonly string[]): string {
+export function spans(days: readonly string[]): string {
   const out: string[] = [];
   let start: string | undefined;
   let last: string | undefined;

@@ -27,6 +27,15 @@ export interface WrittenMemberLink extends MemberLinkRequest {
   replacedMemberId: string | null;
 }
 
+/**
+ * The key an exported message's sender counts under while no participant is known for its name (`name:Ana`, issue
+ * #30 item 3, ADR 0023), trimmed; undefined for anything else.
+ */
+function exportSenderKeyOf(participantId: string): string | undefined {
+  const name = participantId.startsWith('name:') ? participantId.slice('name:'.length).trim() : '';
+  return name === '' ? undefined : `name:${name}`;
+}
+
 /** The links as stored: canonical participant JIDs, trimmed member ids. @throws as `linkMembers`. */
 function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkRequest[] {
   return requests.map((request) => {
@@ -37,7 +46,7 @@ function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkReque
       throw new InvalidMemberLinkError(`a member id is required for ${participantId}, got a blank one`);
     const name = request.name?.trim();
     return {
-      participantId: canonicalParticipantJid(participantId, 'participant'),
+      participantId: exportSenderKeyOf(participantId) ?? canonicalParticipantJid(participantId, 'participant'),
       memberId,
       ...(name ? { name } : {}),
     };
@@ -92,13 +101,15 @@ export async function linkMembers(
 }
 
 /**
- * Whether the lake has seen this JID as a participant (a `whatsapp_participants` row or a LID alias).
+ * Whether the lake has seen this JID as a participant (a `whatsapp_participants` row or a LID alias), or this
+ * `name:` key as the sender of an exported message.
  * A link made before the participant's first activity is legitimate; the CLI only warns.
  */
 export async function isParticipantSeen(pool: pg.Pool, jid: string): Promise<boolean> {
   const result = await pool.query<{ seen: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM whatsapp_participants WHERE $1 IN (id, lid, phone_jid))
-         OR EXISTS (SELECT 1 FROM whatsapp_lid_aliases WHERE $1 IN (lid, phone_jid)) AS seen`,
+         OR EXISTS (SELECT 1 FROM whatsapp_lid_aliases WHERE $1 IN (lid, phone_jid))
+         OR $1 LIKE 'name:%' AND EXISTS (SELECT 1 FROM whatsapp_export_messages WHERE participant_key = $1) AS seen`,
     [jid]
   );
   return result.rows[0]?.seen ?? false;

@@ -49,7 +49,8 @@ export async function forgetParticipantInLake(
   const allJids = await expandAliases(client, jids);
   const pattern = jidPatternSource(jidUsers(allJids));
   const skipped: SkippedRow[] = [];
-  const messageBodiesRedacted = await redactAuthoredMessages(client, pattern, skipped);
+  const exportedRedacted = await redactExportedMessages(client, allJids, pseudonym);
+  const messageBodiesRedacted = exportedRedacted + (await redactAuthoredMessages(client, pattern, skipped));
   // The raw table first, in chunks: one row PostgreSQL cannot render is skipped and named (issue #25 item 1).
   const rawPass = await pseudonymizeRawPayloads(client, pattern, pseudonym, skipped);
   const aliases = await client.query(`DELETE FROM whatsapp_lid_aliases WHERE lid ~ $1 OR phone_jid ~ $1`, [pattern]);
@@ -112,6 +113,28 @@ async function expandAliases(client: pg.ClientBase, jids: readonly string[]): Pr
     if (found.size === before) break;
   }
   return [...found].sort();
+}
+
+/**
+ * Exported messages the member wrote (issue #30 item 4, ADR 0023): the sender resolves to one of `jids` when read
+ * (a phone number they own, or a name of theirs), so the name, the text and the phone JID go now, while the names
+ * and links that resolve it still exist; the message keeps counting for `pseudonym`.
+ */
+async function redactExportedMessages(
+  client: pg.ClientBase,
+  jids: readonly string[],
+  pseudonym: string
+): Promise<number> {
+  const { rowCount } = await client.query(
+    `UPDATE whatsapp_event_logs
+        SET payload = jsonb_set(jsonb_set(payload - 'pushName', '{key,participant}', to_jsonb($2::text)),
+                                '{message}', '{"conversation": null, "_redacted": true}'),
+            body_redacted_at = COALESCE(body_redacted_at, now()), updated_at = now()
+      WHERE type = 'export.message'
+        AND event_id IN (SELECT event_id FROM whatsapp_export_messages WHERE participant_key = ANY($1::text[]))`,
+    [jids, pseudonym]
+  );
+  return rowCount ?? 0;
 }
 
 const RAW_CHUNK_ROWS = 1_000;

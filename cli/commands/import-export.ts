@@ -1,0 +1,123 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { eventIdFromName } from '../../collector/index.js';
+import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
+import {
+  importChatExport,
+  readExportDays,
+  readExportSenders,
+  resolveExportTimeZone,
+  type ChatExportImport,
+  type ExportDay,
+  type ExportSenderSummary,
+} from '../../lake/index.js';
+import { readChatExportFile, type ChatExportFile } from '../import-export/read-chat-export-file.js';
+import { toTerminalText } from '../terminal-text.js';
+import { spans } from './coverage.js';
+import { withLakePool } from './database.js';
+import { printLine } from './shared.js';
+
+/** How many unreadable lines are listed one by one; the rest are counted. */
+const LISTED_UNREADABLE_LINES = 20;
+
+const PRIVACY_WARNING =
+  "warning: a chat export holds other people's messages and phone numbers (personal data!). The lake keeps them " +
+  'like captured messages: retention redacts their text, `wa-lake forget` erases a member; media files are never ' +
+  'stored. Import only chats your community agreed to, and delete the export file afterwards.\n';
+
+function parseGroupJid(value: string): string {
+  if (!isWellFormedGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
+  return value;
+}
+
+interface ImportExportOptions {
+  group: string;
+  timeZone?: string;
+  unresolved?: boolean;
+  json?: boolean;
+}
+
+/** The lines `wa-lake import-export` prints about one import (README.md, docs/engagement.md "Chat exports"). */
+export function formatImport(
+  file: string,
+  read: ChatExportFile,
+  imported: ChatExportImport,
+  days: readonly ExportDay[]
+): string[] {
+  const media = Object.entries(read.media).map(([kind, count]) => `${String(count)} ${kind}`);
+  const lines = [
+    `read ${toTerminalText(file)}${read.chatEntry === null ? '' : ` (${toTerminalText(read.chatEntry)}; media files counted, not stored: ${media.join(', ') || 'none'})`}: ` +
+      `${String(imported.lines)} lines, ${String(imported.messages)} messages (${String(imported.byKind.text)} text, ` +
+      `${String(imported.byKind.media)} media, ${String(imported.byKind.deleted)} deleted), ` +
+      `${String(imported.systemLines)} system lines; times read in ${imported.timeZone}`,
+    `stored ${String(imported.inserted)} new messages, ${String(imported.messages - imported.inserted)} already in the lake`,
+  ];
+  if (imported.unreadable.length > 0) {
+    lines.push(`skipped ${String(imported.unreadable.length)} unreadable lines:`);
+    for (const line of imported.unreadable.slice(0, LISTED_UNREADABLE_LINES))
+      lines.push(`  line ${String(line.line)}: ${line.reason}`);
+    if (imported.unreadable.length > LISTED_UNREADABLE_LINES)
+      lines.push(`  … and ${String(imported.unreadable.length - LISTED_UNREADABLE_LINES)} more (--json lists all)`);
+  }
+  const counted = days.filter((day) => !day.isObserved).map((day) => day.day);
+  const observed = days.filter((day) => day.isObserved).map((day) => day.day);
+  if (counted.length > 0) lines.push(`days counted from exports: ${spans(counted)}`);
+  if (observed.length > 0) lines.push(`days the lake observed (exported messages not counted): ${spans(observed)}`);
+  return lines;
+}
+
+/** The lines about the senders: how they resolved, and each unresolved one with the command that links it. */
+export function formatSenders(senders: ExportSenderSummary, isListingUnresolved: boolean): string[] {
+  const ways = Object.entries(senders.messagesBy).map(([way, count]) => `${String(count)} ${way}`);
+  const lines = [`senders of exported messages: ${ways.join(', ') || 'none'}`];
+  if (senders.unresolved.length > 0 && !isListingUnresolved)
+    lines.push(`  ${String(senders.unresolved.length)} senders unresolved: --unresolved lists them`);
+  if (isListingUnresolved)
+    for (const sender of senders.unresolved)
+      lines.push(
+        `  ${toTerminalText(sender.sender)} (${String(sender.messages)} messages): ` +
+          `wa-lake members link '${toTerminalText(sender.participantKey)}' MEMBER_ID`
+      );
+  return lines;
+}
+
+/**
+ * Registers `wa-lake import-export [FILE] --group JID [--time-zone ZONE] [--unresolved] [--json]` (issue #30,
+ * ADR 0023): imports a WhatsApp "Export chat" file (`.txt` or `.zip`) into the lake, counted once and never over a
+ * day the lake observed; without FILE, `--unresolved` lists the senders of the group's exported messages that
+ * no participant is known for.
+ */
+export function registerImportExportCommand(program: Command): void {
+  program
+    .command('import-export [file]')
+    .description("import a WhatsApp 'Export chat' file (.txt or .zip) of one group: messages the lake did not see")
+    .requiredOption('--group <jid>', 'the group the export is of', parseGroupJid)
+    .option('--time-zone <zone>', "the exporting phone's zone: IANA name or ±HH:MM (default: ENGAGEMENT_TIME_ZONE's)")
+    .option('--unresolved', 'list the senders no participant is known for, with the command that links each')
+    .option('--json', 'print the outcome as JSON')
+    .action(async (file: string | undefined, options: ImportExportOptions) => {
+      if (file === undefined && !options.unresolved)
+        throw new InvalidArgumentError('give the export FILE, or --unresolved to list unresolved senders');
+      // The parser builds dates in the process's zone; UTC has no daylight-saving gap that would move a written time.
+      process.env['TZ'] = 'UTC';
+      if (file !== undefined) process.stderr.write(PRIVACY_WARNING);
+      const read = file === undefined ? null : await readChatExportFile(file);
+      await withLakePool(async (pool) => {
+        const imported =
+          read === null
+            ? null
+            : await importChatExport(pool, {
+                groupJid: options.group,
+                text: read.text,
+                timeZone: await resolveExportTimeZone(pool, options.timeZone),
+                eventIdOf: eventIdFromName,
+              });
+        const days = await readExportDays(pool, options.group);
+        const senders = await readExportSenders(pool, options.group);
+        if (options.json)
+          return printLine(JSON.stringify({ file: file ?? null, media: read?.media ?? null, imported, days, senders }));
+        if (file !== undefined && read !== null && imported !== null)
+          for (const line of formatImport(file, read, imported, days)) printLine(line);
+        for (const line of formatSenders(senders, options.unresolved === true)) printLine(line);
+      });
+    });
+}

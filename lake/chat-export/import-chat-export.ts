@@ -1,0 +1,119 @@
+import type pg from 'pg';
+import { encodeEventLogRow, insertEventLogRecords } from '../events/event-log-rows.js';
+import { exportMessageIdNames, exportMessageRows } from './export-message-rows.js';
+import { parseChatExport, type ExportedMessageKind, type UnreadableLine } from './parse-chat-export.js';
+
+/** Thrown when `--time-zone` is neither an IANA zone PostgreSQL knows nor a `±HH:MM` offset. */
+export class UnknownTimeZoneError extends Error {
+  override readonly name = 'UnknownTimeZoneError';
+  constructor(readonly timeZone: string) {
+    super(`unknown time zone "${timeZone}": give an IANA name (America/Sao_Paulo, UTC) or an offset such as -03:00`);
+  }
+}
+
+/** What one import read and stored (issue #30). */
+export interface ChatExportImport {
+  lines: number;
+  messages: number;
+  byKind: Record<ExportedMessageKind, number>;
+  systemLines: number;
+  unreadable: UnreadableLine[];
+  /** Messages stored now; the rest were stored by an earlier import of the same messages. */
+  inserted: number;
+  /** The zone the written times were read in. */
+  timeZone: string;
+}
+
+const OFFSET = /^[+-](?:0\d|1[0-4]):[0-5]\d$/;
+const INSERT_BATCH_ROWS = 2_000;
+
+/**
+ * The zone exported times are read in: `requested` when PostgreSQL knows it as an IANA name or it is a `±HH:MM`
+ * offset, else the lake's engagement time zone (`wa_engagement_time_zone()`) when none was requested.
+ * @throws UnknownTimeZoneError for anything else.
+ */
+export async function resolveExportTimeZone(pool: pg.Pool, requested: string | undefined): Promise<string> {
+  if (requested === undefined) {
+    const { rows } = await pool.query<{ tz: string }>('SELECT wa_engagement_time_zone() AS tz');
+    return rows[0]?.tz ?? 'UTC';
+  }
+  if (OFFSET.test(requested)) return requested;
+  const { rows } = await pool.query<{ known: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known',
+    [requested]
+  );
+  if (!rows[0]?.known) throw new UnknownTimeZoneError(requested);
+  return requested;
+}
+
+/**
+ * Wall-clock times (`YYYY-MM-DDTHH:MM:SS`) as instants in `timeZone`, by PostgreSQL's time-zone database (a
+ * `±HH:MM` offset as an interval, which PostgreSQL reads east of UTC; as a text it would read it as POSIX, west).
+ */
+async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone: string): Promise<Date[]> {
+  const zone = OFFSET.test(timeZone) ? '$2::interval' : '$2::text';
+  const { rows } = await pool.query<{ at: Date }>(
+    `SELECT (w AT TIME ZONE ${zone}) AS at FROM unnest($1::timestamp[]) WITH ORDINALITY AS x(w, n) ORDER BY n`,
+    [wallClocks, timeZone]
+  );
+  return rows.map((row) => row.at);
+}
+
+/**
+ * Imports one WhatsApp "Export chat" text into the lake (issue #30, ADR 0023): reads it
+ * ({@link parseChatExport}), reads the written times in `timeZone`, and stores each message as an `export.message`
+ * row (`source` `export`) with `ON CONFLICT (event_id) DO NOTHING`, so a message already imported adds nothing.
+ * System lines are counted, not stored; unreadable lines are returned with their numbers.
+ *
+ * @param options.eventIdOf - UUIDv5 of a name in the lake's event-id namespace (`collector/event-id.ts`).
+ * @throws pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
+ */
+export async function importChatExport(
+  pool: pg.Pool,
+  options: {
+    groupJid: string;
+    text: string;
+    timeZone: string;
+    eventIdOf: (name: string) => string;
+    importedAt?: Date;
+  }
+): Promise<ChatExportImport> {
+  const parsed = parseChatExport(options.text);
+  const byKind: Record<ExportedMessageKind, number> = { text: 0, media: 0, deleted: 0 };
+  for (const message of parsed.messages) byKind[message.kind] += 1;
+  const sentAt: Date[] = [];
+  for (let start = 0; start < parsed.messages.length; start += INSERT_BATCH_ROWS) {
+    const batch = parsed.messages.slice(start, start + INSERT_BATCH_ROWS);
+    sentAt.push(
+      ...(await instantsOf(
+        pool,
+        batch.map((message) => message.wallClock),
+        options.timeZone
+      ))
+    );
+  }
+  // Ordinals count within the whole file, so the names are made before the rows are cut into batches.
+  const eventIds = exportMessageIdNames(options.groupJid, parsed.messages, sentAt).map(options.eventIdOf);
+  const importedAt = options.importedAt ?? new Date();
+  let inserted = 0;
+  for (let start = 0; start < parsed.messages.length; start += INSERT_BATCH_ROWS) {
+    const end = start + INSERT_BATCH_ROWS;
+    const rows = exportMessageRows(
+      options.groupJid,
+      parsed.messages.slice(start, end),
+      sentAt.slice(start, end),
+      eventIds.slice(start, end),
+      { timeZone: options.timeZone, importedAt }
+    );
+    inserted += (await insertEventLogRecords(pool, rows.map(encodeEventLogRow))).size;
+  }
+  return {
+    lines: parsed.lines,
+    messages: parsed.messages.length,
+    byKind,
+    systemLines: parsed.systemLines,
+    unreadable: parsed.unreadable,
+    inserted,
+    timeZone: options.timeZone,
+  };
+}

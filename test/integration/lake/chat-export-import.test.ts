@@ -1,0 +1,238 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CoverageBeats } from '../../../collector/coverage-beats.js';
+import { eventIdFromName } from '../../../collector/event-id.js';
+import { filterEvent } from '../../../collector/edge-filter.js';
+import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
+import { createRootLogger } from '../../../common/logger.js';
+import { importChatExport, linkMembers, redactOldMessageBodies } from '../../../lake/index.js';
+import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
+import { textMessage } from '../../helpers/message-events.js';
+import { runCli } from '../../helpers/run-cli.js';
+import { useFreshLake } from '../ingest-api/lake-databases.js';
+
+const FIXTURES = new URL('../../fixtures/chat-exports/', import.meta.url);
+const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
+const ZONE = 'America/Sao_Paulo';
+const ANA = '100000000000031@lid';
+const CAIO = '100000000000033@lid';
+const CAIO_PHONE = '5511900000001@s.whatsapp.net';
+const ACCOUNT = '5500000000009:12@s.whatsapp.net';
+const HOUR_MS = 3_600_000;
+
+const fresh = useFreshLake();
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wa-lake-export-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const importText = (groupJid: string, text: string) =>
+  importChatExport(fresh.lake.pool, { groupJid, text, timeZone: ZONE, eventIdOf: eventIdFromName });
+
+async function exportedRows(groupJid: string): Promise<Array<Record<string, unknown>>> {
+  const { rows } = await fresh.lake.pool.query<Record<string, unknown>>(
+    `SELECT source, occurred_at AS at, payload->'key'->>'participant' AS phone, payload->>'pushName' AS name,
+            payload->'message'->>'conversation' AS text, payload->'export'->>'kind' AS kind
+       FROM whatsapp_event_logs WHERE type = 'export.message' AND chat_jid = $1 ORDER BY occurred_at, event_id`,
+    [groupJid]
+  );
+  return rows;
+}
+
+async function groupDaily(groupJid: string): Promise<Record<string, number>> {
+  const { rows } = await fresh.lake.pool.query<{ day: string; messages: number }>(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages FROM engagement_group_daily
+      WHERE group_jid = $1 AND messages > 0 ORDER BY day`,
+    [groupJid]
+  );
+  return Object.fromEntries(rows.map((row) => [row.day, row.messages]));
+}
+
+describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)', () => {
+  it.each([
+    ['android-en-12h.txt', '120363000000030001@g.us', 0],
+    ['android-ptbr-24h.txt', '120363000000030002@g.us', 0],
+    ['ios-en-12h.txt', '120363000000030003@g.us', 1],
+    ['ios-ptbr-24h.txt', '120363000000030004@g.us', 1],
+  ])(
+    'reads %s: messages with their time, sender and kind; system lines are not messages',
+    async (file, group, extraMedia) => {
+      const imported = await importText(group, fixture(file));
+      expect(imported.unreadable).toEqual([]);
+      expect(imported.inserted).toBe(5 + extraMedia);
+      const rows = await exportedRows(group);
+      expect(rows.map((row) => row['kind'])).toEqual([
+        'text',
+        'text',
+        'media',
+        'deleted',
+        ...(extraMedia ? ['media'] : []),
+        'text',
+      ]);
+      expect(rows.every((row) => row['source'] === 'export')).toBe(true);
+      // 09:20 in São Paulo (UTC−3), seconds as written; a multi-line message is one message.
+      expect((rows[0]?.['at'] as Date).toISOString().slice(0, 16)).toBe('2021-01-05T12:20');
+      expect(rows[0]?.['text']).toMatch(/\n(Second line of the welcome|Segunda linha)$/);
+      expect(rows[0]?.['name']).toBe('Ana');
+      // A sender written as a phone number (with bidi marks on iOS) is that phone's JID, never a name.
+      expect(rows[1]).toMatchObject({ phone: CAIO_PHONE, name: null });
+      expect(rows[2]?.['name']).toBe('Bea');
+      expect(imported.systemLines).toBe(file.startsWith('android') ? 5 : 4);
+    }
+  );
+
+  it('adds nothing when the same file is imported again or a newer export overlaps it', async () => {
+    const group = '120363000000030011@g.us';
+    const older = fixture('android-en-12h.txt');
+    expect((await importText(group, older)).inserted).toBe(5);
+    expect((await importText(group, older)).inserted).toBe(0);
+    // The newer export starts later and goes further: only its new messages are stored.
+    const newer =
+      older.split('\n').slice(5).join('\n') + '1/15/21, 8:00 AM - Bea: New one\n1/15/21, 8:00 AM - Bea: New one\n';
+    const again = await importText(group, newer);
+    expect(again).toMatchObject({ messages: 6, inserted: 2 });
+    expect(await exportedRows(group)).toHaveLength(7);
+  });
+
+  it('reports each unreadable line with its number and imports the rest', async () => {
+    const group = '120363000000030021@g.us';
+    const imported = await importText(group, fixture('partly-unreadable.txt'));
+    expect(imported.unreadable).toEqual([
+      { line: 1, reason: 'before the first message' },
+      { line: 4, reason: 'undecodable characters' },
+      { line: 6, reason: 'undecodable characters' },
+      { line: 8, reason: 'looks like a message header but is none' },
+      { line: 10, reason: 'time out of range' },
+    ]);
+    expect((await exportedRows(group)).map((row) => row['text'])).toEqual([
+      'Bem-vindos!\nSegunda linha',
+      'primeira linha\nterceira linha',
+      'depois do corte',
+      'Até sábado',
+    ]);
+  });
+
+  it('counts exported messages only on days the lake did not observe, so engagement runs on across the boundary', async () => {
+    const group = '120363000000030031@g.us';
+    // Captured: a message on Dec 31 (a history day, not observed by beats) and one on Jan 2 (observed by beats).
+    const deliveries: Array<{ eventId: string; body: string }> = [];
+    const emit = (name: string, data: unknown, capturedAt: Date): void => {
+      for (const kept of filterEvent(name, data).kept) {
+        const prepared = prepareItem(kept, capturedAt.toISOString(), ACCOUNT, DEFAULT_BODY_LIMITS, { source: 'live' });
+        deliveries.push({ eventId: prepared.row.eventId, body: prepared.row.body });
+      }
+    };
+    let now = Date.parse('2026-01-01T12:00:00Z');
+    const beats = new CoverageBeats({
+      pipeline: { handle: emit },
+      logger: createRootLogger({ level: 'silent' }),
+      getSelfJid: () => ACCOUNT,
+      intervalMs: HOUR_MS,
+      now: () => now,
+    });
+    beats.onOpen([group]);
+    while (now < Date.parse('2026-01-03T12:00:00Z')) {
+      now += HOUR_MS;
+      beats.beat();
+    }
+    beats.onClosed('stopped');
+    for (const delivery of deliveries) await fresh.lake.store(delivery.eventId, delivery.body);
+    const captured = [
+      textMessage({ group, id: 'C1', sender: ANA }, Date.parse('2025-12-31T18:00:00Z') / 1000),
+      textMessage({ group, id: 'C2', sender: ANA }, Date.parse('2026-01-02T14:00:00Z') / 1000),
+    ];
+    for (const [index, body] of captured.entries())
+      await fresh.lake.store(`00000000-0000-4000-8030-${String(index).padStart(12, '0')}`, JSON.stringify(body));
+
+    await importText(
+      group,
+      [
+        '28/12/2025 10:00 - Ana: a',
+        '28/12/2025 10:05 - Bea: b',
+        '29/12/2025 11:00 - Ana: c',
+        '30/12/2025 09:00 - Ana: d',
+        '31/12/2025 09:00 - Ana: e',
+        '31/12/2025 15:00 - Ana: hello group',
+        '02/01/2026 08:00 - Bea: f',
+        '',
+      ].join('\n')
+    );
+    // Dec 28–30 from the export; Dec 31 (a captured message) and Jan 2 (observed) from the capture alone.
+    expect(await groupDaily(group)).toEqual({
+      '2025-12-28': 2,
+      '2025-12-29': 1,
+      '2025-12-30': 1,
+      '2025-12-31': 1,
+      '2026-01-02': 1,
+    });
+    const { rows } = await fresh.lake.pool.query<{ day: string; is_counted: boolean }>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, is_counted FROM whatsapp_export_days WHERE group_jid = $1 ORDER BY day`,
+      [group]
+    );
+    expect(rows.filter((row) => !row.is_counted).map((row) => row.day)).toEqual(['2025-12-31', '2026-01-02']);
+  });
+
+  it('resolves senders by phone owner and member name, lists the rest, and a later link re-attributes them', async () => {
+    const group = '120363000000030041@g.us';
+    await fresh.lake.store(
+      '00000000-0000-4000-8041-000000000001',
+      JSON.stringify({ type: 'lid-mapping.update', chat_jid: null, payload: { lid: CAIO, pn: CAIO_PHONE } })
+    );
+    await linkMembers(fresh.lake.pool, [{ participantId: ANA, memberId: 'discord:ana', name: 'Ana' }], 'csv');
+    const file = join(dir, 'export.txt');
+    writeFileSync(file, fixture('android-en-12h.txt'));
+    const env = { DATABASE_URL: fresh.url };
+    const run = await runCli(['import-export', file, '--group', group, '--time-zone', ZONE], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('personal data');
+    expect(run.stdout).toContain('stored 5 new messages, 0 already in the lake');
+    expect(run.stdout).toContain('days counted from exports: 2021-01-05, 2021-01-13 … 2021-01-14');
+    const people = async () =>
+      (
+        await fresh.lake.pool.query<{ person_key: string; messages: number }>(
+          `SELECT person_key, sum(messages)::int AS messages FROM engagement_member_activity_days
+            WHERE group_jid = $1 GROUP BY 1 ORDER BY 1`,
+          [group]
+        )
+      ).rows;
+    expect(await people()).toEqual([
+      { person_key: CAIO, messages: 2 },
+      { person_key: 'discord:ana', messages: 2 },
+      { person_key: 'name:Bea', messages: 1 },
+    ]);
+    const unresolved = await runCli(['import-export', '--group', group, '--unresolved'], { env });
+    expect(unresolved.stdout).toContain("Bea (1 messages): wa-lake members link 'name:Bea' MEMBER_ID");
+
+    const linked = await runCli(['members', 'link', 'name:Bea', 'discord:bea'], { env });
+    expect(linked.code).toBe(0);
+    expect(linked.stderr).toBe('');
+    expect(await people()).toContainEqual({ person_key: 'discord:bea', messages: 1 });
+    const after = await runCli(['import-export', '--group', group, '--unresolved'], { env });
+    expect(after.stdout).not.toContain('name:Bea');
+  });
+
+  it('retention redacts exported texts and forget erases a member’s exported messages, which keep counting', async () => {
+    const group = '120363000000030051@g.us';
+    await importText(group, fixture('android-ptbr-24h.txt'));
+    const client = await fresh.lake.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await forgetParticipantInLake(client, [CAIO_PHONE], 'erased-0000@erased');
+      await client.query('COMMIT');
+      expect(result.counts.messageBodiesRedacted).toBeGreaterThanOrEqual(2);
+    } finally {
+      client.release();
+    }
+    const rows = await exportedRows(group);
+    expect(JSON.stringify(rows)).not.toContain('5511900000001');
+    expect(rows.filter((row) => row['phone'] === 'erased-0000@erased').map((row) => row['text'])).toEqual([null, null]);
+    await redactOldMessageBodies(fresh.lake.pool, new Date('2022-01-01T00:00:00Z'), { requestedBy: 'test' });
+    expect((await exportedRows(group)).map((row) => row['text'])).toEqual([null, null, null, null, null]);
+    expect(Object.values(await groupDaily(group)).reduce((a, b) => a + b, 0)).toBe(5);
+  });
+});
