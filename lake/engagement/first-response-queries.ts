@@ -6,16 +6,19 @@ export interface FirstResponseSummary {
   conversations: number;
   /** Median minutes to first response of the answered ones; null when none was answered. */
   firstResponseMedianMinutes: number | null;
-  /** Conversations with no response within 24 hours (none at all, or a later one). */
+  /**
+   * Rows of the unanswered list (`engagement_unanswered`): questions and newcomers' first messages that no other
+   * person answered within 24 hours.
+   */
   unanswered: number;
 }
 
-/** Reads the summary from `engagement_first_responses`. @throws pg.DatabaseError when the lake cannot be read. */
+/** Reads the summary from `engagement_first_responses` and `engagement_unanswered`. @throws pg.DatabaseError when the lake cannot be read. */
 export async function readFirstResponseSummary(pool: pg.Pool): Promise<FirstResponseSummary> {
   const result = await pool.query<FirstResponseSummary>(
     `SELECT count(*)::int AS conversations,
             (percentile_cont(0.5) WITHIN GROUP (ORDER BY response_seconds) / 60.0)::float8 AS "firstResponseMedianMinutes",
-            (count(*) FILTER (WHERE response_seconds IS NULL OR response_seconds > 86400))::int AS unanswered
+            (SELECT count(*) FROM engagement_unanswered)::int AS unanswered
        FROM engagement_first_responses`
   );
   return result.rows[0] ?? { conversations: 0, firstResponseMedianMinutes: null, unanswered: 0 };

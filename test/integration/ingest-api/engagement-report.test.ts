@@ -202,7 +202,9 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
       groups: 2,
       reactions: 1,
       firstResponseMedianMinutes: null,
-      unanswered: 4,
+      // The first messages of Ana in G1 and G2 and of Bea in G1, newcomers all (they joined the day before), got no
+      // reply from anyone else.
+      unanswered: 3,
     });
     expect(result.lines).toHaveLength(5);
     expect(result.lines[1]).toContain('5 in 2 group(s)');
