@@ -46,6 +46,11 @@ function reportWith(subjects: readonly string[]): EngagementReport {
     cohorts: [],
     lurkers: [{ groupJid: G1, members: 2, lurkers: 1 }],
     exportDays: [],
+    previousPeriod: null,
+    totalsComparison: [],
+    levels: [],
+    newcomerFunnel: [],
+    activityHours: [],
   };
 }
 
