@@ -337,12 +337,18 @@ async function main(): Promise<void> {
     }
 
     // One collector per session and outbox, also across containers: a second one on the same volumes is refused.
-    const refused = await podman([...base, '--rm', ...collectorArgs], 120_000);
+    // Detached, so that its log holds only what the container wrote (podman's own warnings go to podman's stderr).
+    const refused = `${prefix}-collector-refused`;
+    containers.push(refused);
+    await podmanOk([...base, '-d', '--name', refused, ...collectorArgs], `start ${refused}`);
+    const refusedExit = (await podmanOk(['wait', refused], `wait for ${refused}`)).stdout.trim();
+    const refusedLogs = await podmanOk(['logs', refused], `podman logs ${refused}`);
     check(
-      refused.code === 1 && refused.stderr.includes('another collector is already running'),
-      `a second collector container on the same volumes is refused (exit ${refused.code})`
+      refusedExit === '1' &&
+        `${refusedLogs.stdout}${refusedLogs.stderr}`.includes('another collector is already running'),
+      `a second collector container on the same volumes is refused (exit ${refusedExit})`
     );
-    checkJsonLines('the refused collector', `${refused.stdout}\n${refused.stderr}`);
+    checkJsonLines(refused, `${refusedLogs.stdout}\n${refusedLogs.stderr}`);
 
     // Stop times in each state; between them, new containers take the volumes over.
     await stopCollector(first, 'Temporal up, WhatsApp unreachable');
