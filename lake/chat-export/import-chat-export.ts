@@ -63,6 +63,15 @@ async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone
   return rows.map((row) => row.at);
 }
 
+/** The group's subject as the lake knows it: iOS writes system lines under the group's name (ADR 0023). */
+async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<string[]> {
+  const { rows } = await pool.query<{ subject: string }>(
+    'SELECT subject FROM whatsapp_groups WHERE jid = $1 AND subject IS NOT NULL',
+    [groupJid]
+  );
+  return rows.map((row) => row.subject);
+}
+
 /**
  * Imports one WhatsApp "Export chat" text into the lake (issue #30, ADR 0023): reads it
  * ({@link parseChatExport}), reads the written times in `timeZone`, and stores each message as an `export.message`
@@ -88,6 +97,7 @@ export async function importChatExport(
   const importedAt = options.importedAt ?? new Date();
   const parsed = parseChatExport(options.text, {
     now: importedAt,
+    groupSubjects: await readGroupSubjects(pool, options.groupJid),
     ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
   });
   const byKind: Record<ExportedMessageKind, number> = { text: 0, media: 0, deleted: 0 };

@@ -1,5 +1,6 @@
 import { parseString, type Message } from 'whatsapp-chat-parser';
 import { decideDateOrder, type DateOrderDecision } from './date-order.js';
+import { findGroupAuthors, isSystemLine } from './system-lines.js';
 import {
   calendarDateOf,
   ordersValidFor,
@@ -61,6 +62,8 @@ export interface ParseChatExportOptions {
   dateOrder?: DateOrder;
   /** The time a message may not be later than (one day of tolerance added); default: the clock's. */
   now?: Date;
+  /** The lake's known subject of the group: lines by an author of that name that read as system lines are. */
+  groupSubjects?: readonly string[];
 }
 
 const LINE_BREAK = /\r\n|\r|\n/;
@@ -85,9 +88,8 @@ const DELETED_PHRASES = new Set([
   'você apagou esta mensagem',
   'mensagem apagada',
 ]);
-// iOS writes the end-to-end notice as a message of the group itself (the group's name as its author).
-const ENCRYPTION_NOTICE =
-  /^[\u200E\u200F]*(?:messages and calls are end-to-end encrypted|as mensagens e as chamadas são protegidas com a criptografia de ponta a ponta)/i;
+// iOS opens a header with `[`, Android with the bare date.
+const IOS_HEADER = /^[\u200E\u200F]*\[/;
 const MEDIA_OMITTED =
   /^(?:<\s*(?:media omitted|mídia oculta|arquivo de mídia oculto|m[ií]dia omitida)\s*>|(?:image|video|audio|sticker|gif|document|contact card) omitted|(?:imagem|vídeo|video|áudio|audio|figurinha|gif|documento|cartão de contato) (?:omitid[oa]|ocultad[oa]))$/;
 
@@ -175,6 +177,14 @@ export function parseChatExport(text: string, options: ParseChatExportOptions = 
     }),
     options.dateOrder
   );
+  const groupAuthors = findGroupAuthors(
+    headers.map((header) => ({
+      author: header?.parsed.author == null ? null : normalizeExportSender(header.parsed.author),
+      text: header?.parsed.message ?? '',
+    })),
+    lines.some((line, index) => headers[index] != null && IOS_HEADER.test(line)),
+    options.groupSubjects ?? []
+  );
   const latest = new Date((options.now ?? new Date()).getTime() + FUTURE_TOLERANCE_MS).toISOString().slice(0, 19);
   const result: ParsedChatExport = { messages: [], systemLines: 0, unreadable: [], lines: lines.length, dateOrder };
   // Set once a header was read: continuation lines of a skipped header are skipped with it.
@@ -195,14 +205,15 @@ export function parseChatExport(text: string, options: ParseChatExportOptions = 
       continue;
     }
     const { parsed } = header;
-    if (parsed.author === null || ENCRYPTION_NOTICE.test(parsed.message)) {
+    const sender = parsed.author === null ? null : normalizeExportSender(parsed.author);
+    if (sender === null || isSystemLine(sender, parsed.message, groupAuthors)) {
       result.systemLines += 1;
       continue;
     }
     open.message = {
       line: number,
       wallClock: time.wallClock,
-      sender: normalizeExportSender(parsed.author),
+      sender,
       text: parsed.message,
       kind: 'text',
       attachment: parsed.attachment?.fileName ?? null,

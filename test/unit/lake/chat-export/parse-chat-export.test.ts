@@ -75,3 +75,29 @@ describe('parseChatExport: dates as written (ADR 0023)', () => {
     ]);
   });
 });
+
+describe('parseChatExport: iOS system lines under the group name (ADR 0023)', () => {
+  const senders = (text: string, options: Parameters<typeof parseChatExport>[1] = {}) =>
+    parse(text, options).messages.map((message) => `${message.sender}: ${message.text}`);
+
+  it.each([
+    ['ios-en-group-author.txt', 4, ['Alice: Welcome Bob', 'Alice: Carl left early, he will join later']],
+    ['ios-ptbr-group-author.txt', 4, ['Alice: Bem-vindo, Bob']],
+    ['ios-en-older-notice.txt', 2, ['Alice: Hi all']],
+  ])('reads %s: the notice’s author is the group, its event lines are system lines', (file, system, messages) => {
+    const parsed = parse(fixture(file));
+    expect(parsed.systemLines).toBe(system);
+    expect(senders(fixture(file))).toEqual(messages);
+  });
+
+  it('takes lines under the lake’s subject of the group as system lines, even with no notice in the file', () => {
+    const text = '[5/1/24, 9:01:00 AM] Trail club: Alice added Bob\n[5/1/24, 9:02:00 AM] Alice: Welcome Bob\n';
+    expect(senders(text)).toEqual(['Trail club: Alice added Bob', 'Alice: Welcome Bob']);
+    expect(senders(text, { groupSubjects: ['Trail club'] })).toEqual(['Alice: Welcome Bob']);
+  });
+
+  it('leaves an Android file’s authored lines alone: Android writes system lines without an author', () => {
+    const text = '5/1/24, 9:00 AM - Trail club: Alice added Bob\n5/1/24, 9:01 AM - Alice: Hi\n';
+    expect(senders(text)).toEqual(['Trail club: Alice added Bob', 'Alice: Hi']);
+  });
+});
