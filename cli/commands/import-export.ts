@@ -70,11 +70,18 @@ export function formatImport(
   const lines = [
     `read ${toTerminalText(file)}${read.chatEntry === null ? '' : ` (${toTerminalText(read.chatEntry)}; media files counted, not stored: ${media.join(', ') || 'none'})`}: ` +
       `${String(imported.lines)} lines, ${String(imported.messages)} messages (${String(imported.byKind.text)} text, ` +
-      `${String(imported.byKind.media)} media, ${String(imported.byKind.deleted)} deleted), ` +
+      `${String(imported.byKind.edited)} edited, ${String(imported.byKind.media)} media, ` +
+      `${String(imported.byKind.deleted)} deleted), ` +
       `${String(imported.systemLines)} system lines; times read in ${imported.timeZone}`,
     describeDateOrder(imported),
     `stored ${String(imported.inserted)} new messages, ${String(imported.messages - imported.inserted)} already in the lake`,
   ];
+  for (const earlier of imported.earlierTimeZones)
+    lines.push(
+      `note: ${countNoun(earlier.messages, 'message')} of this file ${earlier.messages === 1 ? 'was' : 'were'} ` +
+        `imported before with times read in ${earlier.timeZone}, not ${imported.timeZone}; they keep those times ` +
+        "(the first import's zone wins)"
+    );
   if (imported.unreadable.length > 0) {
     lines.push(`skipped ${String(imported.unreadable.length)} unreadable lines:`);
     for (const line of imported.unreadable.slice(0, LISTED_UNREADABLE_LINES))

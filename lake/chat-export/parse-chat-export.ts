@@ -9,8 +9,11 @@ import {
   type WrittenTimestamp,
 } from './written-timestamp.js';
 
-/** What an exported message is: its own text, a media file (attached or omitted), or a deleted message. */
-export type ExportedMessageKind = 'text' | 'media' | 'deleted';
+/**
+ * What an exported message is: its own text, a text edited after it was sent (WhatsApp's marker removed), a media
+ * file (attached or omitted), or a deleted message.
+ */
+export type ExportedMessageKind = 'text' | 'edited' | 'media' | 'deleted';
 
 /** One message of a chat export, as written (issue #30 item 1). */
 export interface ExportedMessage {
@@ -90,6 +93,10 @@ const DELETED_PHRASES = new Set([
 ]);
 // iOS opens a header with `[`, Android with the bare date.
 const IOS_HEADER = /^[\u200E\u200F]*\[/;
+// What WhatsApp appends to an edited message's text (Android and iOS, English and Portuguese). It is no part of
+// the text: the same message exported before its edit was seen has no marker.
+const EDITED_MARKER =
+  /[\s\u200E\u200F]*<(?:this message was edited|mensagem editada|esta mensagem foi editada)>[\s\u200E\u200F]*$/i;
 const MEDIA_OMITTED =
   /^(?:<\s*(?:media omitted|mídia oculta|arquivo de mídia oculto|m[ií]dia omitida)\s*>|(?:image|video|audio|sticker|gif|document|contact card) omitted|(?:imagem|vídeo|video|áudio|audio|figurinha|gif|documento|cartão de contato) (?:omitid[oa]|ocultad[oa]))$/;
 
@@ -221,8 +228,9 @@ export function parseChatExport(text: string, options: ParseChatExportOptions = 
     result.messages.push(open.message);
   }
   for (const message of result.messages) {
-    message.text = message.text.replace(/\n+$/, '');
-    message.kind = kindOf(message.text, message.attachment);
+    const text = message.text.replace(/\n+$/, '');
+    message.text = text.replace(EDITED_MARKER, '');
+    message.kind = message.text === text ? kindOf(text, message.attachment) : 'edited';
   }
   return result;
 }

@@ -111,6 +111,22 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     expect(await exportedRows(group)).toHaveLength(7);
   });
 
+  it('adds nothing when the same file is imported again in another time zone, and says the first zone wins', async () => {
+    const group = '120363000000030012@g.us';
+    const text = fixture('android-en-12h.txt');
+    await importText(group, text);
+    const again = await importChatExport(fresh.lake.pool, {
+      groupJid: group,
+      text,
+      timeZone: 'UTC',
+      eventIdOf: eventIdFromName,
+    });
+    expect(again).toMatchObject({ inserted: 0, earlierTimeZones: [{ timeZone: ZONE, messages: 5 }] });
+    expect((await exportedRows(group)).map((row) => (row['at'] as Date).toISOString().slice(11, 16))).toContain(
+      '12:20'
+    );
+  });
+
   it('reports each unreadable line with its number and imports the rest', async () => {
     const group = '120363000000030021@g.us';
     const imported = await importText(group, fixture('partly-unreadable.txt'));
