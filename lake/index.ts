@@ -56,6 +56,7 @@ export {
   type ChatExportImport,
 } from './chat-export/import-chat-export.js';
 export {
+  isExportGroupKnown,
   readExportCountedDays,
   readExportDays,
   readExportSenders,

@@ -4,6 +4,7 @@ import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
   DATE_ORDERS,
   importChatExport,
+  isExportGroupKnown,
   readExportDays,
   readExportSenders,
   resolveExportTimeZone,
@@ -26,6 +27,21 @@ const PRIVACY_WARNING =
   "warning: a chat export holds other people's messages and phone numbers (personal data!). The lake keeps them " +
   'like captured messages: retention redacts their text, `wa-lake forget` erases a member; media files are never ' +
   'stored. Import only chats your community agreed to, and delete the export file afterwards.\n';
+
+/**
+ * Thrown before anything is stored when `--group` names a group the lake has never seen and `--force` was not
+ * given (ADR 0023): a mistyped JID would make a phantom group in every report.
+ */
+export class UnknownExportGroupError extends Error {
+  override readonly name = 'UnknownExportGroupError';
+  constructor(readonly groupJid: string) {
+    super(
+      `refused: the lake has never seen the group ${groupJid} (no group row, no captured or imported message), so ` +
+        'nothing was imported; check the JID against `wa-lake coverage`, or pass --force to import the export as ' +
+        'a group of its own'
+    );
+  }
+}
 
 function parseGroupJid(value: string): string {
   if (!isWellFormedGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
@@ -55,6 +71,7 @@ interface ImportExportOptions {
   group: string;
   timeZone?: string;
   dateOrder?: DateOrder;
+  force?: boolean;
   unresolved?: boolean;
   json?: boolean;
 }
@@ -128,6 +145,7 @@ export function registerImportExportCommand(program: Command): void {
       'day-first or month-first: how the export writes dates (default: decided from its dates)',
       parseDateOrder
     )
+    .option('--force', 'import into a group the lake has never seen (no group row, no message)')
     .option('--unresolved', 'list the senders no participant is known for, with the command that links each')
     .option('--json', 'print the outcome as JSON')
     .action(async (file: string | undefined, options: ImportExportOptions) => {
@@ -138,6 +156,8 @@ export function registerImportExportCommand(program: Command): void {
       if (file !== undefined) process.stderr.write(PRIVACY_WARNING);
       const read = file === undefined ? null : await readChatExportFile(file);
       await withLakePool(async (pool) => {
+        if (read !== null && options.force !== true && !(await isExportGroupKnown(pool, options.group)))
+          throw new UnknownExportGroupError(options.group);
         const imported =
           read === null
             ? null

@@ -229,6 +229,7 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
       JSON.stringify({ type: 'lid-mapping.update', chat_jid: null, payload: { lid: CAIO, pn: CAIO_PHONE } })
     );
     await linkMembers(fresh.lake.pool, [{ participantId: ANA, memberId: 'discord:ana', name: 'Ana' }], 'csv');
+    await fresh.lake.pool.query(`INSERT INTO whatsapp_groups (jid, subject) VALUES ($1, 'Trail club')`, [group]);
     const file = join(dir, 'export.txt');
     writeFileSync(file, fixture('android-en-12h.txt'));
     const env = { DATABASE_URL: fresh.url };
@@ -259,6 +260,25 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     expect(await people()).toContainEqual({ person_key: 'discord:bea', messages: 1 });
     const after = await runCli(['import-export', '--group', group, '--unresolved'], { env });
     expect(after.stdout).not.toContain('name:Bea');
+  });
+
+  it('refuses a group the lake has never seen unless --force, and says when the day/month order was assumed', async () => {
+    const group = '120363000000030061@g.us';
+    const file = join(dir, 'ambiguous.txt');
+    writeFileSync(file, fixture('ambiguous-dates.txt'));
+    const env = { DATABASE_URL: fresh.url };
+    const refused = await runCli(['import-export', file, '--group', group], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`the lake has never seen the group ${group}`);
+    expect(refused.stderr).toContain('--force');
+    expect(await exportedRows(group)).toEqual([]);
+
+    const forced = await runCli(['import-export', file, '--group', group, '--force'], { env });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('dates read month-first: ASSUMED');
+    expect(forced.stdout).toContain('--date-order day-first');
+    const ordered = await runCli(['import-export', file, '--group', group, '--date-order', 'day-first'], { env });
+    expect(ordered.stdout).toContain('dates read day-first (--date-order)');
   });
 
   it('retention redacts exported texts and forget erases a member’s exported messages, which keep counting', async () => {
