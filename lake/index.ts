@@ -51,6 +51,7 @@ export {
 // Chat exports: WhatsApp's own "Export chat" files (issue #30, ADR 0023).
 export {
   importChatExport,
+  NoChatMessagesError,
   resolveExportTimeZone,
   UnknownTimeZoneError,
   type ChatExportImport,

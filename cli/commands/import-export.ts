@@ -5,6 +5,7 @@ import {
   DATE_ORDERS,
   importChatExport,
   isExportGroupKnown,
+  NoChatMessagesError,
   readExportDays,
   readExportSenders,
   resolveExportTimeZone,
@@ -13,7 +14,11 @@ import {
   type ExportDay,
   type ExportSenderSummary,
 } from '../../lake/index.js';
-import { readChatExportFile, type ChatExportFile } from '../import-export/read-chat-export-file.js';
+import {
+  readChatExportFile,
+  UnusableChatExportError,
+  type ChatExportFile,
+} from '../import-export/read-chat-export-file.js';
 import { countNoun } from '../count-noun.js';
 import { toTerminalText } from '../terminal-text.js';
 import { spans } from './coverage.js';
@@ -167,6 +172,11 @@ export function registerImportExportCommand(program: Command): void {
                 timeZone: await resolveExportTimeZone(pool, options.timeZone),
                 eventIdOf: eventIdFromName,
                 ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
+              }).catch((err: unknown) => {
+                // The lake does not know the file: the error names it here, as every other refusal of the file does.
+                throw err instanceof NoChatMessagesError && file !== undefined
+                  ? new UnusableChatExportError(file, err.message)
+                  : err;
               });
         const days = await readExportDays(pool, options.group);
         const senders = await readExportSenders(pool, options.group);

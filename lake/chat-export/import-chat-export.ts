@@ -13,6 +13,27 @@ export class UnknownTimeZoneError extends Error {
   }
 }
 
+/**
+ * Thrown before anything is stored when a text holds no WhatsApp message or system line at all: an empty file,
+ * a binary one, or text in another encoding. An import that says "0 messages" and exits 0 would hide that.
+ */
+export class NoChatMessagesError extends Error {
+  override readonly name = 'NoChatMessagesError';
+  constructor(
+    readonly lines: number,
+    readonly unreadableLines: number,
+    hasNulCharacters: boolean
+  ) {
+    super(
+      lines === 0
+        ? 'holds no text: nothing was imported'
+        : `holds no WhatsApp message: none of its ${String(lines)} lines starts with a date and a time as an ` +
+            `export's messages do (${String(unreadableLines)} unreadable${hasNulCharacters ? '; it holds NUL characters: UTF-16 or binary?' : ''}), ` +
+            'so nothing was imported'
+    );
+  }
+}
+
 /** What one import read and stored (issue #30). */
 export interface ChatExportImport {
   lines: number;
@@ -101,7 +122,8 @@ async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<strin
  * System lines are counted, not stored; unreadable lines are returned with their numbers.
  *
  * @param options.eventIdOf - UUIDv5 of a name in the lake's event-id namespace (`collector/event-id.ts`).
- * @throws DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
+ * @throws NoChatMessagesError (nothing stored) when the text holds no message or system line at all;
+ *   DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
  *   given; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
  */
 export async function importChatExport(
@@ -122,6 +144,8 @@ export async function importChatExport(
     groupSubjects: await readGroupSubjects(pool, options.groupJid),
     ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
   });
+  if (parsed.messages.length === 0 && parsed.systemLines === 0)
+    throw new NoChatMessagesError(parsed.lines, parsed.unreadable.length, options.text.includes('\u0000'));
   const byKind: Record<ExportedMessageKind, number> = { text: 0, edited: 0, media: 0, deleted: 0 };
   for (const message of parsed.messages) byKind[message.kind] += 1;
   // Ordinals count within the whole file, so the names are made before the rows are cut into batches.

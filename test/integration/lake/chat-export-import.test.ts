@@ -8,7 +8,14 @@ import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { createRootLogger } from '../../../common/logger.js';
 import { renderReportHtml } from '../../../cli/report/render-html.js';
-import { importChatExport, linkMembers, readEngagementReport, redactOldMessageBodies } from '../../../lake/index.js';
+import { MAX_EXPORTED_MESSAGE_BYTES } from '../../../lake/chat-export/parse-chat-export.js';
+import {
+  importChatExport,
+  linkMembers,
+  NoChatMessagesError,
+  readEngagementReport,
+  redactOldMessageBodies,
+} from '../../../lake/index.js';
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
@@ -143,6 +150,21 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
       'depois do corte',
       'Até sábado',
     ]);
+  });
+
+  it('stores nothing and says why when a text holds no message at all (empty, binary)', async () => {
+    const group = '120363000000030022@g.us';
+    await expect(importText(group, '')).rejects.toThrow('holds no text');
+    await expect(importText(group, '\u0000\u0001PK\u0003\u0004\n\u0000')).rejects.toThrow(NoChatMessagesError);
+    await expect(importText(group, '\u0000\u0001PK\u0003\u0004\n\u0000')).rejects.toThrow('UTF-16 or binary?');
+    expect(await exportedRows(group)).toEqual([]);
+  });
+
+  it('stores the rest of a file whose one message is over 4 MiB', async () => {
+    const group = '120363000000030023@g.us';
+    const huge = 'x'.repeat(MAX_EXPORTED_MESSAGE_BYTES + 1);
+    const imported = await importText(group, `1/13/25 10:00 - Ana: ${huge}\n1/13/25 10:01 - Bea: short\n`);
+    expect(imported).toMatchObject({ inserted: 1, unreadable: [{ line: 1, reason: 'message text over 4 MiB' }] });
   });
 
   it('counts exported messages only on days the lake did not observe, so engagement runs on across the boundary', async () => {
