@@ -1,4 +1,5 @@
 import type { EngagementReport } from '../../lake/index.js';
+import { describeCoverage } from './coverage-shading.js';
 import { memberLabel, renderReportCharts } from './render-charts.js';
 
 const escapeHtml = (text: string): string =>
@@ -71,6 +72,7 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
 <body>
 <h1>WhatsApp engagement</h1>
 <p class="meta">${escapeHtml(scope)}, ${escapeHtml(report.from ?? '—')} to ${escapeHtml(report.to ?? '—')} (days in ${escapeHtml(report.timeZone)}), generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
+<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>
 <div class="totals">${totals.map(([label, value]) => `<div class="total"><b>${String(value)}</b>${label}</div>`).join('')}</div>
 ${charts}
 <h2>Top members</h2>

@@ -5,6 +5,7 @@ import {
   ReportRangeTooLongError,
   UnknownReportGroupError,
 } from '../errors.js';
+import { readReportCoverage, type ReportCoverage } from './coverage-queries.js';
 
 /** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
 export interface EngagementReportOptions {
@@ -49,6 +50,8 @@ export interface EngagementReport {
   joinsLeaves: { day: string; joins: number; leaves: number }[];
   cohorts: { cohortWeek: string; weekOffset: number; cohortSize: number; activeMembers: number; retention: number }[];
   lurkers: { groupJid: string; members: number; lurkers: number }[];
+  /** How much of each day the collectors observed the report's groups (`--group`, else those with activity). */
+  coverage: ReportCoverage;
 }
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
@@ -230,6 +233,8 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
         GROUP BY 1 ORDER BY lurkers DESC, 1`,
       [to, options.lurkerDays, options.groupJid]
     );
+    const scope = options.groupJid !== null ? [options.groupJid] : report.groups.map((group) => group.groupJid);
+    report.coverage = await readReportCoverage(client, from, to, scope);
     report.totals = {
       ...(totals ?? report.totals),
       joins: report.joinsLeaves.reduce((sum, row) => sum + row.joins, 0),
@@ -265,5 +270,6 @@ function emptyReport(
     joinsLeaves: [],
     cohorts: [],
     lurkers: [],
+    coverage: { isRecorded: false, days: [] },
   };
 }

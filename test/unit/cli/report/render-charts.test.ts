@@ -16,6 +16,7 @@ const report = (days: string[]): EngagementReport => ({
   joinsLeaves: [],
   cohorts: [],
   lurkers: [],
+  coverage: { isRecorded: false, days: [] },
 });
 
 /** The SVG of the DAU/WAU/MAU chart. */
