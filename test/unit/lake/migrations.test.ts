@@ -22,6 +22,8 @@ const RELEASED = [
 
 // Kept in order after the released ones (ADR 0025).
 const ENGAGEMENT_QUESTIONS = ['1765750000000_first-response-in-one-pass', '1765750000001_newcomers-levels-hours'];
+// Coverage per account and the day rule (ADR 0019, ADR 0016).
+const COVERAGE_PER_ACCOUNT = ['1765710000000_unobserved-periods-per-account', '1765710000001_group-day-coverage'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -31,5 +33,6 @@ describe('lake/migrations', () => {
       .sort();
     expect(names.slice(0, RELEASED.length)).toEqual(RELEASED);
     expect(names.filter((name) => name.startsWith('17657500000'))).toEqual(ENGAGEMENT_QUESTIONS);
+    expect(names.filter((name) => name.startsWith('17657100000'))).toEqual(COVERAGE_PER_ACCOUNT);
   });
 });
