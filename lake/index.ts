@@ -30,6 +30,7 @@ export {
   readOldestMessageSince,
   type DayCoverage,
   type GroupCoverage,
+  type ReportCoverage,
   type StoredMessageKey,
 } from './engagement/coverage-queries.js';
 export {
