@@ -257,6 +257,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     // Metadata may hold bigints (integers beyond 2^53, ADR 0014): written as their digits.
     return reply
       .code(200)
+      .type('application/json; charset=utf-8')
       .serializer(stringifyJsonExactly)
       .send({
         id: message.id,
