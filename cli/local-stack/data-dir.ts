@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
@@ -10,6 +10,8 @@ import { DataDirUnusableError } from './errors.js';
 export interface DataDirLayout {
   root: string;
   temporalDbFile: string;
+  /** The running dev server's pid, kept so a start after a killed `wa-lake dev` stops it (ADR 0017). */
+  temporalPidFile: string;
   postgresDir: string;
   outboxPath: string;
   authDir: string;
@@ -28,15 +30,20 @@ export interface DataDirLayout {
  * (0711 for root, whose PostgreSQL runs as `postgres`), and every file and folder in it except PostgreSQL's own
  * cluster is narrowed to owner-only, each change reported in `tightened`.
  *
- * @throws DataDirUnusableError when the folder cannot be created (e.g. `/proc/nope`, no permission);
- *   PrivateModeError when a path in it is readable by others and cannot be narrowed.
+ * @throws DataDirUnusableError when the folder cannot be created or written (e.g. `/proc/nope`, a read-only file
+ *   system, no permission); PrivateModeError when a path in it is readable by others and cannot be narrowed.
  */
 export function prepareDataDir(root: string): DataDirLayout {
   let absolute: string;
   try {
     absolute = makeDirectory(root);
+    // An existing folder on a read-only file system (or without write permission) is refused here, in words,
+    // instead of by the first file written into it (ADR 0017).
+    accessSync(absolute, constants.W_OK);
   } catch (err) {
-    if (err instanceof DirectoryNotCreatedError) throw new DataDirUnusableError(root, { cause: err });
+    if (err instanceof DirectoryNotCreatedError || (err as NodeJS.ErrnoException).code !== undefined) {
+      throw new DataDirUnusableError(root, { cause: err });
+    }
     throw err;
   }
   const tightened = tightenPrivateTree(absolute, { skip: ['postgres'], rootOtherBits: privateDirectoryMode() & 0o077 });
@@ -47,6 +54,7 @@ export function prepareDataDir(root: string): DataDirLayout {
     tightened,
     root: absolute,
     temporalDbFile: join(absolute, 'temporal.sqlite'),
+    temporalPidFile: join(absolute, 'temporal-dev-server.pid'),
     postgresDir: join(absolute, 'postgres'),
     outboxPath: join(absolute, 'outbox.sqlite'),
     authDir: join(absolute, 'auth'),

@@ -37,6 +37,9 @@ const RELEASED = [
   '1765720000000_access-requests',
 ];
 
+// Kept in order after the released ones (ADR 0025).
+const ENGAGEMENT_QUESTIONS = ['1765750000000_first-response-in-one-pass', '1765750000001_newcomers-levels-hours'];
+
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
     const names = readdirSync(fileURLToPath(new URL('../../../lake/migrations', import.meta.url)))
@@ -44,5 +47,6 @@ describe('lake/migrations', () => {
       .map((file) => file.replace(/\.ts$/, ''))
       .sort();
     expect(names.slice(0, RELEASED.length)).toEqual(RELEASED);
+    expect(names.filter((name) => name.startsWith('17657500000'))).toEqual(ENGAGEMENT_QUESTIONS);
   });
 });
