@@ -34,6 +34,7 @@ const RELEASED = [
   '1765500000001_first-response',
   '1765600000000_chat-export-messages',
   '1765650000000_reply-graph-and-unanswered',
+  '1765710000000_unobserved-periods-per-account',
   '1765720000000_access-requests',
 ];
 
