@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 import { DataDirUnusableError } from './errors.js';
@@ -19,6 +19,46 @@ export interface DataDirLayout {
   payloadKeyFile: string;
   /** Bearer token of the dev stack's codec server (architecture.md §14). */
   codecTokenFile: string;
+  /** The running stack's Temporal address, for `wa-lake status --data-dir` ({@link readDevStackFile}). */
+  stackFile: string;
+}
+
+/** What `wa-lake dev` records of its running stack in the data folder (`stackFile`). */
+export interface DevStackFile {
+  temporalAddress: string;
+}
+
+/** The layout of the data folder at `root` (made absolute), without creating or checking anything. */
+export function dataDirLayout(root: string): DataDirLayout {
+  const absolute = resolve(root);
+  return {
+    root: absolute,
+    temporalDbFile: join(absolute, 'temporal.sqlite'),
+    temporalPidFile: join(absolute, 'temporal-dev-server.pid'),
+    postgresDir: join(absolute, 'postgres'),
+    outboxPath: join(absolute, 'outbox.sqlite'),
+    authDir: join(absolute, 'auth'),
+    secretFile: join(absolute, 'webhook-secret'),
+    payloadKeyFile: join(absolute, 'payload-encryption-keys'),
+    codecTokenFile: join(absolute, 'codec-server-token'),
+    stackFile: join(absolute, 'dev-stack.json'),
+  };
+}
+
+/** Records the running stack's addresses in `stackFile` (kept after a stop: the last stack's addresses). */
+export function writeDevStackFile(stackFile: string, stack: DevStackFile): void {
+  writeFileSync(stackFile, `${JSON.stringify(stack)}\n`);
+}
+
+/** The addresses {@link writeDevStackFile} recorded, or null when there is no readable file. */
+export function readDevStackFile(stackFile: string): DevStackFile | null {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(stackFile, 'utf8'));
+    const address = (parsed as Partial<DevStackFile> | null)?.temporalAddress;
+    return typeof address === 'string' ? { temporalAddress: address } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -41,17 +81,7 @@ export function prepareDataDir(root: string): DataDirLayout {
     }
     throw err;
   }
-  return {
-    root: absolute,
-    temporalDbFile: join(absolute, 'temporal.sqlite'),
-    temporalPidFile: join(absolute, 'temporal-dev-server.pid'),
-    postgresDir: join(absolute, 'postgres'),
-    outboxPath: join(absolute, 'outbox.sqlite'),
-    authDir: join(absolute, 'auth'),
-    secretFile: join(absolute, 'webhook-secret'),
-    payloadKeyFile: join(absolute, 'payload-encryption-keys'),
-    codecTokenFile: join(absolute, 'codec-server-token'),
-  };
+  return dataDirLayout(absolute);
 }
 
 /**
