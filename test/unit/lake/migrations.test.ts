@@ -35,6 +35,7 @@ const RELEASED = [
   '1765600000000_chat-export-messages',
   '1765650000000_reply-graph-and-unanswered',
   '1765710000000_unobserved-periods-per-account',
+  '1765710000001_group-day-coverage',
   '1765720000000_access-requests',
 ];
 
