@@ -14,6 +14,7 @@ import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
 export type { InvalidPairPhoneError, CollectorHandle, CollectorSource, RunCollectorOptions } from './run-collector.js';
 export { findMemberUsersInOutbox, forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
+export type { LinkPreview } from './session/send-socket.js';
 export { readCapture } from './capture/capture-reader.js';
 export { BackfillStore, type Backfill } from './backfill/backfill-store.js';
 
@@ -23,4 +24,12 @@ export { BackfillStore, type Backfill } from './backfill/backfill-store.js';
  */
 export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
   return (await import('./run-collector.js')).runCollector(options);
+}
+
+/**
+ * The linked account the auth folder remembers (`creds.json`'s `me`), imported when called: it loads Baileys'
+ * JID helpers. `forget` refuses these identifiers without `--force` (ADR 0014 decision 5).
+ */
+export async function readLinkedAccount(authDir: string): Promise<{ phoneJid: string | null; lid: string | null }> {
+  return (await import('./session/stored-account.js')).readStoredAccount(authDir);
 }

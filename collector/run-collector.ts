@@ -17,10 +17,12 @@ import { readStoredAccount } from './session/stored-account.js';
 import { EventPipeline } from './event-pipeline.js';
 import { Heartbeat } from './heartbeat.js';
 import { acquireInstanceLock } from './instance-lock.js';
+import { narrowPrivateFiles } from './narrow-private-files.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { asSendSocket } from './session/send-socket.js';
+import { createLinkPreviewer } from './send/link-preview.js';
 import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
 import { normalizePairPhone } from './session/login-prompt.js';
@@ -91,6 +93,12 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     outboxPath: config.OUTBOX_PATH,
   });
   const stack: Array<() => Promise<void> | void> = [() => lock.release()];
+  try {
+    narrowPrivateFiles({ ...options.config, recordPath: options.recordPath }, logger);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const stopAll = async (): Promise<void> => {
     for (const step of stack.splice(0).reverse()) {
       try {
@@ -161,6 +169,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       pipeline,
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
+      getSelfLid: () => session?.getSelfLid() ?? null,
       intervalMs: config.COVERAGE_HEARTBEAT_INTERVAL_MS,
     });
     // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
@@ -247,6 +256,9 @@ function startSendSide(
     dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
     outboxPath: options.config.OUTBOX_PATH,
     getSocket,
+    ...(options.config.SEND_LINK_PREVIEW
+      ? { linkPreviewer: createLinkPreviewer({ allowPrivate: options.config.SEND_LINK_PREVIEW_ALLOW_PRIVATE }) }
+      : {}),
     logger: options.logger,
   });
 }

@@ -30,6 +30,7 @@ export {
   readOldestMessageSince,
   type DayCoverage,
   type GroupCoverage,
+  type ReportCoverage,
   type StoredMessageKey,
 } from './engagement/coverage-queries.js';
 export {
@@ -63,7 +64,19 @@ export {
   type ExportSenderSummary,
 } from './chat-export/chat-export-queries.js';
 // Privacy: erasure and retention (architecture.md §14).
-export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './privacy/forget-participant.js';
+export {
+  expandAliases,
+  forgetParticipantInLake,
+  recordErasureRun,
+  type LakeErasureResult,
+} from './privacy/forget-participant.js';
+export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
+export { countExport, recordAccessRequest } from './privacy/access-requests.js';
+export {
+  readParticipantExport,
+  resolveExportJids,
+  type ParticipantExport,
+} from './privacy/participant-export-queries.js';
 export {
   findPendingErasures,
   forgetPendingErasures,

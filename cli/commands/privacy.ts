@@ -1,11 +1,12 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { loadCollectorConfig } from '../../collector/index.js';
+import { loadCollectorConfig, readLinkedAccount } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
+import { runParticipantExport } from '../privacy/run-participant-export.js';
 import { countNoun } from '../count-noun.js';
 import { createProgressPrinter } from '../progress-line.js';
 import { asOptionParser } from './option-parsers.js';
@@ -20,8 +21,9 @@ const currentUser = (): string => {
   }
 };
 
-/** Registers `wa-lake retention apply` and `wa-lake forget` (architecture.md §14, issue #13 items 3–4). */
+/** Registers `wa-lake retention apply`, `wa-lake forget` and `wa-lake export` (architecture.md §14). */
 export function registerPrivacyCommands(program: Command): void {
+  registerExportCommand(program);
   const retention = program.command('retention').description('redact old message bodies in the lake');
   retention
     .command('apply')
@@ -56,8 +58,10 @@ export function registerPrivacyCommands(program: Command): void {
     .requiredOption('--participant <id>', 'LID (…@lid), phone JID (…@s.whatsapp.net) or phone number')
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_erasure_runs)', currentUser())
     .option('--json', 'print the report as JSON')
-    .action(async (options: { participant: string; requestedBy: string; json?: boolean }) => {
+    .option('--force', "erase the linked account's own identifiers, or record a request that matches nothing")
+    .action(async (options: { participant: string; requestedBy: string; json?: boolean; force?: boolean }) => {
       const config = loadCollectorConfig(process.env);
+      const account = await readLinkedAccount(config.AUTH_DIR);
       const pool = createPool(databaseUrl());
       let temporalUnreachableReason: string | undefined;
       const temporal = await connectTemporalClient(
@@ -78,9 +82,12 @@ export function registerPrivacyCommands(program: Command): void {
           payloadsEncrypted: (config.PAYLOAD_ENCRYPTION_KEYS?.length ?? 0) > 0,
           participant: options.participant,
           requestedBy: options.requestedBy,
+          temporalNamespace: config.TEMPORAL_NAMESPACE,
+          accountJids: [account.phoneJid, account.lid].filter((jid): jid is string => jid !== null),
+          force: options.force === true,
         });
         failWhenIncomplete(report);
-        failWhenNothingFound(report, options.participant);
+        if (failWhenNothingFound(report, options.participant)) return;
         if (options.json) return printLine(JSON.stringify(report));
         const { lake, outboxRowsRewritten, deadLetterEntriesRedacted } = report.counts;
         printLine(
@@ -93,6 +100,12 @@ export function registerPrivacyCommands(program: Command): void {
             `${countNoun(lake.participantsDeleted, 'participant row')} and ` +
             `${countNoun(lake.memberLinksDeleted, 'member link')} deleted`
         );
+        printLine(
+          `  send: ${countNoun(lake.optInsDeleted, 'opt-in')} and ` +
+            `${countNoun(lake.testRecipientsDeleted, 'test recipient')} deleted, ` +
+            `${countNoun(lake.sentMessagesRedacted, 'message')} sent to the member redacted ` +
+            '(text, recipient, metadata)'
+        );
         for (const [column, rows] of Object.entries(lake.pseudonymized))
           printLine(`  lake: ${column}: ${countNoun(rows, 'row')} pseudonymized`);
         if (outboxRowsRewritten !== null) printLine(`  outbox: ${countNoun(outboxRowsRewritten, 'row')} rewritten`);
@@ -102,6 +115,43 @@ export function registerPrivacyCommands(program: Command): void {
         for (const line of report.notReached) printLine(`  - ${line}`);
       } finally {
         await temporal?.close();
+        await pool.end();
+      }
+    });
+}
+
+/** Registers `wa-lake export --participant` (ADR 0014 decision 7; LGPD Art. 18 I–II and V, Art. 19). */
+function registerExportCommand(program: Command): void {
+  program
+    .command('export')
+    .description("write one member's data as schema-versioned JSON and a readable HTML page (access, portability)")
+    .requiredOption('--participant <id>', 'LID, phone JID, phone number, member id, or an erased-…@erased pseudonym')
+    .option('--out <dir>', 'folder to write the two files into', '.')
+    .option('--requested-by <name>', 'who runs it (recorded in whatsapp_access_requests)', currentUser())
+    .action(async (options: { participant: string; out: string; requestedBy: string }) => {
+      const namespace = parseConfig(
+        z.object({ TEMPORAL_NAMESPACE: z.string().min(1).default('default') }),
+        process.env
+      ).TEMPORAL_NAMESPACE;
+      const pool = createPool(databaseUrl());
+      try {
+        const written = await runParticipantExport({
+          pool,
+          identifier: options.participant,
+          outDir: options.out,
+          requestedBy: options.requestedBy,
+          temporalNamespace: namespace,
+        });
+        printLine(`export run ${written.runId} by ${options.requestedBy}`);
+        printLine(`  JSON: ${written.jsonPath}`);
+        printLine(`  HTML: ${written.htmlPath}`);
+        for (const [section, count] of Object.entries(written.counts)) printLine(`  ${section}: ${count}`);
+        if (!written.isFound)
+          process.stderr.write(
+            `wa-lake export: the lake holds nothing of ${options.participant} (never seen, mistyped, or erased); ` +
+              'the files say so\n'
+          );
+      } finally {
         await pool.end();
       }
     });
@@ -140,14 +190,17 @@ function failWhenIncomplete(report: ErasureReport): void {
 }
 
 /**
- * A complete run that found nothing of the participant anywhere (issue #26 item 5): most often a mistyped
- * identifier, which used to exit 0 with all zeros. Says so on stderr and sets exit code 1; nothing was changed.
+ * A complete run that found nothing of the participant anywhere (issue #26 item 5, ADR 0014 decision 5): most
+ * often a mistyped identifier. Refused without `--force`: says so on stderr, records no run, sets exit code 1.
+ * @returns true when refused (the caller prints nothing more).
  */
-function failWhenNothingFound(report: ErasureReport, participant: string): void {
-  if (!report.isComplete || !report.foundNothing) return;
+function failWhenNothingFound(report: ErasureReport, participant: string): boolean {
+  if (!report.refused) return false;
   process.stderr.write(
-    `wa-lake forget: nothing of ${participant} was found in the lake, the outbox or the dead letters, so nothing ` +
-      'was erased; check the identifier (a member erased before is not found either)\n'
+    `wa-lake forget: refused: nothing of ${participant} was found in the lake, the send tables, the outbox or ` +
+      'the dead letters, so nothing was erased and no run was recorded; check the identifier (a member erased ' +
+      'before is not found either), or pass --force to record the request as done\n'
   );
   process.exitCode = 1;
+  return true;
 }

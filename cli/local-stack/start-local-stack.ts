@@ -10,6 +10,7 @@ import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { findFreePort } from '../../dev-stack/tcp-ports.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
+import { formatMode } from '../../common/private-files.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { runMigrations } from '../../lake/index.js';
@@ -89,6 +90,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw new Error(`capture not found: ${options.source.path}`);
   }
   const layout = prepareDataDir(options.dataDir);
+  for (const change of layout.tightened)
+    logger.warn(
+      { path: change.path, fromMode: formatMode(change.fromMode), toMode: formatMode(change.toMode) },
+      'private file or folder was open to other users; its mode was narrowed'
+    );
   const started: StartedComponent[] = [];
   const dataDirLock = lockDataDir(layout.root);
   started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });

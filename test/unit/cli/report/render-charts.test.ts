@@ -16,6 +16,13 @@ const report = (days: string[]): EngagementReport => ({
   joinsLeaves: [],
   cohorts: [],
   lurkers: [],
+  exportDays: [],
+  previousPeriod: null,
+  totalsComparison: [],
+  levels: [],
+  newcomerFunnel: [],
+  activityHours: [],
+  coverage: { isRecorded: false, days: [] },
 });
 
 /** The SVG of the DAU/WAU/MAU chart. */
