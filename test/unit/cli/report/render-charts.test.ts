@@ -16,6 +16,12 @@ const report = (days: string[]): EngagementReport => ({
   joinsLeaves: [],
   cohorts: [],
   lurkers: [],
+  exportDays: [],
+  previousPeriod: null,
+  totalsComparison: [],
+  levels: [],
+  newcomerFunnel: [],
+  activityHours: [],
 });
 
 /** The SVG of the DAU/WAU/MAU chart. */
