@@ -1,4 +1,5 @@
 import type { EngagementReport } from '../../lake/index.js';
+import { describeCoverage } from './coverage-shading.js';
 import { memberLabel, renderReportCharts } from './render-charts.js';
 
 /** Text as HTML: `&`, `<`, `>`, quotes escaped. */
@@ -135,7 +136,10 @@ export function renderReportSections(report: EngagementReport, links: ReportLink
   const versus = previous
     ? `<p class="meta">Each total beside the ${escapeHtml(previous.from)} to ${escapeHtml(previous.to)} period of equal length.</p>`
     : '';
-  return `${versus}<div class="totals">${renderTotals(report)}</div>
+  // Says how to read the shaded days of the daily charts (ADR 0016), in the file and on the dashboard alike.
+  const coverage = `<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>`;
+  return `${coverage}
+${versus}<div class="totals">${renderTotals(report)}</div>
 ${charts}
 ${renderTables(report, links)}${renderExportDays(report)}`;
 }
@@ -158,6 +162,7 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
 <body>
 <h1>WhatsApp engagement</h1>
 <p class="meta">${escapeHtml(describeReportScope(report))}, generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
+<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>
 ${renderReportSections(report)}</body></html>
 `;
 }
