@@ -16,7 +16,7 @@ import {
 } from '@temporalio/worker';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { envPayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
-import { createDataConverter } from '../../common/temporal-data-converter.js';
+import { createDataConverter, resolveFailureConverterPath } from '../../common/temporal-data-converter.js';
 import { resolveTestServerPath } from '../../dev-stack/temporal-binaries.js';
 import { loadWorkerConfig, type WorkerConfig } from '../../worker/config.js';
 import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
@@ -109,10 +109,11 @@ export function createTestWorker(options: Omit<WorkerOptions, 'dataConverter'>):
   return Worker.create({ ...options, dataConverter: testDataConverter() });
 }
 
-/** Bundles `workflows/index.ts` once per test file. */
+/** Bundles `workflows/index.ts` once per test file, with the failure converter of the test codec (issue #24 item 4). */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: resolveWorkflowsPath(),
+    failureConverterPath: resolveFailureConverterPath(),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });
 }
