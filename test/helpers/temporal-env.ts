@@ -5,6 +5,7 @@ import {
   defineSearchAttributeKey,
   SearchAttributeType,
   type Payload,
+  type ProtoFailure,
 } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
@@ -46,6 +47,18 @@ export async function decodeStoredPayload(payload: Payload | null | undefined): 
   let payloads: Payload[] = payload ? [payload] : [];
   for (const codec of codecs) payloads = await codec.decode(payloads);
   return payloads[0] ? defaultPayloadConverter.fromPayload(payloads[0]) : undefined;
+}
+
+/**
+ * The message of a failure as a history or a describe stores it: the failure converter moves message and stack
+ * into `encodedAttributes`, which the test codec encrypts (ADR 0022), leaving "Encoded failure" in `message`.
+ * @returns the original message; the stored one for a failure written without encoded attributes.
+ */
+export async function decodeFailureMessage(failure: ProtoFailure | null | undefined): Promise<string | undefined> {
+  if (!failure) return undefined;
+  if (!failure.encodedAttributes) return failure.message ?? undefined;
+  const attributes = (await decodeStoredPayload(failure.encodedAttributes)) as { message?: unknown } | undefined;
+  return typeof attributes?.message === 'string' ? attributes.message : undefined;
 }
 
 // temporal.api.enums.v1.IndexedValueType wire values (KEYWORD = 2, INT = 3).
