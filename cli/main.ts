@@ -22,5 +22,5 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   const { reportFailure } = await import('./report-failure.js');
-  process.exit(reportFailure(err, process.env['LOG_LEVEL']));
+  process.exit(reportFailure(err, process.env['LOG_LEVEL'], process.env['LOG_FORMAT']));
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { ConfigError } from '../common/config-schema.js';
 import { withEncryptedPayloadHint } from '../common/encrypted-payload-hint.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
@@ -22,22 +23,37 @@ function describeError(err: unknown): string {
 }
 
 /**
+ * Writes a failure's words to stderr: as they are, or with `LOG_FORMAT=json` (the image sets it) as one record
+ * shaped like pino's (level 60, fatal), so a JSON-lines log shipper reads a failed start like the process's
+ * other lines (ADR 0018).
+ */
+function writeFailure(text: string, logFormat: string | undefined): void {
+  if (logFormat !== 'json') {
+    process.stderr.write(`${text}\n`);
+    return;
+  }
+  const record = { level: 60, time: Date.now(), pid: process.pid, hostname: hostname(), name: 'wa-lake', msg: text };
+  process.stderr.write(`${JSON.stringify(record)}\n`);
+}
+
+/**
  * Writes what a failed command says to the operator on stderr and returns its exit code (architecture.md §10):
  * an invalid configuration (1), Ctrl-C during start-up (130), anything else as one sentence with its causes (1),
  * or with the stack when `logLevel` is `debug` or `trace`. Imported only when a command failed (issue #26 item 3).
+ * `logFormat` is `LOG_FORMAT`: `json` writes one JSON record instead of text.
  */
-export function reportFailure(err: unknown, logLevel: string | undefined): number {
+export function reportFailure(err: unknown, logLevel: string | undefined, logFormat?: string): number {
   if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\nSee .env.example and docs/configuration.md.\n`);
+    writeFailure(`${err.message}\nSee .env.example and docs/configuration.md.`, logFormat);
     return 1;
   }
   if (err instanceof ShutdownRequestedError) {
-    process.stderr.write(`wa-lake: ${err.message} during start-up; everything started was stopped\n`);
+    writeFailure(`wa-lake: ${err.message} during start-up; everything started was stopped`, logFormat);
     return 130;
   }
   const isVerbose = ['debug', 'trace'].includes(logLevel ?? '');
   const message = isVerbose && err instanceof Error ? (err.stack ?? err.message) : describeError(err);
   // A failure's message can quote a remote party (an ingest or webhook answer): never let it drive the terminal.
-  process.stderr.write(`wa-lake: ${toTerminalLine(message)}\n`);
+  writeFailure(`wa-lake: ${toTerminalLine(message)}`, logFormat);
   return 1;
 }

@@ -13,6 +13,11 @@ export const HEARTBEAT_EVENT_TYPE = 'collector.heartbeat';
  */
 export interface CoverageBeatPayload {
   account_jid: string;
+  /**
+   * The account's LID when the session knows it: each collector's beats are rows of their own, so the lake learns
+   * every account's JIDs from them whichever collector's copy of a shared event it stored (ADR 0019).
+   */
+  account_lid?: string;
   at_ms: number;
   state: 'open' | 'closed';
   interval_ms: number;
@@ -28,6 +33,8 @@ export interface CoverageBeatsOptions {
   pipeline: { handle(eventName: string, data: unknown, capturedAt: Date): unknown };
   logger: Logger;
   getSelfJid: () => string | null;
+  /** The account's LID (`user.lid`), sent as `account_lid`; absent or null: not sent. */
+  getSelfLid?: () => string | null;
   intervalMs: number;
   now?: () => number;
 }
@@ -83,8 +90,10 @@ export class CoverageBeats {
   private emit(type: string, state: 'open' | 'closed', reason?: string): void {
     const self = this.options.getSelfJid();
     if (self === null) return;
+    const lid = this.options.getSelfLid?.() ?? null;
     const payload: CoverageBeatPayload = {
       account_jid: jidNormalizedUser(self),
+      ...(lid !== null ? { account_lid: jidNormalizedUser(lid) } : {}),
       at_ms: this.now(),
       state,
       interval_ms: this.options.intervalMs,

@@ -24,3 +24,11 @@ export { BackfillStore, type Backfill } from './backfill/backfill-store.js';
 export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
   return (await import('./run-collector.js')).runCollector(options);
 }
+
+/**
+ * The linked account the auth folder remembers (`creds.json`'s `me`), imported when called: it loads Baileys'
+ * JID helpers. `forget` refuses these identifiers without `--force` (ADR 0014 decision 5).
+ */
+export async function readLinkedAccount(authDir: string): Promise<{ phoneJid: string | null; lid: string | null }> {
+  return (await import('./session/stored-account.js')).readStoredAccount(authDir);
+}

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { makeDirectory } from '../common/make-directory.js';
 
-/** What a lock file holds: who owns it, so a stale lock from a dead process can be taken over. */
+/** Who holds a lock, as its holder wrote it: for the refusal message only, never to decide anything. */
 export interface LockOwner {
   pid: number;
   hostname: string;
-  token: string;
   acquiredAt: string;
 }
 
@@ -26,123 +24,122 @@ export class InstanceLockedError extends Error {
   }
 }
 
-/** A held lock; `release()` removes the lock files it created (idempotent). */
+/** A held lock; `release()` lets it go (idempotent). The lock files stay: their existence means nothing. */
 export interface InstanceLock {
   readonly paths: readonly string[];
   release(): void;
 }
 
-function isProcessAlive(pid: number): boolean {
+/** The lock file inside the auth folder: it travels with the session (a volume), not with a container. */
+export const AUTH_LOCK_FILE = 'instance.lock';
+/** Appended to the outbox path for its lock file. */
+export const OUTBOX_LOCK_SUFFIX = '.instance.lock';
+/** Readers of the owner row hold SQLite's shared lock for microseconds; a commit waits them out. */
+const COMMIT_BUSY_TIMEOUT_MS = 2_000;
+
+function isBusy(err: unknown): boolean {
+  return err instanceof Database.SqliteError && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
+}
+
+/** SQLite's write lock (RESERVED) without waiting: false when another connection holds it. */
+function tryBegin(db: Database.Database): boolean {
   try {
-    process.kill(pid, 0);
+    db.exec('BEGIN IMMEDIATE');
     return true;
   } catch (err) {
-    // EPERM: the process exists but belongs to another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (isBusy(err)) return false;
+    throw err;
   }
 }
 
-function readOwner(path: string): LockOwner | null {
+function readOwner(db: Database.Database): LockOwner | null {
   try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
-    return typeof parsed.pid === 'number' && typeof parsed.hostname === 'string' ? (parsed as LockOwner) : null;
+    const row = db.prepare('SELECT pid, hostname, acquired_at FROM lock_owner WHERE id = 1').get() as
+      { pid: number; hostname: string; acquired_at: string } | undefined;
+    return row ? { pid: row.pid, hostname: row.hostname, acquiredAt: row.acquired_at } : null;
   } catch {
+    // No table yet (a holder that has not written its name) or the holder is committing it.
     return null;
   }
 }
 
-function tryCreate(path: string, owner: LockOwner): boolean {
+/**
+ * The lock is SQLite's write lock on the file, an fcntl lock the kernel holds for this process: the kernel
+ * drops it when the process ends however it ends (SIGKILL, OOM, a container stopped or removed), so a lock is
+ * never stale, whatever pid or hostname its owner row names (a new container has a new hostname and is
+ * pid 1 again). Connections of one process exclude each other too: SQLite tracks its locks per file.
+ */
+function takeOne(path: string, owner: LockOwner): Database.Database {
+  const db = new Database(path);
   try {
-    const fd = openSync(path, 'wx', 0o600);
-    try {
-      writeSync(fd, JSON.stringify(owner));
-    } finally {
-      closeSync(fd);
-    }
-    return true;
+    db.pragma('busy_timeout = 0');
+    if (!tryBegin(db)) throw new InstanceLockedError(path, readOwner(db));
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS lock_owner (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, ' +
+        'hostname TEXT NOT NULL, acquired_at TEXT NOT NULL)'
+    );
+    db.prepare('INSERT OR REPLACE INTO lock_owner (id, pid, hostname, acquired_at) VALUES (1, ?, ?, ?)').run(
+      owner.pid,
+      owner.hostname,
+      owner.acquiredAt
+    );
+    // Committing the owner row lets the lock go for a moment: whoever takes it first in that moment wins,
+    // and this process then refuses as any later one would.
+    db.pragma(`busy_timeout = ${COMMIT_BUSY_TIMEOUT_MS}`);
+    db.exec('COMMIT');
+    db.pragma('busy_timeout = 0');
+    if (!tryBegin(db)) throw new InstanceLockedError(path, readOwner(db));
+    return db;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    db.close();
     throw err;
   }
 }
 
-/** Lock files this process holds now, so a lock naming our own pid can be told from a predecessor's. */
-const heldPaths = new Set<string>();
-
-function acquireOne(path: string, owner: LockOwner): void {
-  if (takeOne(path, owner)) return;
-  throw new InstanceLockedError(path, readOwner(path));
-}
-
-function takeOne(path: string, owner: LockOwner): boolean {
-  if (tryCreate(path, owner)) {
-    heldPaths.add(path);
-    return true;
-  }
-  const current = readOwner(path);
-  // A lock from another host cannot be checked (shared volume): it is respected. On this host it is stale
-  // when its process is dead, or when it names this process but this process does not hold it: a restarted
-  // container runs the collector as the same pid (1) under the same hostname.
-  const isStale =
-    current !== null &&
-    current.hostname === owner.hostname &&
-    (current.pid === owner.pid ? !heldPaths.has(path) : !isProcessAlive(current.pid));
-  if (!isStale) return false;
-  unlinkSync(path);
-  if (!tryCreate(path, owner)) return false;
-  heldPaths.add(path);
-  return true;
-}
-
-function releaseOne(path: string, token: string): void {
-  if (readOwner(path)?.token !== token) return;
-  heldPaths.delete(path);
+function releaseOne(db: Database.Database): void {
   try {
-    unlinkSync(path);
-  } catch {
-    // already gone
+    if (db.inTransaction) db.exec('ROLLBACK');
+  } finally {
+    db.close();
   }
 }
 
 /**
- * Takes the collector's instance locks: `<AUTH_DIR>.lock` and `<OUTBOX_PATH>.lock` (exclusive create),
- * so a second collector on the same WhatsApp session or the same outbox is refused. A lock left by a
- * dead process on this host is taken over. Locks are also removed when the process exits normally.
- * Source: architecture.md §5 ("a second collector on the same auth state must be refused").
+ * Takes the collector's instance locks: `<AUTH_DIR>/instance.lock` and `<OUTBOX_PATH>.instance.lock`, so a
+ * second collector on the same WhatsApp session or the same outbox is refused, also from another container
+ * that mounts the same volume. A lock goes with the process that holds it; nothing is ever taken over.
+ * Source: architecture.md §5 ("a second collector on the same auth state must be refused"), ADR 0018.
  *
- * @param options.authDir - the Baileys auth-state directory (need not exist yet); omitted by a replay,
+ * @param options.authDir - the Baileys auth-state directory (created when missing); omitted by a replay,
  *   which only writes the outbox.
  * @param options.outboxPath - the SQLite outbox file.
- * @throws InstanceLockedError when a live process holds either lock (nothing is left held).
+ * @throws InstanceLockedError when another connection, in this process or another, holds either lock
+ *   (nothing is left held).
+ * @throws the SqliteError of `better-sqlite3` or DirectoryNotCreatedError when a lock file cannot be made.
  */
 export function acquireInstanceLock(options: { authDir?: string | undefined; outboxPath: string }): InstanceLock {
-  const paths = [...(options.authDir !== undefined ? [options.authDir] : []), options.outboxPath].map(
-    (path) => `${resolve(path)}.lock`
-  );
-  const owner: LockOwner = {
-    pid: process.pid,
-    hostname: hostname(),
-    token: randomUUID(),
-    acquiredAt: new Date().toISOString(),
-  };
-  const held: string[] = [];
+  const paths = [
+    ...(options.authDir !== undefined ? [join(resolve(options.authDir), AUTH_LOCK_FILE)] : []),
+    `${resolve(options.outboxPath)}${OUTBOX_LOCK_SUFFIX}`,
+  ];
+  const owner: LockOwner = { pid: process.pid, hostname: hostname(), acquiredAt: new Date().toISOString() };
+  const held: Database.Database[] = [];
   try {
     for (const path of paths) {
       makeDirectory(dirname(path));
-      acquireOne(path, owner);
-      held.push(path);
+      held.push(takeOne(path, owner));
     }
   } catch (err) {
-    for (const path of held) releaseOne(path, owner.token);
+    for (const db of held) releaseOne(db);
     throw err;
   }
   let isReleased = false;
-  const release = (): void => {
-    if (isReleased) return;
-    isReleased = true;
-    process.off('exit', release);
-    for (const path of held) releaseOne(path, owner.token);
+  return {
+    paths,
+    release: () => {
+      if (isReleased) return;
+      isReleased = true;
+      for (const db of held) releaseOne(db);
+    },
   };
-  process.on('exit', release);
-  return { paths, release };
 }

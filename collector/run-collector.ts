@@ -161,6 +161,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       pipeline,
       logger: options.logger,
       getSelfJid: () => session?.getSelfJid() ?? null,
+      getSelfLid: () => session?.getSelfLid() ?? null,
       intervalMs: config.COVERAGE_HEARTBEAT_INTERVAL_MS,
     });
     // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.

@@ -46,6 +46,9 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_TEMPLATE_NOT_APPROVED: 422,
   WA_ERR_TEMPLATE_VARIABLE_MISSING: 422,
   WA_ERR_TEMPLATE_VARIABLE_UNKNOWN: 422,
+  // Bounds of a send request (ADR 0017): a deadline a workflow can wait for, metadata a row can carry.
+  WA_ERR_DELIVER_BY_TOO_FAR: 422,
+  WA_ERR_METADATA_TOO_LARGE: 422,
 } as const;
 
 /** One of the codes in {@link INGEST_ERROR_CODES}. */

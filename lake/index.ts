@@ -63,7 +63,13 @@ export {
   type ExportSenderSummary,
 } from './chat-export/chat-export-queries.js';
 // Privacy: erasure and retention (architecture.md §14).
-export { forgetParticipantInLake, recordErasureRun, type LakeErasureResult } from './privacy/forget-participant.js';
+export {
+  expandAliases,
+  forgetParticipantInLake,
+  recordErasureRun,
+  type LakeErasureResult,
+} from './privacy/forget-participant.js';
+export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
 export {
   findPendingErasures,
   forgetPendingErasures,

@@ -1,7 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { BackfillStore, loadCollectorConfig } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
-import { readCoverageDays, readOldestMessageSince, type GroupCoverage } from '../../lake/index.js';
+import {
+  readCoverageDays,
+  readExportCountedDays,
+  readOldestMessageSince,
+  type GroupCoverage,
+} from '../../lake/index.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
@@ -33,7 +38,7 @@ export function spans(days: readonly string[]): string {
 }
 
 /** The lines `wa-lake coverage` prints for one group (docs/engagement.md "Coverage"). */
-export function formatGroupCoverage(group: GroupCoverage): string[] {
+export function formatGroupCoverage(group: GroupCoverage, exportDays: readonly string[] = []): string[] {
   const of = (coverage: string) => group.days.filter((d) => d.coverage === coverage).map((d) => d.day);
   const [full, partly, none] = [of('full'), of('partly'), of('none')];
   const first = group.days[0]?.day ?? '-';
@@ -43,6 +48,7 @@ export function formatGroupCoverage(group: GroupCoverage): string[] {
   ];
   if (partly.length > 0) lines.push(`  partly observed: ${spans(partly)}`);
   if (none.length > 0) lines.push(`  not observed:    ${spans(none)}`);
+  if (exportDays.length > 0) lines.push(`  counted from chat exports (ADR 0023): ${spans(exportDays)}`);
   return lines;
 }
 
@@ -57,13 +63,18 @@ export function registerCoverageCommand(program: Command): void {
     .option('--group <jid>', 'only this group', parseGroupJid)
     .option('--json', 'print days and observed periods as JSON')
     .action(async (options: { group?: string; json?: boolean }) => {
-      const groups = await withLakePool((pool) =>
-        readCoverageDays(pool, options.group ? { groupJid: options.group } : {})
-      );
-      if (options.json) return printLine(JSON.stringify(groups));
+      const [groups, exportDays] = await withLakePool(async (pool) => [
+        await readCoverageDays(pool, options.group ? { groupJid: options.group } : {}),
+        await readExportCountedDays(pool, options.group ?? null),
+      ]);
+      if (options.json)
+        return printLine(
+          JSON.stringify(groups.map((group) => ({ ...group, exportDays: exportDays.get(group.groupJid) ?? [] })))
+        );
       if (groups.length === 0)
         return printLine(options.group ? `no data for ${options.group}` : 'no groups in the lake');
-      for (const group of groups) for (const line of formatGroupCoverage(group)) printLine(line);
+      for (const group of groups)
+        for (const line of formatGroupCoverage(group, exportDays.get(group.groupJid))) printLine(line);
     });
 }
 

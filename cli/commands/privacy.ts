@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { loadCollectorConfig } from '../../collector/index.js';
+import { loadCollectorConfig, readLinkedAccount } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
@@ -52,8 +52,10 @@ export function registerPrivacyCommands(program: Command): void {
     .requiredOption('--participant <id>', 'LID (…@lid), phone JID (…@s.whatsapp.net) or phone number')
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_erasure_runs)', currentUser())
     .option('--json', 'print the report as JSON')
-    .action(async (options: { participant: string; requestedBy: string; json?: boolean }) => {
+    .option('--force', "erase the linked account's own identifiers, or record a request that matches nothing")
+    .action(async (options: { participant: string; requestedBy: string; json?: boolean; force?: boolean }) => {
       const config = loadCollectorConfig(process.env);
+      const account = await readLinkedAccount(config.AUTH_DIR);
       const pool = createPool(databaseUrl());
       let temporalUnreachableReason: string | undefined;
       const temporal = await connectTemporalClient(
@@ -73,9 +75,12 @@ export function registerPrivacyCommands(program: Command): void {
           payloadsEncrypted: (config.PAYLOAD_ENCRYPTION_KEYS?.length ?? 0) > 0,
           participant: options.participant,
           requestedBy: options.requestedBy,
+          temporalNamespace: config.TEMPORAL_NAMESPACE,
+          accountJids: [account.phoneJid, account.lid].filter((jid): jid is string => jid !== null),
+          force: options.force === true,
         });
         failWhenIncomplete(report);
-        failWhenNothingFound(report, options.participant);
+        if (failWhenNothingFound(report, options.participant)) return;
         if (options.json) return printLine(JSON.stringify(report));
         const { lake, outboxRowsRewritten, deadLetterEntriesRedacted } = report.counts;
         printLine(
@@ -87,6 +92,12 @@ export function registerPrivacyCommands(program: Command): void {
             `${countNoun(lake.aliasesDeleted, 'alias', 'aliases')} and ` +
             `${countNoun(lake.participantsDeleted, 'participant row')} and ` +
             `${countNoun(lake.memberLinksDeleted, 'member link')} deleted`
+        );
+        printLine(
+          `  send: ${countNoun(lake.optInsDeleted, 'opt-in')} and ` +
+            `${countNoun(lake.testRecipientsDeleted, 'test recipient')} deleted, ` +
+            `${countNoun(lake.sentMessagesRedacted, 'message')} sent to the member redacted ` +
+            '(text, recipient, metadata)'
         );
         for (const [column, rows] of Object.entries(lake.pseudonymized))
           printLine(`  lake: ${column}: ${countNoun(rows, 'row')} pseudonymized`);
@@ -135,14 +146,17 @@ function failWhenIncomplete(report: ErasureReport): void {
 }
 
 /**
- * A complete run that found nothing of the participant anywhere (issue #26 item 5): most often a mistyped
- * identifier, which used to exit 0 with all zeros. Says so on stderr and sets exit code 1; nothing was changed.
+ * A complete run that found nothing of the participant anywhere (issue #26 item 5, ADR 0014 decision 5): most
+ * often a mistyped identifier. Refused without `--force`: says so on stderr, records no run, sets exit code 1.
+ * @returns true when refused (the caller prints nothing more).
  */
-function failWhenNothingFound(report: ErasureReport, participant: string): void {
-  if (!report.isComplete || !report.foundNothing) return;
+function failWhenNothingFound(report: ErasureReport, participant: string): boolean {
+  if (!report.refused) return false;
   process.stderr.write(
-    `wa-lake forget: nothing of ${participant} was found in the lake, the outbox or the dead letters, so nothing ` +
-      'was erased; check the identifier (a member erased before is not found either)\n'
+    `wa-lake forget: refused: nothing of ${participant} was found in the lake, the send tables, the outbox or ` +
+      'the dead letters, so nothing was erased and no run was recorded; check the identifier (a member erased ' +
+      'before is not found either), or pass --force to record the request as done\n'
   );
   process.exitCode = 1;
+  return true;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
@@ -9,6 +9,8 @@ import { DataDirUnusableError } from './errors.js';
 export interface DataDirLayout {
   root: string;
   temporalDbFile: string;
+  /** The running dev server's pid, kept so a start after a killed `wa-lake dev` stops it (ADR 0017). */
+  temporalPidFile: string;
   postgresDir: string;
   outboxPath: string;
   authDir: string;
@@ -23,19 +25,26 @@ export interface DataDirLayout {
  * Creates (if needed) and describes the data folder: Temporal state, embedded PostgreSQL cluster,
  * outbox, WhatsApp auth state, generated webhook secret.
  *
- * @throws DataDirUnusableError when the folder cannot be created (e.g. `/proc/nope`, no permission).
+ * @throws DataDirUnusableError when the folder cannot be created or written (e.g. `/proc/nope`, a read-only file
+ *   system, no permission).
  */
 export function prepareDataDir(root: string): DataDirLayout {
   let absolute: string;
   try {
     absolute = makeDirectory(root);
+    // An existing folder on a read-only file system (or without write permission) is refused here, in words,
+    // instead of by the first file written into it (ADR 0017).
+    accessSync(absolute, constants.W_OK);
   } catch (err) {
-    if (err instanceof DirectoryNotCreatedError) throw new DataDirUnusableError(root, { cause: err });
+    if (err instanceof DirectoryNotCreatedError || (err as NodeJS.ErrnoException).code !== undefined) {
+      throw new DataDirUnusableError(root, { cause: err });
+    }
     throw err;
   }
   return {
     root: absolute,
     temporalDbFile: join(absolute, 'temporal.sqlite'),
+    temporalPidFile: join(absolute, 'temporal-dev-server.pid'),
     postgresDir: join(absolute, 'postgres'),
     outboxPath: join(absolute, 'outbox.sqlite'),
     authDir: join(absolute, 'auth'),

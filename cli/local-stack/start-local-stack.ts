@@ -8,7 +8,7 @@ import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
-import { assertPortFree, findFreePort } from '../../dev-stack/tcp-ports.js';
+import { findFreePort } from '../../dev-stack/tcp-ports.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
@@ -16,7 +16,7 @@ import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import { loadOrCreatePayloadEncryptionKeys, loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
-import { lockDataDir, stopOrphanPostgres } from './preflight.js';
+import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -38,6 +38,8 @@ export interface LocalStackOptions {
   uiPort?: number | null;
   postgresPort?: number;
   ingestPort?: number;
+  /** The codec server's port (`CODEC_SERVER_PORT` wins); unused when headless. */
+  codecPort?: number;
   /** Aborting it (Ctrl-C during start-up) stops what was started and rejects with the abort reason. */
   abortSignal?: AbortSignal;
   /** Live source only: the WhatsApp the collector connects to (`demo-send`'s simulated one); default Baileys. */
@@ -90,14 +92,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // keep the stack from stopping: each step is raced against the abort signal.
   const step = <T>(promise: Promise<T>): Promise<T> => raceAbort(promise, options.abortSignal);
   try {
+    // Servers a killed run left on this folder hold its ports and files: stopped first (the lock proves them ours).
     if (!env['DATABASE_URL']) await step(stopOrphanPostgres(layout.postgresDir, logger));
-    // Checked before anything starts, like the other ports, so the error names the option.
-    if (options.ingestPort && env['INGEST_PORT'] === undefined) {
-      await assertPortFree(options.ingestPort, 'the ingest API (--ingest-port)');
-    }
+    await step(stopOrphanTemporal(layout, logger));
+    // Every port asked for is checked before anything starts, so a taken one is named with its option (ADR 0017).
+    await assertPortsFree([
+      { port: options.temporalPort, purpose: 'the Temporal frontend (--temporal-port)' },
+      { port: options.uiPort, purpose: 'the Temporal Web UI (--ui-port)' },
+      { port: env['INGEST_PORT'] === undefined ? options.ingestPort : null, purpose: 'the ingest API (--ingest-port)' },
+      { port: env['DATABASE_URL'] ? null : options.postgresPort, purpose: 'embedded PostgreSQL (--postgres-port)' },
+      {
+        port: options.uiPort === null || env['CODEC_SERVER_PORT'] !== undefined ? null : options.codecPort,
+        purpose: 'the codec server (--codec-port)',
+      },
+    ]);
     // architecture.md §14: the Web UI reads encrypted payloads through a codec server started before it.
     const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
-    const codec = await step(startDevCodecServer(layout, env, uiPort, logger));
+    const codec = await step(startDevCodecServer(layout, env, { uiPort, codecPort: options.codecPort ?? 0 }, logger));
     if (codec) started.push({ name: 'codec-server', stop: () => codec.server.close() });
     const temporal = await step(
       startTemporalDevServer({
@@ -106,6 +117,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         port: options.temporalPort,
         uiPort,
         uiCodecEndpoint: codec?.uiEndpoint,
+        pidFile: layout.temporalPidFile,
         onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
       })
     );

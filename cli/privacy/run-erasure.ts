@@ -6,6 +6,8 @@ import { findMemberUsersInOutbox, forgetParticipantInOutbox, OutboxStore } from 
 import { parseParticipantIdentifier } from '../../common/participant-identifier.js';
 import { jidUsers } from '../../common/whatsapp-jid.js';
 import {
+  expandAliases,
+  findLinkedAccountJids,
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
@@ -15,6 +17,23 @@ import {
   type PendingErasure,
 } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
+import { type TemporalHistories, temporalHistoriesOf, temporalHistoryLines } from './temporal-history-queries.js';
+
+/**
+ * Thrown before anything is changed when an identifier `forget` was given is the linked account's own (ADR 0014
+ * decision 5): erasing it removes the account's identity from the lake and breaks its group sends. `--force`
+ * lets it through.
+ */
+export class LinkedAccountIdentifierError extends Error {
+  override readonly name = 'LinkedAccountIdentifierError';
+  constructor(readonly accountJids: readonly string[]) {
+    super(
+      `refused: ${accountJids.join(', ')} ${accountJids.length > 1 ? 'are' : 'is'} the linked WhatsApp account's ` +
+        'own identifier; erasing it removes the account from the lake and breaks its group sends. Nothing was ' +
+        'changed; pass --force to erase it anyway'
+    );
+  }
+}
 
 /** What one `wa-lake forget` run did; recorded in `whatsapp_erasure_runs` (no identifiers in it). */
 export interface ErasureReport {
@@ -39,6 +58,13 @@ export interface ErasureReport {
    * mistyped identifier, or a member erased before (issue #26 item 5: it used to exit 0 with all zeros).
    */
   foundNothing: boolean;
+  /**
+   * True when nothing was found and `force` was not given (ADR 0014 decision 5): no run is recorded and the
+   * command exits 1, since an identifier that matches nothing is most often mistyped.
+   */
+  refused: boolean;
+  /** The histories Temporal keeps of this member until retention, with the queries that list them. */
+  temporalHistories: TemporalHistories;
 }
 
 /** True when the counts show no change anywhere. */
@@ -49,17 +75,15 @@ function isNothingFound(counts: ErasureReport['counts']): boolean {
     lake.aliasesDeleted +
     lake.participantsDeleted +
     lake.memberLinksDeleted +
+    lake.optInsDeleted +
+    lake.testRecipientsDeleted +
+    lake.sentMessagesRedacted +
     Object.values(lake.pseudonymized).reduce((sum, rows) => sum + rows, 0);
   return lakeTotal === 0 && (counts.outboxRowsRewritten ?? 0) === 0 && (counts.deadLetterEntriesRedacted ?? 0) === 0;
 }
 
-/** Stores no command can rewrite (architecture.md §14): reported on every run. */
-const alwaysNotReached = (payloadsEncrypted: boolean): string[] => [
-  'Temporal workflow histories: each deliverEvent input holds its event body until the namespace retention ' +
-    'ends (TEMPORAL_NAMESPACE_RETENTION); ' +
-    (payloadsEncrypted
-      ? 'encrypted at rest (PAYLOAD_ENCRYPTION_KEYS is set here)'
-      : 'in clear text if the collector ran without PAYLOAD_ENCRYPTION_KEYS (it is not set here)'),
+/** Stores no command can rewrite (architecture.md §14): reported on every run, after Temporal's histories. */
+const alwaysNotReached = (): string[] => [
   'capture files written with --record, and the first collector trail: delete or edit them by hand',
   'backups and dumps of PostgreSQL and of the outbox: they age out with your backup retention',
 ];
@@ -77,9 +101,13 @@ const alwaysNotReached = (payloadsEncrypted: boolean): string[] => [
  *   `temporalUnreachableReason` when given).
  * @param options.payloadsEncrypted - whether PAYLOAD_ENCRYPTION_KEYS is set, so the report says truly
  *   whether Temporal histories hold bodies in clear.
+ * @param options.accountJids - the linked account's JIDs known outside the lake (the auth folder's `creds.json`);
+ *   the lake's own record of them is added. Without `force`, a member whose JIDs include one is refused.
+ * @param options.force - erase the linked account's identifiers, and record a run that found nothing.
  * @returns the report; `counts.deadLetterEntriesRedacted` is null when the dead-letter entries were not
  *   reached (the caller must not report success then).
- * @throws InvalidParticipantIdentifierError; pg errors (the lake transaction is rolled back).
+ * @throws InvalidParticipantIdentifierError; LinkedAccountIdentifierError (nothing changed); pg errors (the lake
+ *   transaction is rolled back).
  */
 export async function runErasure(options: {
   pool: pg.Pool;
@@ -89,8 +117,12 @@ export async function runErasure(options: {
   payloadsEncrypted?: boolean;
   participant: string;
   requestedBy: string;
+  temporalNamespace?: string;
+  accountJids?: readonly string[];
+  force?: boolean;
 }): Promise<ErasureReport> {
   const { jids } = parseParticipantIdentifier(options.participant);
+  if (options.force !== true) await refuseLinkedAccount(options.pool, jids, options.accountJids ?? []);
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
   const pending = await findPendingErasures(options.pool, jidUsers(jids));
@@ -132,7 +164,19 @@ export async function runErasure(options: {
     const reason = options.temporalUnreachableReason ? ` (${options.temporalUnreachableReason})` : '';
     notReached.push(`dead-letter entries: Temporal not reachable${reason}; rerun forget when it is`);
   }
-  notReached.push(...alwaysNotReached(options.payloadsEncrypted ?? false));
+  const temporalHistories = temporalHistoriesOf(
+    options.temporalNamespace ?? 'default',
+    eventIds,
+    lake.sentMessages.sentMessageIds
+  );
+  notReached.push(
+    ...temporalHistoryLines(temporalHistories, {
+      namespace: options.temporalNamespace ?? 'default',
+      payloadsEncrypted: options.payloadsEncrypted ?? false,
+      unfinishedMessageIds: lake.sentMessages.unfinishedMessageIds,
+    }),
+    ...alwaysNotReached()
+  );
 
   const isComplete = outboxRowsRewritten !== null && deadLetterEntriesRedacted !== null;
   if (isComplete) {
@@ -143,6 +187,8 @@ export async function runErasure(options: {
   } else {
     await keepPendingErasure(options.pool, pending, jidUsers([...memberJids]));
   }
+  const foundNothing =
+    pending.length === 0 && isNothingFound({ lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted });
   const report: ErasureReport = {
     runId: randomUUID(),
     requestedBy: options.requestedBy,
@@ -150,9 +196,11 @@ export async function runErasure(options: {
     notReached,
     isComplete,
     continuedPendingErasure: pending.length > 0,
-    foundNothing:
-      pending.length === 0 && isNothingFound({ lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted }),
+    foundNothing,
+    refused: foundNothing && isComplete && options.force !== true,
+    temporalHistories,
   };
+  if (report.refused) return report;
   await recordErasureRun(options.pool, {
     id: report.runId,
     requestedBy: report.requestedBy,
@@ -161,6 +209,19 @@ export async function runErasure(options: {
     notReached,
   });
   return report;
+}
+
+/** @throws LinkedAccountIdentifierError when the member's JIDs (aliases included) share a user with the account. */
+async function refuseLinkedAccount(
+  pool: pg.Pool,
+  jids: readonly string[],
+  knownAccountJids: readonly string[]
+): Promise<void> {
+  const accountJids = [...knownAccountJids, ...(await findLinkedAccountJids(pool))];
+  const accountUsers = new Set(jidUsers(accountJids));
+  const memberJids = await expandAliases(pool, jids);
+  const shared = memberJids.filter((jid) => jidUsers([jid]).some((user) => accountUsers.has(user)));
+  if (shared.length > 0) throw new LinkedAccountIdentifierError(shared);
 }
 
 /** The member's JID digits an earlier incomplete run kept hashed, as they appear in the outbox. */

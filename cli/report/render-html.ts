@@ -63,6 +63,22 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
         `<tr><td>${escapeHtml(g.subject ?? g.groupJid)}</td><td>${String(g.messages)}</td><td>${String(g.activeMembers)}</td></tr>`
     )
     .join('');
+  const exportDaysByGroup = new Map<string, EngagementReport['exportDays']>();
+  for (const row of report.exportDays)
+    exportDaysByGroup.set(row.groupJid, [...(exportDaysByGroup.get(row.groupJid) ?? []), row]);
+  const exportRows = [...exportDaysByGroup]
+    .map(([groupJid, days]) => {
+      const subject = report.groups.find((g) => g.groupJid === groupJid)?.subject ?? groupJid;
+      const messages = days.reduce((sum, day) => sum + day.messages, 0);
+      return `<tr><td>${escapeHtml(subject)}</td><td>${String(days.length)}</td><td>${escapeHtml(days[0]?.day ?? '')} to ${escapeHtml(days.at(-1)?.day ?? '')}</td><td>${String(messages)}</td></tr>`;
+    })
+    .join('');
+  const exportSection =
+    exportRows === ''
+      ? ''
+      : `<h2>Days counted from chat exports</h2>
+<p class="meta">Days the lake did not observe, filled from WhatsApp "Export chat" files (minute-precision times, senders as the exporting phone wrote them).</p>
+<table><tr><th>group</th><th>days</th><th>between</th><th>messages</th></tr>${exportRows}</table>\n`;
   const scope = report.groupJid ? `group ${report.groupJid}` : 'all groups';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -77,6 +93,6 @@ ${charts}
 <table><tr><th>member</th><th>messages</th><th>replies</th><th>reactions given</th></tr>${memberRows}</table>
 <h2>Groups</h2>
 <table><tr><th>group</th><th>messages</th><th>active members</th></tr>${groupRows}</table>
-</body></html>
+${exportSection}</body></html>
 `;
 }

@@ -49,11 +49,12 @@ const COHORTS: Columns<Report['cohorts'][number]> = [
   'retention',
 ];
 const LURKERS: Columns<Report['lurkers'][number]> = ['groupJid', 'members', 'lurkers'];
+const EXPORT_DAYS: Columns<Report['exportDays'][number]> = ['day', 'groupJid', 'messages'];
 
 /**
  * Writes each dataset of the report as one CSV file in `dir` (created when missing): `totals.csv`,
  * `groups.csv`, `messages-per-day.csv`, `active-members.csv`, `top-members.csv`, `joins-leaves.csv`,
- * `cohorts.csv`, `lurkers.csv`, each with its header line, also when it has no rows.
+ * `cohorts.csv`, `lurkers.csv`, `export-days.csv` (days counted from chat exports), each with its header line, also when it has no rows.
  *
  * @returns the paths written.
  * @throws DirectoryNotCreatedError when the folder cannot be created; NodeJS.ErrnoException when a file
@@ -70,6 +71,7 @@ export async function writeReportCsv(report: EngagementReport, dir: string): Pro
     ['joins-leaves.csv', JOINS_LEAVES, report.joinsLeaves],
     ['cohorts.csv', COHORTS, report.cohorts],
     ['lurkers.csv', LURKERS, report.lurkers],
+    ['export-days.csv', EXPORT_DAYS, report.exportDays],
   ];
   const paths: string[] = [];
   for (const [name, columns, rows] of files) {

@@ -16,7 +16,7 @@ import { parseSendJson } from '../send/parse-send-json.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
 import type { SendMetrics } from '../send/send-metrics.js';
-import { hashSendRequest, parseSendRequest } from '../send/send-request.js';
+import { checkDeliverBy, hashSendRequest, parseSendRequest } from '../send/send-request.js';
 import { isUuidText } from '../../common/uuid-text.js';
 import { getMessageRouteOptions, postMessageRouteOptions } from './send-route-docs.js';
 
@@ -103,10 +103,8 @@ async function prepareCandidate(
   }
   const sendRequest = parseSendRequest(parseJson(request), textMaxChars);
   const recipient = normalizeRecipient(sendRequest.to);
-  let rejection: IngestHttpError | null = null;
-  if (sendRequest.deliverByMs !== null && sendRequest.deliverByMs <= Date.now()) {
-    rejection = new IngestHttpError('WA_ERR_DELIVER_BY_PASSED', 'deliver_by must be in the future');
-  } else if (!recipient) {
+  let rejection = checkDeliverBy(sendRequest.deliverByMs, Date.now());
+  if (rejection === null && !recipient) {
     rejection = new IngestHttpError('WA_ERR_INVALID_RECIPIENT', 'to must be a group JID (…@g.us) or a phone number');
   }
   const resolved = await resolveMessageText(sendRequest, {

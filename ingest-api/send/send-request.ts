@@ -3,6 +3,15 @@ import { z } from 'zod';
 import { SEND_CATEGORIES, type SendCategory } from '../../workflows/send-contracts.js';
 import { IngestHttpError } from '../errors.js';
 
+/**
+ * Farthest `deliver_by` accepted, from the time of the request (ADR 0017): 30 days. A `sendMessage` workflow
+ * waits for a slot until its deadline, so `9999-12-31` used to start a workflow meant to run 8,000 years.
+ */
+export const DELIVER_BY_MAX_HORIZON_MS = 30 * 24 * 60 * 60_000;
+
+/** Largest `metadata` accepted, in bytes of its JSON in UTF-8 (ADR 0017): 16 KiB; it is stored on every row. */
+export const SEND_METADATA_MAX_BYTES = 16 * 1024;
+
 /** A send request after shape validation (architecture.md §12). */
 export interface SendRequest {
   to: string;
@@ -27,8 +36,16 @@ export const sendRequestBodySchema = z.strictObject({
   template: z.string().min(1).max(100).optional(),
   variables: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   category: z.string(),
-  deliver_by: z.iso.datetime({ offset: true }).optional().nullable(),
-  metadata: z.record(z.string(), z.unknown()).optional().nullable(),
+  deliver_by: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .nullable()
+    .describe('deadline; in the future and at most 30 days ahead (422 WA_ERR_DELIVER_BY_TOO_FAR)'),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .nullable()
+    .describe('kept as sent; at most 16 KiB (16,384 bytes) of JSON in UTF-8 (422 WA_ERR_METADATA_TOO_LARGE)'),
 });
 
 /**
@@ -36,8 +53,9 @@ export const sendRequestBodySchema = z.strictObject({
  * issue #31 item 1; 422 `WA_ERR_INVALID_BODY` otherwise); top-level fields other than `to`, `text`, `template`, `variables`, `category`,
  * `deliver_by`, `metadata` (422 `WA_ERR_UNKNOWN_FIELD` naming them; `metadata` stays free-form), shape
  * (422 `WA_ERR_INVALID_BODY` with fields),
- * category (422 `WA_ERR_UNKNOWN_CATEGORY`), text length in characters (422 `WA_ERR_TEXT_TOO_LONG`).
- * `deliver_by` in the past and the recipient are checked later: an idempotent replay of an accepted
+ * category (422 `WA_ERR_UNKNOWN_CATEGORY`), text length in characters (422 `WA_ERR_TEXT_TOO_LONG`), `metadata` over
+ * {@link SEND_METADATA_MAX_BYTES} (422 `WA_ERR_METADATA_TOO_LARGE`).
+ * `deliver_by` ({@link checkDeliverBy}) and the recipient are checked later: an idempotent replay of an accepted
  * request must still answer 200 after its deadline.
  *
  * @throws IngestHttpError as above.
@@ -71,6 +89,7 @@ export function parseSendRequest(body: unknown, textMaxChars: number): SendReque
     throw new IngestHttpError('WA_ERR_UNKNOWN_CATEGORY', `category must be one of ${SEND_CATEGORIES.join(', ')}`);
   }
   if (text !== undefined) checkTextLength(text, textMaxChars);
+  if (metadata) checkMetadataSize(metadata);
   return {
     to,
     text: text ?? null,
@@ -90,6 +109,39 @@ export function checkTextLength(text: string, textMaxChars: number): void {
   if ([...text].length > textMaxChars) {
     throw new IngestHttpError('WA_ERR_TEXT_TOO_LONG', `text is longer than ${textMaxChars} characters`);
   }
+}
+
+/**
+ * Checks `metadata` against {@link SEND_METADATA_MAX_BYTES}, counted on its JSON in UTF-8.
+ *
+ * @throws IngestHttpError 422 `WA_ERR_METADATA_TOO_LARGE` naming both sizes.
+ */
+export function checkMetadataSize(metadata: Record<string, unknown>): void {
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes > SEND_METADATA_MAX_BYTES) {
+    throw new IngestHttpError(
+      'WA_ERR_METADATA_TOO_LARGE',
+      `metadata is ${bytes} bytes of JSON; at most ${SEND_METADATA_MAX_BYTES} (16 KiB) are accepted`,
+      [{ field: 'metadata', message: `at most ${SEND_METADATA_MAX_BYTES} bytes of JSON` }]
+    );
+  }
+}
+
+/**
+ * What is wrong with a `deliver_by` at `nowMs`, or null: not in the future (422 `WA_ERR_DELIVER_BY_PASSED`), or
+ * more than {@link DELIVER_BY_MAX_HORIZON_MS} ahead (422 `WA_ERR_DELIVER_BY_TOO_FAR`). Returned, not thrown: a
+ * replay of an accepted request answers 200 whatever its deadline has become.
+ */
+export function checkDeliverBy(deliverByMs: number | null, nowMs: number): IngestHttpError | null {
+  if (deliverByMs === null) return null;
+  if (deliverByMs <= nowMs) return new IngestHttpError('WA_ERR_DELIVER_BY_PASSED', 'deliver_by must be in the future');
+  if (deliverByMs - nowMs > DELIVER_BY_MAX_HORIZON_MS) {
+    return new IngestHttpError(
+      'WA_ERR_DELIVER_BY_TOO_FAR',
+      'deliver_by must be at most 30 days ahead; send without deliver_by for no deadline'
+    );
+  }
+  return null;
 }
 
 function canonical(value: unknown): unknown {

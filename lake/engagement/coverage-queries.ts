@@ -16,7 +16,8 @@ const DAYS_SQL = `
   WITH zone AS (SELECT wa_engagement_time_zone() AS tz),
   groups AS (
     SELECT jid AS group_jid FROM whatsapp_groups WHERE $1::text IS NULL OR jid = $1
-    UNION SELECT group_jid FROM whatsapp_group_coverage WHERE $1::text IS NULL OR group_jid = $1),
+    UNION SELECT group_jid FROM whatsapp_group_coverage WHERE $1::text IS NULL OR group_jid = $1
+    UNION SELECT group_jid FROM whatsapp_group_unobserved_periods WHERE $1::text IS NULL OR group_jid = $1),
   periods AS (
     SELECT g.group_jid,
            COALESCE((SELECT range_agg(tstzrange(c.started_at, c.ended_at, '[]')) FROM whatsapp_group_coverage c

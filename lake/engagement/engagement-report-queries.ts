@@ -49,6 +49,8 @@ export interface EngagementReport {
   joinsLeaves: { day: string; joins: number; leaves: number }[];
   cohorts: { cohortWeek: string; weekOffset: number; cohortSize: number; activeMembers: number; retention: number }[];
   lurkers: { groupJid: string; members: number; lurkers: number }[];
+  /** The days of the range whose messages come from chat exports: days the lake did not observe (ADR 0023). */
+  exportDays: { day: string; groupJid: string; messages: number }[];
 }
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
@@ -230,6 +232,14 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
         GROUP BY 1 ORDER BY lurkers DESC, 1`,
       [to, options.lurkerDays, options.groupJid]
     );
+    report.exportDays = await q(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.group_jid AS "groupJid", count(m.*)::int AS messages
+         FROM whatsapp_export_days d
+         JOIN whatsapp_export_messages m ON m.group_jid = d.group_jid AND m.day = d.day
+        WHERE d.is_counted AND d.day BETWEEN $1 AND $2 AND ($3::text IS NULL OR d.group_jid = $3)
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+      [...span, options.groupJid]
+    );
     report.totals = {
       ...(totals ?? report.totals),
       joins: report.joinsLeaves.reduce((sum, row) => sum + row.joins, 0),
@@ -265,5 +275,6 @@ function emptyReport(
     joinsLeaves: [],
     cohorts: [],
     lurkers: [],
+    exportDays: [],
   };
 }

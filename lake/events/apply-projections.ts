@@ -11,7 +11,6 @@ import { findGroupsNaming, insertMembershipFacts, insertSnapshot } from './membe
 import { recomputeMemberships } from './memberships-repository.js';
 import { recordProjectionError } from './projection-errors.js';
 import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
-import { recomputeUnobservedPeriods } from './unobserved-periods-repository.js';
 
 /**
  * Updates groups, participants, aliases and memberships from one stored event (architecture.md §9, issue #5),
@@ -83,7 +82,6 @@ async function applyGroupFacts(
   }
   if (facts.memberships.length === 0) return [];
   await insertMembershipFacts(client, groupJid, event.eventId, event.effectiveAt, facts.memberships, facts.isTimed);
-  if (facts.memberships.some((fact) => fact.isAccount === true)) await recomputeUnobservedPeriods(client, groupJid);
   return [...new Set(facts.memberships.map((fact) => fact.participant.participantId))];
 }
 

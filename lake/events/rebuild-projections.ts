@@ -18,7 +18,6 @@ const PROJECTION_TABLES = [
   'whatsapp_membership_facts',
   'whatsapp_group_snapshots',
   'whatsapp_projection_errors',
-  'whatsapp_group_unobserved_periods',
 ];
 
 /**

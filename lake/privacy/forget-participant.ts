@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers } from '../../common/whatsapp-jid.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
+import { forgetParticipantInSendTables, type SendErasureResult } from './forget-send-side.js';
 
 /** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
 export interface LakeErasureResult {
@@ -11,6 +12,8 @@ export interface LakeErasureResult {
   eventIds: string[];
   /** Raw rows PostgreSQL could not render: not searched, named so an operator can repair them (ADR 0014). */
   skipped: SkippedRow[];
+  /** Ids of the messages sent to the member (ADR 0014 decision 5): their Temporal histories are not reached. */
+  sentMessages: Pick<SendErasureResult, 'sentMessageIds' | 'unfinishedMessageIds'>;
   counts: {
     messageBodiesRedacted: number;
     aliasesDeleted: number;
@@ -19,7 +22,7 @@ export interface LakeErasureResult {
     memberLinksDeleted: number;
     /** `table.column` → rows whose values had the member's JIDs replaced by the pseudonym. */
     pseudonymized: Record<string, number>;
-  };
+  } & SendErasureResult['counts'];
 }
 
 // Run records are not personal data; identity rows are handled explicitly before the generic pass.
@@ -33,7 +36,8 @@ const CHUNKED_COLUMNS = new Set(['whatsapp_event_logs.payload']);
  * redacts the content and sender name of messages they wrote; deletes their alias and participant rows;
  * then replaces every occurrence of their JIDs (any device suffix) in every text/jsonb column of every
  * `whatsapp_*` base table — raw payloads, memberships, facts, snapshots, group fields, and read models
- * added later — by `pseudonym`, so engagement counts keep one anonymous member instead of breaking.
+ * added later — by `pseudonym`, so engagement counts keep one anonymous member instead of breaking. On the
+ * send side it deletes their opt-ins and redacts the messages sent to them (ADR 0014 decision 5).
  * Idempotent: a second run finds nothing left to change.
  *
  * @param jids - canonical JIDs from `parseParticipantIdentifier`.
@@ -81,11 +85,14 @@ export async function forgetParticipantInLake(
     [pattern]
   );
   const memberLinks = await client.query(`DELETE FROM whatsapp_member_links WHERE participant_id ~ $1`, [pattern]);
+  const send = await forgetParticipantInSendTables(client, pattern, pseudonym);
   return {
     jids: allJids,
     eventIds: rawPass.eventIds,
     skipped,
+    sentMessages: { sentMessageIds: send.sentMessageIds, unfinishedMessageIds: send.unfinishedMessageIds },
     counts: {
+      ...send.counts,
       messageBodiesRedacted,
       aliasesDeleted: aliases.rowCount ?? 0,
       participantsDeleted: participants.rowCount ?? 0,
@@ -98,8 +105,11 @@ export async function forgetParticipantInLake(
   };
 }
 
-/** The input JIDs plus every JID linked to them by an alias or a participant row (to a fixed point). */
-async function expandAliases(client: pg.ClientBase, jids: readonly string[]): Promise<string[]> {
+/**
+ * The input JIDs plus every JID linked to them by an alias or a participant row (to a fixed point); read only,
+ * so `forget` can check them against the linked account before changing anything.
+ */
+export async function expandAliases(client: pg.ClientBase | pg.Pool, jids: readonly string[]): Promise<string[]> {
   const found = new Set(jids);
   for (let round = 0; round < 4; round += 1) {
     const { rows } = await client.query<{ jid: string | null }>(

@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireInstanceLock } from '../../../collector/instance-lock.js';
 import { runCli } from '../../helpers/run-cli.js';
 
 const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
@@ -35,13 +36,16 @@ describe.each(['demo', 'demo-send'])('wa-lake %s --data-dir', (command) => {
     mkdirSync(busy);
     writeFileSync(join(busy, MARKER), 'made by a demo\n');
     writeFileSync(join(busy, 'outbox.sqlite'), 'a running stack’s outbox');
-    // The lock a running `wa-lake dev` or demo holds, owned by a live process (this test).
-    const owner = { pid: process.pid, hostname: hostname(), token: 'test', acquiredAt: new Date().toISOString() };
-    writeFileSync(join(busy, 'wa-lake-dev.lock'), JSON.stringify(owner));
-    const run = await runCli(args(busy));
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`(pid ${process.pid}) is already using the data folder ${busy}`);
-    expect(readdirSync(busy).sort()).toEqual([MARKER, 'outbox.sqlite', 'wa-lake-dev.lock']);
+    // The lock a running `wa-lake dev` or demo holds, held by a live process (this test).
+    const lock = acquireInstanceLock({ outboxPath: join(busy, 'wa-lake-dev') });
+    try {
+      const run = await runCli(args(busy));
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`(pid ${process.pid}) is already using the data folder ${busy}`);
+      expect(readdirSync(busy).sort()).toEqual([MARKER, 'outbox.sqlite', 'wa-lake-dev.instance.lock']);
+    } finally {
+      lock.release();
+    }
   });
 
   it.each([

@@ -25,6 +25,19 @@ describe('wa-lake log output', () => {
     expect(run.stdout).not.toMatch(/^\{/m);
   });
 
+  it('with LOG_FORMAT=json a failed start is one JSON record on stderr too (ADR 0018), else a sentence', async () => {
+    const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const json = await migrate({ ...env, LOG_FORMAT: 'json' });
+    expect(json.code).toBe(1);
+    const lines = json.stderr.split('\n').filter((line) => line.trim() !== '');
+    const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; name: string });
+    expect(records.at(-1)).toMatchObject({ level: 60, name: 'wa-lake' });
+    expect(records.at(-1)?.msg).toMatch(/^wa-lake: /);
+    const text = await migrate({ ...env, LOG_FORMAT: 'pretty' });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/^wa-lake: /m);
+  });
+
   it('refuses an unknown LOG_FORMAT before doing anything', async () => {
     const run = await migrate({ LOG_FORMAT: 'xml' });
     expect(run.code).toBe(1);

@@ -98,7 +98,7 @@ export function useFreshLakes(count: number): {
 /** Every projection table as plain rows, without processing-time columns, in a stable order. */
 export async function readProjections(pool: pg.Pool, groupJids: readonly string[]): Promise<Record<string, unknown[]>> {
   const queries: Record<string, string> = {
-    groups: `SELECT jid, subject, description, settings, field_versions, unobserved_since, latest_snapshot, snapshot_at, snapshot_event_id FROM whatsapp_groups WHERE jid = ANY($1) ORDER BY jid`,
+    groups: `SELECT jid, subject, description, settings, field_versions, latest_snapshot, snapshot_at, snapshot_event_id FROM whatsapp_groups WHERE jid = ANY($1) ORDER BY jid`,
     memberships: `SELECT group_jid, participant_id, role, joined_at, left_at FROM whatsapp_group_memberships WHERE group_jid = ANY($1) ORDER BY group_jid, participant_id`,
     participants: `SELECT id, lid, phone_jid FROM whatsapp_participants ORDER BY id`,
     aliases: `SELECT lid, phone_jid, first_seen_at, last_seen_at FROM whatsapp_lid_aliases ORDER BY lid, phone_jid`,

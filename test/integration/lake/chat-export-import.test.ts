@@ -7,7 +7,8 @@ import { eventIdFromName } from '../../../collector/event-id.js';
 import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { createRootLogger } from '../../../common/logger.js';
-import { importChatExport, linkMembers, redactOldMessageBodies } from '../../../lake/index.js';
+import { renderReportHtml } from '../../../cli/report/render-html.js';
+import { importChatExport, linkMembers, readEngagementReport, redactOldMessageBodies } from '../../../lake/index.js';
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
@@ -175,6 +176,23 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
       [group]
     );
     expect(rows.filter((row) => !row.is_counted).map((row) => row.day)).toEqual(['2025-12-31', '2026-01-02']);
+    // The report says which days come from the export, and only those.
+    const report = await readEngagementReport(fresh.lake.pool, {
+      groupJid: group,
+      from: '2025-12-28',
+      to: '2026-01-02',
+      lurkerDays: 30,
+      topMembers: 5,
+    });
+    expect(report.exportDays).toEqual([
+      { day: '2025-12-28', groupJid: group, messages: 2 },
+      { day: '2025-12-29', groupJid: group, messages: 1 },
+      { day: '2025-12-30', groupJid: group, messages: 1 },
+    ]);
+    expect(report.totals.messages).toBe(6);
+    const html = renderReportHtml(report, new Date('2026-01-03T00:00:00Z'));
+    expect(html).toContain('Days counted from chat exports');
+    expect(html).toMatch(/<td>3<\/td><td>2025-12-28 to 2025-12-30<\/td><td>4<\/td>/);
   });
 
   it('resolves senders by phone owner and member name, lists the rest, and a later link re-attributes them', async () => {

@@ -158,7 +158,7 @@ describe("wa-lake dev's codec server (issue #24 item 6)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'wa-lake-codec-dev-'));
     try {
       const layout = prepareDataDir(dir);
-      const codecServer = await startDevCodecServer(layout, {}, 8233, silentLogger());
+      const codecServer = await startDevCodecServer(layout, {}, { uiPort: 8233, codecPort: 0 }, silentLogger());
       try {
         const token = readFileSync(layout.codecTokenFile, 'utf8').trim();
         expect(token.length).toBeGreaterThanOrEqual(16);

@@ -24,9 +24,10 @@ const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 function forgetWithBanner(
   lines: readonly string[],
   participant: string,
-  cwd: string
+  cwd: string,
+  extraArgs = ''
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const script = `${lines.join('\n')}\nexec "$NODE" "$CLI" forget --participant "$PARTICIPANT"`;
+  const script = `${lines.join('\n')}\nexec "$NODE" "$CLI" forget --participant "$PARTICIPANT" ${extraArgs}`;
   const env = { PATH: process.env['PATH'] ?? '', NODE: process.execPath, CLI, PARTICIPANT: participant };
   return new Promise((resolve) => {
     execFile('sh', ['-c', script], { env, cwd, timeout: 90_000 }, (error, stdout, stderr) => {
@@ -128,7 +129,7 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
   });
 
   // Issue #26 item 5: a participant no store ever held (a typo) exited 0 with all zeros.
-  it('says that nothing of a participant was found, and exits 1, when no store holds it', async () => {
+  it('refuses a participant no store holds (exit 1, no run recorded) unless --force', async () => {
     const dataDir = join(dir, 'unseen');
     mkdirSync(dataDir);
     const outboxPath = join(dataDir, 'outbox.sqlite');
@@ -142,12 +143,22 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
       ingestUrl: 'http://127.0.0.1:1',
       codec: null,
     });
+    const countRuns = async (): Promise<number> =>
+      (await fresh.lake.pool.query('SELECT 1 FROM whatsapp_erasure_runs')).rowCount ?? 0;
+    const runsBefore = await countRuns();
     const run = await forgetWithBanner(banner, '+5511900000777', dataDir);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      'wa-lake forget: nothing of +5511900000777 was found in the lake, the outbox or the dead letters'
+      'wa-lake forget: refused: nothing of +5511900000777 was found in the lake, the send tables, the outbox or ' +
+        'the dead letters'
     );
     expect(run.stderr).toContain('check the identifier');
-    expect(run.stdout).toContain('outbox: 0 rows rewritten');
+    expect(run.stderr).toContain('pass --force');
+    expect(await countRuns()).toBe(runsBefore);
+
+    const forced = await forgetWithBanner(banner, '+5511900000777', dataDir, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('outbox: 0 rows rewritten');
+    expect(await countRuns()).toBe(runsBefore + 1);
   });
 });

@@ -159,6 +159,9 @@ describe('wa-lake forget', () => {
       participantsDeleted: 0,
       memberLinksDeleted: 0,
       pseudonymized: {},
+      optInsDeleted: 0,
+      testRecipientsDeleted: 0,
+      sentMessagesRedacted: 0,
     });
     expect(second.counts.outboxRowsRewritten).toBe(0);
   });

@@ -94,6 +94,21 @@ describe('POST /api/v1/messages (architecture.md §12, issue #10 item 1)', () =>
         422,
         'WA_ERR_DELIVER_BY_PASSED',
       ],
+      [
+        { to: groupJid, text: 'x', category: 'otp', deliver_by: '9999-12-31T00:00:00Z' },
+        422,
+        'WA_ERR_DELIVER_BY_TOO_FAR',
+      ],
+      [
+        { to: groupJid, text: 'x', category: 'otp', metadata: { note: 'x'.repeat(200_000) } },
+        413,
+        'WA_ERR_BODY_TOO_LARGE',
+      ],
+      [
+        { to: groupJid, text: 'x', category: 'otp', metadata: { note: 'x'.repeat(20_000) } },
+        422,
+        'WA_ERR_METADATA_TOO_LARGE',
+      ],
       [{ to: groupJid, text: 'x', category: 'newsletter' }, 422, 'WA_ERR_UNKNOWN_CATEGORY'],
       [{ to: 'not a recipient', text: 'x', category: 'otp' }, 422, 'WA_ERR_INVALID_RECIPIENT'],
       [{ to: otherGroup, text: 'x', category: 'otp' }, 422, 'WA_ERR_RECIPIENT_NOT_ALLOWED'],

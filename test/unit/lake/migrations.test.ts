@@ -20,6 +20,9 @@ const RELEASED = [
   '1765100000001_membership-changes-after-snapshots',
 ];
 
+// Kept in order after the released ones (ADR 0025).
+const ENGAGEMENT_QUESTIONS = ['1765750000000_first-response-in-one-pass'];
+
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
     const names = readdirSync(fileURLToPath(new URL('../../../lake/migrations', import.meta.url)))
@@ -27,5 +30,6 @@ describe('lake/migrations', () => {
       .map((file) => file.replace(/\.ts$/, ''))
       .sort();
     expect(names.slice(0, RELEASED.length)).toEqual(RELEASED);
+    expect(names.filter((name) => name.startsWith('17657500000'))).toEqual(ENGAGEMENT_QUESTIONS);
   });
 });

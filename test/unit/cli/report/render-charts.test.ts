@@ -16,6 +16,7 @@ const report = (days: string[]): EngagementReport => ({
   joinsLeaves: [],
   cohorts: [],
   lurkers: [],
+  exportDays: [],
 });
 
 /** The SVG of the DAU/WAU/MAU chart. */

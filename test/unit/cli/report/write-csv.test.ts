@@ -45,6 +45,7 @@ function reportWith(subjects: readonly string[]): EngagementReport {
     joinsLeaves: [],
     cohorts: [],
     lurkers: [{ groupJid: G1, members: 2, lurkers: 1 }],
+    exportDays: [],
   };
 }
 
