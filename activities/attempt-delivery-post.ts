@@ -96,7 +96,7 @@ export async function attemptDeliveryPost(
     });
   } catch (err) {
     if (cancellation?.aborted) throw err;
-    // The cause becomes part of the failure in the history: never with a URL's credentials (issue #24 item 4).
+    // The cause becomes part of the failure in the history: never with a URL's credentials (ADR 0022).
     const cause = withoutUrlCredentials(err);
     if (timeout.aborted) return { outcome: { kind: 'timeout' }, responseExcerpt: '', responseHeaders: null, cause };
     const outcome: DeliveryAttemptOutcome = { kind: 'network_error', code: networkErrorCode(err) };

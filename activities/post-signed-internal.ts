@@ -36,7 +36,7 @@ export function signedIngestHeaders(
 /**
  * POSTs `body` (JSON text) to one of the ingest API's internal endpoints, no redirects followed: `X-Event-Id`,
  * `X-Timestamp` (now, Unix seconds) and `X-Signature` over method, path, id, timestamp and body
- * (`computeInternalSignature`, issue #24 item 5), so the ingest API refuses it when replayed late or elsewhere.
+ * (`computeInternalSignature`, ADR 0022), so the ingest API refuses it when replayed late or elsewhere.
  * The caller reads (or cancels) the response body and classifies the status.
  *
  * @throws whatever `fetch` throws (URL credentials redacted): a network error, or a `TimeoutError` after `httpTimeoutMs`.
@@ -68,7 +68,7 @@ export function postSignedInternal(
       signal: AbortSignal.timeout(target.httpTimeoutMs),
     })
     .catch((err: unknown) => {
-      // The error becomes the activity's failure in the history: never with a URL's credentials (issue #24 item 4).
+      // The error becomes the activity's failure in the history: never with a URL's credentials (ADR 0022).
       throw withoutUrlCredentials(err);
     });
 }

@@ -1,5 +1,5 @@
 /**
- * Benchmark of issue #24 item 7: delivery over a secured Temporal against today's plaintext one, in one run on one
+ * Benchmark of ADR 0022: delivery over a secured Temporal against today's plaintext one, in one run on one
  * dev server. Each round starts the real worker (`runWorker`) and a client built from `TEMPORAL_*` keys, then
  * delivers `--events` `deliverEvent` workflows (8 in flight, as the sender does) to a fake ingest:
  *   plain     — plaintext gRPC to the dev server, no payload codec (today's bench);

@@ -18,7 +18,7 @@ export interface CodecServerDeps {
   /** Browser origins (Temporal Web UI) answered with CORS headers, e.g. `http://127.0.0.1:8233`. */
   corsOrigins: readonly string[];
   /**
-   * `CODEC_SERVER_TRUST_UI_ORIGIN` (`wa-lake dev` only, issue #24 item 6): `POST /decode` without a token is
+   * `CODEC_SERVER_TRUST_UI_ORIGIN` (`wa-lake dev` only, ADR 0022): `POST /decode` without a token is
    * answered when the browser says it comes from one of `corsOrigins` and it addresses this server by its loopback
    * name (`127.0.0.1:<port>`, `localhost:<port>`), so the Web UI needs no token in its codec endpoint (and none on
    * the dev server's command line nor in its unauthenticated settings). A web page elsewhere has another

@@ -94,7 +94,7 @@ export type CollectorConfig = Readonly<
   }
 >;
 
-/** The schema with the Temporal keys resolved into `temporal` (issue #24 item 1). */
+/** The schema with the Temporal keys resolved into `temporal` (ADR 0022). */
 const collectorConfigSchema = collectorEnvSchema.transform(withTemporalConnection);
 
 /**

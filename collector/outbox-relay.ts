@@ -235,7 +235,7 @@ export class OutboxRelay {
       { key: WA_DELIVERY_STATE, value: 'pending' },
     ];
     if (row.chatJid !== null) searchAttributes.push({ key: WA_CHAT_JID, value: row.chatJid });
-    // `isReplacing`: the id is held by a squatter (issue #24 item 3): end it, whether running or closed, and start.
+    // `isReplacing`: the id is held by a squatter (ADR 0022): end it, whether running or closed, and start.
     const start = (isReplacing: boolean): Promise<unknown> =>
       // The deadline also ends the SDK's own gRPC retries, so no call outlives this method.
       client.withAbortSignal(this.stopping.signal, () =>
@@ -287,7 +287,7 @@ export class OutboxRelay {
 
   /**
    * The event's id is already held: `already-started` when the holder is the collector's delivery of this event;
-   * otherwise (a forged or foreign workflow squats the id, issue #24 item 3) one alert, the squatter is
+   * otherwise (a forged or foreign workflow squats the id, ADR 0022) one alert, the squatter is
    * terminated and the genuine delivery started in its place (`started`). The lake stores the event once: the
    * squatter's input never ran (the worker refuses what it cannot decrypt) and the ingest is idempotent by id.
    */

@@ -4,7 +4,7 @@ import type { Payload } from '@temporalio/common';
 import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
 import type { OutboxRow } from './outbox-store.js';
 
-/** Why the workflow holding an event's id is not the collector's delivery of that event (issue #24 item 3). */
+/** Why the workflow holding an event's id is not the collector's delivery of that event (ADR 0022). */
 export type SquatReason = 'not_decryptable' | 'not_deliver_event' | 'other_event' | 'other_body';
 
 /** What {@link checkHeldWorkflow} found: the genuine delivery, or a squatter and why. */
@@ -31,7 +31,7 @@ export function deliveryBodyDigest(body: string): string {
 
 /**
  * Decides whether the workflow that already holds `row.eventId` (the start was refused as already started) is the
- * collector's delivery of this event (issue #24 item 3): its start input must decrypt with the client's codec
+ * collector's delivery of this event (ADR 0022): its start input must decrypt with the client's codec
  * (only a `PAYLOAD_ENCRYPTION_KEYS` holder can write one), be a `deliverEvent` input for this event id, and
  * carry the row's body (by {@link deliveryBodyDigest}). Reads only the first history event of the latest run,
  * which a reset keeps.

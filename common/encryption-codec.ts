@@ -17,7 +17,7 @@ export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
 
 const { Payload: PayloadProto } = proto.temporal.api.common.v1;
 
-/** Why the codec refused a payload on decode (issue #24 item 2). */
+/** Why the codec refused a payload on decode (ADR 0022). */
 export type PayloadRefusalReason = 'unencrypted' | 'unknown_key' | 'unauthenticated';
 
 /** One refused payload: the reason and, when the SDK says, the workflow that owns it. */
@@ -30,7 +30,7 @@ export interface PayloadRefusal {
 export interface EncryptionCodecOptions {
   /**
    * Let payloads not marked `binary/encrypted` through on decode. Default false: only a key holder can make a
-   * payload the worker acts on (issue #24 item 2). The codec server sets it, to show an operator what was forged.
+   * payload the worker acts on (ADR 0022). The codec server sets it, to show an operator what was forged.
    */
   isClearAllowed?: boolean;
   /** Called for every refused payload before decode throws (the worker alerts with it). */
@@ -47,7 +47,7 @@ const fromUtf8 = new TextDecoder();
  * key, and replaced by a payload whose data is `nonce(12) ‖ ciphertext ‖ tag(16)` and whose metadata
  * is only `encoding: binary/encrypted` and `encryption-key-id`. Decoding picks the key by that id, so
  * histories written under older keys stay readable while those keys are configured.
- * A payload not marked `binary/encrypted` is refused on decode (issue #24 item 2: whoever reaches Temporal
+ * A payload not marked `binary/encrypted` is refused on decode (ADR 0022: whoever reaches Temporal
  * without a key must not start work the worker acts on), unless `isClearAllowed`.
  */
 export class EncryptionCodec implements PayloadCodec {

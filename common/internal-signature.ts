@@ -7,7 +7,7 @@ export const DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS = 5 * 60_000;
 // Sets the internal string apart from the lake delivery's `${eventId}.${body}`: one can never pass for the other.
 const SCHEME = 'wa-lake-internal-v1';
 
-/** What an internal call's signature covers (issue #24 item 5). */
+/** What an internal call's signature covers (ADR 0022). */
 export interface InternalSigningParts {
   /** HTTP method, upper case (`POST`). */
   method: string;
@@ -21,7 +21,7 @@ export interface InternalSigningParts {
 }
 
 /**
- * The exact bytes signed for one call to an internal endpoint of the ingest API (architecture.md §8, issue #24 item 5):
+ * The exact bytes signed for one call to an internal endpoint of the ingest API (architecture.md §8, ADR 0022):
  * `wa-lake-internal-v1.${METHOD}.${path}.${id}.${timestamp}.` followed by the body bytes unchanged. The method,
  * the path and the time are signed, so a captured request replayed later or to another endpoint fails. Shared by
  * the worker's activities (signer) and the ingest API (verifier).

@@ -16,7 +16,7 @@ export interface LazyTemporalClient {
  * the ingest API keeps accepting send requests that its sweeper starts afterwards (architecture.md §12).
  * Shared by the CLI's collector commands and the ingest API's send wiring.
  *
- * @param temporal - the process config's `temporal` (address, namespace, TLS, API key; issue #24 item 1).
+ * @param temporal - the process config's `temporal` (address, namespace, TLS, API key; ADR 0022).
  * @param dataConverter - from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14); SDK default when omitted.
  */
 export function createLazyTemporalClient(

@@ -35,7 +35,7 @@ function stripHandles(serialized: Record<string, unknown>, depth: number): void 
  * cause, own fields), with every own field that holds a handle replaced by {@link summarizeHandle}, and the
  * credentials of any URL in the message or stack redacted (`fetch` names a `user:pw@` URL it refuses).
  * pg-pool, for instance, attaches the whole `pg.Client` to an idle client's error as `err.client`.
- * Source: issue #12 item 9, issue #24 item 4, house style §6.
+ * Source: issue #12 item 9, ADR 0022, house style §6.
  *
  * @returns the serialized error (a plain object); non-errors pass through pino's serializer unchanged.
  */

@@ -3,7 +3,7 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"<>]+@/gi;
 
 /**
  * Replaces the userinfo of every URL in `text` by `***` (`https://user:pw@host/x` → `https://***@host/x`), so a
- * URL is logged and recorded without its credentials (issue #24 item 4). Text without such URLs is returned as is.
+ * URL is logged and recorded without its credentials (ADR 0022). Text without such URLs is returned as is.
  */
 export function redactUrlCredentials(text: string): string {
   return text.replace(URL_USERINFO, '$1***@');

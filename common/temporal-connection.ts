@@ -14,7 +14,7 @@ const DEFAULT_NAMESPACE = 'default';
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 
 /**
- * The Temporal connection keys of the SDK's environment configuration (`@temporalio/envconfig`, issue #24 item 1),
+ * The Temporal connection keys of the SDK's environment configuration (`@temporalio/envconfig`, ADR 0022),
  * parsed at the edge. Every key is optional: a profile (`TEMPORAL_PROFILE`, default `default`) of the TOML file
  * `TEMPORAL_CONFIG_FILE` fills what the environment leaves out, and the environment wins over the profile, as in
  * the SDK. Unlike the SDK, a server process never falls back to `~/.config/temporalio/temporal.toml`: what it

@@ -21,10 +21,10 @@ export function resolveFailureConverterPath(moduleUrl: string = import.meta.url)
  * The data converter every Temporal client and worker of wa-lake uses (architecture.md §14, issue #13): the
  * default payload converter plus the AES-256-GCM {@link EncryptionCodec} when keys are configured, and then a
  * failure converter that encodes failure messages and stack traces as a payload, so the codec encrypts them too
- * (`encodeCommonAttributes`, issue #24 item 4). Pass the result as `dataConverter` to `new Client`,
+ * (`encodeCommonAttributes`, ADR 0022). Pass the result as `dataConverter` to `new Client`,
  * `Worker.create` and test environments, and `failureConverterPath` to `bundleWorkflowCode` for a prebuilt bundle.
  *
- * With keys, a payload that is not encrypted under one of them is refused on decode (issue #24 item 2).
+ * With keys, a payload that is not encrypted under one of them is refused on decode (ADR 0022).
  *
  * @param keys - parsed `PAYLOAD_ENCRYPTION_KEYS`; undefined or empty → `undefined` (SDK default, clear payloads).
  * @param options.onRefused - hears of each refused payload (the worker alerts, naming the workflow).

@@ -36,7 +36,7 @@ const UNCOUNTED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** Dependencies of {@link buildApp}; the caller owns (and closes) the pool behind `repository`. */
 export interface IngestAppDeps {
   webhookSecrets: readonly string[];
-  /** `INTERNAL_SIGNATURE_TOLERANCE_MS` of the internal endpoints (issue #24 item 5); default 5 minutes. */
+  /** `INTERNAL_SIGNATURE_TOLERANCE_MS` of the internal endpoints (ADR 0022); default 5 minutes. */
   internalSignatureToleranceMs?: number;
   /** Clock of the internal endpoints' timestamp check (ms); default `Date.now`. */
   now?: () => number;

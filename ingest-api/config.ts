@@ -49,7 +49,7 @@ export const ingestEnvSchema = z
     SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
     SEND_API_START_TIMEOUT_MS: envInt(2_000, 100, 60_000),
     SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
-    /** Internal endpoints refuse a signed timestamp further from now than this (issue #24 item 5, Standard Webhooks). */
+    /** Internal endpoints refuse a signed timestamp further from now than this (ADR 0022, Standard Webhooks). */
     INTERNAL_SIGNATURE_TOLERANCE_MS: envInt(DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS, 1_000, 3_600_000),
     // Request guards (ADR 0014, issue #25 item 3): what an unauthenticated request may cost, and a key's rate.
     INGEST_REQUEST_TIMEOUT_MS: envInt(LIMITS.requestTimeoutMs, 1_000, 600_000),
@@ -94,7 +94,7 @@ export interface IngestConfig {
   readonly limits: Readonly<IngestRequestLimits>;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
-    /** Address, namespace, TLS and API key of the `TEMPORAL_*` keys (issue #24 item 1). */
+    /** Address, namespace, TLS and API key of the `TEMPORAL_*` keys (ADR 0022). */
     readonly temporal: TemporalConnection;
     readonly taskQueue: string;
     readonly textMaxChars: number;

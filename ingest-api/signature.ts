@@ -28,7 +28,7 @@ export function isSignatureValid(
 export type InternalSignatureCheck = 'valid' | 'bad_signature' | 'stale';
 
 /**
- * Checks the signature of a call to an internal endpoint (issue #24 item 5, Standard Webhooks' signed timestamp):
+ * Checks the signature of a call to an internal endpoint (ADR 0022, Standard Webhooks' signed timestamp):
  * `signature` must be the HMAC of {@link buildInternalSigningInput} under any configured secret, for the method
  * and path this endpoint is registered at, and the signed timestamp must lie within `toleranceMs` of `nowMs`
  * either way. A request replayed later, or to another endpoint, or with its timestamp changed, fails.

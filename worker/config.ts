@@ -47,7 +47,7 @@ export const workerEnvSchema = z
     }
   });
 
-/** The schema with the Temporal keys resolved into `temporal` (issue #24 item 1). */
+/** The schema with the Temporal keys resolved into `temporal` (ADR 0022). */
 const workerConfigSchema = workerEnvSchema.transform(withTemporalConnection);
 
 /** Frozen, typed worker configuration; keys = env var names, durations in ms. */

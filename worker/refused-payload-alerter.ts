@@ -2,13 +2,13 @@ import type { AlertSink } from '../common/alert-sink.js';
 import type { PayloadRefusal } from '../common/encryption-codec.js';
 import type { Logger } from '../common/logger.js';
 
-/** Alert kind of a workflow whose payload the worker's codec refused (issue #24 item 2). */
+/** Alert kind of a workflow whose payload the worker's codec refused (ADR 0022). */
 export const PAYLOAD_REFUSED_ALERT_KIND = 'payload_refused';
 // A refused workflow task is retried by Temporal for as long as the workflow runs: remember whom we alerted about.
 const REMEMBERED_WORKFLOWS = 10_000;
 
 /**
- * The worker's `onRefused` of the payload codec (issue #24 item 2): a workflow whose input or signal was not
+ * The worker's `onRefused` of the payload codec (ADR 0022): a workflow whose input or signal was not
  * written by a `PAYLOAD_ENCRYPTION_KEYS` holder (started by hand with the `temporal` CLI, say) never runs — its
  * workflow task fails at decode, so it stores, dispatches and posts nothing — and this raises one alert naming it
  * per workflow and process, however often Temporal retries the task.

@@ -62,7 +62,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const log = logger.child({ component: 'worker' });
   if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
   // architecture.md §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike; a
-  // payload no key holder wrote is refused and alerted on (issue #24 item 2). The sink is built below.
+  // payload no key holder wrote is refused and alerted on (ADR 0022). The sink is built below.
   let alertSink: AlertSink | undefined;
   const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS, {
     onRefused: createRefusedPayloadAlerter({

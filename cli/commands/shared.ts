@@ -36,7 +36,7 @@ export class TemporalUnreachableError extends Error {
 /**
  * Connects to Temporal now, failing fast: for operator commands that need an answer, not a retry loop
  * (a lazy connection keeps retrying in the background and outlives a short command).
- * `temporal`: the command's config `temporal` (address, namespace, TLS, API key; issue #24 item 1).
+ * `temporal`: the command's config `temporal` (address, namespace, TLS, API key; ADR 0022).
  * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14), so payloads read and
  * written by the command are decrypted/encrypted like the worker's.
  * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.

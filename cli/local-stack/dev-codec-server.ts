@@ -12,7 +12,7 @@ export interface DevCodecServer {
   server: RunningCodecServer;
   /**
    * `http://127.0.0.1:<port>`, no token: the server trusts the Web UI's origin for decoding
-   * (`CODEC_SERVER_TRUST_UI_ORIGIN`), so the token is on no command line and in no UI settings (issue #24 item 6).
+   * (`CODEC_SERVER_TRUST_UI_ORIGIN`), so the token is on no command line and in no UI settings (ADR 0022).
    */
   uiEndpoint: string;
 }

@@ -21,7 +21,7 @@ const prepareSchema = z.object({
  * Registers `POST /api/internal/send-status-webhooks` (issue #10 item 8, ADR 0011): the worker's
  * `postSendStatusWebhook` activity asks, per attempt, for the signed Standard Webhooks request of one
  * status change; the key's secret is opened here and never leaves this process. Signed with method, path and
- * time (`X-Event-Id` = message id; `verifyInternalRequest`, issue #24 item 5). Answers 200 {@link PreparedStatusWebhook}; `url: null` when the
+ * time (`X-Event-Id` = message id; `verifyInternalRequest`, ADR 0022). Answers 200 {@link PreparedStatusWebhook}; `url: null` when the
  * key has no webhook. 401 bad signature, 422 malformed, 500 when the stored secret cannot be opened.
  */
 export function registerSendStatusWebhookRoute(

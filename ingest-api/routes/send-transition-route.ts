@@ -17,7 +17,7 @@ const reportSchema = z.object({
 /**
  * Registers `POST /api/internal/send-transitions`: the `sendMessage` workflow's activity reports each
  * state it reaches, signed with method, path and time (`X-Event-Id` = message id, `X-Timestamp`, `X-Signature`;
- * `verifyInternalRequest`, issue #24 item 5), so the worker needs no database access. Answers 200
+ * `verifyInternalRequest`, ADR 0022), so the worker needs no database access. Answers 200
  * `{changed}`; the row only moves forward (architecture.md §12: monotonic).
  */
 export function registerSendTransitionRoute(

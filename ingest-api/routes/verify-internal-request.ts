@@ -19,7 +19,7 @@ function readHeader(request: FastifyRequest, name: string): string {
 }
 
 /**
- * Verifies a call to the internal endpoint registered at `path` before its body is parsed (issue #24 item 5):
+ * Verifies a call to the internal endpoint registered at `path` before its body is parsed (ADR 0022):
  * `X-Event-Id`, `X-Timestamp` and `X-Signature` over `POST`, `path`, id, timestamp and the raw bytes.
  *
  * @returns the `X-Event-Id` and the raw body.

@@ -14,7 +14,7 @@ export interface MtlsProxy {
 }
 
 /**
- * Starts a TLS-terminating proxy (issue #24 item 1): `requestCert` and `rejectUnauthorized`, so only a client
+ * Starts a TLS-terminating proxy (ADR 0022): `requestCert` and `rejectUnauthorized`, so only a client
  * certificate signed by the test CA gets through; ALPN `h2` as gRPC clients ask; every accepted connection is
  * piped to `upstream` (`host:port` of the dev server).
  */

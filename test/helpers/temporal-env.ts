@@ -122,7 +122,7 @@ export function createTestWorker(options: Omit<WorkerOptions, 'dataConverter'>):
   return Worker.create({ ...options, dataConverter: testDataConverter() });
 }
 
-/** Bundles `workflows/index.ts` once per test file, with the failure converter of the test codec (issue #24 item 4). */
+/** Bundles `workflows/index.ts` once per test file, with the failure converter of the test codec (ADR 0022). */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: resolveWorkflowsPath(),

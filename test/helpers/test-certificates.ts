@@ -37,7 +37,7 @@ function issue(dir: string, name: string, extensions: string): void {
 }
 
 /**
- * Generates the certificates of an mTLS test with the system `openssl` (issue #24 item 1): a CA, a server
+ * Generates the certificates of an mTLS test with the system `openssl` (ADR 0022): a CA, a server
  * certificate for `serverName` (SAN) and a client certificate, in a fresh temporary folder.
  */
 export function createTestCertificates(serverName = 'temporal.wa-lake.test'): TestCertificates {

@@ -100,7 +100,7 @@ describe('wa-lake codec-server', () => {
   });
 });
 
-describe('wa-lake codec-server trusting the Web UI origin (wa-lake dev, issue #24 item 6)', () => {
+describe('wa-lake codec-server trusting the Web UI origin (wa-lake dev, ADR 0022)', () => {
   let trusting: RunningCodecServer;
   beforeAll(async () => {
     trusting = await startCodecServer({
@@ -153,7 +153,7 @@ describe('wa-lake codec-server trusting the Web UI origin (wa-lake dev, issue #2
   });
 });
 
-describe("wa-lake dev's codec server (issue #24 item 6)", () => {
+describe("wa-lake dev's codec server (ADR 0022)", () => {
   it('gives the Web UI an endpoint without the token, so the dev server command line holds none', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wa-lake-codec-dev-'));
     try {

@@ -119,7 +119,7 @@ function readServerState(): string {
     .join('');
 }
 
-describe("the Temporal dev server's database after runs with the codec (issue #24 item 4)", () => {
+describe("the Temporal dev server's database after runs with the codec (ADR 0022)", () => {
   it('holds no message text, phone number, group subject, URL credential or secret', async () => {
     // A delivered message.
     const storedId = randomUUID();

@@ -124,7 +124,7 @@ async function refusedTwice(workflowId: string): Promise<Alert[]> {
 const lakeRows = async (eventId: string): Promise<number> =>
   (await server.pool.query('SELECT 1 FROM whatsapp_event_logs WHERE event_id = $1', [eventId])).rowCount ?? 0;
 
-describe('starts by a client without the payload key (issue #24 item 2)', () => {
+describe('starts by a client without the payload key (ADR 0022)', () => {
   it('a hand-started deliverEvent stores no lake row and raises one alert naming it', async () => {
     const forgedId = randomUUID();
     const forged: DeliverEventInput = {

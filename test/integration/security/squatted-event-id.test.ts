@@ -92,7 +92,7 @@ function openPipeline(name: string): { outbox: OutboxStore; pipeline: EventPipel
   return { outbox, pipeline: new EventPipeline({ outbox, logger: silentLogger(), getSelfJid: () => null }) };
 }
 
-describe('an event id squatted before the event happens (issue #24 item 3)', () => {
+describe('an event id squatted before the event happens (ADR 0022)', () => {
   it('ends with the genuine reaction in the lake once, the squatter terminated and one collector alert', async () => {
     const targetId = `3EB0${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
     const genuine = reaction(targetId, '100000000000053@lid', '👍');

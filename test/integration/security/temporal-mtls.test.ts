@@ -117,7 +117,7 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-describe('wa-lake on a Temporal that requires mTLS (issue #24 item 1)', () => {
+describe('wa-lake on a Temporal that requires mTLS (ADR 0022)', () => {
   it('delivers a captured event into the lake through the mTLS endpoint', async () => {
     const pipeline = new EventPipeline({ outbox, logger: silentLogger(), getSelfJid: () => null });
     const messageId = `3EB0${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;

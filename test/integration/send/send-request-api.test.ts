@@ -240,7 +240,7 @@ describe('POST /api/internal/send-transitions (signed, monotonic) and the send m
     expect(metrics).toMatch(/wa_send_accepted_total\{category="otp"\} \d+/);
   });
 
-  it('refuses a captured "prepare" request replayed to send-transitions: the message stays queued (issue #24 item 5)', async () => {
+  it('refuses a captured "prepare" request replayed to send-transitions: the message stays queued (ADR 0022)', async () => {
     const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'replay', category: 'otp' });
     const id = accepted.json['id'] as string;
     const replayed = await replayPrepareTo(id, 'delivered', SEND_TRANSITIONS_PATH);

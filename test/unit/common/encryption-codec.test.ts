@@ -33,7 +33,7 @@ describe('EncryptionCodec', () => {
     await expect(codecWith(keyA).decode([tampered])).rejects.toThrow(/failed authentication/);
   });
 
-  it('refuses a payload that is not encrypted, naming the workflow, and tells onRefused (issue #24 item 2)', async () => {
+  it('refuses a payload that is not encrypted, naming the workflow, and tells onRefused (ADR 0022)', async () => {
     const payload = defaultPayloadConverter.toPayload({ clear: true });
     const refusals: unknown[] = [];
     const codec = new EncryptionCodec(envPayloadEncryptionKeys.parse(keyA) ?? [], {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redactUrlCredentials, withoutUrlCredentials } from '../../../common/redact-url-credentials.js';
 import { serializeError } from '../../../common/log-serializers.js';
 
-describe('redactUrlCredentials (issue #24 item 4)', () => {
+describe('redactUrlCredentials (ADR 0022)', () => {
   it('removes user and password of every URL and leaves other text alone', () => {
     expect(redactUrlCredentials('POST https://alice:s3cret@hooks.example/x?a=1 and http://tok@h:8080/')).toBe(
       'POST https://***@hooks.example/x?a=1 and http://***@h:8080/'

@@ -172,7 +172,7 @@ describe('docker-compose.temporal.yml', () => {
     expect(service('temporal-schema').command).toEqual(['/deploy/setup-postgres-schema.sh']);
   });
 
-  it('runs the Web UI read-only unless an operator turns write actions on (issue #24 item 6)', () => {
+  it('runs the Web UI read-only unless an operator turns write actions on (ADR 0022)', () => {
     const ui = service('temporal-ui').environment ?? {};
     expect(ui['TEMPORAL_DISABLE_WRITE_ACTIONS']).toBe('${TEMPORAL_UI_DISABLE_WRITE_ACTIONS:-true}');
   });

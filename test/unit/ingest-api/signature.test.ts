@@ -26,7 +26,7 @@ describe('isSignatureValid', () => {
   });
 });
 
-describe('checkInternalSignature (issue #24 item 5)', () => {
+describe('checkInternalSignature (ADR 0022)', () => {
   const secrets = ['first-secret-0123456789'];
   const nowMs = 1_800_000_000_000;
   const parts = {
