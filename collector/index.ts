@@ -14,6 +14,7 @@ import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
 export type { InvalidPairPhoneError, CollectorHandle, CollectorSource, RunCollectorOptions } from './run-collector.js';
 export { findMemberUsersInOutbox, forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
+export type { LinkPreview } from './session/send-socket.js';
 export { readCapture } from './capture/capture-reader.js';
 export { BackfillStore, type Backfill } from './backfill/backfill-store.js';
 

@@ -21,6 +21,7 @@ import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { asSendSocket } from './session/send-socket.js';
+import { createLinkPreviewer } from './send/link-preview.js';
 import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
 import { normalizePairPhone } from './session/login-prompt.js';
@@ -247,6 +248,9 @@ function startSendSide(
     dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
     outboxPath: options.config.OUTBOX_PATH,
     getSocket,
+    ...(options.config.SEND_LINK_PREVIEW
+      ? { linkPreviewer: createLinkPreviewer({ allowPrivate: options.config.SEND_LINK_PREVIEW_ALLOW_PRIVATE }) }
+      : {}),
     logger: options.logger,
   });
 }

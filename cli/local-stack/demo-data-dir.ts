@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
 import { packageRoot } from '../../common/package-root.js';
 import { prepareDataDir } from './data-dir.js';
@@ -79,11 +79,15 @@ export async function claimDemoDataDir(
   if (existsSync(absolute) && !statSync(absolute).isDirectory()) {
     throw new DemoDataDirRefusedError(dataDir, 'it is not a folder');
   }
+  const existing = new Set(existsSync(absolute) ? readdirSync(absolute) : []);
   const layout = prepareDataDir(absolute);
   const lock = lockDataDir(layout.root);
   try {
     const entries = readdirSync(absolute).filter((entry) => !lock.paths.includes(join(absolute, entry)));
     if (entries.length > 0 && !entries.includes(DEMO_MARKER_FILE)) {
+      // A refused folder is left as it was found: the lock file this call made goes too.
+      lock.release();
+      for (const path of lock.paths) if (!existing.has(basename(path))) rmSync(path, { force: true });
       throw new DemoDataDirRefusedError(
         dataDir,
         `it is not empty and no demo made it (no ${DEMO_MARKER_FILE} inside); pass a new or empty folder`

@@ -11,7 +11,7 @@ const UNUSABLE_FOLDER_CODES = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'ED
 
 /**
  * Takes the one-stack-per-data-folder lock: a second stack would share the Temporal state file and the
- * PostgreSQL cluster. A lock left by a dead process (kill -9) is taken over.
+ * PostgreSQL cluster. A process that died (kill -9) holds no lock: the kernel let it go (ADR 0018).
  *
  * @throws DataDirInUseError naming the live owner's pid.
  * @throws DataDirUnusableError when the lock file cannot be written (read-only file system, no permission, full).

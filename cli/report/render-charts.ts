@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
 import type { EngagementReport } from '../../lake/index.js';
+import { COUNT_AXIS, HEIGHT, renderSvg } from './chart-svg.js';
+import { renderQuestionCharts } from './render-question-charts.js';
 
 /** One chart of the report: a title, and the SVG markup Apache ECharts rendered on the server. */
 export interface RenderedChart {
@@ -8,38 +9,8 @@ export interface RenderedChart {
   svg: string;
 }
 
-const WIDTH = 960;
-const HEIGHT = 360;
 /** Groups drawn as their own series in "messages per day"; the rest are summed as "other groups". */
 const MAX_GROUP_SERIES = 8;
-
-/** A value axis of counts (messages, members): ticks at whole numbers only, never 0.5 members (issue #26 item 5). */
-const COUNT_AXIS = { type: 'value', minInterval: 1 } as const;
-
-/** The part of the ECharts API used here: server-side rendering to an SVG string. */
-interface SsrChart {
-  setOption(option: ChartOption): void;
-  renderToSVGString(): string;
-  dispose(): void;
-}
-type ChartOption = Record<string, unknown>;
-interface EChartsSsr {
-  init(dom: null, theme: null, options: { renderer: 'svg'; ssr: true; width: number; height: number }): SsrChart;
-}
-// echarts' typings declare a CommonJS namespace (`export =`) that TypeScript's NodeNext resolution will not
-// import from ESM; its CommonJS build is the same library, so it is loaded with require.
-const echarts = createRequire(import.meta.url)('echarts') as EChartsSsr;
-
-/** Renders one ECharts option to an SVG string (server-side rendering: no DOM, no script in the page). */
-function renderSvg(option: ChartOption, height = HEIGHT): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height });
-  try {
-    chart.setOption({ animation: false, ...option });
-    return chart.renderToSVGString();
-  } finally {
-    chart.dispose();
-  }
-}
 
 /**
  * A phone number as the HTML report shows it (ADR 0020): the country code's first two digits and the last two,
@@ -61,8 +32,9 @@ export function memberLabel(member: { displayName: string; displayNameIsPhone: b
 }
 
 /**
- * Draws the six charts of the report (issue #11 item 4): messages per day per group, DAU/WAU/MAU, top
- * members, joins vs leaves, the join-week cohort retention heatmap, and lurkers per group.
+ * Draws the charts of the report (issue #11 item 4): messages per day per group, DAU/WAU/MAU, top members, joins
+ * vs leaves, the join-week cohort retention heatmap, lurkers per group; then the newcomer funnel, levels per month
+ * and the weekday × hour heatmap (issue #28 item 3).
  */
 export function renderReportCharts(report: EngagementReport): RenderedChart[] {
   const subjects = new Map(report.groups.map((group) => [group.groupJid, group.subject ?? group.groupJid]));
@@ -77,6 +49,7 @@ export function renderReportCharts(report: EngagementReport): RenderedChart[] {
       title: `Lurkers (no activity in ${String(report.lurkerDays)} days), by group`,
       svg: lurkers(report, subjects),
     },
+    ...renderQuestionCharts(report),
   ];
 }
 

@@ -1,11 +1,12 @@
 import type { EngagementReport } from '../../lake/index.js';
 import { memberLabel, renderReportCharts } from './render-charts.js';
 
-const escapeHtml = (text: string): string =>
+/** Text as HTML: `&`, `<`, `>`, quotes escaped. */
+export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 // Everything the page needs is inline: no script, font, image or style sheet is fetched (issue #11 item 4).
-const STYLE = `
+export const REPORT_STYLE = `
   body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1000px; color: #222; }
   h1 { margin-bottom: 4px; } .meta { color: #666; margin-top: 0; }
   .totals { display: flex; gap: 16px; flex-wrap: wrap; margin: 16px 0; }
@@ -13,7 +14,8 @@ const STYLE = `
   .total b { display: block; font-size: 1.5em; }
   figure.chart { margin: 28px 0; } figcaption { font-weight: 600; margin-bottom: 6px; }
   table { border-collapse: collapse; margin: 12px 0 28px; } td, th { border-bottom: 1px solid #eee; padding: 4px 10px; text-align: right; }
-  td:first-child, th:first-child { text-align: left; }`;
+  td:first-child, th:first-child { text-align: left; }
+  .change { display: block; color: #666; font-size: 0.85em; } .up { color: #1a7f37; } .down { color: #b42318; }`;
 
 /**
  * When the report was made, to the minute, in the report's own time zone: `2026-12-03 18:19 (America/Sao_Paulo)`
@@ -32,37 +34,75 @@ export function formatGeneratedAt(generatedAt: Date, timeZone: string): string {
   return `${local} (${timeZone})`;
 }
 
-/**
- * The self-contained HTML report (issue #11 item 4): totals, the six ECharts charts as inline SVG,
- * and the top members and groups as tables. Opens offline; contains no script.
- */
-export function renderReportHtml(report: EngagementReport, generatedAt: Date): string {
-  const totals: [string, number][] = [
-    ['messages', report.totals.messages],
-    ['active members', report.totals.activeMembers],
-    ['groups', report.totals.groups],
-    ['reactions', report.totals.reactions],
-    ['joins', report.totals.joins],
-    ['leaves', report.totals.leaves],
-  ];
-  const charts = renderReportCharts(report)
-    .map(
-      (chart) =>
-        `<figure class="chart" id="${chart.id}"><figcaption>${escapeHtml(chart.title)}</figcaption>${chart.svg}</figure>`
-    )
-    .join('\n');
+/** How the report's sections link a member (the dashboard's member page); none in the standalone file. */
+export interface ReportLinks {
+  memberHref?: (participantId: string) => string;
+}
+
+const TOTAL_LABELS: Record<keyof EngagementReport['totals'], string> = {
+  messages: 'messages',
+  activeMembers: 'active members',
+  groups: 'groups',
+  reactions: 'reactions',
+  joins: 'joins',
+  leaves: 'leaves',
+};
+
+/** A total beside the previous period's (issue #28 item 3): `+12 (+10.8 %) vs 111`. */
+function renderTotals(report: EngagementReport): string {
+  const previous = report.previousPeriod;
+  return report.totalsComparison
+    .map((row) => {
+      const sign = row.change > 0 ? '+' : '';
+      const percent = row.changePercent === null ? '' : ` (${sign}${String(row.changePercent)} %)`;
+      const trend = row.change > 0 ? 'up' : row.change < 0 ? 'down' : '';
+      const versus = previous
+        ? `<span class="change ${trend}" title="${escapeHtml(`${previous.from} to ${previous.to}`)}">${sign}${String(row.change)}${percent} vs ${String(row.previous)}</span>`
+        : '';
+      return `<div class="total" id="total-${row.metric}"><b>${String(row.current)}</b>${TOTAL_LABELS[row.metric]}${versus}</div>`;
+    })
+    .join('');
+}
+
+const cells = (values: readonly (string | number | null)[]): string =>
+  values.map((value) => `<td>${value === null ? '—' : escapeHtml(String(value))}</td>`).join('');
+
+function renderTables(report: EngagementReport, links: ReportLinks): string {
   const memberRows = report.topMembers
-    .map(
-      (m) =>
-        `<tr><td>${escapeHtml(memberLabel(m))}</td><td>${String(m.messages)}</td><td>${String(m.replies)}</td><td>${String(m.reactionsGiven)}</td></tr>`
-    )
+    .map((m) => {
+      const label = escapeHtml(memberLabel(m));
+      const first = m.participantId.split(' ')[0] ?? m.participantId;
+      const name = links.memberHref ? `<a href="${escapeHtml(links.memberHref(first))}">${label}</a>` : label;
+      return `<tr><td>${name}</td>${cells([m.messages, m.replies, m.reactionsGiven])}</tr>`;
+    })
     .join('');
   const groupRows = report.groups
+    .map((g) => `<tr>${cells([g.subject ?? g.groupJid, g.messages, g.activeMembers])}</tr>`)
+    .join('');
+  const levelRows = report.levels
     .map(
-      (g) =>
-        `<tr><td>${escapeHtml(g.subject ?? g.groupJid)}</td><td>${String(g.messages)}</td><td>${String(g.activeMembers)}</td></tr>`
+      (l) =>
+        `<tr>${cells([l.month.slice(0, 7), l.advocates, l.contributors, l.participants, l.explorers, l.movedUp, l.held, l.movedDown, l.new, l.gone])}</tr>`
     )
     .join('');
+  const funnelRows = report.newcomerFunnel
+    .map(
+      (c) =>
+        `<tr>${cells([c.cohortWeek, c.joined, c.firstMessage, c.answeredWithin24h, c.activeWeek4, c.activeWeek12])}</tr>`
+    )
+    .join('');
+  return `<h2>Top members</h2>
+<table id="top-members-table"><tr><th>member</th><th>messages</th><th>replies</th><th>reactions given</th></tr>${memberRows}</table>
+<h2>Groups</h2>
+<table><tr><th>group</th><th>messages</th><th>active members</th></tr>${groupRows}</table>
+<h2>Levels: members per level and how they moved since the month before</h2>
+<table id="level-movements"><tr><th>month</th><th>advocates</th><th>contributors</th><th>participants</th><th>explorers</th><th>moved up</th><th>held</th><th>moved down</th><th>new</th><th>gone</th></tr>${levelRows}</table>
+<h2>Newcomer funnel</h2>
+<table id="newcomer-funnel-table"><tr><th>join week</th><th>joined</th><th>first message</th><th>answered within 24 h</th><th>active in week 4</th><th>active in week 12</th></tr>${funnelRows}</table>
+`;
+}
+
+function renderExportDays(report: EngagementReport): string {
   const exportDaysByGroup = new Map<string, EngagementReport['exportDays']>();
   for (const row of report.exportDays)
     exportDaysByGroup.set(row.groupJid, [...(exportDaysByGroup.get(row.groupJid) ?? []), row]);
@@ -73,26 +113,51 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
       return `<tr><td>${escapeHtml(subject)}</td><td>${String(days.length)}</td><td>${escapeHtml(days[0]?.day ?? '')} to ${escapeHtml(days.at(-1)?.day ?? '')}</td><td>${String(messages)}</td></tr>`;
     })
     .join('');
-  const exportSection =
-    exportRows === ''
-      ? ''
-      : `<h2>Days counted from chat exports</h2>
+  return exportRows === ''
+    ? ''
+    : `<h2>Days counted from chat exports</h2>
 <p class="meta">Days the lake did not observe, filled from WhatsApp "Export chat" files (minute-precision times, senders as the exporting phone wrote them).</p>
 <table><tr><th>group</th><th>days</th><th>between</th><th>messages</th></tr>${exportRows}</table>\n`;
+}
+
+/**
+ * The report's content (issue #11 item 4, issue #28 item 3): each total beside the previous period's, the charts as
+ * inline SVG, and the tables. The standalone file and the dashboard's pages both wrap it.
+ */
+export function renderReportSections(report: EngagementReport, links: ReportLinks = {}): string {
+  const charts = renderReportCharts(report)
+    .map(
+      (chart) =>
+        `<figure class="chart" id="${chart.id}"><figcaption>${escapeHtml(chart.title)}</figcaption>${chart.svg}</figure>`
+    )
+    .join('\n');
+  const previous = report.previousPeriod;
+  const versus = previous
+    ? `<p class="meta">Each total beside the ${escapeHtml(previous.from)} to ${escapeHtml(previous.to)} period of equal length.</p>`
+    : '';
+  return `${versus}<div class="totals">${renderTotals(report)}</div>
+${charts}
+${renderTables(report, links)}${renderExportDays(report)}`;
+}
+
+/** The report's scope and range, as its header line says them. */
+export function describeReportScope(report: EngagementReport): string {
   const scope = report.groupJid ? `group ${report.groupJid}` : 'all groups';
+  return `${scope}, ${report.from ?? '—'} to ${report.to ?? '—'} (days in ${report.timeZone})`;
+}
+
+/**
+ * The self-contained HTML report (issue #11 item 4): totals, the charts as inline SVG, and the tables. Opens
+ * offline; contains no script.
+ */
+export function renderReportHtml(report: EngagementReport, generatedAt: Date): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>WhatsApp engagement report</title><style>${STYLE}</style></head>
+<title>WhatsApp engagement report</title><style>${REPORT_STYLE}</style></head>
 <body>
 <h1>WhatsApp engagement</h1>
-<p class="meta">${escapeHtml(scope)}, ${escapeHtml(report.from ?? '—')} to ${escapeHtml(report.to ?? '—')} (days in ${escapeHtml(report.timeZone)}), generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
-<div class="totals">${totals.map(([label, value]) => `<div class="total"><b>${String(value)}</b>${label}</div>`).join('')}</div>
-${charts}
-<h2>Top members</h2>
-<table><tr><th>member</th><th>messages</th><th>replies</th><th>reactions given</th></tr>${memberRows}</table>
-<h2>Groups</h2>
-<table><tr><th>group</th><th>messages</th><th>active members</th></tr>${groupRows}</table>
-${exportSection}</body></html>
+<p class="meta">${escapeHtml(describeReportScope(report))}, generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
+${renderReportSections(report)}</body></html>
 `;
 }

@@ -51,10 +51,42 @@ const COHORTS: Columns<Report['cohorts'][number]> = [
 const LURKERS: Columns<Report['lurkers'][number]> = ['groupJid', 'members', 'lurkers'];
 const EXPORT_DAYS: Columns<Report['exportDays'][number]> = ['day', 'groupJid', 'messages'];
 
+const TOTALS_COMPARISON: Columns<Report['totalsComparison'][number] & { previousFrom: string; previousTo: string }> = [
+  'metric',
+  'current',
+  'previous',
+  'change',
+  'changePercent',
+  'previousFrom',
+  'previousTo',
+];
+const LEVELS: Columns<Report['levels'][number]> = [
+  'month',
+  'advocates',
+  'contributors',
+  'participants',
+  'explorers',
+  'movedUp',
+  'held',
+  'movedDown',
+  'new',
+  'gone',
+];
+const NEWCOMER_FUNNEL: Columns<Report['newcomerFunnel'][number]> = [
+  'cohortWeek',
+  'joined',
+  'firstMessage',
+  'answeredWithin24h',
+  'activeWeek4',
+  'activeWeek12',
+];
+const ACTIVITY_HOURS: Columns<Report['activityHours'][number]> = ['weekday', 'hour', 'messages'];
+
 /**
  * Writes each dataset of the report as one CSV file in `dir` (created when missing): `totals.csv`,
  * `groups.csv`, `messages-per-day.csv`, `active-members.csv`, `top-members.csv`, `joins-leaves.csv`,
- * `cohorts.csv`, `lurkers.csv`, `export-days.csv` (days counted from chat exports), each with its header line, also when it has no rows.
+ * `cohorts.csv`, `lurkers.csv`, `export-days.csv` (days counted from chat exports), `totals-comparison.csv`,
+ * `levels.csv`, `newcomer-funnel.csv`, `activity-hours.csv`, each with its header line, also when it has no rows.
  *
  * @returns the paths written.
  * @throws DirectoryNotCreatedError when the folder cannot be created; NodeJS.ErrnoException when a file
@@ -72,6 +104,18 @@ export async function writeReportCsv(report: EngagementReport, dir: string): Pro
     ['cohorts.csv', COHORTS, report.cohorts],
     ['lurkers.csv', LURKERS, report.lurkers],
     ['export-days.csv', EXPORT_DAYS, report.exportDays],
+    [
+      'totals-comparison.csv',
+      TOTALS_COMPARISON,
+      report.totalsComparison.map((row) => ({
+        ...row,
+        previousFrom: report.previousPeriod?.from,
+        previousTo: report.previousPeriod?.to,
+      })),
+    ],
+    ['levels.csv', LEVELS, report.levels],
+    ['newcomer-funnel.csv', NEWCOMER_FUNNEL, report.newcomerFunnel],
+    ['activity-hours.csv', ACTIVITY_HOURS, report.activityHours],
   ];
   const paths: string[] = [];
   for (const [name, columns, rows] of files) {

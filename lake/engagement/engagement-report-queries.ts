@@ -5,53 +5,17 @@ import {
   ReportRangeTooLongError,
   UnknownReportGroupError,
 } from '../errors.js';
+import type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
+import {
+  compareTotals,
+  previousPeriod,
+  readActivityHours,
+  readLevelMonths,
+  readNewcomerFunnel,
+  readPeriodTotals,
+} from './report-questions-queries.js';
 
-/** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
-export interface EngagementReportOptions {
-  groupJid: string | null;
-  /** First day; null = the first day with activity. */
-  from: string | null;
-  /** Last day; null = the last day with activity. */
-  to: string | null;
-  /** A member with no activity in this many days up to `to` is a lurker. */
-  lurkerDays: number;
-  /** How many members the top list shows. */
-  topMembers: number;
-}
-
-/** Every number of the report; the HTML, JSON and CSV outputs are views of it. */
-export interface EngagementReport {
-  timeZone: string;
-  groupJid: string | null;
-  from: string | null;
-  to: string | null;
-  lurkerDays: number;
-  totals: { messages: number; activeMembers: number; groups: number; reactions: number; joins: number; leaves: number };
-  groups: { groupJid: string; subject: string | null; messages: number; activeMembers: number }[];
-  messagesPerDay: { day: string; groupJid: string; messages: number }[];
-  activeMembers: { day: string; dau: number; wau: number; mau: number }[];
-  /** One row per person (issue #11 item 3: a linked member id joins its participants into one person). */
-  topMembers: {
-    /** The person's participant (LID-first key); several, space-separated, when a member id links them. */
-    participantId: string;
-    memberId: string | null;
-    /**
-     * What the report shows (ADR 0020): the member's name, else the latest push name, else the business name of
-     * the participant with the most messages, else its phone number (`+5511…`), else the participant id.
-     */
-    displayName: string;
-    /** Whether `displayName` is a phone number (no name known): the HTML report masks it. */
-    displayNameIsPhone: boolean;
-    messages: number;
-    replies: number;
-    reactionsGiven: number;
-  }[];
-  joinsLeaves: { day: string; joins: number; leaves: number }[];
-  cohorts: { cohortWeek: string; weekOffset: number; cohortSize: number; activeMembers: number; retention: number }[];
-  lurkers: { groupJid: string; members: number; lurkers: number }[];
-  /** The days of the range whose messages come from chat exports: days the lake did not observe (ADR 0023). */
-  exportDays: { day: string; groupJid: string; messages: number }[];
-}
+export type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
 // below reads it instead of the views (issue #11 item 7: the whole report in under 5 s). The views compute the rollup
@@ -62,7 +26,9 @@ const LOAD_DAYS_SQL = `
   SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
     FROM engagement_member_activity_days
    WHERE ($1::text IS NULL OR group_jid = $1)
-     AND ($2::date IS NULL OR $3::date IS NULL OR day BETWEEN LEAST($2::date - 29, $3::date - $4::int + 1) AND $3::date)`;
+     AND ($2::date IS NULL OR $3::date IS NULL
+          OR day BETWEEN LEAST($2::date - 29, $3::date - $4::int + 1, $2::date - ($3::date - $2::date + 1),
+                               (date_trunc('month', $2::date) - interval '3 months')::date) AND $3::date)`;
 
 // DAU counts the members active on the day; WAU and MAU count a member active on day d on d .. d+window-1, ending
 // early at the member's next active day, so each member counts once. Members are numbered first: ordering each
@@ -190,14 +156,12 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     const span = [from, to];
     const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = span): Promise<T[]> =>
       (await client.query<T>(sql, values)).rows;
-    // Members are counted per group from one row per (group, person): count(DISTINCT) would sort every day row.
-    const [totals] = await q<EngagementReport['totals']>(
-      `SELECT COALESCE(sum(messages), 0)::int AS messages, count(DISTINCT person_key)::int AS "activeMembers",
-              count(DISTINCT group_jid)::int AS groups, COALESCE(sum(reactions_given), 0)::int AS reactions,
-              0 AS joins, 0 AS leaves
-         FROM (SELECT group_jid, person_key, sum(messages) AS messages, sum(reactions_given) AS reactions_given
-                 FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) people`
-    );
+    const scope = { from, to, timeZone: tz, groupJid: options.groupJid };
+    const totals = await readPeriodTotals(client, scope);
+    const previous = previousPeriod(from, to);
+    const previousTotals = await readPeriodTotals(client, { ...scope, ...previous });
+    report.previousPeriod = { ...previous, totals: previousTotals };
+    report.totalsComparison = compareTotals(totals, previousTotals);
     report.groups = await q(
       `SELECT p.group_jid AS "groupJid", g.subject, sum(p.messages)::int AS messages, count(*)::int AS "activeMembers"
          FROM (SELECT group_jid, person_key, sum(messages) AS messages
@@ -222,6 +186,9 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
     await client.query('ANALYZE report_cohorts');
     report.cohorts = await q(COHORTS_SQL, [from, to]);
+    report.newcomerFunnel = await readNewcomerFunnel(client, scope);
+    report.levels = await readLevelMonths(client, from, to);
+    report.activityHours = await readActivityHours(client, scope);
     report.lurkers = await q(
       `SELECT m.group_jid AS "groupJid", count(*)::int AS members,
               count(*) FILTER (WHERE NOT EXISTS (
@@ -240,11 +207,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
         GROUP BY 1, 2 ORDER BY 1, 2`,
       [...span, options.groupJid]
     );
-    report.totals = {
-      ...(totals ?? report.totals),
-      joins: report.joinsLeaves.reduce((sum, row) => sum + row.joins, 0),
-      leaves: report.joinsLeaves.reduce((sum, row) => sum + row.leaves, 0),
-    };
+    report.totals = totals;
     await client.query('COMMIT');
     return report;
   } catch (err) {
@@ -276,5 +239,10 @@ function emptyReport(
     cohorts: [],
     lurkers: [],
     exportDays: [],
+    previousPeriod: null,
+    totalsComparison: [],
+    levels: [],
+    newcomerFunnel: [],
+    activityHours: [],
   };
 }

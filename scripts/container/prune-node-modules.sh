@@ -41,6 +41,13 @@ rm -rf "$nm/zrender"
 # rxjs (the Temporal worker's): Node resolves its `node`/`require` export, dist/cjs; the ES builds are for bundlers.
 rm -rf "$nm/rxjs/dist/esm" "$nm/rxjs/dist/esm5" "$nm/rxjs/dist/bundles" "$nm/rxjs/src"
 
+# The native modules' symbol tables (6 MB of the core bridge's 30 MB): Node loads them through their dynamic
+# symbols, which stay. A native crash's backtrace then shows addresses instead of function names. The build
+# stage has `strip` (binutils comes with g++); elsewhere this step is skipped.
+if command -v strip >/dev/null 2>&1; then
+  strip --strip-unneeded "$bridge/releases/"*/index.node "$nm/better-sqlite3/build/Release/better_sqlite3.node"
+fi
+
 # Type declarations, TypeScript sources, source maps (the workflow bundler ignores a missing map) and
 # documents: Node loads none of them. LICENSE and NOTICE files stay.
 find "$nm" -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.ts' -o -name '*.mts' \

@@ -154,6 +154,14 @@ function readWire(path: string): WireSend[] {
     .map((line) => JSON.parse(line) as WireSend);
 }
 
+/** The wire against the lake in the middle of the run: totals that differ while rows lag are not a fault. */
+function describeWireAgainstLake(figures: ChaosSendFigures): string {
+  return (
+    `distinct_wire_ids=${figures.distinctWireIds} dispatched=${figures.dispatched} ` +
+    `on_wire_not_dispatched=${formatStateCounts(figures.onWireNotDispatched)} under_two_ids=${figures.underTwoIds}`
+  );
+}
+
 /** Counts the collector's warnings that an ACK could not reach its workflow (the ACK is then lost). */
 function countUnroutedAcks(collectorLog: string): number {
   if (!existsSync(collectorLog)) return 0;
@@ -244,6 +252,7 @@ export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSend
       readRows: () => readMessages(activePool),
       idleMs: options.settleIdleMs ?? DEFAULT_SETTLE_IDLE_MS,
       onProgress: options.onProgress,
+      describe: (rows) => describeWireAgainstLake(measureChaosSend(rows, readWire(stack.wirePath))),
     });
     const lakeIds = new Set(settled.rows.map((row) => row.id));
     const missingIds = [...client.acceptedIds].filter((id) => !lakeIds.has(id)).length;

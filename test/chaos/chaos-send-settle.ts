@@ -17,6 +17,8 @@ export interface SettleOptions {
   /** How often a progress line is written. */
   reportEveryMs?: number;
   onProgress?: (line: string) => void;
+  /** More to say on a progress line about the rows read (for example the wire against the lake). */
+  describe?: (rows: readonly ChaosSendRow[]) => string;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -60,8 +62,9 @@ export async function waitUntilSettled(options: SettleOptions): Promise<SettleOu
       const counts: Record<string, number> = {};
       for (const row of open) counts[row.state] = (counts[row.state] ?? 0) + 1;
       const idleS = Math.round((now() - lastProgressMs) / 1000);
+      const more = options.describe ? `; ${options.describe(rows)}` : '';
       options.onProgress?.(
-        `settling: ${open.length} of ${rows.length} not final (${formatStateCounts(counts)}), idle ${idleS} s`
+        `settling: ${open.length} of ${rows.length} not final (${formatStateCounts(counts)}), idle ${idleS} s${more}`
       );
     }
     await sleep(options.pollMs ?? 2_000);

@@ -17,6 +17,11 @@ const report = (days: string[]): EngagementReport => ({
   cohorts: [],
   lurkers: [],
   exportDays: [],
+  previousPeriod: null,
+  totalsComparison: [],
+  levels: [],
+  newcomerFunnel: [],
+  activityHours: [],
 });
 
 /** The SVG of the DAU/WAU/MAU chart. */

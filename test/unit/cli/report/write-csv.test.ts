@@ -46,6 +46,11 @@ function reportWith(subjects: readonly string[]): EngagementReport {
     cohorts: [],
     lurkers: [{ groupJid: G1, members: 2, lurkers: 1 }],
     exportDays: [],
+    previousPeriod: null,
+    totalsComparison: [],
+    levels: [],
+    newcomerFunnel: [],
+    activityHours: [],
   };
 }
 
@@ -95,5 +100,42 @@ describe('writeReportCsv', () => {
     expect(groups[1]).toBe('120363000000000300@g.us,"Book club, São Paulo",-1,0');
     expect(groups[2]).toBe('120363000000000301@g.us,"say ""hi""",-1,0');
     expect(readFileSync(join(dir, 'lurkers.csv'), 'utf8')).toBe(`groupJid,members,lurkers\r\n${G1},2,1\r\n`);
+  });
+
+  it('writes each total beside the previous period, the levels, the newcomer funnel and the hours (issue #28 item 3)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wa-lake-csv-'));
+    await writeReportCsv(
+      {
+        ...reportWith([]),
+        previousPeriod: {
+          from: '2024-01-31',
+          to: '2024-02-29',
+          totals: { messages: 4, activeMembers: 1, groups: 0, reactions: 0, joins: 0, leaves: 0 },
+        },
+        totalsComparison: [{ metric: 'messages', current: 1, previous: 4, change: -3, changePercent: -75 }],
+        newcomerFunnel: [
+          {
+            cohortWeek: '2024-03-25',
+            joined: 2,
+            firstMessage: 1,
+            answeredWithin24h: 1,
+            activeWeek4: null,
+            activeWeek12: null,
+          },
+        ],
+        activityHours: [{ weekday: 1, hour: 9, messages: 3 }],
+      },
+      dir
+    );
+    expect(readFileSync(join(dir, 'totals-comparison.csv'), 'utf8')).toBe(
+      'metric,current,previous,change,changePercent,previousFrom,previousTo\r\nmessages,1,4,-3,-75,2024-01-31,2024-02-29\r\n'
+    );
+    expect(readFileSync(join(dir, 'newcomer-funnel.csv'), 'utf8')).toBe(
+      'cohortWeek,joined,firstMessage,answeredWithin24h,activeWeek4,activeWeek12\r\n2024-03-25,2,1,1,,\r\n'
+    );
+    expect(readFileSync(join(dir, 'activity-hours.csv'), 'utf8')).toBe('weekday,hour,messages\r\n1,9,3\r\n');
+    expect(readFileSync(join(dir, 'levels.csv'), 'utf8')).toBe(
+      'month,advocates,contributors,participants,explorers,movedUp,held,movedDown,new,gone\r\n'
+    );
   });
 });

@@ -1,0 +1,34 @@
+import { createRequire } from 'node:module';
+
+/** Width of every chart, in CSS pixels. */
+const WIDTH = 960;
+/** Height of a chart unless its rows need more, in CSS pixels. */
+export const HEIGHT = 360;
+/** A value axis of counts (messages, members): ticks at whole numbers only, never 0.5 members (issue #26 item 5). */
+export const COUNT_AXIS = { type: 'value', minInterval: 1 } as const;
+
+/** The part of the ECharts API used here: server-side rendering to an SVG string. */
+interface SsrChart {
+  setOption(option: ChartOption): void;
+  renderToSVGString(): string;
+  dispose(): void;
+}
+/** An ECharts option object (https://echarts.apache.org/en/option.html). */
+export type ChartOption = Record<string, unknown>;
+interface EChartsSsr {
+  init(dom: null, theme: null, options: { renderer: 'svg'; ssr: true; width: number; height: number }): SsrChart;
+}
+// echarts' typings declare a CommonJS namespace (`export =`) that TypeScript's NodeNext resolution will not
+// import from ESM; its CommonJS build is the same library, so it is loaded with require.
+const echarts = createRequire(import.meta.url)('echarts') as EChartsSsr;
+
+/** Renders one ECharts option to an SVG string (server-side rendering: no DOM, no script in the page). */
+export function renderSvg(option: ChartOption, height = HEIGHT): string {
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height });
+  try {
+    chart.setOption({ animation: false, ...option });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}

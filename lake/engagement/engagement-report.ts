@@ -1,0 +1,64 @@
+import type {
+  ActivityHour,
+  LevelMonth,
+  NewcomerCohort,
+  ReportTotals,
+  TotalComparison,
+} from './report-questions-queries.js';
+
+/** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
+export interface EngagementReportOptions {
+  groupJid: string | null;
+  /** First day; null = the first day with activity. */
+  from: string | null;
+  /** Last day; null = the last day with activity. */
+  to: string | null;
+  /** A member with no activity in this many days up to `to` is a lurker. */
+  lurkerDays: number;
+  /** How many members the top list shows. */
+  topMembers: number;
+}
+
+/** Every number of the report; the HTML, JSON and CSV outputs are views of it. */
+export interface EngagementReport {
+  timeZone: string;
+  groupJid: string | null;
+  from: string | null;
+  to: string | null;
+  lurkerDays: number;
+  totals: ReportTotals;
+  /** The range of equal length just before this one, and its totals (issue #28 item 3); null without a range. */
+  previousPeriod: { from: string; to: string; totals: ReportTotals } | null;
+  /** Each total beside the previous period's, with the change (`engagement_period_totals`). */
+  totalsComparison: TotalComparison[];
+  groups: { groupJid: string; subject: string | null; messages: number; activeMembers: number }[];
+  messagesPerDay: { day: string; groupJid: string; messages: number }[];
+  activeMembers: { day: string; dau: number; wau: number; mau: number }[];
+  /** One row per person (issue #11 item 3: a linked member id joins its participants into one person). */
+  topMembers: {
+    /** The person's participant (LID-first key); several, space-separated, when a member id links them. */
+    participantId: string;
+    memberId: string | null;
+    /**
+     * What the report shows (ADR 0020): the member's name, else the latest push name, else the business name of
+     * the participant with the most messages, else its phone number (`+5511…`), else the participant id.
+     */
+    displayName: string;
+    /** Whether `displayName` is a phone number (no name known): the HTML report masks it. */
+    displayNameIsPhone: boolean;
+    messages: number;
+    replies: number;
+    reactionsGiven: number;
+  }[];
+  joinsLeaves: { day: string; joins: number; leaves: number }[];
+  cohorts: { cohortWeek: string; weekOffset: number; cohortSize: number; activeMembers: number; retention: number }[];
+  lurkers: { groupJid: string; members: number; lurkers: number }[];
+  /** The days of the range whose messages come from chat exports: days the lake did not observe (ADR 0023). */
+  exportDays: { day: string; groupJid: string; messages: number }[];
+  /** Members per Orbit-style level per month of the range and how they moved (docs/engagement.md "Levels"). */
+  levels: LevelMonth[];
+  /** Newcomers of each join week of the range, step by step (docs/engagement.md "Newcomers"). */
+  newcomerFunnel: NewcomerCohort[];
+  /** Messages per ISO weekday and local hour (docs/engagement.md "Hours"). */
+  activityHours: ActivityHour[];
+}

@@ -1,0 +1,203 @@
+import type pg from 'pg';
+
+/**
+ * The report's parts that answer a community manager's next questions (issue #28 item 3, ADR 0025): totals beside
+ * the previous period, levels and their monthly movements, the newcomer funnel and the weekday × hour heatmap.
+ * Each reads the report's temp tables (`report_days`, `report_cohorts`) where the views would count the whole
+ * lake again, and follows the rule of the view named in its doc (docs/engagement.md); a test compares them.
+ */
+
+/** The totals of one period. */
+export interface ReportTotals {
+  messages: number;
+  activeMembers: number;
+  groups: number;
+  reactions: number;
+  joins: number;
+  leaves: number;
+}
+
+/** One total beside the previous period of equal length (`engagement_period_totals`). */
+export interface TotalComparison {
+  metric: keyof ReportTotals;
+  current: number;
+  previous: number;
+  change: number;
+  /** The change in % of the previous value, one decimal, half away from zero; null when the previous is 0. */
+  changePercent: number | null;
+}
+
+/** Members per level in one month, and how they moved since the month before (`engagement_level_monthly`). */
+export interface LevelMonth {
+  month: string;
+  advocates: number;
+  contributors: number;
+  participants: number;
+  explorers: number;
+  movedUp: number;
+  held: number;
+  movedDown: number;
+  new: number;
+  gone: number;
+}
+
+/** One join week's newcomers, step by step (`engagement_newcomer_funnel`, summed over the report's groups). */
+export interface NewcomerCohort {
+  cohortWeek: string;
+  joined: number;
+  firstMessage: number;
+  answeredWithin24h: number;
+  /** Null while week 4 after the join week lies beyond the report's last day. */
+  activeWeek4: number | null;
+  activeWeek12: number | null;
+}
+
+/** Messages in one local hour of one ISO weekday (1 = Monday), summed over the range (`engagement_activity_hours`). */
+export interface ActivityHour {
+  weekday: number;
+  hour: number;
+  messages: number;
+}
+
+const DAY_MS = 86_400_000;
+const shiftDay = (day: string, days: number): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** The range of equal length that ends the day before `from` (both ends included, YYYY-MM-DD). */
+export function previousPeriod(from: string, to: string): { from: string; to: string } {
+  const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+  return { from: shiftDay(from, -days), to: shiftDay(from, -1) };
+}
+
+/** Each total beside its previous value; the rule of `engagement_period_totals`. */
+export function compareTotals(current: ReportTotals, previous: ReportTotals): TotalComparison[] {
+  return (Object.keys(current) as (keyof ReportTotals)[]).map((metric) => {
+    const change = current[metric] - previous[metric];
+    const percent = previous[metric] === 0 ? null : (Math.abs(change) * 100) / previous[metric];
+    return {
+      metric,
+      current: current[metric],
+      previous: previous[metric],
+      change,
+      changePercent: percent === null ? null : (Math.sign(change) * Math.round(percent * 10)) / 10 || 0,
+    };
+  });
+}
+
+/**
+ * The report's totals over `from`..`to` (read from `report_days`, which must hold those days). Members are counted
+ * per group from one row per (group, person): count(DISTINCT) would sort every day row.
+ */
+export async function readPeriodTotals(
+  client: pg.PoolClient,
+  span: { from: string; to: string; timeZone: string; groupJid: string | null }
+): Promise<ReportTotals> {
+  const activity = await client.query<Omit<ReportTotals, 'joins' | 'leaves'>>(
+    `SELECT COALESCE(sum(messages), 0)::int AS messages, count(DISTINCT person_key)::int AS "activeMembers",
+            count(DISTINCT group_jid)::int AS groups, COALESCE(sum(reactions_given), 0)::int AS reactions
+       FROM (SELECT group_jid, person_key, sum(messages) AS messages, sum(reactions_given) AS reactions_given
+               FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) people`,
+    [span.from, span.to]
+  );
+  const changes = await client.query<Pick<ReportTotals, 'joins' | 'leaves'>>(
+    `SELECT count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
+       FROM engagement_membership_changes
+      WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)`,
+    [span.from, span.to, span.timeZone, span.groupJid]
+  );
+  const zero = { messages: 0, activeMembers: 0, groups: 0, reactions: 0, joins: 0, leaves: 0 };
+  return { ...zero, ...activity.rows[0], ...changes.rows[0] };
+}
+
+// engagement_member_levels and engagement_level_transitions over report_days: the scope is the report's (one
+// group, or all groups with a person's days across them counted once). Days from three months before the first
+// month give that month's "from" level; levels are as of `to`.
+const LEVEL_MONTHS_SQL = `
+  WITH days AS MATERIALIZED (
+    SELECT DISTINCT person_key, day FROM report_days
+     WHERE day BETWEEN (date_trunc('month', $1::date) - interval '3 months')::date AND $2::date),
+  months AS (SELECT person_key, date_trunc('month', day)::date AS month, count(*) AS days FROM days GROUP BY 1, 2),
+  weeks AS (
+    SELECT person_key, date_trunc('month', week)::date AS month, max(days) AS days
+      FROM (SELECT person_key, date_trunc('week', day)::date AS week, count(*) AS days FROM days GROUP BY 1, 2) w
+     GROUP BY 1, 2),
+  contributions AS (
+    SELECT person_key, (month + make_interval(months => k))::date AS month,
+           CASE WHEN k = 0 THEN days ELSE 0 END AS month_days, days AS quarter_days, 0 AS week_days
+      FROM months CROSS JOIN generate_series(0, 2) AS k
+    UNION ALL
+    SELECT person_key, month, 0, 0, days FROM weeks),
+  levels AS (
+    SELECT person_key, month,
+           CASE WHEN sum(quarter_days) >= 30 THEN 1 WHEN sum(month_days) >= 7 THEN 2 WHEN max(week_days) >= 2 THEN 3
+                ELSE 4 END AS level
+      FROM contributions
+     WHERE month BETWEEN (date_trunc('month', $1::date) - interval '1 month')::date AND date_trunc('month', $2::date)
+     GROUP BY 1, 2
+     HAVING sum(quarter_days) > 0),
+  moves AS (
+    SELECT person_key, month, max(from_level) AS from_level, max(to_level) AS to_level
+      FROM (SELECT person_key, month, NULL::int AS from_level, level AS to_level FROM levels
+            UNION ALL
+            SELECT person_key, (month + interval '1 month')::date, level, NULL FROM levels) pairs
+     WHERE month BETWEEN date_trunc('month', $1::date) AND date_trunc('month', $2::date)
+     GROUP BY 1, 2)
+  SELECT to_char(month, 'YYYY-MM-DD') AS month,
+         count(*) FILTER (WHERE to_level = 1)::int AS advocates, count(*) FILTER (WHERE to_level = 2)::int AS contributors,
+         count(*) FILTER (WHERE to_level = 3)::int AS participants, count(*) FILTER (WHERE to_level = 4)::int AS explorers,
+         count(*) FILTER (WHERE to_level < from_level)::int AS "movedUp",
+         count(*) FILTER (WHERE to_level = from_level)::int AS held,
+         count(*) FILTER (WHERE to_level > from_level)::int AS "movedDown",
+         count(*) FILTER (WHERE from_level IS NULL)::int AS new, count(*) FILTER (WHERE to_level IS NULL)::int AS gone
+    FROM moves GROUP BY month ORDER BY month`;
+
+/** Members per level per month of the range, with their movements (docs/engagement.md "Levels"). */
+export async function readLevelMonths(client: pg.PoolClient, from: string, to: string): Promise<LevelMonth[]> {
+  return (await client.query<LevelMonth>(LEVEL_MONTHS_SQL, [from, to])).rows;
+}
+
+// engagement_newcomer_funnel for the report's cohorts (report_cohorts: members whose first join in a group falls in
+// the range); activity weeks and first messages up to `to`.
+const NEWCOMER_FUNNEL_SQL = `
+  WITH firsts AS (
+    SELECT group_jid, sender_id AS participant_id, bool_or(response_seconds <= 86400) AS is_answered
+      FROM engagement_unanswered_candidates
+     WHERE is_newcomer_first AND day <= $2::date AND ($3::text IS NULL OR group_jid = $3)
+     GROUP BY 1, 2),
+  weeks AS (
+    SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
+      FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
+     WHERE d.day BETWEEN $1::date AND $2::date)
+  SELECT to_char(c.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", count(*)::int AS joined,
+         count(f.participant_id)::int AS "firstMessage", count(*) FILTER (WHERE f.is_answered)::int AS "answeredWithin24h",
+         CASE WHEN c.cohort_week + 28 <= date_trunc('week', $2::date)::date THEN count(w4.week)::int END AS "activeWeek4",
+         CASE WHEN c.cohort_week + 84 <= date_trunc('week', $2::date)::date THEN count(w12.week)::int END AS "activeWeek12"
+    FROM report_cohorts c
+    LEFT JOIN firsts f ON f.group_jid = c.group_jid AND f.participant_id = c.participant_id
+    LEFT JOIN weeks w4 ON w4.group_jid = c.group_jid AND w4.participant_id = c.participant_id
+                      AND w4.week = c.cohort_week + 28
+    LEFT JOIN weeks w12 ON w12.group_jid = c.group_jid AND w12.participant_id = c.participant_id
+                       AND w12.week = c.cohort_week + 84
+   GROUP BY c.cohort_week ORDER BY c.cohort_week`;
+
+/** The newcomer funnel of the cohorts in `report_cohorts` (docs/engagement.md "Newcomers"). */
+export async function readNewcomerFunnel(
+  client: pg.PoolClient,
+  span: { from: string; to: string; groupJid: string | null }
+): Promise<NewcomerCohort[]> {
+  return (await client.query<NewcomerCohort>(NEWCOMER_FUNNEL_SQL, [span.from, span.to, span.groupJid])).rows;
+}
+
+/** Messages per ISO weekday and local hour over the range (docs/engagement.md "Hours"). */
+export async function readActivityHours(
+  client: pg.PoolClient,
+  span: { from: string; to: string; groupJid: string | null }
+): Promise<ActivityHour[]> {
+  const result = await client.query<ActivityHour>(
+    `SELECT weekday, hour, sum(messages)::int AS messages FROM engagement_activity_hours
+      WHERE day BETWEEN $1 AND $2 AND ($3::text IS NULL OR group_jid = $3)
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [span.from, span.to, span.groupJid]
+  );
+  return result.rows;
+}
