@@ -4,6 +4,7 @@ import { type CollectorConfig, loadCollectorConfig, readCollectorStatus, OutboxS
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { withEncryptedPayloadHint } from '../../common/encrypted-payload-hint.js';
+import { environmentOfDataDir } from '../local-stack/data-dir-environment.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 /** What `wa-lake status --json` prints (architecture.md §10). */
@@ -35,8 +36,13 @@ export function registerStatusCommand(program: Command): void {
     .description('session state, outbox pending/started/dead, oldest pending age, dead letters, last heartbeat')
     .option('--json', 'print one JSON object')
     .option('--healthcheck', 'print nothing; exit 1 unless the collector runs and its heartbeat is fresh')
-    .action(async (options: { json?: boolean; healthcheck?: boolean }) => {
-      const config = loadCollectorConfig(process.env);
+    .option(
+      '--data-dir <dir>',
+      'the data folder of a wa-lake dev stack: its outbox, status file, Temporal and keys (instead of the environment)'
+    )
+    .action(async (options: { json?: boolean; healthcheck?: boolean; dataDir?: string }) => {
+      const env = options.dataDir === undefined ? process.env : environmentOfDataDir(options.dataDir, process.env);
+      const config = loadCollectorConfig(env);
       const now = Date.now();
       const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);
       const heartbeatAgeMs = status ? now - Date.parse(status.lastHeartbeatAt) : null;

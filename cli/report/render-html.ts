@@ -1,4 +1,5 @@
 import type { EngagementReport } from '../../lake/index.js';
+import { describeCoverage } from './coverage-shading.js';
 import { memberLabel, renderReportCharts } from './render-charts.js';
 
 /** Text as HTML: `&`, `<`, `>`, quotes escaped. */
@@ -158,6 +159,7 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
 <body>
 <h1>WhatsApp engagement</h1>
 <p class="meta">${escapeHtml(describeReportScope(report))}, generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
+<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>
 ${renderReportSections(report)}</body></html>
 `;
 }
