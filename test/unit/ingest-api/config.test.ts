@@ -17,6 +17,7 @@ describe('loadIngestConfig', () => {
       databasePoolMax: 10,
       concurrentStatements: 1,
       logLevel: 'info',
+      metricsToken: null,
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
       internalSignatureToleranceMs: 5 * 60_000,
