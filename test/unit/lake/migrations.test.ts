@@ -40,7 +40,11 @@ const RELEASED = [
 ];
 
 // Kept in order after the released ones (ADR 0025).
-const ENGAGEMENT_QUESTIONS = ['1765750000000_first-response-in-one-pass', '1765750000001_newcomers-levels-hours'];
+const ENGAGEMENT_QUESTIONS = [
+  '1765750000000_first-response-in-one-pass',
+  '1765750000001_newcomers-levels-hours',
+  '1765750000002_lid-successions',
+];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
