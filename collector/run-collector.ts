@@ -17,6 +17,7 @@ import { readStoredAccount } from './session/stored-account.js';
 import { EventPipeline } from './event-pipeline.js';
 import { Heartbeat } from './heartbeat.js';
 import { acquireInstanceLock } from './instance-lock.js';
+import { narrowPrivateFiles } from './narrow-private-files.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
 import { OutboxRelay } from './outbox-relay.js';
@@ -92,6 +93,12 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     outboxPath: config.OUTBOX_PATH,
   });
   const stack: Array<() => Promise<void> | void> = [() => lock.release()];
+  try {
+    narrowPrivateFiles({ ...options.config, recordPath: options.recordPath }, logger);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const stopAll = async (): Promise<void> => {
     for (const step of stack.splice(0).reverse()) {
       try {
@@ -259,8 +266,7 @@ function startSendSide(
   if (!options.send || options.temporalClient === null) return null;
   return startSessionSendSide({
     ...options.send,
-    temporalAddress: options.config.TEMPORAL_ADDRESS,
-    namespace: options.config.TEMPORAL_NAMESPACE,
+    temporal: options.config.temporal,
     client: options.temporalClient,
     dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
     outboxPath: options.config.OUTBOX_PATH,

@@ -63,6 +63,8 @@ export {
   type ExportDay,
   type ExportSenderSummary,
 } from './chat-export/chat-export-queries.js';
+export { DateOrderConflictError, type DateOrderDecision } from './chat-export/date-order.js';
+export { DATE_ORDERS, type DateOrder } from './chat-export/written-timestamp.js';
 // Privacy: erasure and retention (architecture.md §14).
 export {
   expandAliases,
@@ -71,6 +73,12 @@ export {
   type LakeErasureResult,
 } from './privacy/forget-participant.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
+export { countExport, recordAccessRequest } from './privacy/access-requests.js';
+export {
+  readParticipantExport,
+  resolveExportJids,
+  type ParticipantExport,
+} from './privacy/participant-export-queries.js';
 export {
   findPendingErasures,
   forgetPendingErasures,

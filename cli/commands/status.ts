@@ -10,6 +10,7 @@ import {
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { withEncryptedPayloadHint } from '../../common/encrypted-payload-hint.js';
+import { environmentOfDataDir } from '../local-stack/data-dir-environment.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 /** What `wa-lake status --json` prints (architecture.md §10). */
@@ -53,8 +54,13 @@ export function registerStatusCommand(program: Command): void {
     )
     .option('--json', 'print one JSON object')
     .option('--healthcheck', 'print nothing; exit 1 unless the collector runs and its heartbeat is fresh')
-    .action(async (options: { json?: boolean; healthcheck?: boolean }) => {
-      const config = loadCollectorConfig(process.env);
+    .option(
+      '--data-dir <dir>',
+      'the data folder of a wa-lake dev stack: its outbox, status file, Temporal and keys (instead of the environment)'
+    )
+    .action(async (options: { json?: boolean; healthcheck?: boolean; dataDir?: string }) => {
+      const env = options.dataDir === undefined ? process.env : environmentOfDataDir(options.dataDir, process.env);
+      const config = loadCollectorConfig(env);
       const now = Date.now();
       const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);
       const heartbeatAgeMs = status ? now - Date.parse(status.lastHeartbeatAt) : null;
@@ -126,8 +132,7 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
 async function readDeadLetters(config: CollectorConfig): Promise<StatusReport['deadLetters']> {
   try {
     const temporal = await connectTemporalClient(
-      config.TEMPORAL_ADDRESS,
-      config.TEMPORAL_NAMESPACE,
+      config.temporal,
       undefined,
       createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
     );
