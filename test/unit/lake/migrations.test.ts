@@ -18,10 +18,33 @@ const RELEASED = [
   '1765000000000_engagement-member-day-deltas',
   '1765100000000_engagement-rollup-at-read-time',
   '1765100000001_membership-changes-after-snapshots',
+  '1765200000000_send-key-quotas',
+  '1765200000001_send-templates',
+  '1765200000002_send-environments',
+  '1765300000000_event-log-source',
+  '1765300000001_create-coverage-views',
+  '1765400000000_pending-erasures',
+  '1765450000001_membership-changes-from-stubs',
+  '1765450000002_merged-revokes-attributed',
+  '1765450000003_cohorts-with-empty-weeks',
+  '1765450000004_account-lid',
+  '1765450000005_identity-generation',
+  '1765450000006_poll-voters-are-active',
+  '1765500000000_participant-display-names',
+  '1765500000001_first-response',
+  '1765600000000_chat-export-messages',
+  '1765650000000_reply-graph-and-unanswered',
+  '1765710000000_unobserved-periods-per-account',
+  '1765710000001_group-day-coverage',
+  '1765720000000_access-requests',
 ];
 
 // Kept in order after the released ones (ADR 0025).
-const ENGAGEMENT_QUESTIONS = ['1765750000000_first-response-in-one-pass', '1765750000001_newcomers-levels-hours'];
+const ENGAGEMENT_QUESTIONS = [
+  '1765750000000_first-response-in-one-pass',
+  '1765750000001_newcomers-levels-hours',
+  '1765750000002_lid-successions',
+];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
