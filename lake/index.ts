@@ -74,6 +74,7 @@ export {
   recordErasureRun,
   type LakeErasureResult,
 } from './privacy/forget-participant.js';
+export { exportSenderNameOf, forgetExportSenderInLake } from './privacy/forget-export-sender.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
 export { countExport, recordAccessRequest } from './privacy/access-requests.js';
 export {

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoverageBeats } from '../../../collector/coverage-beats.js';
 import { eventIdFromName } from '../../../collector/event-id.js';
@@ -16,6 +17,7 @@ import {
   readEngagementReport,
   redactOldMessageBodies,
 } from '../../../lake/index.js';
+import { forgetExportSenderInLake } from '../../../lake/privacy/forget-export-sender.js';
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
@@ -31,6 +33,25 @@ const ACCOUNT = '5500000000009:12@s.whatsapp.net';
 const HOUR_MS = 3_600_000;
 
 const fresh = useFreshLake();
+
+async function inTransaction<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await fresh.lake.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await run(client);
+    await client.query('COMMIT');
+    return result;
+  } finally {
+    client.release();
+  }
+}
+
+async function memberLinkIds(): Promise<string[]> {
+  const { rows } = await fresh.lake.pool.query<{ participant_id: string }>(
+    'SELECT participant_id FROM whatsapp_member_links ORDER BY 1'
+  );
+  return rows.map((row) => row.participant_id);
+}
 let dir = '';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'wa-lake-export-'));
@@ -321,5 +342,58 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     await redactOldMessageBodies(fresh.lake.pool, new Date('2022-01-01T00:00:00Z'), { requestedBy: 'test' });
     expect((await exportedRows(group)).map((row) => row['text'])).toEqual([null, null, null, null, null]);
     expect(Object.values(await groupDaily(group)).reduce((a, b) => a + b, 0)).toBe(5);
+  });
+
+  it('forget name:Gia erases the exported messages of a sender no participant is known for, and its link', async () => {
+    const group = '120363000000030071@g.us';
+    await importText(group, '1/13/25 10:00 - Gia: mine\n1/13/25 10:01 - Dora: not mine\n');
+    await linkMembers(fresh.lake.pool, [{ participantId: 'name:Gia', memberId: 'discord:gia-71' }], 'cli');
+    const result = await inTransaction((client) => forgetExportSenderInLake(client, 'gia', 'erased-0071@erased'));
+    expect(result.counts).toMatchObject({ messageBodiesRedacted: 1, memberLinksDeleted: 1 });
+    expect(await exportedRows(group)).toMatchObject([
+      { name: null, text: null, phone: 'erased-0071@erased' },
+      { name: 'Dora', text: 'not mine' },
+    ]);
+    expect(await memberLinkIds()).not.toContain('name:Gia');
+    const again = await inTransaction((client) => forgetExportSenderInLake(client, 'Gia', 'erased-0072@erased'));
+    expect(again.counts.messageBodiesRedacted).toBe(0);
+  });
+
+  it('forget of a participant erases the exported messages a name: link of the same member id attributes to it', async () => {
+    const group = '120363000000030072@g.us';
+    const eve = '100000000000072@lid';
+    await importText(group, '1/13/25 10:00 - Eve at work: hello\n1/13/25 10:01 - Dora: hi\n');
+    await linkMembers(
+      fresh.lake.pool,
+      [
+        { participantId: eve, memberId: 'discord:eve-72' },
+        { participantId: 'name:Eve at work', memberId: 'discord:eve-72' },
+      ],
+      'cli'
+    );
+    const result = await inTransaction((client) => forgetParticipantInLake(client, [eve], 'erased-0073@erased'));
+    expect(result.counts.memberLinksDeleted).toBe(2);
+    expect(await exportedRows(group)).toMatchObject([
+      { name: null, text: null, phone: 'erased-0073@erased' },
+      { name: 'Dora', text: 'hi' },
+    ]);
+    expect((await memberLinkIds()).filter((id) => id.includes('Eve') || id === eve)).toEqual([]);
+  });
+
+  it('wa-lake forget --participant name:NAME is accepted and needs no Temporal', async () => {
+    const group = '120363000000030073@g.us';
+    await importText(group, '1/13/25 10:00 - Finn: hello\n');
+    const run = await runCli(['forget', '--participant', 'name:Finn'], {
+      env: {
+        DATABASE_URL: fresh.url,
+        OUTBOX_PATH: join(dir, 'outbox.sqlite'),
+        AUTH_DIR: join(dir, 'auth'),
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+      },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('1 message body redacted');
+    expect((await exportedRows(group))[0]).toMatchObject({ name: null, text: null });
   });
 });
