@@ -91,12 +91,12 @@ export function formatImport(
   const media = Object.entries(read.media).map(([kind, count]) => `${String(count)} ${kind}`);
   const lines = [
     `read ${toTerminalText(file)}${read.chatEntry === null ? '' : ` (${toTerminalText(read.chatEntry)}; media files counted, not stored: ${media.join(', ') || 'none'})`}: ` +
-      `${String(imported.lines)} lines, ${String(imported.messages)} messages (${String(imported.byKind.text)} text, ` +
+      `${countNoun(imported.lines, 'line')}, ${countNoun(imported.messages, 'message')} (${String(imported.byKind.text)} text, ` +
       `${String(imported.byKind.edited)} edited, ${String(imported.byKind.media)} media, ` +
       `${String(imported.byKind.deleted)} deleted), ` +
-      `${String(imported.systemLines)} system lines; times read in ${imported.timeZone}`,
+      `${countNoun(imported.systemLines, 'system line')}; times read in ${imported.timeZone}`,
     describeDateOrder(imported),
-    `stored ${String(imported.inserted)} new messages, ${String(imported.messages - imported.inserted)} already in the lake`,
+    `stored ${countNoun(imported.inserted, 'new message')}, ${String(imported.messages - imported.inserted)} already in the lake`,
   ];
   for (const earlier of imported.earlierTimeZones)
     lines.push(
@@ -105,7 +105,7 @@ export function formatImport(
         "(the first import's zone wins)"
     );
   if (imported.unreadable.length > 0) {
-    lines.push(`skipped ${String(imported.unreadable.length)} unreadable lines:`);
+    lines.push(`skipped ${countNoun(imported.unreadable.length, 'unreadable line')}:`);
     for (const line of imported.unreadable.slice(0, LISTED_UNREADABLE_LINES))
       lines.push(`  line ${String(line.line)}: ${line.reason}`);
     if (imported.unreadable.length > LISTED_UNREADABLE_LINES)
@@ -113,21 +113,27 @@ export function formatImport(
   }
   const counted = days.filter((day) => !day.isObserved).map((day) => day.day);
   const observed = days.filter((day) => day.isObserved).map((day) => day.day);
-  if (counted.length > 0) lines.push(`days counted from exports: ${spans(counted)}`);
-  if (observed.length > 0) lines.push(`days the lake observed (exported messages not counted): ${spans(observed)}`);
+  // Every import of the group, not this file alone: the days are the group's.
+  if (counted.length > 0) lines.push(`days of this group counted from exports: ${spans(counted)}`);
+  if (observed.length > 0)
+    lines.push(`days of this group the lake observed (exported messages not counted): ${spans(observed)}`);
   return lines;
 }
 
 /** The lines about the senders: how they resolved, and each unresolved one with the command that links it. */
 export function formatSenders(senders: ExportSenderSummary, isListingUnresolved: boolean): string[] {
   const ways = Object.entries(senders.messagesBy).map(([way, count]) => `${String(count)} ${way}`);
-  const lines = [`senders of exported messages: ${ways.join(', ') || 'none'}`];
+  const lines = [`exported messages of this group by how their sender resolved: ${ways.join(', ') || 'none'}`];
+  const unresolvedMessages = senders.unresolved.reduce((sum, sender) => sum + sender.messages, 0);
   if (senders.unresolved.length > 0 && !isListingUnresolved)
-    lines.push(`  ${String(senders.unresolved.length)} senders unresolved: --unresolved lists them`);
+    lines.push(
+      `  ${countNoun(senders.unresolved.length, 'sender')} unresolved (${countNoun(unresolvedMessages, 'message')}): ` +
+        '--unresolved lists them'
+    );
   if (isListingUnresolved)
     for (const sender of senders.unresolved)
       lines.push(
-        `  ${toTerminalText(sender.sender)} (${String(sender.messages)} messages): ` +
+        `  ${toTerminalText(sender.sender)} (${countNoun(sender.messages, 'message')}): ` +
           `wa-lake members link '${toTerminalText(sender.participantKey)}' MEMBER_ID`
       );
   return lines;

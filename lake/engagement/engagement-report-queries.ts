@@ -55,7 +55,8 @@ const ACTIVE_MEMBERS_SQL = `
     WINDOW w AS (ORDER BY c.day))
   SELECT to_char(day, 'YYYY-MM-DD') AS day, dau::int, wau::int, mau::int FROM running WHERE day >= $1::date ORDER BY day`;
 
-// Summed per participant first (hashed), so only a few rows per person are sorted to list its participants.
+// A chat-export sender no participant is known for counts under `name:<name as written>` (ADR 0023): its display
+// name is the name. Summed per participant first (hashed), so only a few rows per person are sorted to list its participants.
 const TOP_MEMBERS_SQL = `
   WITH participants AS (
     SELECT person_key, member_id, participant_id, sum(messages) AS messages, sum(replies) AS replies,
@@ -72,7 +73,9 @@ const TOP_MEMBERS_SQL = `
      ORDER BY p.person_key, (n.display_name_source IN ('phone', 'id')), p.messages DESC, p.participant_id)
   SELECT top."participantId", top.member_id AS "memberId",
          COALESCE(CASE WHEN named.display_name_source IN ('member', 'push', 'business') THEN named.display_name END,
-                  top.member_id, named.display_name, top."participantId") AS "displayName",
+                  top.member_id, named.display_name,
+                  CASE WHEN top.person_key LIKE 'name:%' THEN substr(top.person_key, 6) END,
+                  top."participantId") AS "displayName",
          COALESCE(named.display_name_source = 'phone' AND top.member_id IS NULL, false) AS "displayNameIsPhone",
          top.messages, top.replies, top."reactionsGiven"
     FROM top LEFT JOIN named USING (person_key)

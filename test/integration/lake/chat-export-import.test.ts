@@ -280,7 +280,8 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('personal data');
     expect(run.stdout).toContain('stored 5 new messages, 0 already in the lake');
-    expect(run.stdout).toContain('days counted from exports: 2021-01-05, 2021-01-13 … 2021-01-14');
+    expect(run.stdout).toContain('days of this group counted from exports: 2021-01-05, 2021-01-13 … 2021-01-14');
+    expect(run.stdout).toContain('1 sender unresolved (1 message): --unresolved lists them');
     const people = async () =>
       (
         await fresh.lake.pool.query<{ person_key: string; messages: number }>(
@@ -295,7 +296,16 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
       { person_key: 'name:Bea', messages: 1 },
     ]);
     const unresolved = await runCli(['import-export', '--group', group, '--unresolved'], { env });
-    expect(unresolved.stdout).toContain("Bea (1 messages): wa-lake members link 'name:Bea' MEMBER_ID");
+    expect(unresolved.stdout).toContain("Bea (1 message): wa-lake members link 'name:Bea' MEMBER_ID");
+    // The report names an unresolved sender as the export wrote it, not by its key.
+    const report = await readEngagementReport(fresh.lake.pool, {
+      groupJid: group,
+      from: '2021-01-01',
+      to: '2021-01-31',
+      lurkerDays: 30,
+      topMembers: 5,
+    });
+    expect(report.topMembers.find((member) => member.participantId === 'name:Bea')?.displayName).toBe('Bea');
 
     const linked = await runCli(['members', 'link', 'name:Bea', 'discord:bea'], { env });
     expect(linked.code).toBe(0);
