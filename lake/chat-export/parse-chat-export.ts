@@ -169,6 +169,51 @@ function continuationProblem(line: string, isAfterHeader: boolean): UnreadableRe
   return HEADER_LIKE.test(line) ? 'looks like a message header but is none' : null;
 }
 
+/** What holds for the whole file: its day/month order, the names its system lines are written under, the latest time. */
+function readFileContext(
+  lines: readonly string[],
+  headers: ReadonlyArray<Header | null>,
+  options: ParseChatExportOptions
+): { dateOrder: DateOrderDecision; groupAuthors: Set<string>; latest: string } {
+  const dateOrder = decideDateOrder(
+    lines.flatMap((line, index) => {
+      const written = headers[index]?.written;
+      return written ? [{ text: line, written }] : [];
+    }),
+    options.dateOrder
+  );
+  const groupAuthors = findGroupAuthors(
+    headers.map((header) => ({
+      author: header?.parsed.author == null ? null : normalizeExportSender(header.parsed.author),
+      text: header?.parsed.message ?? '',
+    })),
+    lines.some((line, index) => headers[index] != null && IOS_HEADER.test(line)),
+    options.groupSubjects ?? []
+  );
+  const latest = new Date((options.now ?? new Date()).getTime() + FUTURE_TOLERANCE_MS).toISOString().slice(0, 19);
+  return { dateOrder, groupAuthors, latest };
+}
+
+/**
+ * Once every line is read: trailing blank lines and the "edited" marker leave the texts, kinds are set, and a text
+ * over {@link MAX_EXPORTED_MESSAGE_BYTES} becomes an unreadable line.
+ */
+function finishMessages(result: ParsedChatExport): void {
+  for (const message of result.messages) {
+    const text = message.text.replace(/\n+$/, '');
+    message.text = text.replace(EDITED_MARKER, '');
+    message.kind = message.text === text ? kindOf(text, message.attachment) : 'edited';
+  }
+  // A string's UTF-8 is at most three bytes per UTF-16 unit: only a long text is measured.
+  const isOverLimit = (message: ExportedMessage): boolean =>
+    message.text.length > MAX_EXPORTED_MESSAGE_BYTES / 3 &&
+    Buffer.byteLength(message.text, 'utf8') > MAX_EXPORTED_MESSAGE_BYTES;
+  for (const message of result.messages.filter(isOverLimit))
+    result.unreadable.push({ line: message.line, reason: 'message text over 4 MiB' });
+  result.messages = result.messages.filter((message) => !isOverLimit(message));
+  result.unreadable.sort((a, b) => a.line - b.line);
+}
+
 /**
  * Reads a WhatsApp "Export chat" text (Android or iOS, any locale the parser reads: English, Portuguese, …, 12- or
  * 24-hour clock) with `whatsapp-chat-parser`, one line at a time so that every message keeps its line number and
@@ -187,22 +232,7 @@ export function parseChatExport(text: string, options: ParseChatExportOptions = 
   // A final line break ends the last line; it starts no line of its own (an empty file has no line).
   if (lines.at(-1) === '') lines.pop();
   const headers = lines.map(headerOf);
-  const dateOrder = decideDateOrder(
-    lines.flatMap((line, index) => {
-      const written = headers[index]?.written;
-      return written ? [{ text: line, written }] : [];
-    }),
-    options.dateOrder
-  );
-  const groupAuthors = findGroupAuthors(
-    headers.map((header) => ({
-      author: header?.parsed.author == null ? null : normalizeExportSender(header.parsed.author),
-      text: header?.parsed.message ?? '',
-    })),
-    lines.some((line, index) => headers[index] != null && IOS_HEADER.test(line)),
-    options.groupSubjects ?? []
-  );
-  const latest = new Date((options.now ?? new Date()).getTime() + FUTURE_TOLERANCE_MS).toISOString().slice(0, 19);
+  const { dateOrder, groupAuthors, latest } = readFileContext(lines, headers, options);
   const result: ParsedChatExport = { messages: [], systemLines: 0, unreadable: [], lines: lines.length, dateOrder };
   // Set once a header was read: continuation lines of a skipped header are skipped with it.
   let open: OpenMessage | null = null;
@@ -237,17 +267,6 @@ export function parseChatExport(text: string, options: ParseChatExportOptions = 
     };
     result.messages.push(open.message);
   }
-  for (const message of result.messages) {
-    const text = message.text.replace(/\n+$/, '');
-    message.text = text.replace(EDITED_MARKER, '');
-    message.kind = message.text === text ? kindOf(text, message.attachment) : 'edited';
-  }
-  const isOverLimit = (message: ExportedMessage): boolean =>
-    message.text.length > MAX_EXPORTED_MESSAGE_BYTES / 3 &&
-    Buffer.byteLength(message.text, 'utf8') > MAX_EXPORTED_MESSAGE_BYTES;
-  for (const message of result.messages.filter(isOverLimit))
-    result.unreadable.push({ line: message.line, reason: 'message text over 4 MiB' });
-  result.messages = result.messages.filter((message) => !isOverLimit(message));
-  result.unreadable.sort((a, b) => a.line - b.line);
+  finishMessages(result);
   return result;
 }

@@ -332,6 +332,11 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     expect(forced.stdout).toContain('--date-order day-first');
     const ordered = await runCli(['import-export', file, '--group', group, '--date-order', 'day-first'], { env });
     expect(ordered.stdout).toContain('dates read day-first (--date-order)');
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '');
+    const none = await runCli(['import-export', empty, '--group', group], { env });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(`wa-lake: ${empty}: holds no text: nothing was imported`);
   });
 
   it('retention redacts exported texts and forget erases a member’s exported messages, which keep counting', async () => {
