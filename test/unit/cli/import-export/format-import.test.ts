@@ -35,6 +35,17 @@ describe('wa-lake import-export output', () => {
     expect(lines).toContain('days of this group the lake observed (exported messages not counted): 2025-05-28');
   });
 
+  it('says when messages were imported before with their times read in another zone', () => {
+    const again = { ...imported('5/27/25, 9:00 AM - Ana: hi\n'), inserted: 0 };
+    again.earlierTimeZones = [{ timeZone: 'America/Sao_Paulo', messages: 1 }];
+    const lines = formatImport('export.txt', { text: '', media: {}, chatEntry: null }, again, []);
+    expect(lines).toContain('stored 0 new messages, 1 already in the lake');
+    expect(lines).toContain(
+      'note: 1 message of this file was imported before with times read in America/Sao_Paulo, not UTC; they keep ' +
+        "those times (the first import's zone wins)"
+    );
+  });
+
   it('says messages where it counts messages, and senders where it counts senders', () => {
     const senders = {
       messagesBy: { phone: 3, unresolved: 5 },
