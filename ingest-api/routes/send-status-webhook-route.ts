@@ -2,7 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../common/ingest-body.js';
 import type { PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
-import { SEND_STATUS_WEBHOOKS_PATH, type PreparedStatusWebhook } from '../../common/send-status-webhook.js';
+import {
+  SEND_STATUS_WEBHOOK_OUTCOMES_PATH,
+  SEND_STATUS_WEBHOOKS_PATH,
+  STATUS_WEBHOOK_DISABLE_AFTER_MS,
+  type PreparedStatusWebhook,
+  type StatusWebhookOutcomeAnswer,
+} from '../../common/send-status-webhook.js';
 import { openWebhookSecret } from '../../common/webhook-secret-box.js';
 import { SEND_STATES } from '../../workflows/send-contracts.js';
 import type { StatusWebhookTargets } from '../../lake/index.js';
@@ -34,12 +40,15 @@ export function registerSendStatusWebhookRoute(
   app: FastifyInstance,
   deps: {
     webhookSecrets: readonly string[];
-    targets: Pick<StatusWebhookTargets, 'find'>;
+    targets: Pick<StatusWebhookTargets, 'find' | 'recordOutcome'>;
     /** `PAYLOAD_ENCRYPTION_KEYS`, which open the sealed webhook secrets. */
     encryptionKeys: PayloadEncryptionKeys;
+    /** `SEND_WEBHOOK_DISABLE_AFTER_MS` (ADR 0014 decision 8). */
+    disableAfterMs?: number;
     now?: () => number;
   }
 ): void {
+  registerOutcomeRoute(app, deps);
   app.post(SEND_STATUS_WEBHOOKS_PATH, async (request, reply) => {
     const messageId = readHeader(request, EVENT_ID_HEADER);
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -74,6 +83,61 @@ export function registerSendStatusWebhookRoute(
       },
       (deps.now ?? Date.now)()
     );
-    return reply.code(200).send(prepared satisfies PreparedStatusWebhook);
+    return reply.code(200).send({ ...prepared, is_failing: target.isFailing } satisfies PreparedStatusWebhook);
+  });
+}
+
+const outcomeSchema = z.object({
+  message_id: z.uuid(),
+  delivered: z.boolean(),
+  status: z.int().min(100).max(599).nullable(),
+});
+
+/** Checks the internal signature and `X-Event-Id`; @returns the parsed body. */
+function readSignedBody<T>(request: FastifyRequest, webhookSecrets: readonly string[], schema: z.ZodType<T>): T {
+  const messageId = readHeader(request, EVENT_ID_HEADER);
+  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  if (!isSignatureValid(webhookSecrets, messageId, raw, readHeader(request, SIGNATURE_HEADER))) {
+    throw new IngestHttpError('WA_ERR_BAD_SIGNATURE', 'signature does not match the body');
+  }
+  try {
+    return schema.parse(JSON.parse(raw.toString('utf8')));
+  } catch (err) {
+    throw new IngestHttpError('WA_ERR_INVALID_BODY', 'not a status webhook outcome', undefined, { cause: err });
+  }
+}
+
+/**
+ * Registers `POST /api/internal/send-status-webhook-outcomes` (ADR 0014 decision 8): the worker reports each
+ * failed attempt, and a success while the endpoint was failing; the key's endpoint is disabled after
+ * `SEND_WEBHOOK_DISABLE_AFTER_MS` of failures or a 410. Answers {@link StatusWebhookOutcomeAnswer}.
+ */
+function registerOutcomeRoute(
+  app: FastifyInstance,
+  deps: {
+    webhookSecrets: readonly string[];
+    targets: Pick<StatusWebhookTargets, 'recordOutcome'>;
+    disableAfterMs?: number;
+    now?: () => number;
+  }
+): void {
+  app.post(SEND_STATUS_WEBHOOK_OUTCOMES_PATH, async (request, reply) => {
+    const report = readSignedBody(request, deps.webhookSecrets, outcomeSchema);
+    if (report.message_id !== readHeader(request, EVENT_ID_HEADER))
+      throw new IngestHttpError('WA_ERR_INVALID_EVENT_ID', 'X-Event-Id must be message_id');
+    const result = await deps.targets.recordOutcome(
+      report.message_id,
+      { isDelivered: report.delivered, status: report.status },
+      new Date((deps.now ?? Date.now)()),
+      deps.disableAfterMs ?? STATUS_WEBHOOK_DISABLE_AFTER_MS
+    );
+    if (result.isDisabledNow)
+      request.log.warn({ keyId: result.keyId, reason: result.reason }, 'status webhook endpoint disabled');
+    return reply.code(200).send({
+      disabled: result.isDisabled,
+      disabled_now: result.isDisabledNow,
+      key_id: result.keyId,
+      reason: result.reason,
+    } satisfies StatusWebhookOutcomeAnswer);
   });
 }
