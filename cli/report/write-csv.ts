@@ -87,9 +87,8 @@ const COVERAGE: Columns<Report['coverage']['days'][number]> = ['day', 'coverage'
  * Writes each dataset of the report as one CSV file in `dir` (created when missing): `totals.csv`,
  * `groups.csv`, `messages-per-day.csv`, `active-members.csv`, `top-members.csv`, `joins-leaves.csv`,
  * `cohorts.csv`, `lurkers.csv`, `export-days.csv` (days counted from chat exports), `totals-comparison.csv`,
- * `levels.csv`, `newcomer-funnel.csv`, `activity-hours.csv`, each with its header line, also when it has no rows.
- * `cohorts.csv`, `lurkers.csv`, `coverage.csv` (per day `full`, `partly` or `none`; no rows when the lake has no
- * coverage records), each with its header line, also when it has no rows.
+ * `levels.csv`, `newcomer-funnel.csv`, `activity-hours.csv`, `coverage.csv` (per day `full`, `partly` or `none`; no
+ * rows when the lake has no coverage records), each with its header line, also when it has no rows.
  *
  * @returns the paths written.
  * @throws DirectoryNotCreatedError when the folder cannot be created; NodeJS.ErrnoException when a file

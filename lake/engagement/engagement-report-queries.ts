@@ -208,8 +208,8 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
         GROUP BY 1, 2 ORDER BY 1, 2`,
       [...span, options.groupJid]
     );
-    const coverageScope = options.groupJid !== null ? [options.groupJid] : report.groups.map((group) => group.groupJid);
-    report.coverage = await readReportCoverage(client, from, to, coverageScope);
+    const coveredGroups = options.groupJid !== null ? [options.groupJid] : report.groups.map((group) => group.groupJid);
+    report.coverage = await readReportCoverage(client, from, to, coveredGroups);
     report.totals = totals;
     await client.query('COMMIT');
     return report;

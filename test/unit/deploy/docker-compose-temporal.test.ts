@@ -52,7 +52,7 @@ describe('docker-compose.temporal.yml', () => {
       encoding: 'utf8',
     });
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-  });
+  }, 60_000); // dclint starts a fresh Node: 5.6 s measured on the shared host under load
 
   it('documents every interpolated variable in .env.example and docs/configuration.md', () => {
     const envKeys = envExampleKeys(readProjectFile('.env.example'));
@@ -170,6 +170,11 @@ describe('docker-compose.temporal.yml', () => {
     expect(registered).toEqual(SEARCH_ATTRIBUTE_DEFINITIONS.map(({ name, cliType }) => ({ name, cliType })));
     expect(service('temporal-setup').command).toEqual(['/deploy/register-namespace.sh']);
     expect(service('temporal-schema').command).toEqual(['/deploy/setup-postgres-schema.sh']);
+  });
+
+  it('runs the Web UI read-only unless an operator turns write actions on (ADR 0022)', () => {
+    const ui = service('temporal-ui').environment ?? {};
+    expect(ui['TEMPORAL_DISABLE_WRITE_ACTIONS']).toBe('${TEMPORAL_UI_DISABLE_WRITE_ACTIONS:-true}');
   });
 
   it('mounts a dynamic config file that exists', () => {
