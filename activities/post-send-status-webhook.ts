@@ -11,10 +11,10 @@ import {
   type SendStatusDeliveryResult,
 } from '../workflows/send-contracts.js';
 import type { WebhookUrlPolicy } from '../common/webhook-url-policy.js';
+import { createGuardedWebhookFetch } from '../common/guarded-webhook-fetch.js';
 import { attemptDeliveryPost } from './attempt-delivery-post.js';
 import { classifyDeliveryResponse } from './classify-delivery-response.js';
 import { toDeliveryFailure, type DeliveryFailureTypes } from './delivery-failure.js';
-import { createGuardedWebhookFetch } from './guarded-webhook-fetch.js';
 import { postSignedInternal, type SignedInternalTarget } from './post-signed-internal.js';
 
 /** Dependencies of {@link createPostSendStatusWebhook}. */

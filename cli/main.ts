@@ -1,4 +1,9 @@
+import { PRIVATE_UMASK } from '../common/private-files.js';
 import { createProgram, planCommand, readCommandIndex, registerCommandModules } from './command-index.js';
+
+// Every file wa-lake or a program it starts writes (keys, sessions, outbox, captures, databases, reports) is
+// owner-only whatever the shell's umask (ADR 0014 decision 6).
+process.umask(PRIVATE_UMASK);
 
 // Entry of the `wa-lake` CLI (architecture.md §10): wiring only; every command lives in cli/commands/. Only the
 // module of the command asked for is imported (issue #26 item 3): the others pull in Baileys, Fastify, Temporal….

@@ -67,6 +67,10 @@ export const collectorEnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,100}$/, 'letters, digits, - and _ only')
     .default('default'),
+  /** A link in an outbound text gets a preview (title, description) fetched by the collector (ADR 0015). */
+  SEND_LINK_PREVIEW: envBoolean(true),
+  /** Previews may fetch loopback, private and link-local hosts too (development and tests only, ADR 0015). */
+  SEND_LINK_PREVIEW_ALLOW_PRIVATE: envBoolean(false),
 });
 
 /**

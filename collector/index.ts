@@ -7,6 +7,7 @@ export { eventIdFromName } from './event-id.js';
 export type { ReplaySummary } from './capture/replay-capture.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';
 export { readCollectorStatus, type CollectorStatus } from './heartbeat.js';
+export { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
 export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
 export { OutboxStore, type OutboxState } from './outbox-store.js';
 import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
@@ -14,6 +15,7 @@ import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
 export type { InvalidPairPhoneError, CollectorHandle, CollectorSource, RunCollectorOptions } from './run-collector.js';
 export { findMemberUsersInOutbox, forgetParticipantInOutbox, type OutboxErasureResult } from './forget-in-outbox.js';
 export type { OpenedSocket, SessionSocket, SocketFactory } from './session/baileys-socket.js';
+export type { LinkPreview } from './session/send-socket.js';
 export { readCapture } from './capture/capture-reader.js';
 export { BackfillStore, type Backfill } from './backfill/backfill-store.js';
 

@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -70,6 +71,9 @@ function readOwner(db: Database.Database): LockOwner | null {
  * pid 1 again). Connections of one process exclude each other too: SQLite tracks its locks per file.
  */
 function takeOne(path: string, owner: LockOwner): Database.Database {
+  // Created here first: private to its owner, and a folder that cannot hold it fails with the system's
+  // error (EACCES, EROFS, ENOSPC) naming the path, not SQLite's "unable to open database file".
+  closeSync(openSync(path, 'a', 0o600));
   const db = new Database(path);
   try {
     db.pragma('busy_timeout = 0');
@@ -115,7 +119,8 @@ function releaseOne(db: Database.Database): void {
  * @param options.outboxPath - the SQLite outbox file.
  * @throws InstanceLockedError when another connection, in this process or another, holds either lock
  *   (nothing is left held).
- * @throws the SqliteError of `better-sqlite3` or DirectoryNotCreatedError when a lock file cannot be made.
+ * @throws the system error (EACCES, EROFS, ENOSPC…) or DirectoryNotCreatedError when a lock file cannot be
+ *   made; the SqliteError of `better-sqlite3` when SQLite cannot use it.
  */
 export function acquireInstanceLock(options: { authDir?: string | undefined; outboxPath: string }): InstanceLock {
   const paths = [

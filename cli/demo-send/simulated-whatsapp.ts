@@ -1,6 +1,6 @@
 import { makeEventBuffer, type GroupMetadata } from '@whiskeysockets/baileys';
 import pino from 'pino';
-import type { OpenedSocket, SessionSocket, SocketFactory } from '../../collector/index.js';
+import type { LinkPreview, OpenedSocket, SessionSocket, SocketFactory } from '../../collector/index.js';
 import { isJidGroup } from '../../common/whatsapp-jid.js';
 
 /** One message the simulated WhatsApp accepted ("on the wire"); `atMs` is epoch ms. */
@@ -9,6 +9,8 @@ export interface WireSend {
   text: string;
   messageId: string;
   atMs: number;
+  /** The link preview the message carried (absent in wire logs written before previews existed). */
+  linkPreview?: LinkPreview | null;
 }
 
 /** How the simulated server treats messages to one recipient (the demo's injected faults). */
@@ -158,7 +160,7 @@ export class SimulatedWhatsApp {
           socket,
           jids.map((jid) => ({ jid, exists: this.behaviourOf(jid) !== 'not_on_whatsapp' }))
         ),
-      sendMessage: (jid, content, options) => this.accept(socket, jid, content.text, options.messageId),
+      sendMessage: (jid, content, options) => this.accept(socket, jid, content, options.messageId),
     };
     return socket;
   }
@@ -169,9 +171,14 @@ export class SimulatedWhatsApp {
       : Promise.reject(boomLike(428, 'Connection Closed'));
   }
 
-  private async accept(socket: SessionSocket, jid: string, text: string, messageId: string): Promise<unknown> {
+  private async accept(
+    socket: SessionSocket,
+    jid: string,
+    content: { text: string; linkPreview: LinkPreview | null },
+    messageId: string
+  ): Promise<unknown> {
     await this.whenOpen(socket, undefined);
-    const send = { jid, text, messageId, atMs: Date.now() };
+    const send = { jid, text: content.text, messageId, atMs: Date.now(), linkPreview: content.linkPreview };
     this.wire.push(send);
     this.options.onWireSend?.(send);
     const behaviour = this.behaviourOf(jid);

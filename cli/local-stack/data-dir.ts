@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, chmodSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
+import { privateDirectoryMode, type TightenedPath, tightenPrivateTree } from '../../common/private-files.js';
 import { DataDirUnusableError } from './errors.js';
 
 /** Paths inside the local data folder used by `wa-lake dev` and `wa-lake demo` (architecture.md §2). */
 export interface DataDirLayout {
   root: string;
   temporalDbFile: string;
+  /** The running dev server's pid, kept so a start after a killed `wa-lake dev` stops it (ADR 0017). */
+  temporalPidFile: string;
   postgresDir: string;
   outboxPath: string;
   authDir: string;
@@ -17,32 +20,78 @@ export interface DataDirLayout {
   payloadKeyFile: string;
   /** Bearer token of the dev stack's codec server (architecture.md §14). */
   codecTokenFile: string;
+  /** Paths that were readable by other users and were narrowed (ADR 0014 decision 6), for one warning each. */
+  tightened: TightenedPath[];
+  /** The running stack's Temporal address, for `wa-lake status --data-dir` ({@link readDevStackFile}). */
+  stackFile: string;
 }
 
-/**
- * Creates (if needed) and describes the data folder: Temporal state, embedded PostgreSQL cluster,
- * outbox, WhatsApp auth state, generated webhook secret.
- *
- * @throws DataDirUnusableError when the folder cannot be created (e.g. `/proc/nope`, no permission).
- */
-export function prepareDataDir(root: string): DataDirLayout {
-  let absolute: string;
-  try {
-    absolute = makeDirectory(root);
-  } catch (err) {
-    if (err instanceof DirectoryNotCreatedError) throw new DataDirUnusableError(root, { cause: err });
-    throw err;
-  }
+/** What `wa-lake dev` records of its running stack in the data folder (`stackFile`). */
+export interface DevStackFile {
+  temporalAddress: string;
+}
+
+/** The layout of the data folder at `root` (made absolute), without creating, checking or narrowing anything. */
+export function dataDirLayout(root: string): DataDirLayout {
+  const absolute = resolve(root);
   return {
     root: absolute,
     temporalDbFile: join(absolute, 'temporal.sqlite'),
+    temporalPidFile: join(absolute, 'temporal-dev-server.pid'),
     postgresDir: join(absolute, 'postgres'),
     outboxPath: join(absolute, 'outbox.sqlite'),
     authDir: join(absolute, 'auth'),
     secretFile: join(absolute, 'webhook-secret'),
     payloadKeyFile: join(absolute, 'payload-encryption-keys'),
     codecTokenFile: join(absolute, 'codec-server-token'),
+    stackFile: join(absolute, 'dev-stack.json'),
+    tightened: [],
   };
+}
+
+/** Records the running stack's addresses in `stackFile` (kept after a stop: the last stack's addresses). */
+export function writeDevStackFile(stackFile: string, stack: DevStackFile): void {
+  writeFileSync(stackFile, `${JSON.stringify(stack)}\n`);
+}
+
+/** The addresses {@link writeDevStackFile} recorded, or null when there is no readable file. */
+export function readDevStackFile(stackFile: string): DevStackFile | null {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(stackFile, 'utf8'));
+    const address = (parsed as Partial<DevStackFile> | null)?.temporalAddress;
+    return typeof address === 'string' ? { temporalAddress: address } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Creates (if needed) and describes the data folder: Temporal state, embedded PostgreSQL cluster,
+ * outbox, WhatsApp auth state, generated webhook secret. The folder is private (ADR 0014 decision 6): 0700
+ * (0711 for root, whose PostgreSQL runs as `postgres`), and every file and folder in it except PostgreSQL's own
+ * cluster is narrowed to owner-only, each change reported in `tightened`.
+ *
+ * @throws DataDirUnusableError when the folder cannot be created or written (e.g. `/proc/nope`, a read-only file
+ *   system, no permission); PrivateModeError when a path in it is readable by others and cannot be narrowed.
+ */
+export function prepareDataDir(root: string): DataDirLayout {
+  let absolute: string;
+  try {
+    absolute = makeDirectory(root);
+    // An existing folder on a read-only file system (or without write permission) is refused here, in words,
+    // instead of by the first file written into it (ADR 0017).
+    accessSync(absolute, constants.W_OK);
+  } catch (err) {
+    if (err instanceof DirectoryNotCreatedError || (err as NodeJS.ErrnoException).code !== undefined) {
+      throw new DataDirUnusableError(root, { cause: err });
+    }
+    throw err;
+  }
+  const tightened = tightenPrivateTree(absolute, { skip: ['postgres'], rootOtherBits: privateDirectoryMode() & 0o077 });
+  // Root's embedded PostgreSQL runs as `postgres`, which must pass through the folder to reach its cluster.
+  const mode = statSync(absolute).mode & 0o777;
+  if ((mode | privateDirectoryMode()) !== mode) chmodSync(absolute, mode | privateDirectoryMode());
+  return { ...dataDirLayout(absolute), tightened };
 }
 
 /**

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
 import { packageRoot } from '../../common/package-root.js';
 import { prepareDataDir } from './data-dir.js';
 import { DemoDataDirRefusedError } from './errors.js';
-import { lockDataDir, stopOrphanPostgres } from './preflight.js';
+import { lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 
 /**
  * The file that marks a folder as made by `wa-lake demo` or `demo-send` (architecture.md §10, issue #26 item 1):
@@ -60,7 +60,7 @@ function describeProtected(absolute: string, folders: ProtectedFolders): string 
 /**
  * Makes `dataDir` ready for a demo run and returns its absolute path (architecture.md §10, issue #26 item 1): a
  * missing or empty folder is created and marked ({@link DEMO_MARKER_FILE}); a marked folder is emptied (a
- * PostgreSQL server a killed demo left on it is stopped first) and stays marked. Everything else is refused
+ * PostgreSQL or Temporal server a killed demo left on it is stopped first) and stays marked. Everything else is refused
  * before anything is deleted.
  *
  * @throws DemoDataDirRefusedError for `/`, the working directory, the home folder, the checkout or a folder
@@ -79,17 +79,22 @@ export async function claimDemoDataDir(
   if (existsSync(absolute) && !statSync(absolute).isDirectory()) {
     throw new DemoDataDirRefusedError(dataDir, 'it is not a folder');
   }
-  const root = prepareDataDir(absolute).root;
-  const lock = lockDataDir(root);
+  const existing = new Set(existsSync(absolute) ? readdirSync(absolute) : []);
+  const layout = prepareDataDir(absolute);
+  const lock = lockDataDir(layout.root);
   try {
     const entries = readdirSync(absolute).filter((entry) => !lock.paths.includes(join(absolute, entry)));
     if (entries.length > 0 && !entries.includes(DEMO_MARKER_FILE)) {
+      // A refused folder is left as it was found: the lock file this call made goes too.
+      lock.release();
+      for (const path of lock.paths) if (!existing.has(basename(path))) rmSync(path, { force: true });
       throw new DemoDataDirRefusedError(
         dataDir,
         `it is not empty and no demo made it (no ${DEMO_MARKER_FILE} inside); pass a new or empty folder`
       );
     }
-    await stopOrphanPostgres(join(absolute, 'postgres'), logger);
+    await stopOrphanPostgres(layout.postgresDir, logger);
+    await stopOrphanTemporal(layout, logger);
     for (const entry of entries) rmSync(join(absolute, entry), { recursive: true, force: true });
     writeFileSync(join(absolute, DEMO_MARKER_FILE), MARKER_TEXT);
   } finally {

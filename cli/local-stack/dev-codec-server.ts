@@ -28,18 +28,20 @@ function loadOrCreateCodecToken(file: string): string {
 /**
  * Starts `wa-lake codec-server` for `wa-lake dev` (architecture.md §14, issue #13 item 2): the data folder's
  * payload keys (or `PAYLOAD_ENCRYPTION_KEYS` from `env`), a generated token, CORS for the Web UI on
- * `uiPort`, a free port unless `CODEC_SERVER_PORT` is set. Returns null when the UI is headless.
+ * `uiPort`, on `codecPort` (`--codec-port`; 0 = a free one) unless `CODEC_SERVER_PORT` is set. Returns null when
+ * the UI is headless.
  * @throws ConfigError on an invalid `CODEC_SERVER_*`/`PAYLOAD_ENCRYPTION_KEYS`; the listen error.
  */
 export async function startDevCodecServer(
   layout: DataDirLayout,
   env: Env,
-  uiPort: number | null,
+  ports: { uiPort: number | null; codecPort: number },
   logger: Logger
 ): Promise<DevCodecServer | null> {
+  const { uiPort, codecPort } = ports;
   if (uiPort === null) return null;
   const config = loadCodecServerConfig({
-    CODEC_SERVER_PORT: '0',
+    CODEC_SERVER_PORT: String(codecPort),
     CODEC_SERVER_TOKEN: loadOrCreateCodecToken(layout.codecTokenFile),
     CODEC_SERVER_CORS_ORIGINS: `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
     PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),

@@ -14,14 +14,41 @@ export class DataDirInUseError extends Error {
   }
 }
 
-/** Thrown by `prepareDataDir` when the data folder cannot be created; the cause says why. */
+/** The system error codes a folder refuses writes with, said in words (ADR 0017: never a bare `EROFS`). */
+const UNWRITABLE_REASONS: Readonly<Record<string, string>> = {
+  EROFS: 'it is on a read-only file system',
+  EACCES: 'you have no permission to write there',
+  EPERM: 'you have no permission to write there',
+  ENOSPC: 'its disk is full',
+  EDQUOT: 'your disk quota is used up',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  ENOENT: 'a part of the path cannot hold folders',
+};
+
+/** The first system error code in `err`'s cause chain, or null. */
+function systemErrorCode(err: unknown): string | null {
+  for (let current = err, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') return code;
+  }
+  return null;
+}
+
+/**
+ * Thrown by `prepareDataDir` and `lockDataDir` when the data folder cannot be created or written (a read-only file
+ * system, no permission, a full disk): one sentence naming the folder and the reason; the cause keeps the system error.
+ */
 export class DataDirUnusableError extends Error {
   override readonly name = 'DataDirUnusableError';
   constructor(
     readonly dataDir: string,
     options: { cause: unknown }
   ) {
-    super(`cannot use ${dataDir} as the data folder (--data-dir); pass a folder you can write to`, options);
+    const reason = UNWRITABLE_REASONS[systemErrorCode(options.cause) ?? ''];
+    super(
+      `cannot use ${dataDir} as the data folder (--data-dir)${reason ? `: ${reason}` : ''}; pass a folder you can write to`,
+      options
+    );
   }
 }
 

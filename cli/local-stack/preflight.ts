@@ -1,19 +1,29 @@
 import type { Logger } from 'pino';
 import { InstanceLockedError, acquireInstanceLock, type InstanceLock } from '../../collector/index.js';
 import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../dev-stack/leftover-postmaster.js';
-import { DataDirInUseError } from './errors.js';
+import { findLeftoverTemporalServer, stopLeftoverTemporalServer } from '../../dev-stack/leftover-temporal-server.js';
+import { assertPortFree } from '../../dev-stack/tcp-ports.js';
+import type { DataDirLayout } from './data-dir.js';
+import { DataDirInUseError, DataDirUnusableError } from './errors.js';
+
+/** System errors that mean "this folder cannot hold the stack's files", said as a sentence instead. */
+const UNUSABLE_FOLDER_CODES = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
 
 /**
  * Takes the one-stack-per-data-folder lock: a second stack would share the Temporal state file and the
- * PostgreSQL cluster. A lock left by a dead process (kill -9) is taken over.
+ * PostgreSQL cluster. A process that died (kill -9) holds no lock: the kernel let it go (ADR 0018).
  *
  * @throws DataDirInUseError naming the live owner's pid.
+ * @throws DataDirUnusableError when the lock file cannot be written (read-only file system, no permission, full).
  */
 export function lockDataDir(root: string): InstanceLock {
   try {
     return acquireInstanceLock({ outboxPath: `${root}/wa-lake-dev` });
   } catch (err) {
     if (err instanceof InstanceLockedError) throw new DataDirInUseError(root, err.owner?.pid ?? null, { cause: err });
+    if (UNUSABLE_FOLDER_CODES.has((err as NodeJS.ErrnoException).code ?? '')) {
+      throw new DataDirUnusableError(root, { cause: err });
+    }
     throw err;
   }
 }
@@ -29,8 +39,44 @@ export async function stopOrphanPostgres(postgresDir: string, logger: Logger): P
   const leftover = findLeftoverPostmaster(postgresDir);
   if (!leftover) return;
   logger.warn(
-    { component: 'embedded-postgres', pid: leftover.pid, port: leftover.port, dataDir: postgresDir },
+    { component: 'embedded-postgres', leftoverPid: leftover.pid, port: leftover.port, dataDir: postgresDir },
     'stopping PostgreSQL left running by an earlier wa-lake dev that did not shut down'
   );
   await stopLeftoverPostmaster(leftover);
+}
+
+/**
+ * Stops a Temporal dev server that an earlier `wa-lake dev` or demo left running on our data folder when it was
+ * killed (ADR 0017): it holds the frontend and Web UI ports and the folder's `temporal.sqlite`. Same rule as
+ * {@link stopOrphanPostgres}: only while holding {@link lockDataDir}.
+ *
+ * @throws LeftoverTemporalServerStopError when it does not stop.
+ */
+export async function stopOrphanTemporal(
+  layout: Pick<DataDirLayout, 'temporalPidFile' | 'temporalDbFile'>,
+  logger: Logger
+): Promise<void> {
+  const leftover = findLeftoverTemporalServer(layout.temporalPidFile, layout.temporalDbFile);
+  if (!leftover) return;
+  logger.warn(
+    { component: 'temporal-dev-server', leftoverPid: leftover.pid, dbFile: leftover.dbFile },
+    'stopping the Temporal dev server left running by an earlier wa-lake dev that did not shut down'
+  );
+  await stopLeftoverTemporalServer(leftover);
+}
+
+/** A port the stack was asked to listen on, and the option that asked (`null`/`undefined`: a free one is picked). */
+export interface RequestedPort {
+  port: number | null | undefined;
+  purpose: string;
+}
+
+/**
+ * Checks every port the stack was asked for before any part of it starts (ADR 0017): a taken PostgreSQL port used
+ * to be named only after the codec server and Temporal had started.
+ *
+ * @throws PortInUseError naming the first taken port and its option.
+ */
+export async function assertPortsFree(ports: readonly RequestedPort[]): Promise<void> {
+  for (const { port, purpose } of ports) if (port) await assertPortFree(port, purpose);
 }

@@ -8,15 +8,21 @@ import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
-import { assertPortFree, findFreePort } from '../../dev-stack/tcp-ports.js';
+import { findFreePort } from '../../dev-stack/tcp-ports.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
+import { formatMode } from '../../common/private-files.js';
 import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { startDevCodecServer } from './dev-codec-server.js';
-import { loadOrCreatePayloadEncryptionKeys, loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
-import { lockDataDir, stopOrphanPostgres } from './preflight.js';
+import {
+  loadOrCreatePayloadEncryptionKeys,
+  loadOrCreateWebhookSecret,
+  prepareDataDir,
+  writeDevStackFile,
+} from './data-dir.js';
+import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -38,6 +44,8 @@ export interface LocalStackOptions {
   uiPort?: number | null;
   postgresPort?: number;
   ingestPort?: number;
+  /** The codec server's port (`CODEC_SERVER_PORT` wins); unused when headless. */
+  codecPort?: number;
   /** Aborting it (Ctrl-C during start-up) stops what was started and rejects with the abort reason. */
   abortSignal?: AbortSignal;
   /** Live source only: the WhatsApp the collector connects to (`demo-send`'s simulated one); default Baileys. */
@@ -82,6 +90,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw new Error(`capture not found: ${options.source.path}`);
   }
   const layout = prepareDataDir(options.dataDir);
+  for (const change of layout.tightened)
+    logger.warn(
+      { path: change.path, fromMode: formatMode(change.fromMode), toMode: formatMode(change.toMode) },
+      'private file or folder was open to other users; its mode was narrowed'
+    );
   const started: StartedComponent[] = [];
   const dataDirLock = lockDataDir(layout.root);
   started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });
@@ -90,14 +103,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // keep the stack from stopping: each step is raced against the abort signal.
   const step = <T>(promise: Promise<T>): Promise<T> => raceAbort(promise, options.abortSignal);
   try {
+    // Servers a killed run left on this folder hold its ports and files: stopped first (the lock proves them ours).
     if (!env['DATABASE_URL']) await step(stopOrphanPostgres(layout.postgresDir, logger));
-    // Checked before anything starts, like the other ports, so the error names the option.
-    if (options.ingestPort && env['INGEST_PORT'] === undefined) {
-      await assertPortFree(options.ingestPort, 'the ingest API (--ingest-port)');
-    }
+    await step(stopOrphanTemporal(layout, logger));
+    // Every port asked for is checked before anything starts, so a taken one is named with its option (ADR 0017).
+    await assertPortsFree([
+      { port: options.temporalPort, purpose: 'the Temporal frontend (--temporal-port)' },
+      { port: options.uiPort, purpose: 'the Temporal Web UI (--ui-port)' },
+      { port: env['INGEST_PORT'] === undefined ? options.ingestPort : null, purpose: 'the ingest API (--ingest-port)' },
+      { port: env['DATABASE_URL'] ? null : options.postgresPort, purpose: 'embedded PostgreSQL (--postgres-port)' },
+      {
+        port: options.uiPort === null || env['CODEC_SERVER_PORT'] !== undefined ? null : options.codecPort,
+        purpose: 'the codec server (--codec-port)',
+      },
+    ]);
     // architecture.md §14: the Web UI reads encrypted payloads through a codec server started before it.
     const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
-    const codec = await step(startDevCodecServer(layout, env, uiPort, logger));
+    const codec = await step(startDevCodecServer(layout, env, { uiPort, codecPort: options.codecPort ?? 0 }, logger));
     if (codec) started.push({ name: 'codec-server', stop: () => codec.server.close() });
     const temporal = await step(
       startTemporalDevServer({
@@ -106,14 +128,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         port: options.temporalPort,
         uiPort,
         uiCodecEndpoint: codec?.uiEndpoint,
+        pidFile: layout.temporalPidFile,
         onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
       })
     );
     started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
-    logger.info({ address: temporal.address, uiUrl: temporal.uiUrl, pid: temporal.pid }, 'temporal dev server ready');
+    writeDevStackFile(layout.stackFile, { temporalAddress: temporal.address });
+    logger.info(
+      { address: temporal.address, uiUrl: temporal.uiUrl, serverPid: temporal.pid },
+      'temporal dev server ready'
+    );
     void temporal.unexpectedExit.then((exit) =>
       logger.error(
-        { component: 'temporal-dev-server', pid: temporal.pid, code: exit.code, signal: exit.signal },
+        { component: 'temporal-dev-server', serverPid: temporal.pid, code: exit.code, signal: exit.signal },
         'temporal dev server exited unexpectedly; deliveries stop until wa-lake dev is restarted'
       )
     );
@@ -129,10 +156,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       });
       started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
       databaseUrl = postgres.databaseUrl;
-      logger.info({ port: postgres.port, pid: postgres.pid }, 'embedded postgresql ready');
+      logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
       void postgres.unexpectedExit.then((exit) =>
         logger.error(
-          { component: 'embedded-postgres', pid: postgres.pid, code: exit.code, signal: exit.signal },
+          { component: 'embedded-postgres', serverPid: postgres.pid, code: exit.code, signal: exit.signal },
           'embedded postgresql exited unexpectedly; the lake is unavailable until wa-lake dev is restarted'
         )
       );

@@ -1,5 +1,6 @@
 import type { EngagementReport } from '../../lake/index.js';
 import { chartBody, COUNT_AXIS, HEIGHT, renderSvg, type ChartBody, type ChartSpec } from './chart-svg.js';
+import { coverageMarkAreas } from './coverage-shading.js';
 import { questionChartSpecs } from './render-question-charts.js';
 
 /** One chart of the report: a title, and the SVG markup Apache ECharts rendered on the server. */
@@ -91,7 +92,13 @@ function messagesPerDay(report: EngagementReport, subjects: Map<string, string>)
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: axis },
     yAxis: { ...COUNT_AXIS, name: 'messages' },
-    series: lines.map((line) => ({ ...line, type: 'bar', stack: 'messages', barCategoryGap: '10%' })),
+    series: lines.map((line, i) => ({
+      ...line,
+      type: 'bar',
+      stack: 'messages',
+      barCategoryGap: '10%',
+      ...(i === 0 ? unobservedShading(report) : {}),
+    })),
   });
 }
 
@@ -101,14 +108,25 @@ function activeMembers(report: EngagementReport): ChartBody {
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: report.activeMembers.map((row) => row.day) },
     yAxis: { ...COUNT_AXIS, name: 'members' },
-    series: (['dau', 'wau', 'mau'] as const).map((key) => ({
+    series: (['dau', 'wau', 'mau'] as const).map((key, i) => ({
       name: key.toUpperCase(),
       type: 'line',
       // A line needs two days; a one-day report (the demo's) would draw nothing without its point.
       showSymbol: report.activeMembers.length < 2,
       data: report.activeMembers.map((row) => row[key]),
+      ...(i === 0 ? unobservedShading(report) : {}),
     })),
   });
+}
+
+/**
+ * Shades the days the collectors did not observe (dark) or observed in part (light) behind a chart of days (ADR
+ * 0016): an empty day there is a gap, not a quiet day. Attached to one series, since a mark area is drawn once
+ * per series that carries it.
+ */
+function unobservedShading(report: EngagementReport): { markArea?: Record<string, unknown> } {
+  const data = coverageMarkAreas(report.coverage);
+  return data.length === 0 ? {} : { markArea: { silent: true, data } };
 }
 
 function topMembers(report: EngagementReport): ChartBody {

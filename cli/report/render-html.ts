@@ -1,5 +1,6 @@
 import type { EngagementReport } from '../../lake/index.js';
 import { renderSvg, type ChartSpec } from './chart-svg.js';
+import { describeCoverage } from './coverage-shading.js';
 import { memberLabel, reportChartSpecs } from './render-charts.js';
 
 /** Text as HTML: `&`, `<`, `>`, quotes escaped. */
@@ -141,7 +142,10 @@ export function renderReportSections(report: EngagementReport, links: ReportLink
   const versus = previous
     ? `<p class="meta">Each total beside the ${escapeHtml(previous.from)} to ${escapeHtml(previous.to)} period of equal length.</p>`
     : '';
-  return `${versus}<div class="totals">${renderTotals(report)}</div>
+  // Says how to read the shaded days of the daily charts (ADR 0016), in the file and on the dashboard alike.
+  const coverage = `<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>`;
+  return `${coverage}
+${versus}<div class="totals">${renderTotals(report)}</div>
 ${charts}
 ${renderTables(report, links)}${renderExportDays(report)}`;
 }
@@ -164,6 +168,7 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
 <body>
 <h1>WhatsApp engagement</h1>
 <p class="meta">${escapeHtml(describeReportScope(report))}, generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
+<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>
 ${renderReportSections(report)}</body></html>
 `;
 }

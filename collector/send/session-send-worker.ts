@@ -7,6 +7,7 @@ import { resumeSendingSignal, sendGateWorkflowId, sessionTaskQueue } from '../..
 import type { SendSocket } from '../session/send-socket.js';
 import { AckRouter } from './ack-router.js';
 import { createDispatchActivity } from './dispatch-activity.js';
+import type { LinkPreviewer } from './link-preview.js';
 import { SentMessageIndex } from './sent-message-index.js';
 
 /** Options of {@link startSessionSendSide}. */
@@ -24,6 +25,8 @@ export interface SessionSendSideOptions {
   /** The outbox path; the sent-message index lives next to it (`sent-messages.sqlite`). */
   outboxPath: string;
   getSocket: () => SendSocket | null;
+  /** Link previews of outbound texts; without it no message carries one (`SEND_LINK_PREVIEW=false`). */
+  linkPreviewer?: LinkPreviewer;
   logger: Logger;
   /** Test seams (ms). */
   sendTimeoutMs?: number;
@@ -52,6 +55,7 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
   const activities = createDispatchActivity({
     getSocket: options.getSocket,
     rememberSent: (waMessageId, messageId) => index.remember(waMessageId, messageId),
+    ...(options.linkPreviewer ? { linkPreviewer: options.linkPreviewer } : {}),
     ...(options.sendTimeoutMs !== undefined ? { sendTimeoutMs: options.sendTimeoutMs } : {}),
     ...(options.presenceTimeoutMs !== undefined ? { presenceTimeoutMs: options.presenceTimeoutMs } : {}),
   });

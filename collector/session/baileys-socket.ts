@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import {
   Browsers,
   fetchLatestBaileysVersion,
@@ -54,6 +55,8 @@ export function createBaileysSocketFactory(options: {
   const baileysLogger = options.logger.child({ component: 'baileys' }, { level: options.baileysLogLevel });
   let version: WAVersion | undefined;
   return async () => {
+    // The session keys' folder is owner-only even outside the CLI's umask; Baileys would make it 0755 (ADR 0014).
+    mkdirSync(options.authDir, { recursive: true, mode: 0o700 });
     const { state, saveCreds } = await useMultiFileAuthState(options.authDir);
     if (version === undefined) {
       const latest = await fetchLatestBaileysVersion({ signal: AbortSignal.timeout(5000) });

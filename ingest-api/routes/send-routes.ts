@@ -17,6 +17,7 @@ import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { checkDeliverBy, hashSendRequest, parseSendRequest } from '../send/send-request.js';
+import { stringifyJsonExactly } from '../../common/exact-json-text.js';
 import { isUuidText } from '../../common/uuid-text.js';
 import { getMessageRouteOptions, postMessageRouteOptions } from './send-route-docs.js';
 
@@ -251,19 +252,24 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
       throw new IngestHttpError('WA_ERR_MESSAGE_NOT_FOUND', 'no message with this id for this API key');
     }
     const { message, transitions } = found;
-    return reply.code(200).send({
-      id: message.id,
-      status: message.state,
-      environment: apiKey.environment,
-      reason_code: message.reasonCode,
-      to: message.toJid,
-      category: message.category,
-      deliver_by: message.deliverBy?.toISOString() ?? null,
-      metadata: message.metadata,
-      template: message.template ?? null,
-      wa_message_id: message.waMessageId,
-      created_at: message.createdAt.toISOString(),
-      transitions: transitions.map((t) => ({ state: t.state, at: t.at.toISOString(), reason_code: t.reasonCode })),
-    });
+    // Metadata may hold bigints (integers beyond 2^53, ADR 0014): written as their digits.
+    return reply
+      .code(200)
+      .type('application/json; charset=utf-8')
+      .serializer(stringifyJsonExactly)
+      .send({
+        id: message.id,
+        status: message.state,
+        environment: apiKey.environment,
+        reason_code: message.reasonCode,
+        to: message.toJid,
+        category: message.category,
+        deliver_by: message.deliverBy?.toISOString() ?? null,
+        metadata: message.metadata,
+        template: message.template ?? null,
+        wa_message_id: message.waMessageId,
+        created_at: message.createdAt.toISOString(),
+        transitions: transitions.map((t) => ({ state: t.state, at: t.at.toISOString(), reason_code: t.reasonCode })),
+      });
   });
 }

@@ -1,4 +1,5 @@
 import { parse as parseLossless } from 'lossless-json';
+import { parseExactNumber } from '../../common/exact-json-text.js';
 import { IngestHttpError } from '../errors.js';
 
 /**
@@ -9,8 +10,6 @@ export const SEND_BODY_MAX_DEPTH = 32;
 
 /** Keys that JavaScript objects treat specially; a body holding one is refused rather than silently changed. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-const INTEGER_LITERAL = /^-?\d+$/;
 
 /** Deepest `{`/`[` nesting outside string literals, in one pass (malformed text is left to the parser). */
 function maxDepthOf(text: string): number {
@@ -33,14 +32,14 @@ function unrepresentable(message: string): IngestHttpError {
   return new IngestHttpError('WA_ERR_UNREPRESENTABLE_JSON', message);
 }
 
-/** A number literal as a double, or 422 when the double would not be the number the caller sent. */
-function parseNumberExactly(literal: string): number {
-  const value = Number(literal);
-  if (!Number.isFinite(value)) throw unrepresentable(`the number ${literal.slice(0, 40)} is not finite`);
-  if (INTEGER_LITERAL.test(literal) && !Number.isSafeInteger(value)) {
-    throw unrepresentable(
-      `the integer ${literal.slice(0, 40)} is beyond 2^53 and would lose digits; send it as a string`
-    );
+/**
+ * A number literal kept exactly: an integer beyond 2^53 − 1 as a `bigint` (stored, read back and sent in status
+ * webhooks digit for digit), or 422 when it is not finite (`1e400`): JSON has no such number to keep.
+ */
+function parseNumberExactly(literal: string): number | bigint {
+  const value = parseExactNumber(literal);
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw unrepresentable(`the number ${literal.slice(0, 40)} is not finite`);
   }
   return value;
 }
@@ -60,8 +59,8 @@ function refuseReservedKeys(root: unknown): void {
 /**
  * Parses a send body so that what is accepted is what is stored (issue #25 item 8, ADR 0014 decision 4):
  * 400 `WA_ERR_INVALID_JSON` for text that is not JSON; 422 `WA_ERR_UNREPRESENTABLE_JSON` for nesting deeper than
- * {@link SEND_BODY_MAX_DEPTH}, a number that is not finite (`1e400`), an integer beyond 2^53 and a
- * `__proto__`, `constructor` or `prototype` key. Every other number parses exactly as `JSON.parse` would.
+ * {@link SEND_BODY_MAX_DEPTH}, a number that is not finite (`1e400`) and a `__proto__`, `constructor` or
+ * `prototype` key. An integer beyond 2^53 − 1 becomes a `bigint`; every other number parses as `JSON.parse` would.
  */
 export function parseSendJson(text: string): unknown {
   if (maxDepthOf(text) > SEND_BODY_MAX_DEPTH) {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { SEND_CATEGORIES, type SendCategory } from '../../workflows/send-contracts.js';
 import { IngestHttpError } from '../errors.js';
+import { stringifyJsonExactly } from '../../common/exact-json-text.js';
 
 /**
  * Farthest `deliver_by` accepted, from the time of the request (ADR 0017): 30 days. A `sendMessage` workflow
@@ -159,6 +160,6 @@ function canonical(value: unknown): unknown {
  */
 export function hashSendRequest(request: SendRequest): string {
   return createHash('sha256')
-    .update(JSON.stringify(canonical(request)))
+    .update(stringifyJsonExactly(canonical(request)))
     .digest('hex');
 }

@@ -1,3 +1,4 @@
+import { stringifyJsonExactly } from '../../common/exact-json-text.js';
 import type { PreparedStatusWebhook, StatusWebhookPayload } from '../../common/send-status-webhook.js';
 import { STANDARD_WEBHOOK_HEADERS, signStandardWebhook } from '../../common/standard-webhook-signature.js';
 import type { SendStatusDeliveryInput } from '../../workflows/send-contracts.js';
@@ -31,7 +32,7 @@ export function buildStatusWebhookRequest(
       metadata: target.metadata,
     },
   };
-  const body = JSON.stringify(payload);
+  const body = stringifyJsonExactly(payload);
   const webhookId = sendStatusWebhookId(change.messageId, change.state);
   const timestampSeconds = Math.floor(nowMs / 1000);
   return {

@@ -26,7 +26,12 @@ export interface LakeErasureResult {
 }
 
 // Run records are not personal data; identity rows are handled explicitly before the generic pass.
-const SKIPPED_TABLES = ['whatsapp_erasure_runs', 'whatsapp_retention_runs', 'whatsapp_pending_erasures'];
+const SKIPPED_TABLES = [
+  'whatsapp_erasure_runs',
+  'whatsapp_retention_runs',
+  'whatsapp_pending_erasures',
+  'whatsapp_access_requests',
+];
 // Pseudonymized chunk by chunk before the generic pass (one hostile row must not stop erasure).
 const CHUNKED_COLUMNS = new Set(['whatsapp_event_logs.payload']);
 

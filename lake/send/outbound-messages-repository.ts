@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { SEND_STATE_RANK, type SendCategory, type SendState } from '../../workflows/send-contracts.js';
 import { queryRows } from '../pool.js';
+import { parseJsonKeepingIntegers } from '../../common/exact-json-text.js';
 
 /** A committed send intent (one `outbound_messages` row). */
 export interface OutboundMessage {
@@ -34,7 +35,8 @@ export interface TransitionRecord {
 // A message row plus whether its key has a status webhook (both URL and sealed secret, ADR 0011).
 const HAS_STATUS_WEBHOOK_SQL = (row: string): string =>
   `(SELECT k.webhook_url IS NOT NULL AND k.webhook_secret IS NOT NULL FROM send_api_keys k WHERE k.id = ${row}.api_key_id) AS has_status_webhook`;
-const SELECT_MESSAGE = `SELECT m.*, ${HAS_STATUS_WEBHOOK_SQL('m')},
+// metadata is read as text and parsed here: pg's jsonb parser would round integers beyond 2^53 (ADR 0014).
+const SELECT_MESSAGE = `SELECT m.*, m.metadata::text AS metadata_text, ${HAS_STATUS_WEBHOOK_SQL('m')},
   (SELECT t.name FROM send_templates t WHERE t.id = m.template_id) AS template_name FROM outbound_messages m`;
 
 // SQL CASE that ranks a state column, from the one rank table in send-contracts.ts.
@@ -53,7 +55,10 @@ function toMessage(row: Record<string, unknown>): OutboundMessage {
     text: (row['text'] as string | null) ?? null,
     category: row['category'] as SendCategory,
     deliverBy: (row['deliver_by'] as Date | null) ?? null,
-    metadata: (row['metadata'] as Record<string, unknown> | null) ?? null,
+    metadata:
+      typeof row['metadata_text'] === 'string'
+        ? (parseJsonKeepingIntegers(row['metadata_text']) as Record<string, unknown> | null)
+        : ((row['metadata'] as Record<string, unknown> | null) ?? null),
     state: row['state'] as SendState,
     reasonCode: (row['reason_code'] as string | null) ?? null,
     waMessageId: row['wa_message_id'] as string,

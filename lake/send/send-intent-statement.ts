@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { SendCategory, SendState } from '../../workflows/send-contracts.js';
+import { stringifyJsonExactly } from '../../common/exact-json-text.js';
 import { quotaCtes } from './send-quota-sql.js';
 import { recipientAllowListJoins, recipientIsAllowedSql } from './send-recipient-allow-list.js';
 
@@ -178,7 +179,8 @@ function toOutcome(row: ResultRow): SendIntentOutcome {
  * @throws RangeError when `deliverBy` is an invalid Date.
  */
 export function encodeSendIntent(c: SendIntentCandidate): string {
-  return JSON.stringify({
+  // Metadata may hold integers beyond 2^53 as bigints: written as their digits, jsonb keeps them exactly.
+  return stringifyJsonExactly({
     i: c.id,
     k: c.apiKeyId,
     ik: c.idempotencyKey,

@@ -1,8 +1,10 @@
 // Runs the built image as containers against this host's embedded PostgreSQL and Temporal dev server and
 // checks what an operator relies on (issue #32 item 1): migrate, ingest-api, worker and a replay of
 // examples/capture.jsonl put exactly the demo's distinct kept events in the lake; uid 1000, code read-only,
-// only /data writable, volumes owned 1000:1000; each process's healthcheck; JSON log lines; the collector
-// stops within 5 s of SIGTERM after Temporal was killed, with its stop recorded. Cleans up what it started.
+// only /data writable, volumes owned 1000:1000; each process's healthcheck and its time; JSON log lines; one
+// collector per volume pair (a second container is refused; a new one starts on the volumes of a stopped and
+// of a SIGKILLed one); the collector stops within 5 s of SIGTERM with Temporal up, killed under it and down
+// from the start, WhatsApp unreachable throughout, its stop recorded each time. Cleans up what it started.
 // Called by scripts/test-container.sh, which provides podman (WA_LAKE_PODMAN_ARGS) and the image (WA_LAKE_IMAGE).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -69,10 +71,9 @@ async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T |
   }
 }
 
-/** Every line of a container's log is one JSON object (issue #32 item 5). */
-async function checkJsonLogs(name: string): Promise<void> {
-  const logs = await podmanOk(['logs', name], `podman logs ${name}`);
-  const lines = `${logs.stdout}\n${logs.stderr}`.split('\n').filter((line) => line.trim() !== '');
+/** Every line is one JSON object (issue #32 item 5). */
+function checkJsonLines(what: string, text: string): void {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
   const bad = lines.filter((line) => {
     try {
       return typeof JSON.parse(line) !== 'object';
@@ -82,8 +83,44 @@ async function checkJsonLogs(name: string): Promise<void> {
   });
   check(
     lines.length > 0 && bad.length === 0,
-    `${name}: ${lines.length} log lines, all JSON${bad.length ? ` — not: ${bad.slice(0, 3).join(' | ')}` : ''}`
+    `${what}: ${lines.length} log lines, all JSON${bad.length ? ` — not: ${bad.slice(0, 3).join(' | ')}` : ''}`
   );
+}
+
+async function checkJsonLogs(name: string): Promise<void> {
+  const logs = await podmanOk(['logs', name], `podman logs ${name}`);
+  checkJsonLines(name, `${logs.stdout}\n${logs.stderr}`);
+}
+
+const STATUS_FILE = '/data/outbox/collector-status.json';
+
+interface StatusFile {
+  startedAt?: string;
+  stoppedAt?: string | null;
+}
+
+function parseStatus(text: string): StatusFile {
+  try {
+    return JSON.parse(text) as StatusFile;
+  } catch {
+    return {};
+  }
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Medians of 5 probes: the healthcheck's own time inside the container, and with `podman exec` around it. */
+async function timeProbes(name: string): Promise<{ inside: number; exec: number }> {
+  const exec: number[] = [];
+  const inside: number[] = [];
+  const timeProbe =
+    "const t = process.hrtime.bigint(); try { require('child_process').execFileSync('node', ['/app/bin/healthcheck.js']) } catch {} " +
+    'console.log(Number(process.hrtime.bigint() - t) / 1e6)';
+  for (let i = 0; i < 5; i++) {
+    exec.push((await podman(['exec', name, 'node', '/app/bin/healthcheck.js'])).ms);
+    inside.push(Number((await podman(['exec', name, 'node', '-e', timeProbe])).stdout.trim()));
+  }
+  return { inside: median(inside), exec: median(exec) };
 }
 
 async function healthcheck(name: string): Promise<Run> {
@@ -228,86 +265,116 @@ async function main(): Promise<void> {
       `named outbox volume and its outbox owned by 1000:1000 (${volumeOwner.stdout.trim().replace('\n', ', ')})`
     );
 
-    // The collector: WhatsApp unreachable here (or unlinked), so it turns unhealthy after the allowed time.
-    const collector = `${prefix}-collector`;
-    containers.push(collector);
-    await podmanOk(
-      [
-        ...base,
-        '-d',
-        '--name',
-        collector,
-        ...common,
-        '-e',
-        'HEALTHCHECK_WHATSAPP_DOWN_MS=3000',
-        '-v',
-        `${volumes[1]}:/data/auth`,
-        '-v',
-        `${volumes[2]}:/data/outbox`,
-        IMAGE,
-        'collector',
-      ],
-      'start collector'
-    );
+    // Collectors: WhatsApp is unreachable here (or unlinked), so each turns unhealthy after the allowed time.
+    // All of them use the same two volumes, as successive containers of one deployment do.
+    const collectorArgs = [
+      ...common,
+      '-e',
+      'HEALTHCHECK_WHATSAPP_DOWN_MS=3000',
+      '-v',
+      `${volumes[1]}:/data/auth`,
+      '-v',
+      `${volumes[2]}:/data/outbox`,
+      IMAGE,
+      'collector',
+    ];
+    const collectors: string[] = [];
+    const startCollector = async (): Promise<string> => {
+      const name = `${prefix}-collector-${collectors.length + 1}`;
+      containers.push(name);
+      collectors.push(name);
+      await podmanOk([...base, '-d', '--name', name, ...collectorArgs], `start ${name}`);
+      return name;
+    };
+    let lastStartedAt: string | undefined;
+    /** Waits for this collector's first status (a start after the previous collector's): it holds the locks. */
+    const waitUntilRunning = async (name: string): Promise<void> => {
+      const status = await poll(`${name} to write its status file`, 90_000, async () => {
+        const current = parseStatus((await podman(['exec', name, 'cat', STATUS_FILE])).stdout);
+        return current.startedAt !== undefined && current.startedAt !== lastStartedAt && current.stoppedAt == null
+          ? current
+          : null;
+      });
+      lastStartedAt = status.startedAt;
+    };
+    /** SIGTERM through `podman stop` (SIGKILL after 10 s, as `docker stop`): timed, exit code, stop record. */
+    const stopCollector = async (name: string, state: string): Promise<void> => {
+      const stop = await podman(['stop', '-t', '10', name], 60_000);
+      figures.push(`collector stop, ${state} (podman stop -t 10): ${Math.round(stop.ms)} ms`);
+      check(stop.ms < STOP_BUDGET_MS, `${name} stops within 5 s of SIGTERM, ${state} (${Math.round(stop.ms)} ms)`);
+      const exit = await podman(['inspect', '--format', '{{.State.ExitCode}}', name]);
+      check(exit.stdout.trim() === '0', `${name} exits 0 on SIGTERM (exit ${exit.stdout.trim()}, 137 = SIGKILL)`);
+      const status = parseStatus(
+        (await podman(['run', '--rm', '-v', `${volumes[2]}:/data/outbox`, '--entrypoint', 'cat', IMAGE, STATUS_FILE]))
+          .stdout
+      );
+      check(
+        typeof status.stoppedAt === 'string' && status.startedAt === lastStartedAt,
+        `${name} recorded its stop in the status file (stoppedAt ${String(status.stoppedAt)})`
+      );
+    };
+
+    const first = await startCollector();
     // The status file first shows the session connecting; after HEALTHCHECK_WHATSAPP_DOWN_MS the check fails.
     const reason = await poll('the collector to report no WhatsApp connection', 60_000, async () => {
-      const run = await podman(['exec', collector, 'node', '/app/bin/healthcheck.js']);
+      const run = await podman(['exec', first, 'node', '/app/bin/healthcheck.js']);
       return run.code === 1 && run.stdout.includes('no WhatsApp connection') ? run : null;
     });
     check(true, `collector healthcheck says why: ${reason.stdout.trim()}`);
-    const unhealthy = await healthcheck(collector);
+    await waitUntilRunning(first);
+    const unhealthy = await healthcheck(first);
     check(
       unhealthy.code !== 0,
       `collector without WhatsApp is unhealthy for podman healthcheck run (${unhealthy.stdout.trim()})`
     );
-    const probeTimes: number[] = [];
-    const innerTimes: number[] = [];
-    const timeProbe =
-      "const t = process.hrtime.bigint(); try { require('child_process').execFileSync('node', ['/app/bin/healthcheck.js']) } catch {} " +
-      'console.log(Number(process.hrtime.bigint() - t) / 1e6)';
-    for (let i = 0; i < 5; i++) {
-      probeTimes.push((await podman(['exec', worker, 'node', '/app/bin/healthcheck.js'])).ms);
-      innerTimes.push(Number((await podman(['exec', worker, 'node', '-e', timeProbe])).stdout.trim()));
+    for (const name of [worker, first]) {
+      const times = await timeProbes(name);
+      figures.push(
+        `healthcheck probe of ${name.slice(prefix.length + 1)}, median of 5: ${Math.round(times.inside)} ms inside ` +
+          `the container (node /app/bin/healthcheck.js), ${Math.round(times.exec)} ms with podman exec`
+      );
+      check(times.inside < 1_000, `${name} healthcheck probe well under 1 s (median ${Math.round(times.inside)} ms)`);
     }
-    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    figures.push(
-      `healthcheck probe, median of 5: ${Math.round(median(innerTimes))} ms inside the container ` +
-        `(node /app/bin/healthcheck.js), ${Math.round(median(probeTimes))} ms with podman exec`
-    );
-    check(median(innerTimes) < 1_000, `healthcheck probe well under 1 s (median ${Math.round(median(innerTimes))} ms)`);
 
-    // Stop times, Temporal killed first: the state the issue measured at 11.2 s.
+    // One collector per session and outbox, also across containers: a second one on the same volumes is refused.
+    // Detached, so that its log holds only what the container wrote (podman's own warnings go to podman's stderr).
+    const refused = `${prefix}-collector-refused`;
+    containers.push(refused);
+    await podmanOk([...base, '-d', '--name', refused, ...collectorArgs], `start ${refused}`);
+    const refusedExit = (await podmanOk(['wait', refused], `wait for ${refused}`)).stdout.trim();
+    const refusedLogs = await podmanOk(['logs', refused], `podman logs ${refused}`);
+    check(
+      refusedExit === '1' &&
+        `${refusedLogs.stdout}${refusedLogs.stderr}`.includes('another collector is already running'),
+      `a second collector container on the same volumes is refused (exit ${refusedExit})`
+    );
+    checkJsonLines(refused, `${refusedLogs.stdout}\n${refusedLogs.stderr}`);
+
+    // Stop times in each state; between them, new containers take the volumes over.
+    await stopCollector(first, 'Temporal up, WhatsApp unreachable');
+    const second = await startCollector();
+    await waitUntilRunning(second);
+    check(true, `${second} starts on the volumes of a stopped collector`);
+    await podmanOk(['kill', '--signal', 'KILL', second], `kill ${second}`);
+    await podmanOk(['wait', second], `wait for ${second}`);
+    const third = await startCollector();
+    await waitUntilRunning(third);
+    check(true, `${third} starts on the volumes of a SIGKILLed collector (its lock went with its process)`);
+    // Temporal killed under a running collector: the state the issue measured at 11.2 s.
     await temporal.kill();
     temporal = null;
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const stopCollector = await podman(['stop', '-t', '10', collector], 60_000);
-    figures.push(`collector stop with Temporal killed (podman stop -t 10): ${Math.round(stopCollector.ms)} ms`);
-    check(
-      stopCollector.ms < STOP_BUDGET_MS,
-      `collector stops within 5 s of SIGTERM with Temporal down (${Math.round(stopCollector.ms)} ms)`
-    );
-    const exit = await podman(['inspect', '--format', '{{.State.ExitCode}}', collector]);
-    check(exit.stdout.trim() === '0', `collector exits 0 on SIGTERM (exit ${exit.stdout.trim()}, 137 = SIGKILL)`);
-    const status = await podman([
-      'run',
-      '--rm',
-      '-v',
-      `${volumes[2]}:/data/outbox`,
-      '--entrypoint',
-      'cat',
-      IMAGE,
-      '/data/outbox/collector-status.json',
-    ]);
-    const stoppedAt = (JSON.parse(status.stdout || '{}') as { stoppedAt?: unknown }).stoppedAt;
-    check(
-      typeof stoppedAt === 'string',
-      `collector recorded its stop in the status file (stoppedAt ${String(stoppedAt)})`
-    );
+    await stopCollector(third, 'Temporal killed under it, WhatsApp unreachable');
+    const fourth = await startCollector();
+    await waitUntilRunning(fourth);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await stopCollector(fourth, 'Temporal down from the start, WhatsApp unreachable');
+
     for (const name of [worker, ingest]) {
       const stop = await podman(['stop', '-t', '30', name], 60_000);
       figures.push(`${name.slice(prefix.length + 1)} stop (Temporal down): ${Math.round(stop.ms)} ms`);
     }
-    for (const name of [collector, worker, ingest]) await checkJsonLogs(name);
+    for (const name of [...collectors, worker, ingest]) await checkJsonLogs(name);
   } finally {
     // -v: also the anonymous volumes the image's VOLUME lines gave the containers that mounted none.
     for (const name of containers) await podman(['rm', '-f', '-v', '-t', '0', name]);

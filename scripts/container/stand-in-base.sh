@@ -29,8 +29,10 @@ exec "$@"
 ENTRY
 chmod 755 "$work/docker-entrypoint.sh"
 
-# The path excludes and the empty apt lists are those of Debian's own `bookworm-slim` (debuerreotype).
-mmdebstrap --quiet --variant=minbase --format=tar \
+# The path excludes and the empty apt lists are those of Debian's own `bookworm-slim` (debuerreotype). The
+# merged-usr hook makes /bin, /lib and /sbin links as debuerreotype does: without it minbase installs the
+# `usrmerge` package, which pulls in perl (47 MB that `bookworm-slim` does not have). Its output is dropped.
+mmdebstrap --quiet --variant=minbase --format=tar --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
   --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
@@ -44,4 +46,4 @@ mmdebstrap --quiet --variant=minbase --format=tar \
   --customize-hook="cp '$work/docker-entrypoint.sh' \"\$1/usr/local/bin/\"" \
   --customize-hook='env -u NODE_EXTRA_CA_CERTS chroot "$1" node --version && env -u NODE_EXTRA_CA_CERTS chroot "$1" npm --version' \
   --customize-hook='rm -rf "$1"/tmp/* "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*' \
-  bookworm "$out" http://deb.debian.org/debian
+  bookworm "$out" http://deb.debian.org/debian >/dev/null

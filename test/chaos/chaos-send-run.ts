@@ -5,6 +5,15 @@ import type pg from 'pg';
 import type { WireSend } from '../../cli/demo-send/simulated-whatsapp.js';
 import { createPool, generateApiKey, SendAdminRepository } from '../../lake/index.js';
 import { CHAOS_SEND_ACCOUNT_ID, chaosRecipientJid, chaosRecipientPhone } from './chaos-send-plan.js';
+import {
+  formatStateCounts,
+  isChaosSendClean,
+  measureChaosSend,
+  type ChaosSendFigures,
+  type ChaosSendRow,
+} from './chaos-send-measure.js';
+import { runSendFaults, SEND_FAULTS } from './chaos-send-faults.js';
+import { DEFAULT_SETTLE_IDLE_MS, waitUntilSettled } from './chaos-send-settle.js';
 import { ChaosSendStack } from './chaos-send-stack.js';
 
 /** Options of {@link runChaosSend}; durations in ms. */
@@ -13,49 +22,35 @@ export interface ChaosSendOptions {
   messages: number;
   /** Folder for the phase's state and logs (kept afterwards for inspection). */
   dir: string;
-  /** How long the phase may take to settle after its last request (default 10 min). */
-  settleTimeoutMs?: number;
+  /**
+   * After its last request the phase waits for every message to settle while any message still changes
+   * state; it gives up after this long without a change (default {@link DEFAULT_SETTLE_IDLE_MS}).
+   */
+  settleIdleMs?: number;
   onProgress?: (line: string) => void;
 }
 
-/** What {@link runChaosSend} measured; counts of messages unless said otherwise. */
-export interface ChaosSendReport {
+/** What {@link runChaosSend} measured: the {@link ChaosSendFigures} and the run around them. */
+export interface ChaosSendReport extends ChaosSendFigures {
   requested: number;
-  /** Rows of the phase's key in `outbound_messages`. */
-  accepted: number;
-  /** Ended `sent`, `delivered` or `read`. */
-  sent: number;
-  expired: number;
-  failed: number;
-  /** Accepted but in no final state when the phase gave up waiting. */
-  unsettled: number;
-  /** Messages that passed `dispatched` (the socket accepted them). */
-  dispatched: number;
-  /** Sends the simulated WhatsApp accepted (a retry after an ambiguous outcome counts again). */
-  wireSends: number;
-  /** Distinct WhatsApp message ids on the wire: must equal `dispatched`. */
-  distinctWireIds: number;
-  /** Wire ids that belong to no accepted message. */
-  unknownWireIds: number;
-  /** Messages (recipient and text) that reached the wire under more than one WhatsApp id. */
-  underTwoIds: number;
   /** Answers the client could not take (a 4xx, or an id the lake does not hold). */
   clientErrors: number;
+  /** ACKs the collector could not hand to their workflow (its "cannot route ack" warnings). */
+  acksUnrouted: number;
   faults: string[];
+  /** Whether the wait ended with every message final (else it stopped for lack of progress). */
+  isSettled: boolean;
   seconds: number;
   ok: boolean;
 }
 
-const FINAL_STATES = new Set(['read', 'failed', 'expired']);
-const SENT_STATES = new Set(['sent', 'delivered', 'read']);
 const CATEGORIES = ['transactional', 'marketing', 'otp'] as const;
 /** Parallel requests of the client. */
 const CLIENT_CONCURRENCY = 6;
 /** Requests per second the client aims at: the faults then land while messages are being accepted. */
 const CLIENT_RATE_PER_S = 12;
-/** How long before its deadline a message of the deadline batch is requested, and how long the collector stays down after. */
+/** How long before its deadline a message of the deadline batch is requested (the collector is down then). */
 const DEADLINE_MS = 5_000;
-const COLLECTOR_OUTAGE_MS = 10_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -142,14 +137,8 @@ async function prepareAccount(pool: pg.Pool, recipients: number): Promise<string
   return generated.key;
 }
 
-interface MessageRow {
-  id: string;
-  state: string;
-  wa_message_id: string;
-}
-
-async function readMessages(pool: pg.Pool): Promise<MessageRow[]> {
-  const { rows } = await pool.query<MessageRow>(
+async function readMessages(pool: pg.Pool): Promise<ChaosSendRow[]> {
+  const { rows } = await pool.query<ChaosSendRow>(
     `SELECT m.id, m.state, m.wa_message_id FROM outbound_messages m
        JOIN send_api_keys k ON k.id = m.api_key_id WHERE k.account_id = $1`,
     [CHAOS_SEND_ACCOUNT_ID]
@@ -165,42 +154,38 @@ function readWire(path: string): WireSend[] {
     .map((line) => JSON.parse(line) as WireSend);
 }
 
-/** Counts the report's figures from the rows and the wire log. */
-function measure(
-  rows: readonly MessageRow[],
-  wire: readonly WireSend[]
-): Omit<ChaosSendReport, 'requested' | 'clientErrors' | 'faults' | 'seconds' | 'ok'> {
-  const count = (predicate: (row: MessageRow) => boolean): number => rows.filter(predicate).length;
-  const waIds = new Set(rows.map((row) => row.wa_message_id));
-  const wireIds = new Set(wire.map((send) => send.messageId));
-  const idsPerMessage = new Map<string, Set<string>>();
-  for (const send of wire) {
-    const key = `${send.jid}\n${send.text}`;
-    idsPerMessage.set(key, (idsPerMessage.get(key) ?? new Set()).add(send.messageId));
-  }
-  return {
-    accepted: rows.length,
-    sent: count((row) => SENT_STATES.has(row.state)),
-    expired: count((row) => row.state === 'expired'),
-    failed: count((row) => row.state === 'failed'),
-    unsettled: count((row) => !FINAL_STATES.has(row.state)),
-    dispatched: count((row) => row.state === 'dispatched' || SENT_STATES.has(row.state)),
-    wireSends: wire.length,
-    distinctWireIds: wireIds.size,
-    unknownWireIds: [...wireIds].filter((id) => !waIds.has(id)).length,
-    underTwoIds: [...idsPerMessage.values()].filter((ids) => ids.size > 1).length,
-  };
+/** The wire against the lake in the middle of the run: totals that differ while rows lag are not a fault. */
+function describeWireAgainstLake(figures: ChaosSendFigures): string {
+  return (
+    `distinct_wire_ids=${figures.distinctWireIds} dispatched=${figures.dispatched} ` +
+    `on_wire_not_dispatched=${formatStateCounts(figures.onWireNotDispatched)} under_two_ids=${figures.underTwoIds}`
+  );
+}
+
+/** Lines in a file (0 when it does not exist yet): the wire log's sends so far. */
+function countLines(path: string): number {
+  if (!existsSync(path)) return 0;
+  return readFileSync(path, 'utf8').split('\n').length - 1;
+}
+
+/** Counts the collector's warnings that an ACK could not reach its workflow (the ACK is then lost). */
+function countUnroutedAcks(collectorLog: string): number {
+  if (!existsSync(collectorLog)) return 0;
+  return readFileSync(collectorLog, 'utf8').split('cannot route ack to its send workflow').length - 1;
 }
 
 /**
- * The send phase of the chaos test (issue #31 item 8): requests `messages` messages over HTTP (plus a batch with
- * a short deadline sent while the collector is down) while it SIGKILLs the collector, the worker and the ingest
- * API and restarts the Temporal dev server, each part its own process against the simulated WhatsApp; then
- * waits until every accepted message is in a final state and compares the wire log with the lake.
+ * The send phase of the chaos test: requests `messages` messages over HTTP (plus a batch with a short deadline
+ * sent while the collector is down) while it SIGKILLs the collector and the ingest API as requests arrive, and
+ * the collector, the worker and the Temporal dev server as messages go out (`chaos-send-faults.ts`), each part
+ * its own process against the simulated WhatsApp; then
+ * waits, for as long as messages keep changing state, until every accepted message is in a final state, and
+ * compares the wire log with the lake message by message.
  *
  * @returns the report; `ok` when every accepted message ended `read`, `failed` or `expired`, every id the client
- *   got is in the lake, the distinct wire ids equal the messages dispatched, and no message reached the wire
- *   under two ids or under an id the lake does not know.
+ *   got is in the lake, the distinct wire ids equal the messages dispatched, every message on the wire is
+ *   recorded as dispatched and every dispatched one is on the wire, and no message reached the wire under two
+ *   ids or under an id the lake does not know.
  */
 export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSendReport> {
   mkdirSync(options.dir, { recursive: true });
@@ -214,8 +199,9 @@ export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSend
   let pool: pg.Pool | null = null;
   try {
     await stack.start();
-    pool = createPool(stack.databaseUrl, { max: 2 });
-    const apiKey = await prepareAccount(pool, recipients);
+    const activePool = createPool(stack.databaseUrl, { max: 2 });
+    pool = activePool;
+    const apiKey = await prepareAccount(activePool, recipients);
     const client = new ChaosSendClient(
       () => stack.ingestUrl,
       apiKey,
@@ -236,68 +222,44 @@ export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSend
         }
       })
     );
-    const at = async (fraction: number, name: string, fault: () => Promise<void>): Promise<void> => {
-      while (answered < Math.ceil(options.messages * fraction) && Date.now() < giveUpAtMs) await sleep(100);
-      options.onProgress?.(`send fault: ${name} (answered ${answered}/${options.messages})`);
-      await fault();
-      faults.push(name);
-    };
-    const faulting = (async () => {
-      await at(0.1, 'collector SIGKILL, a deadline batch requested while it is down, restarted', async () => {
-        await stack.collector?.kill();
-        const deadline = await Promise.all(
-          Array.from({ length: deadlineBatch }, (_, i) =>
-            client.send(planRequest(options.messages + i, recipients, new Date(Date.now() + DEADLINE_MS)), giveUpAtMs)
-          )
+    const faulting = runSendFaults({
+      stack,
+      messages: options.messages,
+      answered: () => answered,
+      wireSends: () => countLines(stack.wirePath),
+      requestDeadlineBatch: async () => {
+        const batch = Array.from({ length: deadlineBatch }, (_, i) =>
+          planRequest(options.messages + i, recipients, new Date(Date.now() + DEADLINE_MS))
         );
-        options.onProgress?.(`deadline batch: ${deadline.length} requested`);
-        await sleep(COLLECTOR_OUTAGE_MS);
-        stack.startCollector();
-      });
-      await at(0.3, 'worker SIGKILL, restarted after 3 s', async () => {
-        await stack.worker?.kill();
-        await sleep(3_000);
-        stack.startWorker();
-      });
-      await at(0.5, 'ingest API SIGKILL, restarted after 2 s', async () => {
-        await stack.ingest?.kill();
-        await sleep(2_000);
-        stack.startIngest();
-      });
-      await at(0.7, 'Temporal dev server restart (same database file)', () => stack.restartTemporal());
-    })();
-    await Promise.all([requesting, faulting]);
-    options.onProgress?.(`requests done: ${client.acceptedIds.size} accepted ids; settling`);
+        await Promise.all(batch.map((request) => client.send(request, giveUpAtMs)));
+        return batch.length;
+      },
+      giveUpAtMs,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    const [, fired] = await Promise.all([requesting, faulting]);
+    faults.push(...fired);
+    options.onProgress?.(`requests and faults done: ${client.acceptedIds.size} accepted ids; settling`);
 
-    const settleDeadline = Date.now() + (options.settleTimeoutMs ?? 600_000);
-    let rows = await readMessages(pool);
-    let lastLogMs = 0;
-    while (Date.now() < settleDeadline && rows.some((row) => !FINAL_STATES.has(row.state))) {
-      if (Date.now() - lastLogMs > 30_000) {
-        lastLogMs = Date.now();
-        const open = rows.filter((row) => !FINAL_STATES.has(row.state)).length;
-        options.onProgress?.(`settling: ${open} of ${rows.length} not final yet`);
-      }
-      await sleep(2_000);
-      rows = await readMessages(pool);
-    }
-    const lakeIds = new Set(rows.map((row) => row.id));
+    const settled = await waitUntilSettled({
+      readRows: () => readMessages(activePool),
+      idleMs: options.settleIdleMs ?? DEFAULT_SETTLE_IDLE_MS,
+      onProgress: options.onProgress,
+      describe: (rows) => describeWireAgainstLake(measureChaosSend(rows, readWire(stack.wirePath))),
+    });
+    const lakeIds = new Set(settled.rows.map((row) => row.id));
     const missingIds = [...client.acceptedIds].filter((id) => !lakeIds.has(id)).length;
-    const figures = measure(rows, readWire(stack.wirePath));
+    const figures = measureChaosSend(settled.rows, readWire(stack.wirePath));
     const clientErrors = client.errors + missingIds;
     return {
       requested: options.messages + deadlineBatch,
       ...figures,
       clientErrors,
+      acksUnrouted: countUnroutedAcks(join(stack.dir, 'collector.log')),
       faults,
+      isSettled: settled.isSettled,
       seconds: (Date.now() - startedAtMs) / 1000,
-      ok:
-        figures.unsettled === 0 &&
-        figures.distinctWireIds === figures.dispatched &&
-        figures.unknownWireIds === 0 &&
-        figures.underTwoIds === 0 &&
-        clientErrors === 0 &&
-        faults.length === 4,
+      ok: isChaosSendClean(figures) && clientErrors === 0 && faults.length === SEND_FAULTS.length,
     };
   } finally {
     await pool?.end();
@@ -305,13 +267,21 @@ export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSend
   }
 }
 
+function formatUnsettled(report: ChaosSendReport): string {
+  if (report.unsettled === 0) return '0';
+  const why = report.isSettled ? '' : ',no_progress';
+  return `${report.unsettled}(${formatStateCounts(report.unsettledStates)}${why})`;
+}
+
 /** The closing line of the send phase. */
 export function formatChaosSendFigures(report: ChaosSendReport): string {
   return (
     `chaos-send requested=${report.requested} accepted=${report.accepted} sent=${report.sent} ` +
-    `expired=${report.expired} failed=${report.failed} unsettled=${report.unsettled} ` +
+    `expired=${report.expired} failed=${report.failed} unsettled=${formatUnsettled(report)} ` +
     `dispatched=${report.dispatched} wire_sends=${report.wireSends} distinct_wire_ids=${report.distinctWireIds} ` +
-    `under_two_ids=${report.underTwoIds} unknown_wire_ids=${report.unknownWireIds} ` +
+    `on_wire_not_dispatched=${formatStateCounts(report.onWireNotDispatched)} ` +
+    `dispatched_not_on_wire=${report.dispatchedNotOnWire} under_two_ids=${report.underTwoIds} ` +
+    `unknown_wire_ids=${report.unknownWireIds} acks_unrouted=${report.acksUnrouted} ` +
     `client_errors=${report.clientErrors} faults=${report.faults.length} seconds=${report.seconds.toFixed(0)} ` +
     `${report.ok ? 'PASS' : 'FAIL'}`
   );

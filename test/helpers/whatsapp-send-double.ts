@@ -1,10 +1,11 @@
-import type { SendSocket } from '../../collector/session/send-socket.js';
+import type { SendContent, SendSocket } from '../../collector/session/send-socket.js';
 
 /** One message that reached "the wire" (the double accepted it). */
 export interface WireSend {
   jid: string;
   text: string;
   messageId: string;
+  linkPreview: SendContent['linkPreview'];
 }
 
 /**
@@ -28,10 +29,10 @@ export class WhatsAppSendDouble implements SendSocket {
     return Promise.resolve(jids.map((jid) => ({ jid, exists: !this.notOnWhatsApp.has(jid) })));
   }
 
-  async sendMessage(jid: string, content: { text: string }, options: { messageId: string }): Promise<unknown> {
+  async sendMessage(jid: string, content: SendContent, options: { messageId: string }): Promise<unknown> {
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
-    const send = { jid, text: content.text, messageId: options.messageId };
+    const send = { jid, text: content.text, messageId: options.messageId, linkPreview: content.linkPreview };
     this.wire.push(send);
     await this.onAccepted?.(send);
     const hangMs = this.hangsMs.shift() ?? 0;

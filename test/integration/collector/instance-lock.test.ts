@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -95,6 +96,28 @@ describe('acquireInstanceLock', () => {
     const lock = acquireInstanceLock(options);
     cleanups.push(() => lock.release());
     expect(refusalOf(options).owner).toMatchObject({ pid: process.pid, hostname: hostname() });
+  });
+
+  it('fails with the system error naming the lock file when it cannot be made', () => {
+    const options = paths();
+    // A folder where the lock file goes: as EACCES or EROFS would, but also for root.
+    mkdirSync(join(options.authDir, 'instance.lock'), { recursive: true });
+    const failure = (() => {
+      try {
+        acquireInstanceLock(options).release();
+        return null;
+      } catch (err) {
+        return err as NodeJS.ErrnoException;
+      }
+    })();
+    expect(failure).toMatchObject({ code: 'EISDIR', path: join(options.authDir, 'instance.lock') });
+  });
+
+  it('creates the lock files readable by their owner only', () => {
+    const options = paths();
+    const lock = acquireInstanceLock(options);
+    cleanups.push(() => lock.release());
+    for (const path of lock.paths) expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it('leaves nothing held when the second lock is refused', async () => {

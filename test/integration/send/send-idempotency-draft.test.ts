@@ -123,6 +123,20 @@ describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (iss
   });
 });
 
+describe('Idempotency-Key scope (draft security considerations: a composite key per client)', () => {
+  it('keeps one key per API key: another key of the same account with the same Idempotency-Key gets its own message', async () => {
+    const other = await createTestApiKey(server.admin, { accountId: apiKey.accountId });
+    const key = randomUUID();
+    const mine = await postMessageWithHeaders(server.url, apiKey.key, body('scoped'), key);
+    const theirs = await postMessageWithHeaders(server.url, other.key, body('scoped'), key);
+    expect([mine.status, theirs.status]).toEqual([202, 202]);
+    expect(theirs.json['id']).not.toBe(mine.json['id']);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    const replay = await postMessageWithHeaders(server.url, other.key, body('scoped'), key);
+    expect([replay.status, replay.json['id']]).toEqual([200, theirs.json['id']]);
+  });
+});
+
 describe('errors of the public API are RFC 9457 problem details (issue #31 item 4)', () => {
   it('answers problem+json with the code kept as an extension member for each kind of error', async () => {
     expectProblem(await postMessageWithHeaders(server.url, 'wlk_unknown', body('x')), 401, 'WA_ERR_BAD_API_KEY');

@@ -6,10 +6,7 @@ import {
   RESPONSE_BODY_MAX_BYTES,
   RESPONSE_EXCERPT_MAX_CHARS,
 } from '../../../activities/attempt-delivery-post.js';
-import {
-  createGuardedWebhookFetch,
-  WEBHOOK_ADDRESS_FORBIDDEN_CODE,
-} from '../../../activities/guarded-webhook-fetch.js';
+import { createGuardedWebhookFetch, WEBHOOK_ADDRESS_FORBIDDEN_CODE } from '../../../common/guarded-webhook-fetch.js';
 import type { ResolveAll } from '../../../common/webhook-url-policy.js';
 
 /** A DNS that maps the test names as a hostile resolver would (rebinding to loopback), real sockets after it. */

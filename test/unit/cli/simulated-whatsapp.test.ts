@@ -38,8 +38,8 @@ describe('SimulatedWhatsApp (demo-send, issue #10 item 10)', () => {
   it('ACKs a group message (server ack as messages.update, receipts as message-receipt.update), never a lost-ACK one', async () => {
     const { whatsapp, events } = setup();
     const socket = await open(whatsapp, events);
-    await socket.sendMessage!(GROUP, { text: 'hi' }, { messageId: '3EB0A' });
-    await socket.sendMessage!(LOSSY, { text: 'lost' }, { messageId: '3EB0B' });
+    await socket.sendMessage!(GROUP, { text: 'hi', linkPreview: null }, { messageId: '3EB0A' });
+    await socket.sendMessage!(LOSSY, { text: 'lost', linkPreview: null }, { messageId: '3EB0B' });
     await vi.waitFor(() => expect(statuses(events, 'message-receipt.update')).toBe(2));
     expect(statuses(events, 'messages.update')).toBe(1);
     expect(JSON.stringify(events)).not.toContain('3EB0B');
@@ -51,9 +51,11 @@ describe('SimulatedWhatsApp (demo-send, issue #10 item 10)', () => {
     const { whatsapp, events } = setup();
     const socket = await open(whatsapp, events);
     let isFirstDone = false;
-    void socket.sendMessage!(SLOW, { text: 'code' }, { messageId: '3EB0C' }).then(() => (isFirstDone = true));
+    void socket.sendMessage!(SLOW, { text: 'code', linkPreview: null }, { messageId: '3EB0C' }).then(
+      () => (isFirstDone = true)
+    );
     await vi.waitFor(() => expect(whatsapp.wire).toHaveLength(1));
-    await socket.sendMessage!(SLOW, { text: 'code' }, { messageId: '3EB0C' });
+    await socket.sendMessage!(SLOW, { text: 'code', linkPreview: null }, { messageId: '3EB0C' });
     expect(isFirstDone).toBe(false);
     expect(whatsapp.wire).toHaveLength(2);
     whatsapp.close();
@@ -66,9 +68,11 @@ describe('SimulatedWhatsApp (demo-send, issue #10 item 10)', () => {
       { jid: UNKNOWN, exists: false },
       { jid: GROUP, exists: true },
     ]);
-    await socket.sendMessage!(LOSSY, { text: 'late' }, { messageId: '3EB0D' });
+    await socket.sendMessage!(LOSSY, { text: 'late', linkPreview: null }, { messageId: '3EB0D' });
     whatsapp.disconnect(50);
-    await expect(socket.sendMessage!(GROUP, { text: 'x' }, { messageId: '3EB0E' })).rejects.toMatchObject({
+    await expect(
+      socket.sendMessage!(GROUP, { text: 'x', linkPreview: null }, { messageId: '3EB0E' })
+    ).rejects.toMatchObject({
       output: { statusCode: 428 },
     });
     expect(whatsapp.ack('3EB0D', 'sent')).toBe(true);

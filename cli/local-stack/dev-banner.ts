@@ -1,0 +1,45 @@
+import { cliEnvironmentLines, type StackEnvironment } from './cli-environment-lines.js';
+
+/** What the banner of `wa-lake dev` shows of its running stack. */
+export interface DevBannerStack extends StackEnvironment {
+  uiUrl: string | null;
+  dataDir: string;
+}
+
+/**
+ * The lines `wa-lake dev` prints once its stack runs (architecture.md §2, ADR 0017), between two rules so they stand
+ * apart from the log: every address, the codec server with its token file, the `export` lines another terminal
+ * pastes before `report`, `forget`, `status`, `send`…, and a ready `temporal workflow show` that decrypts through
+ * the codec server.
+ */
+export function devBannerLines(stack: DevBannerStack): string[] {
+  const rule = '─'.repeat(100);
+  const lines = [
+    '',
+    rule,
+    'wa-lake dev is running (Ctrl-C stops everything)',
+    `  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`,
+    `  Temporal        : ${stack.temporalAddress}`,
+  ];
+  if (stack.codec) {
+    const token = stack.codec.tokenFile ? `token in ${stack.codec.tokenFile}` : 'token from CODEC_SERVER_TOKEN';
+    lines.push(`  Codec server    : ${stack.codec.url} (${token}; the Web UI decrypts payloads through it)`);
+  }
+  lines.push(
+    `  Ingest API      : ${stack.ingestUrl}`,
+    `  Lake (psql)     : ${stack.databaseUrl}`,
+    `  Outbox          : ${stack.outboxPath}`,
+    `  Status file     : ${stack.collectorStatusPath}`,
+    `  Data folder     : ${stack.dataDir}`,
+    '  CLI commands in another terminal need (paste before wa-lake report, members, forget, status, send…):',
+    ...cliEnvironmentLines(stack).map((line) => `    ${line}`)
+  );
+  if (stack.codec) {
+    lines.push(
+      '  Read a workflow with its payloads decrypted (after the lines above):',
+      '    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"'
+    );
+  }
+  lines.push(rule, '');
+  return lines;
+}

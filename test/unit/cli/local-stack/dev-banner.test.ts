@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { devBannerLines } from '../../../../cli/local-stack/dev-banner.js';
+
+const STACK = {
+  databaseUrl: 'postgres://postgres:pw@127.0.0.1:54329/wa_lake',
+  temporalAddress: '127.0.0.1:7233',
+  uiUrl: 'http://127.0.0.1:8233',
+  payloadKeyFile: '/data/payload-encryption-keys',
+  outboxPath: '/data/outbox.sqlite',
+  collectorStatusPath: '/data/collector-status.json',
+  ingestUrl: 'http://127.0.0.1:8080',
+  codec: { url: 'http://127.0.0.1:8234', tokenFile: '/data/codec-server-token' },
+  dataDir: '/data',
+};
+
+describe('the banner of wa-lake dev (issue #26 items 2 and 5, ADR 0017)', () => {
+  it('names the codec endpoint and its token file, the outbox, the status file and the ingest URL', () => {
+    const text = devBannerLines(STACK).join('\n');
+    expect(text).toContain(
+      '  Codec server    : http://127.0.0.1:8234 (token in /data/codec-server-token; the Web UI decrypts payloads through it)'
+    );
+    expect(text).toContain('  Outbox          : /data/outbox.sqlite');
+    expect(text).toContain('  Status file     : /data/collector-status.json');
+    for (const line of [
+      "export OUTBOX_PATH='/data/outbox.sqlite'",
+      "export COLLECTOR_STATUS_PATH='/data/collector-status.json'",
+      "export SEND_API_URL='http://127.0.0.1:8080'",
+      `export TEMPORAL_CODEC_ENDPOINT="http://127.0.0.1:8234/$(cat '/data/codec-server-token')"`,
+    ])
+      expect(text).toContain(`    ${line}`);
+    expect(text).toContain(
+      '    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"'
+    );
+  });
+
+  it('stands apart from the log: a blank line and a rule before and after', () => {
+    const lines = devBannerLines(STACK);
+    expect(lines.slice(0, 2)).toEqual(['', '─'.repeat(100)]);
+    expect(lines.slice(-2)).toEqual(['─'.repeat(100), '']);
+  });
+
+  it('has no codec lines when headless', () => {
+    const text = devBannerLines({ ...STACK, uiUrl: null, codec: null }).join('\n');
+    expect(text).toContain('Temporal Web UI : (headless)');
+    expect(text).not.toContain('Codec server');
+    expect(text).not.toContain('temporal workflow show');
+  });
+});
