@@ -45,6 +45,12 @@ export {
   type EngagementReportOptions,
 } from './engagement/engagement-report-queries.js';
 export {
+  ANALYST_DATASETS,
+  readAnalystDatasets,
+  type AnalystDataset,
+  type DatasetColumnType,
+} from './engagement/analyst-datasets.js';
+export {
   listGroups,
   readMemberPage,
   searchMembers,
