@@ -266,8 +266,7 @@ function startSendSide(
   if (!options.send || options.temporalClient === null) return null;
   return startSessionSendSide({
     ...options.send,
-    temporalAddress: options.config.TEMPORAL_ADDRESS,
-    namespace: options.config.TEMPORAL_NAMESPACE,
+    temporal: options.config.temporal,
     client: options.temporalClient,
     dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
     outboxPath: options.config.OUTBOX_PATH,

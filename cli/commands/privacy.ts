@@ -65,8 +65,7 @@ export function registerPrivacyCommands(program: Command): void {
       const pool = createPool(databaseUrl());
       let temporalUnreachableReason: string | undefined;
       const temporal = await connectTemporalClient(
-        config.TEMPORAL_ADDRESS,
-        config.TEMPORAL_NAMESPACE,
+        config.temporal,
         undefined,
         createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
       ).catch((err: unknown) => {

@@ -132,8 +132,7 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
 async function readDeadLetters(config: CollectorConfig): Promise<StatusReport['deadLetters']> {
   try {
     const temporal = await connectTemporalClient(
-      config.TEMPORAL_ADDRESS,
-      config.TEMPORAL_NAMESPACE,
+      config.temporal,
       undefined,
       createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
     );

@@ -1,6 +1,6 @@
 import type { EngagementReport } from '../../lake/index.js';
-import { renderSvg, type ChartSpec } from './chart-svg.js';
 import { describeCoverage } from './coverage-shading.js';
+import { renderSvg, type ChartSpec } from './chart-svg.js';
 import { memberLabel, reportChartSpecs } from './render-charts.js';
 
 /** Text as HTML: `&`, `<`, `>`, quotes escaped. */
@@ -168,7 +168,6 @@ export function renderReportHtml(report: EngagementReport, generatedAt: Date): s
 <body>
 <h1>WhatsApp engagement</h1>
 <p class="meta">${escapeHtml(describeReportScope(report))}, generated ${escapeHtml(formatGeneratedAt(generatedAt, report.timeZone))}</p>
-<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>
 ${renderReportSections(report)}</body></html>
 `;
 }

@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { computeSignature } from '../../../common/hmac-signature.js';
+import { postSignedInternal } from '../../../activities/post-signed-internal.js';
 import { SEND_STATUS_WEBHOOKS_PATH } from '../../../common/send-status-webhook.js';
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
 import {
@@ -219,15 +219,13 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
         reason_code: null,
         sequence: 3,
       });
-      const response = await fetch(`${testbed.server.url}${SEND_STATUS_WEBHOOKS_PATH}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-event-id': messageId,
-          'x-signature': computeSignature(secret, messageId, body),
-        },
-        body,
-      });
+      const target = {
+        url: `${testbed.server.url}${SEND_STATUS_WEBHOOKS_PATH}`,
+        webhookSecret: secret,
+        httpTimeoutMs: 5_000,
+        fetchImpl: fetch,
+      };
+      const response = await postSignedInternal(target, messageId, body);
       return { status: response.status, json: (await response.json()) as Record<string, unknown> };
     };
     const hooked = await idOf(withHook.key);

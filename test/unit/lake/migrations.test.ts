@@ -37,6 +37,7 @@ const RELEASED = [
   '1765710000000_unobserved-periods-per-account',
   '1765710000001_group-day-coverage',
   '1765720000000_access-requests',
+  '1765720000001_status-webhook-disable',
 ];
 
 // Kept in order after the released ones (ADR 0025).
