@@ -45,6 +45,7 @@ const ENGAGEMENT_QUESTIONS = [
   '1765750000000_first-response-in-one-pass',
   '1765750000001_newcomers-levels-hours',
   '1765750000002_lid-successions',
+  '1765750000003_display-names-in-views',
 ];
 
 describe('lake/migrations', () => {
