@@ -57,7 +57,7 @@ const seconds = (startedAt: number): number => (performance.now() - startedAt) /
 async function insertCeiling(pool: ReturnType<typeof createPool>, text: string): Promise<number> {
   const parsed = parseChatExport(text);
   const sentAt = parsed.messages.map((_, index) => new Date(Date.UTC(2019, 0, 1) + index * 60_000));
-  const ids = exportMessageIdNames(CEILING_GROUP, parsed.messages, sentAt).map(eventIdFromName);
+  const ids = exportMessageIdNames(CEILING_GROUP, parsed.messages).map(eventIdFromName);
   const rows = exportMessageRows(CEILING_GROUP, parsed.messages, sentAt, ids, {
     timeZone: TIME_ZONE,
     importedAt: new Date(),

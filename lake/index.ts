@@ -72,11 +72,13 @@ export {
 // Chat exports: WhatsApp's own "Export chat" files (issue #30, ADR 0023).
 export {
   importChatExport,
+  NoChatMessagesError,
   resolveExportTimeZone,
   UnknownTimeZoneError,
   type ChatExportImport,
 } from './chat-export/import-chat-export.js';
 export {
+  isExportGroupKnown,
   readExportCountedDays,
   readExportDays,
   readExportSenders,
@@ -92,6 +94,7 @@ export {
   recordErasureRun,
   type LakeErasureResult,
 } from './privacy/forget-participant.js';
+export { exportSenderNameOf, forgetExportSenderInLake } from './privacy/forget-export-sender.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
 export { countExport, recordAccessRequest } from './privacy/access-requests.js';
 export {

@@ -4,6 +4,8 @@ import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
   DATE_ORDERS,
   importChatExport,
+  isExportGroupKnown,
+  NoChatMessagesError,
   readExportDays,
   readExportSenders,
   resolveExportTimeZone,
@@ -12,7 +14,11 @@ import {
   type ExportDay,
   type ExportSenderSummary,
 } from '../../lake/index.js';
-import { readChatExportFile, type ChatExportFile } from '../import-export/read-chat-export-file.js';
+import {
+  readChatExportFile,
+  UnusableChatExportError,
+  type ChatExportFile,
+} from '../import-export/read-chat-export-file.js';
 import { countNoun } from '../count-noun.js';
 import { toTerminalText } from '../terminal-text.js';
 import { spans } from './coverage.js';
@@ -26,6 +32,21 @@ const PRIVACY_WARNING =
   "warning: a chat export holds other people's messages and phone numbers (personal data!). The lake keeps them " +
   'like captured messages: retention redacts their text, `wa-lake forget` erases a member; media files are never ' +
   'stored. Import only chats your community agreed to, and delete the export file afterwards.\n';
+
+/**
+ * Thrown before anything is stored when `--group` names a group the lake has never seen and `--force` was not
+ * given (ADR 0023): a mistyped JID would make a phantom group in every report.
+ */
+export class UnknownExportGroupError extends Error {
+  override readonly name = 'UnknownExportGroupError';
+  constructor(readonly groupJid: string) {
+    super(
+      `refused: the lake has never seen the group ${groupJid} (no group row, no captured or imported message), so ` +
+        'nothing was imported; check the JID against `wa-lake coverage`, or pass --force to import the export as ' +
+        'a group of its own'
+    );
+  }
+}
 
 function parseGroupJid(value: string): string {
   if (!isWellFormedGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
@@ -55,6 +76,7 @@ interface ImportExportOptions {
   group: string;
   timeZone?: string;
   dateOrder?: DateOrder;
+  force?: boolean;
   unresolved?: boolean;
   json?: boolean;
 }
@@ -70,11 +92,18 @@ export function formatImport(
   const lines = [
     `read ${toTerminalText(file)}${read.chatEntry === null ? '' : ` (${toTerminalText(read.chatEntry)}; media files counted, not stored: ${media.join(', ') || 'none'})`}: ` +
       `${String(imported.lines)} lines, ${String(imported.messages)} messages (${String(imported.byKind.text)} text, ` +
-      `${String(imported.byKind.media)} media, ${String(imported.byKind.deleted)} deleted), ` +
+      `${String(imported.byKind.edited)} edited, ${String(imported.byKind.media)} media, ` +
+      `${String(imported.byKind.deleted)} deleted), ` +
       `${String(imported.systemLines)} system lines; times read in ${imported.timeZone}`,
     describeDateOrder(imported),
     `stored ${String(imported.inserted)} new messages, ${String(imported.messages - imported.inserted)} already in the lake`,
   ];
+  for (const earlier of imported.earlierTimeZones)
+    lines.push(
+      `note: ${countNoun(earlier.messages, 'message')} of this file ${earlier.messages === 1 ? 'was' : 'were'} ` +
+        `imported before with times read in ${earlier.timeZone}, not ${imported.timeZone}; they keep those times ` +
+        "(the first import's zone wins)"
+    );
   if (imported.unreadable.length > 0) {
     lines.push(`skipped ${String(imported.unreadable.length)} unreadable lines:`);
     for (const line of imported.unreadable.slice(0, LISTED_UNREADABLE_LINES))
@@ -121,6 +150,7 @@ export function registerImportExportCommand(program: Command): void {
       'day-first or month-first: how the export writes dates (default: decided from its dates)',
       parseDateOrder
     )
+    .option('--force', 'import into a group the lake has never seen (no group row, no message)')
     .option('--unresolved', 'list the senders no participant is known for, with the command that links each')
     .option('--json', 'print the outcome as JSON')
     .action(async (file: string | undefined, options: ImportExportOptions) => {
@@ -131,6 +161,8 @@ export function registerImportExportCommand(program: Command): void {
       if (file !== undefined) process.stderr.write(PRIVACY_WARNING);
       const read = file === undefined ? null : await readChatExportFile(file);
       await withLakePool(async (pool) => {
+        if (read !== null && options.force !== true && !(await isExportGroupKnown(pool, options.group)))
+          throw new UnknownExportGroupError(options.group);
         const imported =
           read === null
             ? null
@@ -140,6 +172,11 @@ export function registerImportExportCommand(program: Command): void {
                 timeZone: await resolveExportTimeZone(pool, options.timeZone),
                 eventIdOf: eventIdFromName,
                 ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
+              }).catch((err: unknown) => {
+                // The lake does not know the file: the error names it here, as every other refusal of the file does.
+                throw err instanceof NoChatMessagesError && file !== undefined
+                  ? new UnusableChatExportError(file, err.message)
+                  : err;
               });
         const days = await readExportDays(pool, options.group);
         const senders = await readExportSenders(pool, options.group);

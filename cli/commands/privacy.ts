@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadCollectorConfig, readLinkedAccount } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
-import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
+import { createPool, exportSenderNameOf, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
 import { runParticipantExport } from '../privacy/run-participant-export.js';
 import { countNoun } from '../count-noun.js';
@@ -55,7 +55,10 @@ export function registerPrivacyCommands(program: Command): void {
   program
     .command('forget')
     .description("erase one member's personal data from the lake, the outbox and the dead-letter entries")
-    .requiredOption('--participant <id>', 'LID (…@lid), phone JID (…@s.whatsapp.net) or phone number')
+    .requiredOption(
+      '--participant <id>',
+      'LID (…@lid), phone JID (…@s.whatsapp.net), phone number, or name:NAME (a chat-export sender)'
+    )
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_erasure_runs)', currentUser())
     .option('--json', 'print the report as JSON')
     .option('--force', "erase the linked account's own identifiers, or record a request that matches nothing")
@@ -64,14 +67,18 @@ export function registerPrivacyCommands(program: Command): void {
       const account = await readLinkedAccount(config.AUTH_DIR);
       const pool = createPool(databaseUrl());
       let temporalUnreachableReason: string | undefined;
-      const temporal = await connectTemporalClient(
-        config.temporal,
-        undefined,
-        createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
-      ).catch((err: unknown) => {
-        temporalUnreachableReason = err instanceof Error ? err.message : String(err);
-        return null;
-      });
+      // A chat-export sender (`name:…`) lives only in the lake: Temporal holds nothing of it (ADR 0023).
+      const temporal =
+        exportSenderNameOf(options.participant) !== undefined
+          ? null
+          : await connectTemporalClient(
+              config.temporal,
+              undefined,
+              createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+            ).catch((err: unknown) => {
+              temporalUnreachableReason = err instanceof Error ? err.message : String(err);
+              return null;
+            });
       try {
         const report = await runErasure({
           pool,

@@ -1,6 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { constants, createReadStream, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
+import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { FileAccessError, toFileAccessError } from '../file-access-error.js';
 
 /** Thrown when an export file is refused as a whole: nothing of it is imported. */
 export class UnusableChatExportError extends Error {
@@ -74,9 +77,58 @@ function isChatTextName(fileName: string): boolean {
   return name === '_chat.txt' || ['whatsapp chat', 'conversa do whatsapp'].some((start) => name.startsWith(start));
 }
 
-function decode(bytes: Buffer): string {
+function decode(bytes: Buffer, path: string): string {
+  // WhatsApp writes UTF-8; a UTF-16 file is one an editor re-saved, and would read as no message at all.
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    throw new UnusableChatExportError(path, 'is UTF-16 text; WhatsApp writes exports in UTF-8: save it as UTF-8');
   // Not fatal: bytes that are no UTF-8 become U+FFFD, and the parser reports their lines as undecodable.
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+}
+
+/**
+ * The bytes of `stream`, refused past `maxBytes` while reading (a size the file system or the zip declared is
+ * not trusted). @throws UnusableChatExportError naming `what` when over, or when the stream fails.
+ */
+function readCapped(stream: Readable, maxBytes: number, path: string, what: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    stream.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= maxBytes) return void chunks.push(chunk);
+      stream.destroy();
+      reject(new UnusableChatExportError(path, `${what} is larger than ${String(maxBytes)} bytes`));
+    });
+    stream.on('error', (err: Error) => reject(new UnusableChatExportError(path, `${what}: ${err.message}`)));
+    stream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/**
+ * What `path` is, following links: a regular file, or an error in words. A device (a link to `/dev/zero`), a pipe
+ * (which would block the read forever) and a folder are refused before anything is opened.
+ */
+async function statExportFile(path: string): Promise<Stats> {
+  const info = await stat(path).catch((err: unknown) => {
+    throw toFileAccessError(err, 'read the export', path);
+  });
+  if (info.isDirectory()) throw new FileAccessError(`cannot read the export ${path}: it is a folder, not a file`);
+  if (!info.isFile())
+    throw new UnusableChatExportError(path, 'is no regular file (a device, a pipe or a socket): give the export file');
+  return info;
+}
+
+/** A `.txt` export's bytes, read as a stream with a cap; opened without blocking, and checked again once open. */
+async function readTextFile(path: string, maxBytes: number): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: unknown) => {
+    throw toFileAccessError(err, 'read the export', path);
+  });
+  try {
+    if (!(await handle.stat()).isFile()) throw new UnusableChatExportError(path, 'is no regular file');
+    return await readCapped(createReadStream('', { fd: handle.fd, autoClose: false }), maxBytes, path, 'the text');
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -94,12 +146,14 @@ export async function readChatExportFile(
   limits: ChatExportLimits = DEFAULT_CHAT_EXPORT_LIMITS
 ): Promise<ChatExportFile> {
   const extension = extname(path).toLowerCase();
+  if (extension !== '.txt' && extension !== '.zip')
+    throw new UnusableChatExportError(path, 'expected a .txt or .zip export');
+  const info = await statExportFile(path);
   if (extension === '.txt') {
-    if ((await stat(path)).size > limits.maxTextBytes)
-      throw new UnusableChatExportError(path, `larger than ${limits.maxTextBytes} bytes`);
-    return { text: decode(await readFile(path)), media: {}, chatEntry: null };
+    if (info.size > limits.maxTextBytes)
+      throw new UnusableChatExportError(path, `is larger than ${String(limits.maxTextBytes)} bytes`);
+    return { text: decode(await readTextFile(path, limits.maxTextBytes), path), media: {}, chatEntry: null };
   }
-  if (extension !== '.zip') throw new UnusableChatExportError(path, 'expected a .txt or .zip export');
   const zip = await openZip(path);
   try {
     const entries = await listEntries(zip, path, limits);
@@ -114,7 +168,11 @@ export async function readChatExportFile(
       throw new UnusableChatExportError(path, `${chat.fileName} is larger than ${limits.maxTextBytes} bytes`);
     if (chat.uncompressedSize > Math.max(chat.compressedSize, 1) * limits.maxCompressionRatio)
       throw new UnusableChatExportError(path, `${chat.fileName} expands more than ${limits.maxCompressionRatio}×`);
-    return { text: decode(await readEntry(zip, chat)), media, chatEntry: chat.fileName };
+    return {
+      text: decode(await readEntry(zip, chat, path, limits.maxTextBytes), path),
+      media,
+      chatEntry: chat.fileName,
+    };
   } finally {
     zip.close();
   }
@@ -157,14 +215,12 @@ function chooseChatEntry(entries: readonly yauzl.Entry[], path: string): yauzl.E
   );
 }
 
-function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer> {
+/** The entry's bytes; an entry whose size its header misstates, or that fails to inflate, is named. */
+function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, path: string, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     zip.openReadStream(entry, (err, stream) => {
-      if (err) return reject(err);
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('error', reject);
-      stream.on('end', () => resolve(Buffer.concat(chunks)));
+      if (err) return reject(new UnusableChatExportError(path, `${entry.fileName}: ${err.message}`));
+      readCapped(stream, maxBytes, path, entry.fileName).then(resolve, reject);
     });
   });
 }

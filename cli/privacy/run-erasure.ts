@@ -7,7 +7,9 @@ import { parseParticipantIdentifier } from '../../common/participant-identifier.
 import { jidUsers } from '../../common/whatsapp-jid.js';
 import {
   expandAliases,
+  exportSenderNameOf,
   findLinkedAccountJids,
+  forgetExportSenderInLake,
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
@@ -121,6 +123,8 @@ export async function runErasure(options: {
   accountJids?: readonly string[];
   force?: boolean;
 }): Promise<ErasureReport> {
+  const exportSender = exportSenderNameOf(options.participant);
+  if (exportSender !== undefined) return eraseExportSender(options, exportSender);
   const { jids } = parseParticipantIdentifier(options.participant);
   if (options.force !== true) await refuseLinkedAccount(options.pool, jids, options.accountJids ?? []);
   const startedAt = new Date();
@@ -206,6 +210,43 @@ export async function runErasure(options: {
     requestedBy: report.requestedBy,
     startedAt,
     counts: report.counts,
+    notReached,
+  });
+  return report;
+}
+
+/**
+ * `forget --participant name:NAME` (ADR 0023): a sender of exported messages no participant is known for. Only the
+ * lake holds it (exported rows pass through neither the outbox nor Temporal), so the run is complete when the lake
+ * transaction commits; refused like any run that finds nothing, unless `force`.
+ */
+async function eraseExportSender(
+  options: { pool: pg.Pool; requestedBy: string; temporalNamespace?: string; force?: boolean },
+  name: string
+): Promise<ErasureReport> {
+  const startedAt = new Date();
+  const pseudonym = `erased-${randomUUID()}@erased`;
+  const lake = await inTransaction(options.pool, (client) => forgetExportSenderInLake(client, name, pseudonym));
+  const counts = { lake: lake.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 };
+  const foundNothing = isNothingFound(counts);
+  const notReached = ['the chat export files themselves (.txt, .zip): delete them by hand', ...alwaysNotReached()];
+  const report: ErasureReport = {
+    runId: randomUUID(),
+    requestedBy: options.requestedBy,
+    counts,
+    notReached,
+    isComplete: true,
+    continuedPendingErasure: false,
+    foundNothing,
+    refused: foundNothing && options.force !== true,
+    temporalHistories: temporalHistoriesOf(options.temporalNamespace ?? 'default', new Set(), []),
+  };
+  if (report.refused) return report;
+  await recordErasureRun(options.pool, {
+    id: report.runId,
+    requestedBy: report.requestedBy,
+    startedAt,
+    counts,
     notReached,
   });
   return report;

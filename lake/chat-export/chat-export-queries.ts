@@ -81,3 +81,17 @@ export async function readExportCountedDays(pool: pg.Pool, groupJid: string | nu
   for (const row of rows) byGroup.set(row.group_jid, [...(byGroup.get(row.group_jid) ?? []), row.day]);
   return byGroup;
 }
+
+/**
+ * Whether the lake knows `groupJid`: a group row, or any event of it (captured, or exported by an earlier import).
+ * An import into a group it does not know is most often a mistyped JID, which would make a phantom group.
+ * @throws pg.DatabaseError when the query fails.
+ */
+export async function isExportGroupKnown(pool: pg.Pool, groupJid: string): Promise<boolean> {
+  const { rows } = await pool.query<{ known: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
+         OR EXISTS (SELECT 1 FROM whatsapp_event_logs WHERE chat_jid = $1) AS known`,
+    [groupJid]
+  );
+  return rows[0]?.known ?? false;
+}

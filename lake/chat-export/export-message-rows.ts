@@ -21,21 +21,16 @@ export function phoneDigitsOfSender(sender: string): string | null {
 }
 
 /**
- * The UUIDv5 names of exported messages, in order (issue #30 item 2): `export.message` · group · sender as written ·
- * UTC minute · SHA-256 of the text · ordinal among the messages of the file equal in the four before it. The
- * same message in the same group from any export (the same file twice, an overlapping newer one) gets the same
- * name, and two identical messages in one minute stay two.
- *
- * @param sentAt - each message's instant, as `messages`.
+ * The UUIDv5 names of exported messages, in order (ADR 0023): `export.message` · group · sender as written ·
+ * minute as written (the wall clock, never the instant: reading the same file in another `--time-zone` must not
+ * make new messages) · SHA-256 of the text (without an "edited" marker) · ordinal among the messages of the file
+ * equal in the four before it. The same message in the same group from any export (the same file twice, an
+ * overlapping newer one) gets the same name, and two identical messages in one minute stay two.
  */
-export function exportMessageIdNames(
-  groupJid: string,
-  messages: readonly ExportedMessage[],
-  sentAt: readonly Date[]
-): string[] {
+export function exportMessageIdNames(groupJid: string, messages: readonly ExportedMessage[]): string[] {
   const seen = new Map<string, number>();
-  return messages.map((message, index) => {
-    const minute = (sentAt[index] ?? new Date(Number.NaN)).toISOString().slice(0, 16);
+  return messages.map((message) => {
+    const minute = message.wallClock.slice(0, 16);
     const digest = createHash('sha256').update(message.text, 'utf8').digest('hex');
     const base = [EXPORT_MESSAGE_TYPE, groupJid, message.sender, minute, digest].join('|');
     const ordinal = seen.get(base) ?? 0;

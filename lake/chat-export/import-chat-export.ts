@@ -13,6 +13,27 @@ export class UnknownTimeZoneError extends Error {
   }
 }
 
+/**
+ * Thrown before anything is stored when a text holds no WhatsApp message or system line at all: an empty file,
+ * a binary one, or text in another encoding. An import that says "0 messages" and exits 0 would hide that.
+ */
+export class NoChatMessagesError extends Error {
+  override readonly name = 'NoChatMessagesError';
+  constructor(
+    readonly lines: number,
+    readonly unreadableLines: number,
+    hasNulCharacters: boolean
+  ) {
+    super(
+      lines === 0
+        ? 'holds no text: nothing was imported'
+        : `holds no WhatsApp message: none of its ${String(lines)} lines starts with a date and a time as an ` +
+            `export's messages do (${String(unreadableLines)} unreadable${hasNulCharacters ? '; it holds NUL characters: UTF-16 or binary?' : ''}), ` +
+            'so nothing was imported'
+    );
+  }
+}
+
 /** What one import read and stored (issue #30). */
 export interface ChatExportImport {
   lines: number;
@@ -24,6 +45,11 @@ export interface ChatExportImport {
   inserted: number;
   /** The zone the written times were read in. */
   timeZone: string;
+  /**
+   * Messages of the file an earlier import stored with its times read in another zone: they keep that zone's
+   * instants (the first import's zone wins, ADR 0023).
+   */
+  earlierTimeZones: Array<{ timeZone: string; messages: number }>;
   /** The day/month order the written dates were read in, and how it was decided. */
   dateOrder: DateOrderDecision;
 }
@@ -63,6 +89,23 @@ async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone
   return rows.map((row) => row.at);
 }
 
+/** Of the exported messages `eventIds` already in the lake, how many were read in a zone other than `timeZone`. */
+async function readOtherTimeZones(
+  pool: pg.Pool,
+  eventIds: readonly string[],
+  timeZone: string
+): Promise<Array<{ timeZone: string; messages: number }>> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await pool.query<{ zone: string; messages: number }>(
+    `SELECT payload->'export'->>'time_zone' AS zone, count(*)::int AS messages FROM whatsapp_event_logs
+      WHERE event_id = ANY($1::uuid[]) AND type = 'export.message'
+        AND payload->'export'->>'time_zone' IS DISTINCT FROM $2
+      GROUP BY 1`,
+    [eventIds, timeZone]
+  );
+  return rows.map((row) => ({ timeZone: row.zone, messages: row.messages }));
+}
+
 /** The group's subject as the lake knows it: iOS writes system lines under the group's name (ADR 0023). */
 async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<string[]> {
   const { rows } = await pool.query<{ subject: string }>(
@@ -79,7 +122,8 @@ async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<strin
  * System lines are counted, not stored; unreadable lines are returned with their numbers.
  *
  * @param options.eventIdOf - UUIDv5 of a name in the lake's event-id namespace (`collector/event-id.ts`).
- * @throws DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
+ * @throws NoChatMessagesError (nothing stored) when the text holds no message or system line at all;
+ *   DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
  *   given; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
  */
 export async function importChatExport(
@@ -100,32 +144,32 @@ export async function importChatExport(
     groupSubjects: await readGroupSubjects(pool, options.groupJid),
     ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
   });
-  const byKind: Record<ExportedMessageKind, number> = { text: 0, media: 0, deleted: 0 };
+  if (parsed.messages.length === 0 && parsed.systemLines === 0)
+    throw new NoChatMessagesError(parsed.lines, parsed.unreadable.length, options.text.includes('\u0000'));
+  const byKind: Record<ExportedMessageKind, number> = { text: 0, edited: 0, media: 0, deleted: 0 };
   for (const message of parsed.messages) byKind[message.kind] += 1;
-  const sentAt: Date[] = [];
-  for (let start = 0; start < parsed.messages.length; start += INSERT_BATCH_ROWS) {
-    const batch = parsed.messages.slice(start, start + INSERT_BATCH_ROWS);
-    sentAt.push(
-      ...(await instantsOf(
-        pool,
-        batch.map((message) => message.wallClock),
-        options.timeZone
-      ))
-    );
-  }
   // Ordinals count within the whole file, so the names are made before the rows are cut into batches.
-  const eventIds = exportMessageIdNames(options.groupJid, parsed.messages, sentAt).map(options.eventIdOf);
+  const eventIds = exportMessageIdNames(options.groupJid, parsed.messages).map(options.eventIdOf);
   let inserted = 0;
+  const earlierZones = new Map<string, number>();
   for (let start = 0; start < parsed.messages.length; start += INSERT_BATCH_ROWS) {
     const end = start + INSERT_BATCH_ROWS;
-    const rows = exportMessageRows(
-      options.groupJid,
-      parsed.messages.slice(start, end),
-      sentAt.slice(start, end),
-      eventIds.slice(start, end),
-      { timeZone: options.timeZone, importedAt }
+    const batch = parsed.messages.slice(start, end);
+    const batchIds = eventIds.slice(start, end);
+    const sentAt = await instantsOf(
+      pool,
+      batch.map((message) => message.wallClock),
+      options.timeZone
     );
-    inserted += (await insertEventLogRecords(pool, rows.map(encodeEventLogRow))).size;
+    const rows = exportMessageRows(options.groupJid, batch, sentAt, batchIds, {
+      timeZone: options.timeZone,
+      importedAt,
+    });
+    const stored = await insertEventLogRecords(pool, rows.map(encodeEventLogRow));
+    inserted += stored.size;
+    const known = batchIds.filter((id) => !stored.has(id));
+    for (const zone of await readOtherTimeZones(pool, known, options.timeZone))
+      earlierZones.set(zone.timeZone, (earlierZones.get(zone.timeZone) ?? 0) + zone.messages);
   }
   return {
     lines: parsed.lines,
@@ -135,6 +179,7 @@ export async function importChatExport(
     unreadable: parsed.unreadable,
     inserted,
     timeZone: options.timeZone,
+    earlierTimeZones: [...earlierZones].map(([timeZone, messages]) => ({ timeZone, messages })),
     dateOrder: parsed.dateOrder,
   };
 }

@@ -9,8 +9,11 @@ import {
   type WrittenTimestamp,
 } from './written-timestamp.js';
 
-/** What an exported message is: its own text, a media file (attached or omitted), or a deleted message. */
-export type ExportedMessageKind = 'text' | 'media' | 'deleted';
+/**
+ * What an exported message is: its own text, a text edited after it was sent (WhatsApp's marker removed), a media
+ * file (attached or omitted), or a deleted message.
+ */
+export type ExportedMessageKind = 'text' | 'edited' | 'media' | 'deleted';
 
 /** One message of a chat export, as written (issue #30 item 1). */
 export interface ExportedMessage {
@@ -35,6 +38,7 @@ export type UnreadableReason =
   | "impossible date in the file's day/month order"
   | 'impossible time'
   | 'in the future'
+  | 'message text over 4 MiB'
   | 'undecodable characters'
   | 'looks like a message header but is none';
 
@@ -50,7 +54,7 @@ export interface ParsedChatExport {
   /** System lines (joins, leaves, subject changes, the end-to-end notice): read, not messages. */
   systemLines: number;
   unreadable: UnreadableLine[];
-  /** Lines in the file, blank ones included. */
+  /** Lines in the file, blank ones included, a final line break ending the last one (as `wc -l` counts). */
   lines: number;
   /** The day/month order the dates were read in, and how it was decided. */
   dateOrder: DateOrderDecision;
@@ -74,6 +78,13 @@ const UNDECODABLE = /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 // short or garbled. A message's own line starting with a bare date ("12/03 meeting") has no hour after it.
 const HEADER_LIKE = /^[\u200E\u200F]*\[?\d{1,4}[-/.]\s?\d{1,4}[-/.]\s?\d{1,4}[,.]?\s+\d{1,2}[:.]/;
 const BIDI_MARKS = /[\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+/**
+ * The longest message text the import stores, in UTF-8 bytes: the ingest's body limit (`INGEST_BODY_LIMIT_BYTES`,
+ * 4 MiB by default), so no exported message is larger than a captured one could be. A longer one is an unreadable
+ * line: a PostgreSQL value that size fails its whole batch.
+ */
+export const MAX_EXPORTED_MESSAGE_BYTES = 4 * 1024 * 1024;
+
 // WhatsApp has existed since 2009; a time before is a misread date.
 const FIRST_YEAR = 2009;
 // A message dated later than now by more than this is misread: a day covers the zones ahead of any clock.
@@ -90,6 +101,10 @@ const DELETED_PHRASES = new Set([
 ]);
 // iOS opens a header with `[`, Android with the bare date.
 const IOS_HEADER = /^[\u200E\u200F]*\[/;
+// What WhatsApp appends to an edited message's text (Android and iOS, English and Portuguese). It is no part of
+// the text: the same message exported before its edit was seen has no marker.
+const EDITED_MARKER =
+  /[\s\u200E\u200F]*<(?:this message was edited|mensagem editada|esta mensagem foi editada)>[\s\u200E\u200F]*$/i;
 const MEDIA_OMITTED =
   /^(?:<\s*(?:media omitted|mídia oculta|arquivo de mídia oculto|m[ií]dia omitida)\s*>|(?:image|video|audio|sticker|gif|document|contact card) omitted|(?:imagem|vídeo|video|áudio|audio|figurinha|gif|documento|cartão de contato) (?:omitid[oa]|ocultad[oa]))$/;
 
@@ -169,6 +184,8 @@ function continuationProblem(line: string, isAfterHeader: boolean): UnreadableRe
 export function parseChatExport(text: string, options: ParseChatExportOptions = {}): ParsedChatExport {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const lines = body.split(LINE_BREAK);
+  // A final line break ends the last line; it starts no line of its own (an empty file has no line).
+  if (lines.at(-1) === '') lines.pop();
   const headers = lines.map(headerOf);
   const dateOrder = decideDateOrder(
     lines.flatMap((line, index) => {
@@ -221,8 +238,16 @@ export function parseChatExport(text: string, options: ParseChatExportOptions = 
     result.messages.push(open.message);
   }
   for (const message of result.messages) {
-    message.text = message.text.replace(/\n+$/, '');
-    message.kind = kindOf(message.text, message.attachment);
+    const text = message.text.replace(/\n+$/, '');
+    message.text = text.replace(EDITED_MARKER, '');
+    message.kind = message.text === text ? kindOf(text, message.attachment) : 'edited';
   }
+  const isOverLimit = (message: ExportedMessage): boolean =>
+    message.text.length > MAX_EXPORTED_MESSAGE_BYTES / 3 &&
+    Buffer.byteLength(message.text, 'utf8') > MAX_EXPORTED_MESSAGE_BYTES;
+  for (const message of result.messages.filter(isOverLimit))
+    result.unreadable.push({ line: message.line, reason: 'message text over 4 MiB' });
+  result.messages = result.messages.filter((message) => !isOverLimit(message));
+  result.unreadable.sort((a, b) => a.line - b.line);
   return result;
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers } from '../../common/whatsapp-jid.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
+import { forgetLinkedExportSenders } from './forget-export-sender.js';
 import { forgetParticipantInSendTables, type SendErasureResult } from './forget-send-side.js';
 
 /** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
@@ -59,7 +60,10 @@ export async function forgetParticipantInLake(
   const pattern = jidPatternSource(jidUsers(allJids));
   const skipped: SkippedRow[] = [];
   const exportedRedacted = await redactExportedMessages(client, allJids, pseudonym);
-  const messageBodiesRedacted = exportedRedacted + (await redactAuthoredMessages(client, pattern, skipped));
+  // Before the member's own links go: they tell which `name:` keys of exported senders are the member's.
+  const linkedExports = await forgetLinkedExportSenders(client, pattern, pseudonym);
+  const messageBodiesRedacted =
+    exportedRedacted + linkedExports.messagesRedacted + (await redactAuthoredMessages(client, pattern, skipped));
   // The raw table first, in chunks: one row PostgreSQL cannot render is skipped and named (issue #25 item 1).
   const rawPass = await pseudonymizeRawPayloads(client, pattern, pseudonym, skipped);
   const aliases = await client.query(`DELETE FROM whatsapp_lid_aliases WHERE lid ~ $1 OR phone_jid ~ $1`, [pattern]);
@@ -101,7 +105,7 @@ export async function forgetParticipantInLake(
       messageBodiesRedacted,
       aliasesDeleted: aliases.rowCount ?? 0,
       participantsDeleted: participants.rowCount ?? 0,
-      memberLinksDeleted: memberLinks.rowCount ?? 0,
+      memberLinksDeleted: (memberLinks.rowCount ?? 0) + linkedExports.linksDeleted,
       pseudonymized: {
         ...(rawPass.eventIds.length > 0 ? { 'whatsapp_event_logs.payload': rawPass.eventIds.length } : {}),
         ...(await pseudonymizeEverywhere(client, pattern, pseudonym)),

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoverageBeats } from '../../../collector/coverage-beats.js';
 import { eventIdFromName } from '../../../collector/event-id.js';
@@ -8,7 +9,15 @@ import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { createRootLogger } from '../../../common/logger.js';
 import { renderReportHtml } from '../../../cli/report/render-html.js';
-import { importChatExport, linkMembers, readEngagementReport, redactOldMessageBodies } from '../../../lake/index.js';
+import { MAX_EXPORTED_MESSAGE_BYTES } from '../../../lake/chat-export/parse-chat-export.js';
+import {
+  importChatExport,
+  linkMembers,
+  NoChatMessagesError,
+  readEngagementReport,
+  redactOldMessageBodies,
+} from '../../../lake/index.js';
+import { forgetExportSenderInLake } from '../../../lake/privacy/forget-export-sender.js';
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
@@ -24,6 +33,25 @@ const ACCOUNT = '5500000000009:12@s.whatsapp.net';
 const HOUR_MS = 3_600_000;
 
 const fresh = useFreshLake();
+
+async function inTransaction<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await fresh.lake.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await run(client);
+    await client.query('COMMIT');
+    return result;
+  } finally {
+    client.release();
+  }
+}
+
+async function memberLinkIds(): Promise<string[]> {
+  const { rows } = await fresh.lake.pool.query<{ participant_id: string }>(
+    'SELECT participant_id FROM whatsapp_member_links ORDER BY 1'
+  );
+  return rows.map((row) => row.participant_id);
+}
 let dir = '';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'wa-lake-export-'));
@@ -111,6 +139,22 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     expect(await exportedRows(group)).toHaveLength(7);
   });
 
+  it('adds nothing when the same file is imported again in another time zone, and says the first zone wins', async () => {
+    const group = '120363000000030012@g.us';
+    const text = fixture('android-en-12h.txt');
+    await importText(group, text);
+    const again = await importChatExport(fresh.lake.pool, {
+      groupJid: group,
+      text,
+      timeZone: 'UTC',
+      eventIdOf: eventIdFromName,
+    });
+    expect(again).toMatchObject({ inserted: 0, earlierTimeZones: [{ timeZone: ZONE, messages: 5 }] });
+    expect((await exportedRows(group)).map((row) => (row['at'] as Date).toISOString().slice(11, 16))).toContain(
+      '12:20'
+    );
+  });
+
   it('reports each unreadable line with its number and imports the rest', async () => {
     const group = '120363000000030021@g.us';
     const imported = await importText(group, fixture('partly-unreadable.txt'));
@@ -127,6 +171,21 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
       'depois do corte',
       'Até sábado',
     ]);
+  });
+
+  it('stores nothing and says why when a text holds no message at all (empty, binary)', async () => {
+    const group = '120363000000030022@g.us';
+    await expect(importText(group, '')).rejects.toThrow('holds no text');
+    await expect(importText(group, '\u0000\u0001PK\u0003\u0004\n\u0000')).rejects.toThrow(NoChatMessagesError);
+    await expect(importText(group, '\u0000\u0001PK\u0003\u0004\n\u0000')).rejects.toThrow('UTF-16 or binary?');
+    expect(await exportedRows(group)).toEqual([]);
+  });
+
+  it('stores the rest of a file whose one message is over 4 MiB', async () => {
+    const group = '120363000000030023@g.us';
+    const huge = 'x'.repeat(MAX_EXPORTED_MESSAGE_BYTES + 1);
+    const imported = await importText(group, `1/13/25 10:00 - Ana: ${huge}\n1/13/25 10:01 - Bea: short\n`);
+    expect(imported).toMatchObject({ inserted: 1, unreadable: [{ line: 1, reason: 'message text over 4 MiB' }] });
   });
 
   it('counts exported messages only on days the lake did not observe, so engagement runs on across the boundary', async () => {
@@ -213,6 +272,7 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
       JSON.stringify({ type: 'lid-mapping.update', chat_jid: null, payload: { lid: CAIO, pn: CAIO_PHONE } })
     );
     await linkMembers(fresh.lake.pool, [{ participantId: ANA, memberId: 'discord:ana', name: 'Ana' }], 'csv');
+    await fresh.lake.pool.query(`INSERT INTO whatsapp_groups (jid, subject) VALUES ($1, 'Trail club')`, [group]);
     const file = join(dir, 'export.txt');
     writeFileSync(file, fixture('android-en-12h.txt'));
     const env = { DATABASE_URL: fresh.url };
@@ -245,6 +305,25 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     expect(after.stdout).not.toContain('name:Bea');
   });
 
+  it('refuses a group the lake has never seen unless --force, and says when the day/month order was assumed', async () => {
+    const group = '120363000000030061@g.us';
+    const file = join(dir, 'ambiguous.txt');
+    writeFileSync(file, fixture('ambiguous-dates.txt'));
+    const env = { DATABASE_URL: fresh.url };
+    const refused = await runCli(['import-export', file, '--group', group], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`the lake has never seen the group ${group}`);
+    expect(refused.stderr).toContain('--force');
+    expect(await exportedRows(group)).toEqual([]);
+
+    const forced = await runCli(['import-export', file, '--group', group, '--force'], { env });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('dates read month-first: ASSUMED');
+    expect(forced.stdout).toContain('--date-order day-first');
+    const ordered = await runCli(['import-export', file, '--group', group, '--date-order', 'day-first'], { env });
+    expect(ordered.stdout).toContain('dates read day-first (--date-order)');
+  });
+
   it('retention redacts exported texts and forget erases a member’s exported messages, which keep counting', async () => {
     const group = '120363000000030051@g.us';
     await importText(group, fixture('android-ptbr-24h.txt'));
@@ -263,5 +342,58 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     await redactOldMessageBodies(fresh.lake.pool, new Date('2022-01-01T00:00:00Z'), { requestedBy: 'test' });
     expect((await exportedRows(group)).map((row) => row['text'])).toEqual([null, null, null, null, null]);
     expect(Object.values(await groupDaily(group)).reduce((a, b) => a + b, 0)).toBe(5);
+  });
+
+  it('forget name:Gia erases the exported messages of a sender no participant is known for, and its link', async () => {
+    const group = '120363000000030071@g.us';
+    await importText(group, '1/13/25 10:00 - Gia: mine\n1/13/25 10:01 - Dora: not mine\n');
+    await linkMembers(fresh.lake.pool, [{ participantId: 'name:Gia', memberId: 'discord:gia-71' }], 'cli');
+    const result = await inTransaction((client) => forgetExportSenderInLake(client, 'gia', 'erased-0071@erased'));
+    expect(result.counts).toMatchObject({ messageBodiesRedacted: 1, memberLinksDeleted: 1 });
+    expect(await exportedRows(group)).toMatchObject([
+      { name: null, text: null, phone: 'erased-0071@erased' },
+      { name: 'Dora', text: 'not mine' },
+    ]);
+    expect(await memberLinkIds()).not.toContain('name:Gia');
+    const again = await inTransaction((client) => forgetExportSenderInLake(client, 'Gia', 'erased-0072@erased'));
+    expect(again.counts.messageBodiesRedacted).toBe(0);
+  });
+
+  it('forget of a participant erases the exported messages a name: link of the same member id attributes to it', async () => {
+    const group = '120363000000030072@g.us';
+    const eve = '100000000000072@lid';
+    await importText(group, '1/13/25 10:00 - Eve at work: hello\n1/13/25 10:01 - Dora: hi\n');
+    await linkMembers(
+      fresh.lake.pool,
+      [
+        { participantId: eve, memberId: 'discord:eve-72' },
+        { participantId: 'name:Eve at work', memberId: 'discord:eve-72' },
+      ],
+      'cli'
+    );
+    const result = await inTransaction((client) => forgetParticipantInLake(client, [eve], 'erased-0073@erased'));
+    expect(result.counts.memberLinksDeleted).toBe(2);
+    expect(await exportedRows(group)).toMatchObject([
+      { name: null, text: null, phone: 'erased-0073@erased' },
+      { name: 'Dora', text: 'hi' },
+    ]);
+    expect((await memberLinkIds()).filter((id) => id.includes('Eve') || id === eve)).toEqual([]);
+  });
+
+  it('wa-lake forget --participant name:NAME is accepted and needs no Temporal', async () => {
+    const group = '120363000000030073@g.us';
+    await importText(group, '1/13/25 10:00 - Finn: hello\n');
+    const run = await runCli(['forget', '--participant', 'name:Finn'], {
+      env: {
+        DATABASE_URL: fresh.url,
+        OUTBOX_PATH: join(dir, 'outbox.sqlite'),
+        AUTH_DIR: join(dir, 'auth'),
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+      },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('1 message body redacted');
+    expect((await exportedRows(group))[0]).toMatchObject({ name: null, text: null });
   });
 });

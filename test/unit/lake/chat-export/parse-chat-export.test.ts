@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DateOrderConflictError } from '../../../../lake/chat-export/date-order.js';
-import { parseChatExport } from '../../../../lake/chat-export/parse-chat-export.js';
+import { MAX_EXPORTED_MESSAGE_BYTES, parseChatExport } from '../../../../lake/chat-export/parse-chat-export.js';
 
 const FIXTURES = new URL('../../../fixtures/chat-exports/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
@@ -99,5 +99,25 @@ describe('parseChatExport: iOS system lines under the group name (ADR 0023)', ()
   it('leaves an Android file’s authored lines alone: Android writes system lines without an author', () => {
     const text = '5/1/24, 9:00 AM - Trail club: Alice added Bob\n5/1/24, 9:01 AM - Alice: Hi\n';
     expect(senders(text)).toEqual(['Trail club: Alice added Bob', 'Alice: Hi']);
+  });
+});
+
+describe('parseChatExport: a message too large to store', () => {
+  it('reports a text over the ingest body limit as an unreadable line and keeps the rest', () => {
+    const huge = 'é'.repeat(MAX_EXPORTED_MESSAGE_BYTES / 2);
+    const parsed = parse(
+      `1/13/25 10:00 - Ana: before\n1/13/25 10:01 - Bea: ${huge}\nmore\n1/13/25 10:02 - Ana: after\n`
+    );
+    expect(parsed.unreadable).toEqual([{ line: 2, reason: 'message text over 4 MiB' }]);
+    expect(parsed.messages.map((message) => message.text)).toEqual(['before', 'after']);
+  });
+});
+
+describe('parseChatExport: lines', () => {
+  it('counts lines as written: a final line break starts no line, an empty text has none', () => {
+    expect(parse('1/13/25 10:00 - Ana: a\n1/13/25 10:01 - Ana: b\n').lines).toBe(2);
+    expect(parse('1/13/25 10:00 - Ana: a\n1/13/25 10:01 - Ana: b').lines).toBe(2);
+    expect(parse('1/13/25 10:00 - Ana: a\n\n').lines).toBe(2);
+    expect(parse('').lines).toBe(0);
   });
 });
