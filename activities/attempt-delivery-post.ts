@@ -1,4 +1,5 @@
 import type { ReadableStreamDefaultReader } from 'node:stream/web';
+import { withoutUrlCredentials } from '../common/redact-url-credentials.js';
 import type { DeliveryAttemptOutcome } from './classify-delivery-response.js';
 
 /** How many characters of a response body an attempt keeps, for failure details and duplicate detection. */
@@ -95,10 +96,11 @@ export async function attemptDeliveryPost(
     });
   } catch (err) {
     if (cancellation?.aborted) throw err;
-    if (timeout.aborted)
-      return { outcome: { kind: 'timeout' }, responseExcerpt: '', responseHeaders: null, cause: err };
+    // The cause becomes part of the failure in the history: never with a URL's credentials (ADR 0022).
+    const cause = withoutUrlCredentials(err);
+    if (timeout.aborted) return { outcome: { kind: 'timeout' }, responseExcerpt: '', responseHeaders: null, cause };
     const outcome: DeliveryAttemptOutcome = { kind: 'network_error', code: networkErrorCode(err) };
-    return { outcome, responseExcerpt: '', responseHeaders: null, cause: err };
+    return { outcome, responseExcerpt: '', responseHeaders: null, cause };
   }
   const responseExcerpt = await readResponseExcerpt(response);
   return {

@@ -21,9 +21,11 @@ export async function startCodecServer(options: {
 }): Promise<RunningCodecServer> {
   const { config, logger } = options;
   const app = buildCodecServerApp({
-    codec: new EncryptionCodec(config.PAYLOAD_ENCRYPTION_KEYS ?? []),
+    // It shows, never acts: a payload written without a key (a forgery) is shown in clear to the operator.
+    codec: new EncryptionCodec(config.PAYLOAD_ENCRYPTION_KEYS ?? [], { isClearAllowed: true }),
     token: config.CODEC_SERVER_TOKEN,
     corsOrigins: config.CODEC_SERVER_CORS_ORIGINS,
+    isUiOriginTrusted: config.CODEC_SERVER_TRUST_UI_ORIGIN,
     logger,
   });
   try {

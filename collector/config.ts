@@ -2,7 +2,8 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { applyRenamedEnvKeys, type RenamedEnvKey } from '../common/renamed-env-keys.js';
-import { envBoolean, envHttpUrl, envInt, envLogLevel, parseConfig, envHostPort } from '../common/config-schema.js';
+import { envBoolean, envHttpUrl, envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
+import { temporalConnectionEnvShape, withTemporalConnection } from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 
 const MIB = 1024 * 1024;
@@ -18,8 +19,7 @@ export const collectorEnvSchema = z.object({
   AUTH_DIR: z.string().min(1).default('.data/auth'),
   /** Status file read by `wa-lake status`; default `collector-status.json` next to the outbox. */
   COLLECTOR_STATUS_PATH: z.string().min(1).optional(),
-  TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  ...temporalConnectionEnvShape,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   OUTBOX_RETENTION_DAYS: envInt(7, 1, 3650),
   OUTBOX_BODY_LIMIT_BYTES: envInt(MIB, 16 * 1024, 2 * MIB - 64 * 1024),
@@ -91,12 +91,15 @@ export const RENAMED_COLLECTOR_ENV_KEYS: Readonly<Record<string, string>> = {
  * the outbox). Durations in ms, sizes in bytes.
  */
 export type CollectorConfig = Readonly<
-  Omit<z.output<typeof collectorEnvSchema>, 'COLLECTOR_STATUS_PATH'> & {
+  Omit<z.output<typeof collectorConfigSchema>, 'COLLECTOR_STATUS_PATH'> & {
     COLLECTOR_STATUS_PATH: string;
     /** Old key names found in the environment; `runCollector` logs a warning for each. */
     renamedEnvKeys: readonly RenamedEnvKey[];
   }
 >;
+
+/** The schema with the Temporal keys resolved into `temporal` (ADR 0022). */
+const collectorConfigSchema = collectorEnvSchema.transform(withTemporalConnection);
 
 /**
  * Parses the collector's environment once (house style §5).
@@ -106,7 +109,7 @@ export type CollectorConfig = Readonly<
  */
 export function loadCollectorConfig(env: Readonly<Record<string, string | undefined>>): CollectorConfig {
   const { env: current, renamed } = applyRenamedEnvKeys(env, RENAMED_COLLECTOR_ENV_KEYS);
-  const parsed = parseConfig(collectorEnvSchema, current);
+  const parsed = parseConfig(collectorConfigSchema, current);
   return Object.freeze({
     ...parsed,
     COLLECTOR_STATUS_PATH: parsed.COLLECTOR_STATUS_PATH ?? join(dirname(parsed.OUTBOX_PATH), 'collector-status.json'),

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { makeDirectory } from '../common/make-directory.js';
+import type { HistoryImportStatus } from './history-progress.js';
 
 /** Outbox row counts by state, as `OutboxStore.countByState()` returns them. */
 export type OutboxCounts = Record<'pending' | 'started' | 'dead', number>;
@@ -17,6 +18,8 @@ export interface CollectorSnapshot {
   outbox: OutboxCounts;
   /** Age of the oldest pending row in ms, or null when nothing is pending. */
   oldestPendingAgeMs: number | null;
+  /** The last history import (ADR 0016); null or absent before the first push. */
+  historyImport?: HistoryImportStatus | null;
 }
 
 /** Content of the status file read by `wa-lake status` (architecture.md §10). */
@@ -35,6 +38,11 @@ export interface CollectorStatus extends CollectorSnapshot {
    * is older than `HEALTHCHECK_WHATSAPP_DOWN_MS` (issue #32 item 4).
    */
   sessionDownSince: string | null;
+  /**
+   * Rows the outbox handed to Temporal per second between the last two beats (null before the second beat): with
+   * `outbox.pending`, how long the rows waiting (a history import's, say) take to reach the lake.
+   */
+  outboxDrainPerSecond: number | null;
 }
 
 /**
@@ -46,6 +54,9 @@ export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
   private stoppedAt: string | null = null;
   private sessionDownSince: string | null;
+  private lastDrain: { started: number; atMs: number } | null = null;
+  private outboxDrainPerSecond: number | null = null;
+  private lastBeatAt: string | null = null;
   private readonly startedAt: string;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -82,14 +93,8 @@ export class Heartbeat {
     const snapshot = this.deps.getSnapshot();
     if (snapshot.mode === 'replay' || snapshot.sessionState === 'open') this.sessionDownSince = null;
     else this.sessionDownSince ??= snapshot.sessionStateSince;
-    const status: CollectorStatus = {
-      ...snapshot,
-      pid: process.pid,
-      startedAt: this.startedAt,
-      lastHeartbeatAt: new Date(this.now()).toISOString(),
-      stoppedAt: this.stoppedAt,
-      sessionDownSince: this.sessionDownSince,
-    };
+    this.measureDrain(snapshot.outbox.started);
+    const status = this.writeStatus(snapshot);
     this.logger.info(
       {
         sessionState: status.sessionState,
@@ -100,6 +105,37 @@ export class Heartbeat {
       },
       'collector heartbeat'
     );
+    return status;
+  }
+
+  /**
+   * Rewrites the status file between beats, without a log record or a new drain measurement: a history import
+   * reports its progress as its pushes arrive, not once a minute. The last heartbeat time stays the beat's.
+   */
+  refresh(): void {
+    this.writeStatus(this.deps.getSnapshot(), this.lastBeatAt);
+  }
+
+  private measureDrain(started: number): void {
+    const atMs = this.now();
+    const last = this.lastDrain;
+    // Pruning lowers the started count; that interval says nothing about the drain.
+    if (last !== null && atMs > last.atMs && started >= last.started)
+      this.outboxDrainPerSecond = Math.round(((started - last.started) / (atMs - last.atMs)) * 10_000) / 10;
+    this.lastDrain = { started, atMs };
+  }
+
+  private writeStatus(snapshot: CollectorSnapshot, lastHeartbeatAt: string | null = null): CollectorStatus {
+    const status: CollectorStatus = {
+      ...snapshot,
+      pid: process.pid,
+      startedAt: this.startedAt,
+      lastHeartbeatAt: lastHeartbeatAt ?? new Date(this.now()).toISOString(),
+      stoppedAt: this.stoppedAt,
+      sessionDownSince: this.sessionDownSince,
+      outboxDrainPerSecond: this.outboxDrainPerSecond,
+    };
+    if (lastHeartbeatAt === null) this.lastBeatAt = status.lastHeartbeatAt;
     try {
       makeDirectory(dirname(this.deps.statusPath));
       const temporary = `${this.deps.statusPath}.${process.pid}.tmp`;
@@ -137,8 +173,23 @@ export function readCollectorStatus(path: string): CollectorStatus | null {
       ...parsed,
       stoppedAt: typeof parsed.stoppedAt === 'string' ? parsed.stoppedAt : null,
       sessionDownSince: typeof parsed.sessionDownSince === 'string' ? parsed.sessionDownSince : null,
+      outboxDrainPerSecond: typeof parsed.outboxDrainPerSecond === 'number' ? parsed.outboxDrainPerSecond : null,
+      historyImport: isHistoryImportStatus(parsed.historyImport) ? parsed.historyImport : null,
     } as CollectorStatus;
   } catch {
     return null;
   }
+}
+
+/** A status file from another version may lack the import or hold another shape: only a whole one is shown. */
+function isHistoryImportStatus(value: unknown): value is HistoryImportStatus {
+  if (value === null || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  return (
+    typeof record['items'] === 'number' &&
+    typeof record['pushes'] === 'number' &&
+    typeof record['itemsPerSecond'] === 'number' &&
+    typeof record['updatedAt'] === 'string' &&
+    typeof record['isDone'] === 'boolean'
+  );
 }

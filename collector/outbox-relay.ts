@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import {
   WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
   type SearchAttributePair,
 } from '@temporalio/common';
@@ -15,6 +16,7 @@ import {
   type DeliverEventInput,
 } from '../workflows/contracts.js';
 import type { OutboxRow, OutboxStore } from './outbox-store.js';
+import { checkHeldWorkflow } from './squat-check.js';
 
 /** gRPC status codes that mean "this one row is wrong", not "Temporal is down". */
 const ROW_LEVEL_GRPC_CODES = new Set([3 /* INVALID_ARGUMENT */, 8 /* RESOURCE_EXHAUSTED: payload */]);
@@ -233,26 +235,32 @@ export class OutboxRelay {
       { key: WA_DELIVERY_STATE, value: 'pending' },
     ];
     if (row.chatJid !== null) searchAttributes.push({ key: WA_CHAT_JID, value: row.chatJid });
-    try {
+    // `isReplacing`: the id is held by a squatter (ADR 0022): end it, whether running or closed, and start.
+    const start = (isReplacing: boolean): Promise<unknown> =>
       // The deadline also ends the SDK's own gRPC retries, so no call outlives this method.
-      const start = client.withAbortSignal(this.stopping.signal, () =>
+      client.withAbortSignal(this.stopping.signal, () =>
         client.withDeadline(Date.now() + startTimeoutMs, () =>
           client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
             taskQueue,
             workflowId: row.eventId,
             args: [input],
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            workflowIdReusePolicy: isReplacing
+              ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+              : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            ...(isReplacing ? { workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING } : {}),
             typedSearchAttributes: searchAttributes,
-            ...(requestEagerStart === true ? { requestEagerStart } : {}),
+            ...(requestEagerStart === true && !isReplacing ? { requestEagerStart } : {}),
           })
         )
       );
+    try {
+      const started = start(false);
       // The SDK cancels only a call that is on the wire when the signal aborts; one still encoding its
       // payload then would wait out its deadline. The stop does not wait for it (its result is dropped).
       const aborted = whenAborted(this.stopping.signal);
       try {
-        if ((await Promise.race([start, aborted.promise])) === ABORTED) {
-          start.catch(() => undefined);
+        if ((await Promise.race([started, aborted.promise])) === ABORTED) {
+          started.catch(() => undefined);
           return 'cancelled';
         }
       } finally {
@@ -260,7 +268,7 @@ export class OutboxRelay {
       }
       return 'started';
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return this.startUnlessHeld(row, () => start(true));
       // A start cancelled by stop() may or may not have reached Temporal: the row stays due, and the next
       // run's start of the same workflow id answers "already started" if it did.
       if (this.stopping.signal.aborted) return 'cancelled';
@@ -274,6 +282,47 @@ export class OutboxRelay {
         kind: isRowLevel ? 'failed-row' : 'failed-down',
         error: err instanceof Error ? err.message : String(err),
       };
+    }
+  }
+
+  /**
+   * The event's id is already held: `already-started` when the holder is the collector's delivery of this event;
+   * otherwise (a forged or foreign workflow squats the id, ADR 0022) one alert, the squatter is
+   * terminated and the genuine delivery started in its place (`started`). The lake stores the event once: the
+   * squatter's input never ran (the worker refuses what it cannot decrypt) and the ingest is idempotent by id.
+   */
+  private async startUnlessHeld(
+    row: OutboxRow,
+    replace: () => Promise<unknown>
+  ): Promise<'started' | 'already-started' | { kind: 'failed-row'; error: string }> {
+    let check;
+    try {
+      check = await checkHeldWorkflow(this.options.client, row);
+    } catch (err) {
+      this.logger.warn({ err, eventId: row.eventId }, 'cannot read the workflow that holds this event id');
+      return { kind: 'failed-row', error: err instanceof Error ? err.message : String(err) };
+    }
+    if (check.kind === 'genuine') return 'already-started';
+    this.logger.error(
+      { eventId: row.eventId, reason: check.reason },
+      'event id held by a workflow the collector did not start'
+    );
+    await this.options.alertSink
+      .send({
+        kind: 'workflow_id_squatted',
+        severity: 'error',
+        message:
+          `Workflow ${row.eventId} held the id of an outbox event but was not started by the collector for it ` +
+          `(${check.reason}); it is terminated and the genuine delivery started in its place.`,
+        details: { eventId: row.eventId, reason: check.reason },
+      })
+      .catch((err: unknown) => this.logger.error({ err }, 'cannot send alert'));
+    try {
+      await replace();
+      return 'started';
+    } catch (err) {
+      this.logger.warn({ err, eventId: row.eventId }, 'cannot replace the workflow that squats this event id');
+      return { kind: 'failed-row', error: err instanceof Error ? err.message : String(err) };
     }
   }
 

@@ -10,7 +10,7 @@ import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { CoverageBeats } from './coverage-beats.js';
-import { HistoryProgressMeter } from './history-progress.js';
+import { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
 import { readStoredAccount } from './session/stored-account.js';
@@ -184,6 +184,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     stack.push(() => backfill.stop());
     let closedAtMs: number | null = null;
     const historyMeter = new HistoryProgressMeter();
+    let refreshStatus = (): void => undefined;
     const liveSession = new WhatsAppSession({
       socketFactory:
         options.socketFactory ??
@@ -200,9 +201,10 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         if (event === 'messaging-history.set') {
           const progress = (data as { progress?: unknown; syncType?: unknown } | null) ?? {};
           logger.info(
-            { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress) },
+            { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress, progress.syncType) },
             'history import progress'
           );
+          refreshStatus();
         }
       },
       onStateChange: (state) => {
@@ -232,7 +234,21 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       replacedAlertCount: config.SESSION_REPLACED_ALERT_COUNT,
     });
     session = liveSession;
-    startHeartbeat(options, outbox, stack, () => ({ state: liveSession.state, since: liveSession.stateSince }), 'live');
+    const heartbeat = startHeartbeat(
+      options,
+      outbox,
+      stack,
+      () => ({ state: liveSession.state, since: liveSession.stateSince }),
+      'live',
+      () => historyMeter.status()
+    );
+    // `wa-lake status` follows an import push by push, at most once a second (a push is up to thousands of items).
+    let refreshedAtMs = 0;
+    refreshStatus = () => {
+      if (Date.now() - refreshedAtMs < 1_000) return;
+      refreshedAtMs = Date.now();
+      heartbeat.refresh();
+    };
     stack.push(() => liveSession.stop());
     liveSession.start();
     handle.sessionStopped = liveSession.stopped;
@@ -250,8 +266,7 @@ function startSendSide(
   if (!options.send || options.temporalClient === null) return null;
   return startSessionSendSide({
     ...options.send,
-    temporalAddress: options.config.TEMPORAL_ADDRESS,
-    namespace: options.config.TEMPORAL_NAMESPACE,
+    temporal: options.config.temporal,
     client: options.temporalClient,
     dataConverter: createDataConverter(options.config.PAYLOAD_ENCRYPTION_KEYS),
     outboxPath: options.config.OUTBOX_PATH,
@@ -332,8 +347,9 @@ function startHeartbeat(
   outbox: OutboxStore,
   stack: Array<() => Promise<void> | void>,
   getState: () => { state: string; since: Date },
-  mode: 'live' | 'replay'
-): void {
+  mode: 'live' | 'replay',
+  getHistoryImport: () => HistoryImportStatus | null = () => null
+): Heartbeat {
   const heartbeat = new Heartbeat({
     logger: options.logger,
     statusPath: options.config.COLLECTOR_STATUS_PATH,
@@ -347,6 +363,7 @@ function startHeartbeat(
         sessionStateSince: since.toISOString(),
         outbox: outbox.countByState(),
         oldestPendingAgeMs: oldest === null ? null : Date.now() - oldest,
+        historyImport: getHistoryImport(),
       };
     },
   });
@@ -366,6 +383,7 @@ function startHeartbeat(
     clearInterval(stateWatch);
     heartbeat.stop();
   });
+  return heartbeat;
 }
 
 async function runReplay(

@@ -1,5 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec, ValueError } from '@temporalio/common';
+import {
+  METADATA_ENCODING_KEY,
+  type Payload,
+  type PayloadCodec,
+  type SerializationContext,
+  ValueError,
+} from '@temporalio/common';
 // CommonJS package: Node's ESM loader exposes only its default export.
 import proto from '@temporalio/proto';
 import type { PayloadEncryptionKey } from './payload-encryption-keys.js';
@@ -10,6 +16,26 @@ export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
 
 const { Payload: PayloadProto } = proto.temporal.api.common.v1;
+
+/** Why the codec refused a payload on decode (ADR 0022). */
+export type PayloadRefusalReason = 'unencrypted' | 'unknown_key' | 'unauthenticated';
+
+/** One refused payload: the reason and, when the SDK says, the workflow that owns it. */
+export interface PayloadRefusal {
+  reason: PayloadRefusalReason;
+  workflowId: string | null;
+}
+
+/** Options of {@link EncryptionCodec}. */
+export interface EncryptionCodecOptions {
+  /**
+   * Let payloads not marked `binary/encrypted` through on decode. Default false: only a key holder can make a
+   * payload the worker acts on (ADR 0022). The codec server sets it, to show an operator what was forged.
+   */
+  isClearAllowed?: boolean;
+  /** Called for every refused payload before decode throws (the worker alerts with it). */
+  onRefused?: (refusal: PayloadRefusal) => void;
+}
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const utf8 = new TextEncoder();
@@ -21,14 +47,18 @@ const fromUtf8 = new TextDecoder();
  * key, and replaced by a payload whose data is `nonce(12) ‖ ciphertext ‖ tag(16)` and whose metadata
  * is only `encoding: binary/encrypted` and `encryption-key-id`. Decoding picks the key by that id, so
  * histories written under older keys stay readable while those keys are configured.
- * Payloads not marked `binary/encrypted` pass through on decode (histories from before the codec).
+ * A payload not marked `binary/encrypted` is refused on decode (ADR 0022: whoever reaches Temporal
+ * without a key must not start work the worker acts on), unless `isClearAllowed`.
  */
 export class EncryptionCodec implements PayloadCodec {
   private readonly keysById: ReadonlyMap<string, Buffer>;
   private readonly encryptingKey: PayloadEncryptionKey;
 
   /** @param keys - at least one; the first encrypts. @throws Error when `keys` is empty. */
-  constructor(keys: readonly PayloadEncryptionKey[]) {
+  constructor(
+    keys: readonly PayloadEncryptionKey[],
+    private readonly options: EncryptionCodecOptions = {}
+  ) {
     const [first] = keys;
     if (!first) throw new Error('EncryptionCodec needs at least one key');
     this.encryptingKey = first;
@@ -42,12 +72,24 @@ export class EncryptionCodec implements PayloadCodec {
   }
 
   /**
-   * Decrypts every `binary/encrypted` payload; others pass through.
-   * @throws ValueError when the key id is unknown or the ciphertext fails authentication.
+   * Decrypts every payload.
+   * @throws ValueError when a payload is not encrypted (unless `isClearAllowed`), its key id is unknown or its
+   *   ciphertext fails authentication; `onRefused` hears of it first, with the owning workflow from `context`.
    */
-  decode(payloads: Payload[]): Promise<Payload[]> {
+  decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
     // Inside the executor, so a failing payload rejects the promise instead of throwing synchronously.
-    return new Promise((resolve) => resolve(payloads.map((payload) => this.decryptOne(payload))));
+    return new Promise((resolve) => resolve(payloads.map((payload) => this.decryptOne(payload, context))));
+  }
+
+  private refuse(
+    reason: PayloadRefusalReason,
+    message: string,
+    context?: SerializationContext,
+    cause?: unknown
+  ): never {
+    const workflowId = context && 'workflowId' in context && context.workflowId ? context.workflowId : null;
+    this.options.onRefused?.({ reason, workflowId });
+    throw new ValueError(workflowId ? `${message} (workflow ${workflowId})` : message, cause);
   }
 
   private encryptOne(payload: Payload): Payload {
@@ -64,22 +106,41 @@ export class EncryptionCodec implements PayloadCodec {
     };
   }
 
-  private decryptOne(payload: Payload): Payload {
+  private decryptOne(payload: Payload, context?: SerializationContext): Payload {
     const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
-    if (!encoding || fromUtf8.decode(encoding) !== ENCRYPTED_ENCODING) return payload;
+    if (!encoding || fromUtf8.decode(encoding) !== ENCRYPTED_ENCODING) {
+      if (this.options.isClearAllowed) return payload;
+      this.refuse(
+        'unencrypted',
+        'payload is not encrypted: only a PAYLOAD_ENCRYPTION_KEYS holder may write one',
+        context
+      );
+    }
     const keyIdBytes = payload.metadata?.[METADATA_ENCRYPTION_KEY_ID];
     const keyId = keyIdBytes ? fromUtf8.decode(keyIdBytes) : '';
     const key = this.keysById.get(keyId);
-    if (!key) throw new ValueError(`payload encrypted with key "${keyId}", which is not in PAYLOAD_ENCRYPTION_KEYS`);
+    if (!key) {
+      this.refuse(
+        'unknown_key',
+        `payload encrypted with key "${keyId}", which is not in PAYLOAD_ENCRYPTION_KEYS`,
+        context
+      );
+    }
     const data = Buffer.from(payload.data ?? new Uint8Array());
-    if (data.length < NONCE_BYTES + TAG_BYTES) throw new ValueError('encrypted payload is too short');
+    if (data.length < NONCE_BYTES + TAG_BYTES)
+      this.refuse('unauthenticated', 'encrypted payload is too short', context);
     const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     let plain: Buffer;
     try {
       plain = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
     } catch (err) {
-      throw new ValueError(`payload with key "${keyId}" failed authentication (wrong key or tampered)`, err);
+      this.refuse(
+        'unauthenticated',
+        `payload with key "${keyId}" failed authentication (wrong key or tampered)`,
+        context,
+        err
+      );
     }
     return PayloadProto.decode(plain);
   }

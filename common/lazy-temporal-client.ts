@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { createClosableConnectionInterceptors } from './closable-connection-interceptors.js';
+import type { TemporalConnection } from './temporal-connection.js';
 
 /** A Temporal client and the way to close the connection under it. */
 export interface LazyTemporalClient {
@@ -15,19 +16,17 @@ export interface LazyTemporalClient {
  * the ingest API keeps accepting send requests that its sweeper starts afterwards (architecture.md §12).
  * Shared by the CLI's collector commands and the ingest API's send wiring.
  *
- * @param address - `TEMPORAL_ADDRESS` (`host:port`).
- * @param namespace - `TEMPORAL_NAMESPACE`.
+ * @param temporal - the process config's `temporal` (address, namespace, TLS, API key; ADR 0022).
  * @param dataConverter - from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14); SDK default when omitted.
  */
 export function createLazyTemporalClient(
-  address: string,
-  namespace: string,
+  temporal: TemporalConnection,
   dataConverter?: DataConverter
 ): LazyTemporalClient {
   const guard = createClosableConnectionInterceptors();
-  const connection = Connection.lazy({ address, interceptors: guard.interceptors });
+  const connection = Connection.lazy({ ...temporal.connectionOptions, interceptors: guard.interceptors });
   return {
-    client: new Client({ connection, namespace, dataConverter }),
+    client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
     close: () => {
       guard.markClosing();
       return connection.close();

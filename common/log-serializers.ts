@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
+import { withoutUrlCredentials } from './redact-url-credentials.js';
 
 /** What a handle (client, socket, request, stream) becomes in a log record: its class name only. */
 export type HandleSummary = `[${string}]`;
@@ -31,14 +32,15 @@ function stripHandles(serialized: Record<string, unknown>, depth: number): void 
 
 /**
  * The `err` serializer of every wa-lake logger: pino's standard one (type, message, stack, code,
- * cause, own fields), with every own field that holds a handle replaced by {@link summarizeHandle}.
+ * cause, own fields), with every own field that holds a handle replaced by {@link summarizeHandle}, and the
+ * credentials of any URL in the message or stack redacted (`fetch` names a `user:pw@` URL it refuses).
  * pg-pool, for instance, attaches the whole `pg.Client` to an idle client's error as `err.client`.
- * Source: issue #12 item 9, house style §6.
+ * Source: issue #12 item 9, ADR 0022, house style §6.
  *
  * @returns the serialized error (a plain object); non-errors pass through pino's serializer unchanged.
  */
 export function serializeError(err: unknown): SerializedError {
-  const serialized = pino.stdSerializers.err(err as Error);
+  const serialized = pino.stdSerializers.err(withoutUrlCredentials(err) as Error);
   if (serialized !== null && typeof serialized === 'object') stripHandles(serialized, 0);
   return serialized;
 }

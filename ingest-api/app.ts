@@ -10,6 +10,7 @@ import Fastify, {
 import pg from 'pg';
 import type { Logger } from '../common/logger.js';
 import type { PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
 import {
   DatabaseBusyError,
   DatabaseUnavailableError,
@@ -35,6 +36,10 @@ const UNCOUNTED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** Dependencies of {@link buildApp}; the caller owns (and closes) the pool behind `repository`. */
 export interface IngestAppDeps {
   webhookSecrets: readonly string[];
+  /** `INTERNAL_SIGNATURE_TOLERANCE_MS` of the internal endpoints (ADR 0022); default 5 minutes. */
+  internalSignatureToleranceMs?: number;
+  /** Clock of the internal endpoints' timestamp check (ms); default `Date.now`. */
+  now?: () => number;
   bodyLimitBytes: number;
   repository: Pick<EventsRepository, 'store' | 'ping'>;
   metrics: IngestMetrics;
@@ -124,13 +129,18 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   if (deps.send) {
     const send = { ...deps.send, quota: sendKeyQuota };
     registerPublicApi(app, (instance) => registerSendRoutes(instance, send));
-    registerSendTransitionRoute(app, {
+    const internalSignature = {
       webhookSecrets: deps.webhookSecrets,
+      toleranceMs: deps.internalSignatureToleranceMs ?? DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS,
+      ...(deps.now ? { now: deps.now } : {}),
+    };
+    registerSendTransitionRoute(app, {
+      ...internalSignature,
       messages: deps.send.messages,
       metrics: deps.send.metrics,
     });
     if (deps.send.statusWebhooks) {
-      registerSendStatusWebhookRoute(app, { webhookSecrets: deps.webhookSecrets, ...deps.send.statusWebhooks });
+      registerSendStatusWebhookRoute(app, { ...internalSignature, ...deps.send.statusWebhooks });
     }
   }
   return app;

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { STATUS_WEBHOOK_DISABLE_AFTER_MS } from '../common/send-status-webhook.js';
-import {
-  envHostPort,
-  envInt,
-  envLogLevel,
-  envWebhookSecrets,
-  parseConfig,
-  envPostgresUrl,
-} from '../common/config-schema.js';
+import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
+import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import {
+  temporalConnectionEnvShape,
+  withTemporalConnection,
+  type TemporalConnection,
+} from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from '../lake/index.js';
 import { DEFAULT_INGEST_REQUEST_LIMITS as LIMITS, type IngestRequestLimits } from './request-guards.js';
@@ -45,8 +44,7 @@ export const ingestEnvSchema = z
       }),
     RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
     // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
-    TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    ...temporalConnectionEnvShape,
     TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
     PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
     SEND_TEXT_MAX_CHARS: envInt(4096, 1, 65_536),
@@ -54,6 +52,8 @@ export const ingestEnvSchema = z
     SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
     /** A status-webhook endpoint failing this long without a success is disabled (ADR 0014 decision 8). */
     SEND_WEBHOOK_DISABLE_AFTER_MS: envInt(STATUS_WEBHOOK_DISABLE_AFTER_MS, 60_000, 90 * 86_400_000),
+    /** Internal endpoints refuse a signed timestamp further from now than this (ADR 0022, Standard Webhooks). */
+    INTERNAL_SIGNATURE_TOLERANCE_MS: envInt(DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS, 1_000, 3_600_000),
     // Request guards (ADR 0014, issue #25 item 3): what an unauthenticated request may cost, and a key's rate.
     INGEST_REQUEST_TIMEOUT_MS: envInt(LIMITS.requestTimeoutMs, 1_000, 600_000),
     INGEST_HEADERS_TIMEOUT_MS: envInt(LIMITS.headersTimeoutMs, 1_000, 600_000),
@@ -81,6 +81,8 @@ export interface IngestConfig {
   readonly databaseUrl: string;
   /** One or more secrets; the first signs (collector side), any one verifies. */
   readonly webhookSecrets: readonly string[];
+  /** How far (ms) an internal call's signed timestamp may be from now, either way. */
+  readonly internalSignatureToleranceMs: number;
   readonly host: string;
   /** TCP port; 0 lets the OS choose. */
   readonly port: number;
@@ -99,8 +101,8 @@ export interface IngestConfig {
   readonly metricsToken: string | null;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
-    readonly temporalAddress: string;
-    readonly temporalNamespace: string;
+    /** Address, namespace, TLS and API key of the `TEMPORAL_*` keys (ADR 0022). */
+    readonly temporal: TemporalConnection;
     readonly taskQueue: string;
     readonly textMaxChars: number;
     readonly startTimeoutMs: number;
@@ -119,10 +121,11 @@ export interface IngestConfig {
  * @throws ConfigError listing every invalid or missing key.
  */
 export function loadIngestConfig(env: Readonly<Record<string, string | undefined>>): IngestConfig {
-  const parsed = parseConfig(ingestEnvSchema, env);
+  const parsed = parseConfig(ingestEnvSchema.transform(withTemporalConnection), env);
   return Object.freeze({
     databaseUrl: parsed.DATABASE_URL,
     webhookSecrets: Object.freeze([...parsed.WHATSAPP_WEBHOOK_SECRET]),
+    internalSignatureToleranceMs: parsed.INTERNAL_SIGNATURE_TOLERANCE_MS,
     host: parsed.INGEST_HOST,
     port: parsed.INGEST_PORT,
     bodyLimitBytes: parsed.INGEST_BODY_LIMIT_BYTES,
@@ -143,8 +146,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
       sendKeyWindowMs: parsed.SEND_API_KEY_WINDOW_MS,
     }),
     send: Object.freeze({
-      temporalAddress: parsed.TEMPORAL_ADDRESS,
-      temporalNamespace: parsed.TEMPORAL_NAMESPACE,
+      temporal: parsed.temporal,
       taskQueue: parsed.TEMPORAL_TASK_QUEUE,
       textMaxChars: parsed.SEND_TEXT_MAX_CHARS,
       startTimeoutMs: parsed.SEND_API_START_TIMEOUT_MS,

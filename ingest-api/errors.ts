@@ -5,6 +5,8 @@
 export const INGEST_ERROR_CODES = {
   WA_ERR_MISSING_SIGNATURE: 401,
   WA_ERR_BAD_SIGNATURE: 401,
+  /** An internal call whose signed timestamp is outside the tolerance (ADR 0022). */
+  WA_ERR_STALE_SIGNATURE: 401,
   WA_ERR_METRICS_UNAUTHORIZED: 401,
   WA_ERR_INVALID_EVENT_ID: 400,
   WA_ERR_BODY_TOO_LARGE: 413,

@@ -70,11 +70,7 @@ export function createSendComponents(options: {
   // A client given by the caller is the caller's to close; a lazy one made here is closed here.
   const temporal = options.client
     ? { client: options.client, close: () => Promise.resolve() }
-    : createLazyTemporalClient(
-        config.send.temporalAddress,
-        config.send.temporalNamespace,
-        createDataConverter(config.send.payloadEncryptionKeys)
-      );
+    : createLazyTemporalClient(config.send.temporal, createDataConverter(config.send.payloadEncryptionKeys));
   const { client } = temporal;
   const routeDeps = createSendRouteDeps({
     pool: options.pool,

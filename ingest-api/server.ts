@@ -30,6 +30,7 @@ export async function startIngestServer(options: {
   const send = createSendComponents({ pool, config, logger, registry: metrics.registry });
   const app = buildApp({
     webhookSecrets: config.webhookSecrets,
+    internalSignatureToleranceMs: config.internalSignatureToleranceMs,
     bodyLimitBytes: config.bodyLimitBytes,
     repository: new EventsRepository(pool, logger, {
       onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows),

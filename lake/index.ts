@@ -30,6 +30,7 @@ export {
   readOldestMessageSince,
   type DayCoverage,
   type GroupCoverage,
+  type ReportCoverage,
   type StoredMessageKey,
 } from './engagement/coverage-queries.js';
 export {
@@ -62,6 +63,8 @@ export {
   type ExportDay,
   type ExportSenderSummary,
 } from './chat-export/chat-export-queries.js';
+export { DateOrderConflictError, type DateOrderDecision } from './chat-export/date-order.js';
+export { DATE_ORDERS, type DateOrder } from './chat-export/written-timestamp.js';
 // Privacy: erasure and retention (architecture.md §14).
 export {
   expandAliases,

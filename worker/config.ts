@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  envHttpUrl,
-  envInt,
-  envLogLevel,
-  envWebhookSecrets,
-  parseConfig,
-  envHostPort,
-} from '../common/config-schema.js';
+import { envHttpUrl, envInt, envLogLevel, envWebhookSecrets, parseConfig } from '../common/config-schema.js';
+import { temporalConnectionEnvShape, withTemporalConnection } from '../common/temporal-connection.js';
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { webhookUrlPolicyEnvShape } from '../common/webhook-url-policy.js';
 import { DEFAULT_TASK_QUEUE, POST_EVENT_START_TO_CLOSE_TIMEOUT_MS } from '../workflows/contracts.js';
@@ -20,8 +14,7 @@ const MINUTE_MS = 60_000;
  */
 export const workerEnvSchema = z
   .object({
-    TEMPORAL_ADDRESS: envHostPort('127.0.0.1:7233'),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    ...temporalConnectionEnvShape,
     TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
     WEBHOOK_URL: envHttpUrl,
     /** One or more comma-separated secrets; the first one signs. */
@@ -54,8 +47,11 @@ export const workerEnvSchema = z
     }
   });
 
+/** The schema with the Temporal keys resolved into `temporal` (ADR 0022). */
+const workerConfigSchema = workerEnvSchema.transform(withTemporalConnection);
+
 /** Frozen, typed worker configuration; keys = env var names, durations in ms. */
-export type WorkerConfig = Readonly<z.output<typeof workerEnvSchema>>;
+export type WorkerConfig = Readonly<z.output<typeof workerConfigSchema>>;
 
 /**
  * Parses the worker's environment once (house style §5).
@@ -64,5 +60,5 @@ export type WorkerConfig = Readonly<z.output<typeof workerEnvSchema>>;
  * @throws ConfigError listing every invalid key.
  */
 export function loadWorkerConfig(env: Readonly<Record<string, string | undefined>>): WorkerConfig {
-  return parseConfig(workerEnvSchema, env);
+  return parseConfig(workerConfigSchema, env);
 }

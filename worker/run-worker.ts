@@ -10,6 +10,7 @@ import type { DeadLetterWorkflowInput } from '../workflows/contracts.js';
 import { createClosableConnectionInterceptors } from '../common/closable-connection-interceptors.js';
 import { createTemporalAlertLedger } from './temporal-alert-ledger.js';
 import type { WorkerConfig } from './config.js';
+import { createRefusedPayloadAlerter } from './refused-payload-alerter.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
 import { resolveWorkflowsPath } from './workflows-path.js';
 import { DELIVERY_WORKER_TUNING } from './worker-tuning.js';
@@ -27,7 +28,7 @@ export interface RunWorkerOptions {
    * the same data converter as `PAYLOAD_ENCRYPTION_KEYS` gives the worker (architecture.md §14).
    */
   client?: Client;
-  /** Pre-built bundle (`bundleWorkflowCode`) instead of `workflowsPath`: tests bundle once per file. */
+  /** Pre-built bundle instead of `workflowsPath` (tests bundle once per file); built with `failureConverterPath`. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Alert sink, used as given; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`
@@ -60,15 +61,22 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const { config, logger } = options;
   const log = logger.child({ component: 'worker' });
   if (options.installRuntimeLogger) installRuntimeLoggerOnce(logger);
-  const address = config.TEMPORAL_ADDRESS;
-  // architecture.md §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike.
-  const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS);
+  // architecture.md §14: the worker's client (dead-letter signal-with-start) and the worker encrypt alike; a
+  // payload no key holder wrote is refused and alerted on (ADR 0022). The sink is built below.
+  let alertSink: AlertSink | undefined;
+  const dataConverter = createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS, {
+    onRefused: createRefusedPayloadAlerter({
+      alertSink: () => alertSink ?? { send: () => Promise.resolve(false) },
+      logger,
+    }),
+  });
   warnWhenPayloadsInClear(log, config.PAYLOAD_ENCRYPTION_KEYS);
-  const connection = options.connection ?? (await NativeConnection.connect({ address }));
+  const connectionOptions = config.temporal.connectionOptions;
+  const connection = options.connection ?? (await NativeConnection.connect({ ...connectionOptions }));
   const clientGuard = createClosableConnectionInterceptors();
   const clientConnection = options.client
     ? undefined
-    : await Connection.connect({ address, interceptors: clientGuard.interceptors });
+    : await Connection.connect({ ...connectionOptions, interceptors: clientGuard.interceptors });
   const client =
     options.client ?? new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const closeOwned = async (): Promise<void> => {
@@ -77,22 +85,23 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
     if (!options.connection) await connection.close();
   };
   try {
+    alertSink =
+      options.alertSink ??
+      createLedgeredAlertSink({
+        inner: createWindowedAlertSink({
+          windowMs: config.ALERT_WINDOW_MS,
+          webhookUrl: config.ALERT_WEBHOOK_URL,
+          logger,
+        }),
+        ledger: createTemporalAlertLedger({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+        windowMs: config.ALERT_WINDOW_MS,
+        logger,
+      });
     const activities = createActivities({
       webhookUrl: config.WEBHOOK_URL,
       webhookSecret: config.WHATSAPP_WEBHOOK_SECRET[0] ?? '',
       httpTimeoutMs: config.HTTP_TIMEOUT_MS,
-      alertSink:
-        options.alertSink ??
-        createLedgeredAlertSink({
-          inner: createWindowedAlertSink({
-            windowMs: config.ALERT_WINDOW_MS,
-            webhookUrl: config.ALERT_WEBHOOK_URL,
-            logger,
-          }),
-          ledger: createTemporalAlertLedger({ client, taskQueue: config.TEMPORAL_TASK_QUEUE }),
-          windowMs: config.ALERT_WINDOW_MS,
-          logger,
-        }),
+      alertSink,
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       deadLetterStartInput: options.deadLetterStartInput,
@@ -120,7 +129,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       dataConverter,
     });
     const done = worker.run().finally(closeOwned);
-    log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+    log.info(
+      { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, ...config.temporal.summary },
+      'worker started'
+    );
     return {
       done,
       getState: () => worker.getState(),

@@ -3,13 +3,15 @@ import {
   ApplicationFailure,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { IngestFailureDetails } from './contracts.js';
+import { type DeliveryState, type IngestFailureDetails, WA_DELIVERY_STATE, WA_LAST_HTTP_STATUS } from './contracts.js';
 import { BLOCKED_INITIAL_DELAY_MS, BLOCKED_MAX_DELAY_MS, MAX_BLOCKED_TURNS_PER_RUN } from './deliver-event.js';
 import {
   SEND_STATUS_DEAD_LETTER_TYPE_PREFIX,
@@ -48,7 +50,26 @@ function failureOf(err: unknown): { type: string; details: IngestFailureDetails 
   };
 }
 
+/**
+ * Patch id of the `WaDeliveryState`/`WaLastHttpStatus` upserts (ADR 0017). Asked only once a delivery is blocked or
+ * dead-lettered, so a first-try delivery's history is unchanged; histories written before replay without them.
+ */
+const STATUS_WEBHOOK_SEARCH_ATTRIBUTES_PATCH = 'status-webhook-search-attributes';
+
+/** Records where a blocked or dead-lettered status webhook stands, as `deliverEvent` does (architecture.md §7). */
+function setDeliveryState(state: DeliveryState, httpStatus: number | null): void {
+  if (!patched(STATUS_WEBHOOK_SEARCH_ATTRIBUTES_PATCH)) return;
+  const current = workflowInfo().typedSearchAttributes;
+  const isStatusSame = httpStatus === null || current.get(WA_LAST_HTTP_STATUS) === httpStatus;
+  if (current.get(WA_DELIVERY_STATE) === state && isStatusSame) return;
+  upsertSearchAttributes([
+    { key: WA_DELIVERY_STATE, value: state },
+    ...(httpStatus === null ? [] : [{ key: WA_LAST_HTTP_STATUS, value: httpStatus }]),
+  ]);
+}
+
 async function deadLetterAndFail(input: SendStatusDeliveryInput, details: IngestFailureDetails): Promise<never> {
+  setDeliveryState('dead_lettered', details.status);
   await recordDeadLetter({
     eventId: workflowInfo().workflowId,
     type: `${SEND_STATUS_DEAD_LETTER_TYPE_PREFIX}${input.state}`,
@@ -88,9 +109,11 @@ export async function deliverSendStatus(
   let blockedTurns = carry?.blockedTurns ?? 0;
   let turnsThisRun = 0;
   let alertedType: string | null = null;
+  let wasBlocked = blockedTurns > 0;
   for (;;) {
     try {
       const result = await postSendStatusWebhook(input);
+      if (wasBlocked) setDeliveryState('delivered', result.status);
       const info = workflowInfo();
       if (info.runId !== info.originalExecutionRunId) {
         await resolveDeadLetters({ eventIds: [info.workflowId], reason: 'delivered after reset' });
@@ -112,6 +135,8 @@ export async function deliverSendStatus(
         });
       }
       alertedType = failure.type;
+      setDeliveryState(isUnauthorized ? 'auth_blocked' : 'misconfigured', failure.details.status);
+      wasBlocked = true;
       await sleep(Math.min(BLOCKED_INITIAL_DELAY_MS * 2 ** Math.min(blockedTurns, 20), BLOCKED_MAX_DELAY_MS));
       blockedTurns += 1;
       turnsThisRun += 1;

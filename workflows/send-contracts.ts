@@ -234,6 +234,13 @@ export const PRESENCE_TIMEOUT_MS = 5_000;
 export const SEND_TIMEOUT_MS = 20_000;
 /** Start-to-close of one dispatch attempt: both calls plus a margin. */
 export const DISPATCH_START_TO_CLOSE_MS = PRESENCE_TIMEOUT_MS + SEND_TIMEOUT_MS + 5_000;
+/**
+ * `heartbeatTimeout` of a dispatch attempt and how often the activity heartbeats while it runs (ADR 0017): a
+ * collector killed mid-send is noticed after this timeout, so the retry (same WhatsApp id) comes in seconds instead
+ * of after {@link DISPATCH_START_TO_CLOSE_MS}.
+ */
+export const DISPATCH_HEARTBEAT_TIMEOUT_MS = 5_000;
+export const DISPATCH_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /** Activities of the collector's session worker (implemented in collector/send/, typed here for workflows). */
 export interface SessionActivities {

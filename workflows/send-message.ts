@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
+  DISPATCH_HEARTBEAT_TIMEOUT_MS,
   DISPATCH_START_TO_CLOSE_MS,
   SEND_REASON_CODES,
   SendFailureType,
@@ -63,7 +64,7 @@ function classifyAttempt(err: unknown): AttemptOutcome {
     if (type === SendFailureType.LoggedOut) return { kind: 'logged_out', type };
     return { kind: 'transient', type };
   }
-  // Start-to-close (in flight: maybe on the wire) or schedule-to-start (collector absent: never sent).
+  // Start-to-close or heartbeat (in flight: maybe on the wire) or schedule-to-start (collector absent: never sent).
   if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure)
     return { kind: 'transient', type: SendFailureType.Timeout };
   throw err;
@@ -92,6 +93,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
   const { dispatchWhatsAppMessage } = proxyActivities<SessionActivities>({
     taskQueue: sessionTaskQueue(input.accountId),
     startToCloseTimeout: DISPATCH_START_TO_CLOSE_MS,
+    heartbeatTimeout: DISPATCH_HEARTBEAT_TIMEOUT_MS,
     scheduleToStartTimeout: DISPATCH_SCHEDULE_TO_START_MS,
     // One attempt per call: the workflow decides each retry (it must see ACKs and the deadline first).
     retry: { maximumAttempts: 1 },

@@ -1,7 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, WorkflowIdReusePolicy, startChild } from '@temporalio/workflow';
+import { WA_DELIVERY_STATE } from './contracts.js';
 import {
   DELIVER_SEND_STATUS_WORKFLOW_TYPE,
+  WA_SEND_STATE,
   sendStatusWebhookId,
   type SendStatusDeliveryInput,
   type SendTransition,
@@ -32,6 +34,12 @@ export function createStatusWebhookNotifier(messageId: string, isEnabled: boolea
         args: [change],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        // Findable like lake deliveries (ADR 0017): the state it announces, and where its delivery stands. Set at
+        // the start, so they cost no history event; the child moves `WaDeliveryState` on only when blocked.
+        typedSearchAttributes: [
+          { key: WA_SEND_STATE, value: transition.state },
+          { key: WA_DELIVERY_STATE, value: 'delivering' },
+        ],
       });
       // Already started (this run was reset): that child owns the delivery; never a second webhook-id.
       starts.push(

@@ -29,11 +29,7 @@ function createCollectorDeps() {
     config,
     logger,
     alertSink,
-    temporal: createLazyTemporalClient(
-      config.TEMPORAL_ADDRESS,
-      config.TEMPORAL_NAMESPACE,
-      createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
-    ),
+    temporal: createLazyTemporalClient(config.temporal, createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)),
   };
 }
 

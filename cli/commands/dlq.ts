@@ -69,8 +69,7 @@ async function withClient(
 ): Promise<void> {
   const config = loadCollectorConfig(process.env);
   const temporal = await connectTemporalClient(
-    config.TEMPORAL_ADDRESS,
-    config.TEMPORAL_NAMESPACE,
+    config.temporal,
     undefined,
     createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
   );

@@ -2,15 +2,18 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { eventIdFromName } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
+  DATE_ORDERS,
   importChatExport,
   readExportDays,
   readExportSenders,
   resolveExportTimeZone,
   type ChatExportImport,
+  type DateOrder,
   type ExportDay,
   type ExportSenderSummary,
 } from '../../lake/index.js';
 import { readChatExportFile, type ChatExportFile } from '../import-export/read-chat-export-file.js';
+import { countNoun } from '../count-noun.js';
 import { toTerminalText } from '../terminal-text.js';
 import { spans } from './coverage.js';
 import { withLakePool } from './database.js';
@@ -29,9 +32,29 @@ function parseGroupJid(value: string): string {
   return value;
 }
 
+function parseDateOrder(value: string): DateOrder {
+  const order = DATE_ORDERS.find((known) => known === value);
+  if (order === undefined) throw new InvalidArgumentError(`expected ${DATE_ORDERS.join(' or ')}`);
+  return order;
+}
+
+/** What the output says about the day/month order (ADR 0023): an assumed one names the option that changes it. */
+function describeDateOrder(imported: ChatExportImport): string {
+  const { order, basis, dayFirstOnly, monthFirstOnly } = imported.dateOrder;
+  if (basis === 'option') return `dates read ${order} (--date-order)`;
+  if (basis === 'assumed')
+    return (
+      `dates read ${order}: ASSUMED, every date of the file exists both day-first and month-first; ` +
+      `if that is wrong, import again with --date-order ${order === 'day-first' ? 'month-first' : 'day-first'}`
+    );
+  const deciding = order === 'day-first' ? dayFirstOnly : monthFirstOnly;
+  return `dates read ${order} (${countNoun(deciding, 'date')} exist only ${order})`;
+}
+
 interface ImportExportOptions {
   group: string;
   timeZone?: string;
+  dateOrder?: DateOrder;
   unresolved?: boolean;
   json?: boolean;
 }
@@ -49,6 +72,7 @@ export function formatImport(
       `${String(imported.lines)} lines, ${String(imported.messages)} messages (${String(imported.byKind.text)} text, ` +
       `${String(imported.byKind.media)} media, ${String(imported.byKind.deleted)} deleted), ` +
       `${String(imported.systemLines)} system lines; times read in ${imported.timeZone}`,
+    describeDateOrder(imported),
     `stored ${String(imported.inserted)} new messages, ${String(imported.messages - imported.inserted)} already in the lake`,
   ];
   if (imported.unreadable.length > 0) {
@@ -81,7 +105,7 @@ export function formatSenders(senders: ExportSenderSummary, isListingUnresolved:
 }
 
 /**
- * Registers `wa-lake import-export [FILE] --group JID [--time-zone ZONE] [--unresolved] [--json]` (issue #30,
+ * Registers `wa-lake import-export [FILE] --group JID [--time-zone ZONE] [--date-order ORDER] [--unresolved] [--json]` (issue #30,
  * ADR 0023): imports a WhatsApp "Export chat" file (`.txt` or `.zip`) into the lake, counted once and never over a
  * day the lake observed; without FILE, `--unresolved` lists the senders of the group's exported messages that
  * no participant is known for.
@@ -92,6 +116,11 @@ export function registerImportExportCommand(program: Command): void {
     .description("import a WhatsApp 'Export chat' file (.txt or .zip) of one group: messages the lake did not see")
     .requiredOption('--group <jid>', 'the group the export is of', parseGroupJid)
     .option('--time-zone <zone>', "the exporting phone's zone: IANA name or ±HH:MM (default: ENGAGEMENT_TIME_ZONE's)")
+    .option(
+      '--date-order <order>',
+      'day-first or month-first: how the export writes dates (default: decided from its dates)',
+      parseDateOrder
+    )
     .option('--unresolved', 'list the senders no participant is known for, with the command that links each')
     .option('--json', 'print the outcome as JSON')
     .action(async (file: string | undefined, options: ImportExportOptions) => {
@@ -110,6 +139,7 @@ export function registerImportExportCommand(program: Command): void {
                 text: read.text,
                 timeZone: await resolveExportTimeZone(pool, options.timeZone),
                 eventIdOf: eventIdFromName,
+                ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
               });
         const days = await readExportDays(pool, options.group);
         const senders = await readExportSenders(pool, options.group);

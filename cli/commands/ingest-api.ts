@@ -4,6 +4,7 @@ import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { createPool, rebuildProjections, runMigrations } from '../../lake/index.js';
 import { parseConfig } from '../../common/config-schema.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
+import { createProgressPrinter } from '../progress-line.js';
 import { requireDatabaseUrl } from './database.js';
 import { createCliLogger, printLine } from './shared.js';
 
@@ -44,7 +45,10 @@ export function registerIngestCommands(program: Command): void {
       );
       const pool = createPool(requireDatabaseUrl());
       try {
-        const result = await rebuildProjections(pool, { engagementTimeZone: ENGAGEMENT_TIME_ZONE });
+        const result = await rebuildProjections(pool, {
+          engagementTimeZone: ENGAGEMENT_TIME_ZONE,
+          onProgress: createProgressPrinter('rebuild', 'events'),
+        });
         printLine(`projections rebuilt from ${result.events} events, messages from ${result.messageEvents} events`);
         for (const row of result.skipped)
           printLine(

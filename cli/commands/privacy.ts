@@ -8,6 +8,7 @@ import { createPool, parseRetentionPeriodMs, redactOldMessageBodies } from '../.
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
 import { runParticipantExport } from '../privacy/run-participant-export.js';
 import { countNoun } from '../count-noun.js';
+import { createProgressPrinter } from '../progress-line.js';
 import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -37,7 +38,10 @@ export function registerPrivacyCommands(program: Command): void {
       const cutoff = new Date(Date.now() - options.olderThan);
       const pool = createPool(databaseUrl());
       try {
-        const result = await redactOldMessageBodies(pool, cutoff, { requestedBy: options.requestedBy });
+        const result = await redactOldMessageBodies(pool, cutoff, {
+          requestedBy: options.requestedBy,
+          onProgress: createProgressPrinter('retention', 'rows'),
+        });
         printLine(`redacted the message bodies of ${result.redactedEvents} events older than ${result.cutoff}`);
         for (const row of result.skipped)
           printLine(
@@ -61,8 +65,7 @@ export function registerPrivacyCommands(program: Command): void {
       const pool = createPool(databaseUrl());
       let temporalUnreachableReason: string | undefined;
       const temporal = await connectTemporalClient(
-        config.TEMPORAL_ADDRESS,
-        config.TEMPORAL_NAMESPACE,
+        config.temporal,
         undefined,
         createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
       ).catch((err: unknown) => {

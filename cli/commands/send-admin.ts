@@ -13,6 +13,7 @@ import {
   normalizeRecipient,
   SendAdminRepository,
 } from '../../lake/index.js';
+import { planWebhookChange } from './api-key-webhook.js';
 import { ChangeNotConfirmedError, confirmChange } from './confirm.js';
 import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
@@ -102,6 +103,77 @@ async function confirmSelfChange(
 }
 
 /**
+ * The one key `idOrPrefix` names (an unambiguous prefix of its id or shown key prefix), or null after saying why
+ * not (no match, or the matches listed) with exit code 1.
+ */
+async function findOneKey(admin: SendAdminRepository, idOrPrefix: string): Promise<ApiKeyRecord | null> {
+  const matches = await admin.findApiKeysByPrefix(idOrPrefix);
+  const exact = matches.filter((key) => key.id === idOrPrefix.toLowerCase() || key.keyPrefix === idOrPrefix);
+  const chosen = exact.length === 1 ? exact : matches;
+  if (chosen.length === 1) return chosen[0] ?? null;
+  if (chosen.length === 0) printLine(`no API key whose id or key prefix starts with ${idOrPrefix}`);
+  else {
+    printLine(`${idOrPrefix} matches ${chosen.length} keys; give more of the id or key prefix:`);
+    for (const match of chosen) printLine(`  ${describeKey(match)}`);
+  }
+  process.exitCode = 1;
+  return null;
+}
+
+/**
+ * `wa-lake api-keys webhook <key> [--url U] [--rotate-secret] [--remove]` (ADR 0017): changes where a key's status
+ * webhooks go and the secret they are signed with, without a new key. A new secret is printed once.
+ */
+async function changeKeyWebhook(
+  idOrPrefix: string,
+  options: { url?: string; rotateSecret?: boolean; remove?: boolean; yes?: boolean }
+): Promise<void> {
+  const url = options.url === undefined ? undefined : await toWebhookUrl(options.url);
+  await withAdmin(async (admin, encryptionKeys) => {
+    const key = await findOneKey(admin, idOrPrefix);
+    if (key === null) return;
+    const label = `key ${key.id} (${key.keyPrefix}…)`;
+    const plan = planWebhookChange(key, { ...options, url });
+    if (plan.kind === 'change' && idOrPrefix.length < MIN_REVOKE_PREFIX && options.yes !== true) {
+      printLine(
+        `refused: "${idOrPrefix}" is shorter than ${MIN_REVOKE_PREFIX} characters; give more of the id or ` +
+          'key prefix (wa-lake api-keys list), or pass --yes'
+      );
+      process.exitCode = 1;
+      return;
+    }
+    if (plan.kind === 'refuse') {
+      printLine(`refused for ${label}: ${plan.reason}`);
+      process.exitCode = 1;
+      return;
+    }
+    if (plan.kind === 'show') {
+      printLine(
+        `${label}: webhook URL ${key.webhookUrl ?? '(none)'}, signing secret ${key.hasWebhookSecret ? 'set' : 'none'}`
+      );
+      return;
+    }
+    const secret = plan.newSecret ? generateWebhookSecret() : null;
+    await admin.updateApiKeyWebhook(key.id, {
+      ...(plan.webhookUrl === undefined ? {} : { webhookUrl: plan.webhookUrl }),
+      ...(secret === null ? {} : { sealedWebhookSecret: sealWebhookSecret(secret, encryptionKeys) }),
+    });
+    if (plan.webhookUrl === null) printLine(`${label}: webhook removed; its messages send no more status webhooks`);
+    else if (plan.webhookUrl !== undefined)
+      printLine(`${label}: webhook URL ${key.webhookUrl ?? '(none)'} -> ${plan.webhookUrl}`);
+    if (secret !== null) {
+      printLine(`webhook signing secret: ${secret}`);
+      printLine(
+        'store it now: it is not shown again. Webhooks from now on are signed with it; the receiver’s refusals ' +
+          'meanwhile (401/403) are retried and alerted (status_webhook_unauthorized) until it verifies with it'
+      );
+      if (!encryptionKeys)
+        printLine('note: PAYLOAD_ENCRYPTION_KEYS is unset, so the webhook secret is stored in clear');
+    }
+  });
+}
+
+/**
  * Registers `wa-lake api-keys create|list|revoke` and `wa-lake opt-in add|remove|list` (architecture.md §12,
  * issue #10). Keys are printed once at creation; only their SHA-256 is stored.
  */
@@ -188,18 +260,9 @@ export function registerSendAdminCommands(program: Command): void {
         return;
       }
       await withAdmin(async (admin) => {
-        const matches = await admin.findApiKeysByPrefix(idOrPrefix);
-        const exact = matches.filter((key) => key.id === idOrPrefix.toLowerCase() || key.keyPrefix === idOrPrefix);
-        const chosen = exact.length === 1 ? exact : matches;
-        const [key] = chosen;
-        if (key === undefined) {
-          printLine(`no API key whose id or key prefix starts with ${idOrPrefix}`);
-          process.exitCode = 1;
-        } else if (chosen.length > 1) {
-          printLine(`${idOrPrefix} matches ${chosen.length} keys; give more of the id or key prefix:`);
-          for (const match of chosen) printLine(`  ${describeKey(match)}`);
-          process.exitCode = 1;
-        } else if (key.revokedAt !== null || !(await admin.revokeApiKey(key.id))) {
+        const key = await findOneKey(admin, idOrPrefix);
+        if (key === null) return;
+        if (key.revokedAt !== null || !(await admin.revokeApiKey(key.id))) {
           // Idempotent: the operator's intent (this key no longer works) already holds.
           printLine(`key ${key.id} (${key.keyPrefix}…) was already revoked`);
         } else {
@@ -234,6 +297,17 @@ export function registerSendAdminCommands(program: Command): void {
         );
       });
     });
+
+  keys
+    .command('webhook')
+    .description('change where a key’s status webhooks go (--url), its signing secret (--rotate-secret), or remove it')
+    .argument('<idOrPrefix>', 'an unambiguous prefix of the key’s id or shown key prefix')
+    .option('--url <url>', 'the new webhook URL (a key without a signing secret gets one)')
+    .option('--rotate-secret', 'a new signing secret, printed once')
+    .option('--remove', 'no more status webhooks for this key’s messages')
+    .option('--yes', `change on a prefix shorter than ${MIN_REVOKE_PREFIX} characters when it matches one key`)
+    .action(changeKeyWebhook);
+
   const optIn = program.command('opt-in').description('numbers that agreed to receive direct messages');
   optIn
     .command('add')

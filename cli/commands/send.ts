@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
+import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -113,7 +114,12 @@ export function registerSendCommands(program: Command): void {
       .option('--account <id>', 'sending account', 'default')
       .action(async (options: { account: string }) => {
         const config = loadCollectorConfig(process.env);
-        const temporal = await connectTemporalClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+        // The pause reason is a payload: encrypted like every other one (architecture.md §14).
+        const temporal = await connectTemporalClient(
+          config.temporal,
+          undefined,
+          createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
+        );
         try {
           const gate = temporal.client.workflow.getHandle(sendGateWorkflowId(options.account));
           try {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
+import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
 import { toTerminalLine } from '../terminal-text.js';
 
 /**
@@ -35,13 +36,13 @@ export class TemporalUnreachableError extends Error {
 /**
  * Connects to Temporal now, failing fast: for operator commands that need an answer, not a retry loop
  * (a lazy connection keeps retrying in the background and outlives a short command).
+ * `temporal`: the command's config `temporal` (address, namespace, TLS, API key; ADR 0022).
  * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14), so payloads read and
  * written by the command are decrypted/encrypted like the worker's.
  * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
  */
 export async function connectTemporalClient(
-  address: string,
-  namespace: string,
+  temporal: TemporalConnectionSettings,
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
@@ -49,11 +50,14 @@ export async function connectTemporalClient(
   const { Client: TemporalClient, Connection: TemporalConnection } = await import('@temporalio/client');
   let connection: Connection;
   try {
-    connection = await TemporalConnection.connect({ address, connectTimeout: connectTimeoutMs });
+    connection = await TemporalConnection.connect({ ...temporal.connectionOptions, connectTimeout: connectTimeoutMs });
   } catch (err) {
-    throw new TemporalUnreachableError(address, { cause: err });
+    throw new TemporalUnreachableError(temporal.address, { cause: err });
   }
-  return { client: new TemporalClient({ connection, namespace, dataConverter }), close: () => connection.close() };
+  return {
+    client: new TemporalClient({ connection, namespace: temporal.namespace, dataConverter }),
+    close: () => connection.close(),
+  };
 }
 
 /**

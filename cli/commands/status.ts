@@ -1,9 +1,16 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type CollectorConfig, loadCollectorConfig, readCollectorStatus, OutboxStore } from '../../collector/index.js';
+import {
+  type CollectorConfig,
+  type HistoryImportStatus,
+  loadCollectorConfig,
+  readCollectorStatus,
+  OutboxStore,
+} from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { withEncryptedPayloadHint } from '../../common/encrypted-payload-hint.js';
+import { environmentOfDataDir } from '../local-stack/data-dir-environment.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 /** What `wa-lake status --json` prints (architecture.md §10). */
@@ -20,6 +27,16 @@ interface StatusReport {
     pidAlive: boolean;
   } | null;
   outbox: { pending: number; started: number; dead: number; oldestPendingAgeMs: number | null } | null;
+  /**
+   * The collector's last history import (ADR 0016), as its status file has it: rate of kept events since the first
+   * push, WhatsApp's percentage and the ETA it gives; null before the first push of this collector run.
+   */
+  historyImport: (HistoryImportStatus & { updatedAgeMs: number }) | null;
+  /**
+   * Rows the outbox handed to Temporal per second between the collector's last two beats, and how long the pending
+   * ones take at that rate (null: no rate yet, or nothing drains).
+   */
+  delivery: { outboxDrainPerSecond: number | null; pendingEtaMs: number | null } | null;
   deadLetters: { open: number } | { error: string };
   /**
    * True when the collector runs (no clean stop recorded, its pid exists), its last heartbeat is at most
@@ -32,11 +49,18 @@ interface StatusReport {
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('session state, outbox pending/started/dead, oldest pending age, dead letters, last heartbeat')
+    .description(
+      'session state, outbox pending/started/dead and drain rate, history import progress, dead letters, last heartbeat'
+    )
     .option('--json', 'print one JSON object')
     .option('--healthcheck', 'print nothing; exit 1 unless the collector runs and its heartbeat is fresh')
-    .action(async (options: { json?: boolean; healthcheck?: boolean }) => {
-      const config = loadCollectorConfig(process.env);
+    .option(
+      '--data-dir <dir>',
+      'the data folder of a wa-lake dev stack: its outbox, status file, Temporal and keys (instead of the environment)'
+    )
+    .action(async (options: { json?: boolean; healthcheck?: boolean; dataDir?: string }) => {
+      const env = options.dataDir === undefined ? process.env : environmentOfDataDir(options.dataDir, process.env);
+      const config = loadCollectorConfig(env);
       const now = Date.now();
       const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);
       const heartbeatAgeMs = status ? now - Date.parse(status.lastHeartbeatAt) : null;
@@ -67,9 +91,14 @@ export function registerStatusCommand(program: Command): void {
             }
           : null,
         outbox: readOutbox(config.OUTBOX_PATH, now),
+        historyImport: status?.historyImport
+          ? { ...status.historyImport, updatedAgeMs: now - Date.parse(status.historyImport.updatedAt) }
+          : null,
+        delivery: null,
         deadLetters: await readDeadLetters(config),
         isHealthy,
       };
+      report.delivery = status ? describeDrain(status.outboxDrainPerSecond, report.outbox?.pending ?? 0) : null;
       if (options.json) printLine(JSON.stringify(report));
       else printReport(report, config.OUTBOX_PATH, config.TEMPORAL_ADDRESS);
     });
@@ -103,8 +132,7 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
 async function readDeadLetters(config: CollectorConfig): Promise<StatusReport['deadLetters']> {
   try {
     const temporal = await connectTemporalClient(
-      config.TEMPORAL_ADDRESS,
-      config.TEMPORAL_NAMESPACE,
+      config.temporal,
       undefined,
       createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
     );
@@ -125,6 +153,31 @@ function formatAge(ms: number | null): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
+function describeDrain(outboxDrainPerSecond: number | null, pending: number): StatusReport['delivery'] {
+  const isDraining = outboxDrainPerSecond !== null && outboxDrainPerSecond > 0;
+  return {
+    outboxDrainPerSecond,
+    pendingEtaMs: isDraining ? Math.round((pending / outboxDrainPerSecond) * 1000) : pending === 0 ? 0 : null,
+  };
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The `history` line of `wa-lake status` (ADR 0016): a running import with WhatsApp's percentage, the events kept,
+ * their rate and the ETA; a finished one with its totals; or that none ran since the collector started.
+ */
+export function describeHistoryImport(history: StatusReport['historyImport']): string {
+  if (history === null) return 'history      : no history import since the collector started';
+  const kind = history.syncType === null ? 'import' : `${history.syncType} import`;
+  const kept = `${count(history.items)} events kept in ${count(history.pushes)} ${history.pushes === 1 ? 'push' : 'pushes'} at ${count(history.itemsPerSecond)}/s`;
+  if (history.isDone) return `history      : ${kind} done at ${history.updatedAt}: ${kept}`;
+  const percent =
+    history.percent === null ? 'no percentage from WhatsApp' : `${String(history.percent)} % per WhatsApp`;
+  const eta = history.etaMs === null ? 'ETA unknown' : `ETA ${formatAge(history.etaMs)}`;
+  return `history      : ${kind} running, ${percent}, ${kept}, ${eta} (last push ${formatAge(history.updatedAgeMs)} ago)`;
+}
+
 function printReport(report: StatusReport, outboxPath: string, temporalAddress: string): void {
   printLine(describeSession(report));
   const outbox = report.outbox;
@@ -133,6 +186,15 @@ function printReport(report: StatusReport, outboxPath: string, temporalAddress: 
       ? `outbox       : pending ${outbox.pending} · started ${outbox.started} · dead ${outbox.dead} · oldest pending ${formatAge(outbox.oldestPendingAgeMs)} (${outboxPath})`
       : `outbox       : none at ${outboxPath}`
   );
+  const drain = report.delivery;
+  if (outbox && drain?.outboxDrainPerSecond != null)
+    printLine(
+      `delivery     : ${String(drain.outboxDrainPerSecond)} events/s handed to Temporal (last beat); ` +
+        (drain.pendingEtaMs === null
+          ? `${count(outbox.pending)} pending, not draining`
+          : `${count(outbox.pending)} pending, ETA ${formatAge(drain.pendingEtaMs)}`)
+    );
+  printLine(describeHistoryImport(report.historyImport));
   const dlq = report.deadLetters;
   printLine(
     'open' in dlq

@@ -16,7 +16,9 @@ export class DemoApiClient {
 
   constructor(
     private readonly baseUrl: string,
-    private readonly apiKey: string
+    private readonly apiKey: string,
+    /** What a message with `hasLink` links to. */
+    private readonly linkUrl: string
   ) {}
 
   /** Requests one planned message. @throws when the API does not answer 202. */
@@ -25,7 +27,7 @@ export class DemoApiClient {
       to: plan.to,
       ...(plan.template
         ? { template: plan.template.name, variables: plan.template.variables }
-        : { text: `wa-lake demo #${index + 1}: ${plan.label}` }),
+        : { text: `wa-lake demo #${index + 1}: ${plan.label}${plan.hasLink ? ` ${this.linkUrl}` : ''}` }),
       category: plan.category,
       ...(plan.deliverInMs !== undefined ? { deliver_by: new Date(Date.now() + plan.deliverInMs).toISOString() } : {}),
       metadata: { demo: true },

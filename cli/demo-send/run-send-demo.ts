@@ -23,6 +23,7 @@ import {
   PHASE_2,
 } from './send-demo-plan.js';
 import { type Accepted, DemoApiClient } from './demo-api-client.js';
+import { startDemoLinkPage } from './demo-link-page.js';
 import { type ObservedMessage, type SendDemoSummary, summarizeSendDemo } from './send-demo-summary.js';
 import { countAckEventsInLake, readMessages, readStates } from './demo-send-rows.js';
 
@@ -53,6 +54,9 @@ const DEMO_ENV = {
   SEND_SWEEP_INTERVAL_MS: '1000',
   OUTBOX_POLL_INTERVAL_MS: '100',
   SESSION_RECONNECT_BASE_DELAY_MS: '200',
+  // The linked page is on 127.0.0.1 (no network): previews of private addresses are for demos and tests only.
+  SEND_LINK_PREVIEW: 'true',
+  SEND_LINK_PREVIEW_ALLOW_PRIVATE: 'true',
 };
 
 /**
@@ -79,7 +83,8 @@ async function waitUntil(
  * PostgreSQL, Temporal dev server, ingest API, `wa-lake worker`, collector with its dispatch worker)
  * against a {@link createDemoWhatsApp simulated WhatsApp}. Requests go over HTTP to `POST /api/v1/messages`
  * with a key created here. Faults: lost ACKs (two turn up later), one disconnect, one slow send (longer
- * than the send timeout), one number not on WhatsApp, one deadline that passes while disconnected.
+ * than the send timeout), one number not on WhatsApp, one deadline that passes while disconnected. One
+ * message links to a page this demo serves on 127.0.0.1 and goes out with its preview.
  * Counts come from PostgreSQL rows and the simulated socket's wire log. Stops everything it started.
  *
  * @throws when the stack cannot start or the session never opens; a message that does not reach its
@@ -89,6 +94,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
   const startedAt = Date.now();
   const signal = options.abortSignal;
   const whatsapp = createDemoWhatsApp();
+  const linkPage = await startDemoLinkPage();
   const stack = await startLocalStack({
     dataDir: options.dataDir,
     env: { ...options.env, ...DEMO_ENV },
@@ -149,7 +155,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       signal
     );
 
-    const client = new DemoApiClient(stack.ingestUrl, generated.key);
+    const client = new DemoApiClient(stack.ingestUrl, generated.key, linkPage.url);
     const accepted: Accepted[] = [];
     for (const [index, plan] of PHASE_1.entries()) accepted.push(await client.request(plan, index));
     const replayed = await client.replay(accepted[0]!.id);
@@ -192,6 +198,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       wire: whatsapp.wire,
       elapsedMs: Date.now() - startedAt,
       templateSends: accepted.filter((a) => a.plan.template !== undefined).length,
+      linkSends: accepted.filter((a) => a.plan.hasLink === true).length,
       testKeyRefusal,
       quotaRefusal,
     });
@@ -200,6 +207,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
     whatsapp.close();
     await pool.end();
     await stack.stop();
+    await linkPage.close();
   }
 }
 

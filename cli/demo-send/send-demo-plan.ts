@@ -54,6 +54,8 @@ export interface PlannedMessage {
   deliverInMs?: number;
   /** Sent as `{template, variables}` instead of text (issue #31 item 1). */
   template?: { name: string; variables: Record<string, string> };
+  /** Its text links to the demo's local page: it goes out with a link preview (ADR 0015). */
+  hasLink?: boolean;
 }
 
 /** The demo's template (issue #31 item 1): added and approved before the requests. */
@@ -79,6 +81,7 @@ export const PHASE_1: readonly PlannedMessage[] = [
     expected: 'read',
     template: { name: DEMO_TEMPLATE.name, variables: { event: 'the meetup', time: '19:00' } },
   },
+  { to: GROUP_A, category: 'transactional', label: 'link, previewed', expected: 'read', hasLink: true },
 ];
 
 /** Phase 2, during the disconnect: one message whose deadline passes first, two that wait for the reconnect. */

@@ -43,6 +43,9 @@ export interface SendDemoSummary {
   ownAcksInLake: number;
   /** Messages sent from a template (rendered at accept), and the refusals of issue #31 items 2–3. */
   templateSends: number;
+  /** Messages whose text links to the demo's page, and those of them that reached the wire with a preview. */
+  linkSends: number;
+  linkPreviews: number;
   /** Answer to a test key sending to a number that is no test recipient (expected 403). */
   testKeyRefusal: { status: number; code: string };
   /** Answer to one request past the key's daily quota (expected 429). */
@@ -83,6 +86,7 @@ export function summarizeSendDemo(input: {
   ownAcksInLake: number;
   elapsedMs: number;
   templateSends: number;
+  linkSends: number;
   testKeyRefusal: { status: number; code: string };
   quotaRefusal: { status: number; code: string };
 }): SendDemoSummary {
@@ -114,6 +118,8 @@ export function summarizeSendDemo(input: {
     unexpectedWireSends,
     ownAcksInLake: input.ownAcksInLake,
     templateSends: input.templateSends,
+    linkSends: input.linkSends,
+    linkPreviews: new Set(wire.filter((send) => send.linkPreview).map((send) => send.messageId)).size,
     testKeyRefusal: input.testKeyRefusal,
     quotaRefusal: input.quotaRefusal,
     mismatches,
@@ -129,6 +135,7 @@ export function summarizeSendDemo(input: {
     mismatches.length === 0 &&
     summary.dispatched === distinctWireIds &&
     input.templateSends > 0 &&
+    summary.linkPreviews === input.linkSends &&
     input.testKeyRefusal.status === 403 &&
     input.quotaRefusal.status === 429;
   return { ...summary, ok };
@@ -144,7 +151,7 @@ export function formatSendDemoSummary(summary: SendDemoSummary, messages: readon
     `  on the wire         : ${summary.wireSends} sends · ${summary.distinctWireIds} distinct WhatsApp ids · same id re-sent ${summary.resentSameId}`,
     `  duplicates on wire  : ${summary.duplicatesOnWire} · unexpected sends ${summary.unexpectedWireSends}`,
     `  our ACKs in the lake: ${summary.ownAcksInLake}`,
-    `  send contract       : template sends ${summary.templateSends} · test key to a stranger ${summary.testKeyRefusal.status} ${summary.testKeyRefusal.code} · past the daily quota ${summary.quotaRefusal.status} ${summary.quotaRefusal.code}`,
+    `  send contract       : template sends ${summary.templateSends} · link previews ${summary.linkPreviews} of ${summary.linkSends} · test key to a stranger ${summary.testKeyRefusal.status} ${summary.testKeyRefusal.code} · past the daily quota ${summary.quotaRefusal.status} ${summary.quotaRefusal.code}`,
     '  messages:',
     ...messages.map(
       (m) =>

@@ -22,8 +22,10 @@ export interface StackEnvironment {
  * `forget`, `rebuild`, `retention`, `dlq`, `status`, `send`…) reach the lake, Temporal, the outbox and the send API
  * of a running `wa-lake dev` and encrypt with its payload key (architecture.md §14). Before, `forget` skipped the
  * outbox and `status` found no collector, because `OUTBOX_PATH` and the status file were not among them (issue
- * #26 item 2); `SEND_API_URL` is the base URL `wa-lake send` posts to; `TEMPORAL_CODEC_ENDPOINT` is what
- * `temporal workflow show --codec-endpoint` needs. Secrets are never printed: their lines read the files.
+ * #26 item 2); `SEND_API_URL` is the base URL `wa-lake send` posts to; `TEMPORAL_CODEC_ENDPOINT` and
+ * `TEMPORAL_CODEC_AUTH` are the codec server and its bearer token, which the `temporal` CLI reads from the
+ * environment, so the token stands on no command line (ADR 0022). Secrets are never printed: their lines read the
+ * files.
  *
  * @param stack.payloadKeyFile - the data folder's generated key file, or null when `PAYLOAD_ENCRYPTION_KEYS` came
  *   from the environment (the user already has it).
@@ -41,7 +43,10 @@ export function cliEnvironmentLines(stack: StackEnvironment): string[] {
   if (stack.payloadKeyFile) lines.push(`export PAYLOAD_ENCRYPTION_KEYS="$(cat ${shellQuote(stack.payloadKeyFile)})"`);
   if (stack.codec) {
     const token = stack.codec.tokenFile ? `$(cat ${shellQuote(stack.codec.tokenFile)})` : '${CODEC_SERVER_TOKEN}';
-    lines.push(`export TEMPORAL_CODEC_ENDPOINT="${stack.codec.url}/${token}"`);
+    lines.push(
+      `export TEMPORAL_CODEC_ENDPOINT=${shellQuote(stack.codec.url)}`,
+      `export TEMPORAL_CODEC_AUTH="Bearer ${token}"`
+    );
   }
   for (const [key, value] of Object.entries(stack.webhookPolicyEnv ?? {}))
     lines.push(`export ${key}=${shellQuote(value)}`);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 import { privateDirectoryMode, type TightenedPath, tightenPrivateTree } from '../../common/private-files.js';
@@ -22,6 +22,47 @@ export interface DataDirLayout {
   codecTokenFile: string;
   /** Paths that were readable by other users and were narrowed (ADR 0014 decision 6), for one warning each. */
   tightened: TightenedPath[];
+  /** The running stack's Temporal address, for `wa-lake status --data-dir` ({@link readDevStackFile}). */
+  stackFile: string;
+}
+
+/** What `wa-lake dev` records of its running stack in the data folder (`stackFile`). */
+export interface DevStackFile {
+  temporalAddress: string;
+}
+
+/** The layout of the data folder at `root` (made absolute), without creating, checking or narrowing anything. */
+export function dataDirLayout(root: string): DataDirLayout {
+  const absolute = resolve(root);
+  return {
+    root: absolute,
+    temporalDbFile: join(absolute, 'temporal.sqlite'),
+    temporalPidFile: join(absolute, 'temporal-dev-server.pid'),
+    postgresDir: join(absolute, 'postgres'),
+    outboxPath: join(absolute, 'outbox.sqlite'),
+    authDir: join(absolute, 'auth'),
+    secretFile: join(absolute, 'webhook-secret'),
+    payloadKeyFile: join(absolute, 'payload-encryption-keys'),
+    codecTokenFile: join(absolute, 'codec-server-token'),
+    stackFile: join(absolute, 'dev-stack.json'),
+    tightened: [],
+  };
+}
+
+/** Records the running stack's addresses in `stackFile` (kept after a stop: the last stack's addresses). */
+export function writeDevStackFile(stackFile: string, stack: DevStackFile): void {
+  writeFileSync(stackFile, `${JSON.stringify(stack)}\n`);
+}
+
+/** The addresses {@link writeDevStackFile} recorded, or null when there is no readable file. */
+export function readDevStackFile(stackFile: string): DevStackFile | null {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(stackFile, 'utf8'));
+    const address = (parsed as Partial<DevStackFile> | null)?.temporalAddress;
+    return typeof address === 'string' ? { temporalAddress: address } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -50,18 +91,7 @@ export function prepareDataDir(root: string): DataDirLayout {
   // Root's embedded PostgreSQL runs as `postgres`, which must pass through the folder to reach its cluster.
   const mode = statSync(absolute).mode & 0o777;
   if ((mode | privateDirectoryMode()) !== mode) chmodSync(absolute, mode | privateDirectoryMode());
-  return {
-    tightened,
-    root: absolute,
-    temporalDbFile: join(absolute, 'temporal.sqlite'),
-    temporalPidFile: join(absolute, 'temporal-dev-server.pid'),
-    postgresDir: join(absolute, 'postgres'),
-    outboxPath: join(absolute, 'outbox.sqlite'),
-    authDir: join(absolute, 'auth'),
-    secretFile: join(absolute, 'webhook-secret'),
-    payloadKeyFile: join(absolute, 'payload-encryption-keys'),
-    codecTokenFile: join(absolute, 'codec-server-token'),
-  };
+  return { ...dataDirLayout(absolute), tightened };
 }
 
 /**

@@ -37,7 +37,7 @@ export function devBannerLines(stack: DevBannerStack): string[] {
   if (stack.codec) {
     lines.push(
       '  Read a workflow with its payloads decrypted (after the lines above):',
-      '    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"'
+      '    temporal workflow show --workflow-id <event_id>'
     );
   }
   lines.push(rule, '');

@@ -10,7 +10,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The dev stack's codec server and the endpoint given to the Web UI (`--ui-codec-endpoint`). */
 export interface DevCodecServer {
   server: RunningCodecServer;
-  /** `http://127.0.0.1:<port>/<token>`: the token travels as the path prefix the UI keeps. */
+  /**
+   * `http://127.0.0.1:<port>`, no token: the server trusts the Web UI's origin for decoding
+   * (`CODEC_SERVER_TRUST_UI_ORIGIN`), so the token is on no command line and in no UI settings (ADR 0022).
+   */
   uiEndpoint: string;
 }
 
@@ -44,9 +47,10 @@ export async function startDevCodecServer(
     CODEC_SERVER_PORT: String(codecPort),
     CODEC_SERVER_TOKEN: loadOrCreateCodecToken(layout.codecTokenFile),
     CODEC_SERVER_CORS_ORIGINS: `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
+    CODEC_SERVER_TRUST_UI_ORIGIN: 'true',
     PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
     ...env,
   });
   const server = await startCodecServer({ config, logger });
-  return { server, uiEndpoint: `${server.url}/${config.CODEC_SERVER_TOKEN}` };
+  return { server, uiEndpoint: server.url };
 }

@@ -39,7 +39,7 @@ export async function stopOrphanPostgres(postgresDir: string, logger: Logger): P
   const leftover = findLeftoverPostmaster(postgresDir);
   if (!leftover) return;
   logger.warn(
-    { component: 'embedded-postgres', pid: leftover.pid, port: leftover.port, dataDir: postgresDir },
+    { component: 'embedded-postgres', leftoverPid: leftover.pid, port: leftover.port, dataDir: postgresDir },
     'stopping PostgreSQL left running by an earlier wa-lake dev that did not shut down'
   );
   await stopLeftoverPostmaster(leftover);
@@ -59,7 +59,7 @@ export async function stopOrphanTemporal(
   const leftover = findLeftoverTemporalServer(layout.temporalPidFile, layout.temporalDbFile);
   if (!leftover) return;
   logger.warn(
-    { component: 'temporal-dev-server', pid: leftover.pid, dbFile: leftover.dbFile },
+    { component: 'temporal-dev-server', leftoverPid: leftover.pid, dbFile: leftover.dbFile },
     'stopping the Temporal dev server left running by an earlier wa-lake dev that did not shut down'
   );
   await stopLeftoverTemporalServer(leftover);

@@ -16,7 +16,12 @@ import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { startDevCodecServer } from './dev-codec-server.js';
-import { loadOrCreatePayloadEncryptionKeys, loadOrCreateWebhookSecret, prepareDataDir } from './data-dir.js';
+import {
+  loadOrCreatePayloadEncryptionKeys,
+  loadOrCreateWebhookSecret,
+  prepareDataDir,
+  writeDevStackFile,
+} from './data-dir.js';
 import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 import { type StartedComponent, stopAll } from './stop-all.js';
 
@@ -128,10 +133,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       })
     );
     started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
-    logger.info({ address: temporal.address, uiUrl: temporal.uiUrl, pid: temporal.pid }, 'temporal dev server ready');
+    writeDevStackFile(layout.stackFile, { temporalAddress: temporal.address });
+    logger.info(
+      { address: temporal.address, uiUrl: temporal.uiUrl, serverPid: temporal.pid },
+      'temporal dev server ready'
+    );
     void temporal.unexpectedExit.then((exit) =>
       logger.error(
-        { component: 'temporal-dev-server', pid: temporal.pid, code: exit.code, signal: exit.signal },
+        { component: 'temporal-dev-server', serverPid: temporal.pid, code: exit.code, signal: exit.signal },
         'temporal dev server exited unexpectedly; deliveries stop until wa-lake dev is restarted'
       )
     );
@@ -147,10 +156,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       });
       started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
       databaseUrl = postgres.databaseUrl;
-      logger.info({ port: postgres.port, pid: postgres.pid }, 'embedded postgresql ready');
+      logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
       void postgres.unexpectedExit.then((exit) =>
         logger.error(
-          { component: 'embedded-postgres', pid: postgres.pid, code: exit.code, signal: exit.signal },
+          { component: 'embedded-postgres', serverPid: postgres.pid, code: exit.code, signal: exit.signal },
           'embedded postgresql exited unexpectedly; the lake is unavailable until wa-lake dev is restarted'
         )
       );

@@ -1,7 +1,5 @@
 import { createRequire } from 'node:module';
 
-/** Width of every chart, in CSS pixels. */
-const WIDTH = 960;
 /** Height of a chart unless its rows need more, in CSS pixels. */
 export const HEIGHT = 360;
 /** A value axis of counts (messages, members): ticks at whole numbers only, never 0.5 members (issue #26 item 5). */
@@ -22,11 +20,31 @@ interface EChartsSsr {
 // import from ESM; its CommonJS build is the same library, so it is loaded with require.
 const echarts = createRequire(import.meta.url)('echarts') as EChartsSsr;
 
+/** A chart's ECharts option and height: drawn as SVG on the server (the report file) or in the browser (the dashboard). */
+export interface ChartBody {
+  option: ChartOption;
+  height: number;
+}
+
+/** One chart: its id (the HTML id of its figure), title and body. */
+export interface ChartSpec extends ChartBody {
+  id: string;
+  title: string;
+}
+
+/** A chart body without animation (a report is read, not watched), `height` pixels high. */
+export function chartBody(option: ChartOption, height = HEIGHT): ChartBody {
+  return { option: { animation: false, ...option }, height };
+}
+
+/** Width of every chart, in CSS pixels. */
+export const CHART_WIDTH = 960;
+
 /** Renders one ECharts option to an SVG string (server-side rendering: no DOM, no script in the page). */
 export function renderSvg(option: ChartOption, height = HEIGHT): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height });
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height });
   try {
-    chart.setOption({ animation: false, ...option });
+    chart.setOption(option);
     return chart.renderToSVGString();
   } finally {
     chart.dispose();

@@ -1,6 +1,7 @@
 import type { EngagementReport } from '../../lake/index.js';
-import { COUNT_AXIS, HEIGHT, renderSvg } from './chart-svg.js';
-import { renderQuestionCharts } from './render-question-charts.js';
+import { chartBody, COUNT_AXIS, HEIGHT, renderSvg, type ChartBody, type ChartSpec } from './chart-svg.js';
+import { questionChartSpecs } from './render-question-charts.js';
+import { coverageMarkAreas } from './coverage-shading.js';
 
 /** One chart of the report: a title, and the SVG markup Apache ECharts rendered on the server. */
 export interface RenderedChart {
@@ -36,21 +37,30 @@ export function memberLabel(member: { displayName: string; displayNameIsPhone: b
  * vs leaves, the join-week cohort retention heatmap, lurkers per group; then the newcomer funnel, levels per month
  * and the weekday × hour heatmap (issue #28 item 3).
  */
-export function renderReportCharts(report: EngagementReport): RenderedChart[] {
+export function reportChartSpecs(report: EngagementReport): ChartSpec[] {
   const subjects = new Map(report.groups.map((group) => [group.groupJid, group.subject ?? group.groupJid]));
   return [
-    { id: 'messages-per-day', title: 'Messages per day, by group', svg: messagesPerDay(report, subjects) },
-    { id: 'active-members', title: 'Active members (DAU / WAU / MAU)', svg: activeMembers(report) },
-    { id: 'top-members', title: 'Top members by messages', svg: topMembers(report) },
-    { id: 'joins-leaves', title: 'Joins vs leaves per day', svg: joinsLeaves(report) },
-    { id: 'cohort-retention', title: 'New-member retention by join week', svg: cohortHeatmap(report) },
+    { id: 'messages-per-day', title: 'Messages per day, by group', ...messagesPerDay(report, subjects) },
+    { id: 'active-members', title: 'Active members (DAU / WAU / MAU)', ...activeMembers(report) },
+    { id: 'top-members', title: 'Top members by messages', ...topMembers(report) },
+    { id: 'joins-leaves', title: 'Joins vs leaves per day', ...joinsLeaves(report) },
+    { id: 'cohort-retention', title: 'New-member retention by join week', ...cohortHeatmap(report) },
     {
       id: 'lurkers',
       title: `Lurkers (no activity in ${String(report.lurkerDays)} days), by group`,
-      svg: lurkers(report, subjects),
+      ...lurkers(report, subjects),
     },
-    ...renderQuestionCharts(report),
+    ...questionChartSpecs(report),
   ];
+}
+
+/** The report's charts as SVG drawn on the server (the standalone file: no script in the page). */
+export function renderReportCharts(report: EngagementReport): RenderedChart[] {
+  return reportChartSpecs(report).map(({ id, title, option, height }) => ({
+    id,
+    title,
+    svg: renderSvg(option, height),
+  }));
 }
 
 function days(report: EngagementReport): string[] {
@@ -63,7 +73,7 @@ function days(report: EngagementReport): string[] {
   return result;
 }
 
-function messagesPerDay(report: EngagementReport, subjects: Map<string, string>): string {
+function messagesPerDay(report: EngagementReport, subjects: Map<string, string>): ChartBody {
   const axis = days(report);
   const index = new Map(axis.map((day, i) => [day, i]));
   const top = report.groups.slice(0, MAX_GROUP_SERIES).map((group) => group.groupJid);
@@ -77,34 +87,51 @@ function messagesPerDay(report: EngagementReport, subjects: Map<string, string>)
   }
   const lines = [...series].map(([jid, data]) => ({ name: subjects.get(jid) ?? jid, data }));
   if (report.groups.length > MAX_GROUP_SERIES) lines.push({ name: 'other groups', data: other });
-  return renderSvg({
+  return chartBody({
     legend: { type: 'scroll', top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: axis },
     yAxis: { ...COUNT_AXIS, name: 'messages' },
-    series: lines.map((line) => ({ ...line, type: 'bar', stack: 'messages', barCategoryGap: '10%' })),
+    series: lines.map((line, i) => ({
+      ...line,
+      type: 'bar',
+      stack: 'messages',
+      barCategoryGap: '10%',
+      ...(i === 0 ? unobservedShading(report) : {}),
+    })),
   });
 }
 
-function activeMembers(report: EngagementReport): string {
-  return renderSvg({
+function activeMembers(report: EngagementReport): ChartBody {
+  return chartBody({
     legend: { top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: report.activeMembers.map((row) => row.day) },
     yAxis: { ...COUNT_AXIS, name: 'members' },
-    series: (['dau', 'wau', 'mau'] as const).map((key) => ({
+    series: (['dau', 'wau', 'mau'] as const).map((key, i) => ({
       name: key.toUpperCase(),
       type: 'line',
       // A line needs two days; a one-day report (the demo's) would draw nothing without its point.
       showSymbol: report.activeMembers.length < 2,
       data: report.activeMembers.map((row) => row[key]),
+      ...(i === 0 ? unobservedShading(report) : {}),
     })),
   });
 }
 
-function topMembers(report: EngagementReport): string {
+/**
+ * Shades the days the collectors did not observe (dark) or observed in part (light) behind a chart of days (ADR
+ * 0016): an empty day there is a gap, not a quiet day. Attached to one series, since a mark area is drawn once
+ * per series that carries it.
+ */
+function unobservedShading(report: EngagementReport): { markArea?: Record<string, unknown> } {
+  const data = coverageMarkAreas(report.coverage);
+  return data.length === 0 ? {} : { markArea: { silent: true, data } };
+}
+
+function topMembers(report: EngagementReport): ChartBody {
   const members = [...report.topMembers].reverse();
-  return renderSvg(
+  return chartBody(
     {
       legend: { top: 0 },
       grid: { top: 40, left: 200, right: 30, bottom: 30 },
@@ -120,8 +147,8 @@ function topMembers(report: EngagementReport): string {
   );
 }
 
-function joinsLeaves(report: EngagementReport): string {
-  return renderSvg({
+function joinsLeaves(report: EngagementReport): ChartBody {
+  return chartBody({
     legend: { top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: report.joinsLeaves.map((row) => row.day) },
@@ -133,13 +160,13 @@ function joinsLeaves(report: EngagementReport): string {
   });
 }
 
-function cohortHeatmap(report: EngagementReport): string {
+function cohortHeatmap(report: EngagementReport): ChartBody {
   const weeks = [...new Set(report.cohorts.map((row) => row.cohortWeek))].sort();
   const maxOffset = report.cohorts.reduce((max, row) => Math.max(max, row.weekOffset), 0);
   const offsets = Array.from({ length: maxOffset + 1 }, (_, i) => `week ${String(i)}`);
   const sizes = new Map(report.cohorts.map((row) => [row.cohortWeek, row.cohortSize]));
   const rowIndex = new Map(weeks.map((week, i) => [week, i]));
-  return renderSvg(
+  return chartBody(
     {
       grid: { top: 20, left: 160, right: 30, bottom: 90 },
       xAxis: { type: 'category', data: offsets, splitArea: { show: true } },
@@ -161,9 +188,9 @@ function cohortHeatmap(report: EngagementReport): string {
   );
 }
 
-function lurkers(report: EngagementReport, subjects: Map<string, string>): string {
+function lurkers(report: EngagementReport, subjects: Map<string, string>): ChartBody {
   const groups = report.lurkers.slice(0, 20).reverse();
-  return renderSvg(
+  return chartBody(
     {
       legend: { top: 0 },
       grid: { top: 40, left: 200, right: 30, bottom: 30 },

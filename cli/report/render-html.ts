@@ -1,5 +1,7 @@
 import type { EngagementReport } from '../../lake/index.js';
-import { memberLabel, renderReportCharts } from './render-charts.js';
+import { describeCoverage } from './coverage-shading.js';
+import { renderSvg, type ChartSpec } from './chart-svg.js';
+import { memberLabel, reportChartSpecs } from './render-charts.js';
 
 /** Text as HTML: `&`, `<`, `>`, quotes escaped. */
 export const escapeHtml = (text: string): string =>
@@ -34,9 +36,17 @@ export function formatGeneratedAt(generatedAt: Date, timeZone: string): string {
   return `${local} (${timeZone})`;
 }
 
-/** How the report's sections link a member (the dashboard's member page); none in the standalone file. */
+/** How the report's sections link a member and draw a chart: the standalone file's way unless given. */
 export interface ReportLinks {
+  /** The member page of a participant (the dashboard's); the file links none. */
   memberHref?: (participantId: string) => string;
+  /** One chart as HTML; the file draws SVG on the server (see {@link renderChartFigure}). */
+  renderChart?: (chart: ChartSpec) => string;
+}
+
+/** A chart as a figure with the SVG ECharts draws on the server: no script needed to see it. */
+export function renderChartFigure(chart: ChartSpec): string {
+  return `<figure class="chart" id="${chart.id}"><figcaption>${escapeHtml(chart.title)}</figcaption>${renderSvg(chart.option, chart.height)}</figure>`;
 }
 
 const TOTAL_LABELS: Record<keyof EngagementReport['totals'], string> = {
@@ -125,17 +135,17 @@ function renderExportDays(report: EngagementReport): string {
  * inline SVG, and the tables. The standalone file and the dashboard's pages both wrap it.
  */
 export function renderReportSections(report: EngagementReport, links: ReportLinks = {}): string {
-  const charts = renderReportCharts(report)
-    .map(
-      (chart) =>
-        `<figure class="chart" id="${chart.id}"><figcaption>${escapeHtml(chart.title)}</figcaption>${chart.svg}</figure>`
-    )
+  const charts = reportChartSpecs(report)
+    .map(links.renderChart ?? renderChartFigure)
     .join('\n');
   const previous = report.previousPeriod;
   const versus = previous
     ? `<p class="meta">Each total beside the ${escapeHtml(previous.from)} to ${escapeHtml(previous.to)} period of equal length.</p>`
     : '';
-  return `${versus}<div class="totals">${renderTotals(report)}</div>
+  // Says how to read the shaded days of the daily charts (ADR 0016), in the file and on the dashboard alike.
+  const coverage = `<p class="meta coverage">${escapeHtml(describeCoverage(report.coverage))}</p>`;
+  return `${coverage}
+${versus}<div class="totals">${renderTotals(report)}</div>
 ${charts}
 ${renderTables(report, links)}${renderExportDays(report)}`;
 }

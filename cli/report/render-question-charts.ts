@@ -1,12 +1,5 @@
 import type { EngagementReport } from '../../lake/index.js';
-import { COUNT_AXIS, HEIGHT, renderSvg } from './chart-svg.js';
-
-/** One chart: its id (the figure's HTML id), title and SVG. */
-interface QuestionChart {
-  id: string;
-  title: string;
-  svg: string;
-}
+import { chartBody, COUNT_AXIS, HEIGHT, type ChartBody, type ChartSpec } from './chart-svg.js';
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const LEVELS = [
@@ -27,21 +20,21 @@ const FUNNEL_STEPS = [
  * The charts of issue #28 item 3 (docs/engagement.md "Newcomers", "Levels", "Hours"): the newcomer funnel per
  * join week, members per level per month, and messages per weekday × local hour.
  */
-export function renderQuestionCharts(report: EngagementReport): QuestionChart[] {
+export function questionChartSpecs(report: EngagementReport): ChartSpec[] {
   return [
-    { id: 'newcomer-funnel', title: 'Newcomers by join week: from joining to week 12', svg: newcomerFunnel(report) },
-    { id: 'levels', title: 'Members per level, by month', svg: levels(report) },
+    { id: 'newcomer-funnel', title: 'Newcomers by join week: from joining to week 12', ...newcomerFunnel(report) },
+    { id: 'levels', title: 'Members per level, by month', ...levels(report) },
     {
       id: 'activity-hours',
       title: `Messages by weekday and hour (${report.timeZone})`,
-      svg: activityHours(report),
+      ...activityHours(report),
     },
   ];
 }
 
-function newcomerFunnel(report: EngagementReport): string {
+function newcomerFunnel(report: EngagementReport): ChartBody {
   const cohorts = report.newcomerFunnel;
-  return renderSvg({
+  return chartBody({
     legend: { top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: cohorts.map((row) => row.cohortWeek) },
@@ -51,8 +44,8 @@ function newcomerFunnel(report: EngagementReport): string {
   });
 }
 
-function levels(report: EngagementReport): string {
-  return renderSvg({
+function levels(report: EngagementReport): ChartBody {
+  return chartBody({
     legend: { top: 0 },
     grid: { top: 40, left: 60, right: 20, bottom: 40 },
     xAxis: { type: 'category', data: report.levels.map((row) => row.month.slice(0, 7)) },
@@ -66,9 +59,9 @@ function levels(report: EngagementReport): string {
   });
 }
 
-function activityHours(report: EngagementReport): string {
+function activityHours(report: EngagementReport): ChartBody {
   const max = report.activityHours.reduce((top, row) => Math.max(top, row.messages), 0);
-  return renderSvg(
+  return chartBody(
     {
       grid: { top: 20, left: 60, right: 30, bottom: 90 },
       xAxis: {

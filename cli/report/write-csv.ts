@@ -81,12 +81,14 @@ const NEWCOMER_FUNNEL: Columns<Report['newcomerFunnel'][number]> = [
   'activeWeek12',
 ];
 const ACTIVITY_HOURS: Columns<Report['activityHours'][number]> = ['weekday', 'hour', 'messages'];
+const COVERAGE: Columns<Report['coverage']['days'][number]> = ['day', 'coverage'];
 
 /**
  * Writes each dataset of the report as one CSV file in `dir` (created when missing): `totals.csv`,
  * `groups.csv`, `messages-per-day.csv`, `active-members.csv`, `top-members.csv`, `joins-leaves.csv`,
  * `cohorts.csv`, `lurkers.csv`, `export-days.csv` (days counted from chat exports), `totals-comparison.csv`,
- * `levels.csv`, `newcomer-funnel.csv`, `activity-hours.csv`, each with its header line, also when it has no rows.
+ * `levels.csv`, `newcomer-funnel.csv`, `activity-hours.csv`, `coverage.csv` (per day `full`, `partly` or `none`; no
+ * rows when the lake has no coverage records), each with its header line, also when it has no rows.
  *
  * @returns the paths written.
  * @throws DirectoryNotCreatedError when the folder cannot be created; NodeJS.ErrnoException when a file
@@ -116,6 +118,7 @@ export async function writeReportCsv(report: EngagementReport, dir: string): Pro
     ['levels.csv', LEVELS, report.levels],
     ['newcomer-funnel.csv', NEWCOMER_FUNNEL, report.newcomerFunnel],
     ['activity-hours.csv', ACTIVITY_HOURS, report.activityHours],
+    ['coverage.csv', COVERAGE, report.coverage.days],
   ];
   const paths: string[] = [];
   for (const [name, columns, rows] of files) {

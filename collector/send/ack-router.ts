@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { sendAckSignal, sendWorkflowId, type SendAck, type SendAckStatus } from '../../workflows/send-contracts.js';
 
@@ -55,7 +55,7 @@ export function extractAcks(event: string, data: unknown): ExtractedAck[] {
  * Routes ACKs of messages this account sent through wa-lake to `send-<message_id>` by signal (architecture.md §12,
  * issue #10 item 5). Runs beside the edge filter, which still decides alone what enters the lake: direct
  * chats, receipts and the status items of our own messages (`own_message_ack`) never do. A failed signal is retried a few times and then logged; the workflow's
- * missing-ACK alert covers the rest.
+ * missing-ACK alert covers the rest. An ACK for a workflow that has ended is dropped quietly.
  */
 export class AckRouter {
   private readonly logger: Logger;
@@ -86,6 +86,12 @@ export class AckRouter {
     try {
       await this.options.client.workflow.getHandle(sendWorkflowId(messageId)).signal(sendAckSignal, ack);
     } catch (err) {
+      // A workflow that already ended (a late or repeated receipt, e.g. `played` after `read`) has nothing
+      // left to learn: retrying cannot help, and the ACK is not lost.
+      if (err instanceof WorkflowNotFoundError) {
+        this.logger.debug({ messageId, status: ack.status }, 'ack for a send workflow that has ended');
+        return;
+      }
       if (attemptsLeft > 1) {
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
         return this.signal(messageId, ack, attemptsLeft - 1);

@@ -1,5 +1,10 @@
-import { ApplicationFailure, log } from '@temporalio/activity';
-import { PRESENCE_TIMEOUT_MS, SEND_TIMEOUT_MS, type SessionActivities } from '../../workflows/send-contracts.js';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import {
+  DISPATCH_HEARTBEAT_INTERVAL_MS,
+  PRESENCE_TIMEOUT_MS,
+  SEND_TIMEOUT_MS,
+  type SessionActivities,
+} from '../../workflows/send-contracts.js';
 import type { LinkPreview, SendSocket } from '../session/send-socket.js';
 import { isJidGroup } from '../../common/whatsapp-jid.js';
 import type { LinkPreviewer } from './link-preview.js';
@@ -57,6 +62,10 @@ export function createDispatchActivity(deps: DispatchActivityDeps): SessionActiv
           nonRetryable: true,
         });
       }
+      // Heartbeats while the attempt runs: a collector killed mid-send is noticed after DISPATCH_HEARTBEAT_TIMEOUT_MS
+      // and the workflow retries then (same WhatsApp id), not after the whole start-to-close timeout (ADR 0017).
+      const context = Context.current();
+      const heartbeats = setInterval(() => context.heartbeat(), DISPATCH_HEARTBEAT_INTERVAL_MS);
       try {
         const socket = deps.getSocket();
         if (!socket) throw new SessionNotConnectedError('the whatsapp session is not open');
@@ -92,6 +101,8 @@ export function createDispatchActivity(deps: DispatchActivityDeps): SessionActiv
           nonRetryable: !sendError.isRetryable,
           cause: sendError,
         });
+      } finally {
+        clearInterval(heartbeats);
       }
     },
   };

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import type { TemporalConnection } from '../../common/temporal-connection.js';
 import { resumeSendingSignal, sendGateWorkflowId, sessionTaskQueue } from '../../workflows/send-contracts.js';
 import type { SendSocket } from '../session/send-socket.js';
 import { AckRouter } from './ack-router.js';
@@ -14,8 +15,7 @@ import { SentMessageIndex } from './sent-message-index.js';
 export interface SessionSendSideOptions {
   accountId: string;
   /** Used to connect the worker when `connection` is not given; retried with backoff until it answers. */
-  temporalAddress: string;
-  namespace: string;
+  temporal: TemporalConnection;
   /** Existing worker connection (tests); not closed on stop. */
   connection?: NativeConnection;
   /** Client for ACK signals and resume. */
@@ -73,7 +73,7 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
         worker = await untilAborted(
           Worker.create({
             connection,
-            namespace: options.namespace,
+            namespace: options.temporal.namespace,
             taskQueue: sessionTaskQueue(options.accountId),
             activities,
             ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
@@ -119,7 +119,7 @@ const SHUTDOWN_GRACE_MS = 1_500;
 const SHUTDOWN_FORCE_MS = 3_000;
 
 function connectWorker(options: SessionSendSideOptions): Promise<NativeConnection> {
-  return NativeConnection.connect({ address: options.temporalAddress });
+  return NativeConnection.connect({ ...options.temporal.connectionOptions });
 }
 
 /**

@@ -1,6 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../common/ingest-body.js';
 import type { PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
 import {
   SEND_STATUS_WEBHOOK_OUTCOMES_PATH,
@@ -14,7 +13,7 @@ import { SEND_STATES } from '../../workflows/send-contracts.js';
 import type { StatusWebhookTargets } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import { buildStatusWebhookRequest } from '../send/status-webhook-request.js';
-import { isSignatureValid } from '../signature.js';
+import { verifyInternalRequest, type InternalSignatureDeps } from './verify-internal-request.js';
 
 const prepareSchema = z.object({
   message_id: z.uuid(),
@@ -24,22 +23,16 @@ const prepareSchema = z.object({
   sequence: z.int().min(1).max(100),
 });
 
-function readHeader(request: FastifyRequest, name: string): string {
-  const value = request.headers[name];
-  return typeof value === 'string' ? value : '';
-}
-
 /**
  * Registers `POST /api/internal/send-status-webhooks` (issue #10 item 8, ADR 0011): the worker's
  * `postSendStatusWebhook` activity asks, per attempt, for the signed Standard Webhooks request of one
- * status change; the key's secret is opened here and never leaves this process. Signed like lake
- * deliveries (`X-Event-Id` = message id). Answers 200 {@link PreparedStatusWebhook}; `url: null` when the
+ * status change; the key's secret is opened here and never leaves this process. Signed with method, path and
+ * time (`X-Event-Id` = message id; `verifyInternalRequest`, ADR 0022). Answers 200 {@link PreparedStatusWebhook}; `url: null` when the
  * key has no webhook. 401 bad signature, 422 malformed, 500 when the stored secret cannot be opened.
  */
 export function registerSendStatusWebhookRoute(
   app: FastifyInstance,
-  deps: {
-    webhookSecrets: readonly string[];
+  deps: InternalSignatureDeps & {
     targets: Pick<StatusWebhookTargets, 'find' | 'recordOutcome'>;
     /** `PAYLOAD_ENCRYPTION_KEYS`, which open the sealed webhook secrets. */
     encryptionKeys: PayloadEncryptionKeys;
@@ -50,11 +43,7 @@ export function registerSendStatusWebhookRoute(
 ): void {
   registerOutcomeRoute(app, deps);
   app.post(SEND_STATUS_WEBHOOKS_PATH, async (request, reply) => {
-    const messageId = readHeader(request, EVENT_ID_HEADER);
-    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    if (!isSignatureValid(deps.webhookSecrets, messageId, raw, readHeader(request, SIGNATURE_HEADER))) {
-      throw new IngestHttpError('WA_ERR_BAD_SIGNATURE', 'signature does not match the body');
-    }
+    const { id: messageId, raw } = verifyInternalRequest(request, SEND_STATUS_WEBHOOKS_PATH, deps);
     let change;
     try {
       change = prepareSchema.parse(JSON.parse(raw.toString('utf8')));
@@ -93,20 +82,6 @@ const outcomeSchema = z.object({
   status: z.int().min(100).max(599).nullable(),
 });
 
-/** Checks the internal signature and `X-Event-Id`; @returns the parsed body. */
-function readSignedBody<T>(request: FastifyRequest, webhookSecrets: readonly string[], schema: z.ZodType<T>): T {
-  const messageId = readHeader(request, EVENT_ID_HEADER);
-  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  if (!isSignatureValid(webhookSecrets, messageId, raw, readHeader(request, SIGNATURE_HEADER))) {
-    throw new IngestHttpError('WA_ERR_BAD_SIGNATURE', 'signature does not match the body');
-  }
-  try {
-    return schema.parse(JSON.parse(raw.toString('utf8')));
-  } catch (err) {
-    throw new IngestHttpError('WA_ERR_INVALID_BODY', 'not a status webhook outcome', undefined, { cause: err });
-  }
-}
-
 /**
  * Registers `POST /api/internal/send-status-webhook-outcomes` (ADR 0014 decision 8): the worker reports each
  * failed attempt, and a success while the endpoint was failing; the key's endpoint is disabled after
@@ -114,16 +89,20 @@ function readSignedBody<T>(request: FastifyRequest, webhookSecrets: readonly str
  */
 function registerOutcomeRoute(
   app: FastifyInstance,
-  deps: {
-    webhookSecrets: readonly string[];
+  deps: InternalSignatureDeps & {
     targets: Pick<StatusWebhookTargets, 'recordOutcome'>;
     disableAfterMs?: number;
-    now?: () => number;
   }
 ): void {
   app.post(SEND_STATUS_WEBHOOK_OUTCOMES_PATH, async (request, reply) => {
-    const report = readSignedBody(request, deps.webhookSecrets, outcomeSchema);
-    if (report.message_id !== readHeader(request, EVENT_ID_HEADER))
+    const { id: messageId, raw } = verifyInternalRequest(request, SEND_STATUS_WEBHOOK_OUTCOMES_PATH, deps);
+    let report;
+    try {
+      report = outcomeSchema.parse(JSON.parse(raw.toString('utf8')));
+    } catch (err) {
+      throw new IngestHttpError('WA_ERR_INVALID_BODY', 'not a status webhook outcome', undefined, { cause: err });
+    }
+    if (report.message_id !== messageId)
       throw new IngestHttpError('WA_ERR_INVALID_EVENT_ID', 'X-Event-Id must be message_id');
     const result = await deps.targets.recordOutcome(
       report.message_id,

@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../common/ingest-body.js';
 import { SEND_TRANSITIONS_PATH } from '../../common/send-transition-report.js';
 import { SEND_STATES } from '../../workflows/send-contracts.js';
 import type { OutboundMessagesRepository } from '../../lake/index.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { IngestHttpError } from '../errors.js';
-import { isSignatureValid } from '../signature.js';
+import { verifyInternalRequest, type InternalSignatureDeps } from './verify-internal-request.js';
 
 const reportSchema = z.object({
   message_id: z.uuid(),
@@ -15,31 +14,21 @@ const reportSchema = z.object({
   reason_code: z.string().max(100).nullable(),
 });
 
-function readHeader(request: FastifyRequest, name: string): string {
-  const value = request.headers[name];
-  return typeof value === 'string' ? value : '';
-}
-
 /**
  * Registers `POST /api/internal/send-transitions`: the `sendMessage` workflow's activity reports each
- * state it reaches, signed like lake deliveries (`X-Event-Id` = message id, `X-Signature` over
- * `${messageId}.${rawBody}`, architecture.md §7), so the worker needs no database access. Answers 200
+ * state it reaches, signed with method, path and time (`X-Event-Id` = message id, `X-Timestamp`, `X-Signature`;
+ * `verifyInternalRequest`, ADR 0022), so the worker needs no database access. Answers 200
  * `{changed}`; the row only moves forward (architecture.md §12: monotonic).
  */
 export function registerSendTransitionRoute(
   app: FastifyInstance,
-  deps: {
-    webhookSecrets: readonly string[];
+  deps: InternalSignatureDeps & {
     messages: Pick<OutboundMessagesRepository, 'recordTransition'>;
     metrics?: SendMetrics | undefined;
   }
 ): void {
   app.post(SEND_TRANSITIONS_PATH, async (request, reply) => {
-    const messageId = readHeader(request, EVENT_ID_HEADER);
-    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    if (!isSignatureValid(deps.webhookSecrets, messageId, raw, readHeader(request, SIGNATURE_HEADER))) {
-      throw new IngestHttpError('WA_ERR_BAD_SIGNATURE', 'signature does not match the body');
-    }
+    const { id: messageId, raw } = verifyInternalRequest(request, SEND_TRANSITIONS_PATH, deps);
     let report;
     try {
       report = reportSchema.parse(JSON.parse(raw.toString('utf8')));

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { encodeEventLogRow, insertEventLogRecords } from '../events/event-log-rows.js';
 import { exportMessageIdNames, exportMessageRows } from './export-message-rows.js';
+import type { DateOrderDecision } from './date-order.js';
 import { parseChatExport, type ExportedMessageKind, type UnreadableLine } from './parse-chat-export.js';
+import type { DateOrder } from './written-timestamp.js';
 
 /** Thrown when `--time-zone` is neither an IANA zone PostgreSQL knows nor a `±HH:MM` offset. */
 export class UnknownTimeZoneError extends Error {
@@ -22,6 +24,8 @@ export interface ChatExportImport {
   inserted: number;
   /** The zone the written times were read in. */
   timeZone: string;
+  /** The day/month order the written dates were read in, and how it was decided. */
+  dateOrder: DateOrderDecision;
 }
 
 const OFFSET = /^[+-](?:0\d|1[0-4]):[0-5]\d$/;
@@ -59,6 +63,15 @@ async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone
   return rows.map((row) => row.at);
 }
 
+/** The group's subject as the lake knows it: iOS writes system lines under the group's name (ADR 0023). */
+async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<string[]> {
+  const { rows } = await pool.query<{ subject: string }>(
+    'SELECT subject FROM whatsapp_groups WHERE jid = $1 AND subject IS NOT NULL',
+    [groupJid]
+  );
+  return rows.map((row) => row.subject);
+}
+
 /**
  * Imports one WhatsApp "Export chat" text into the lake (issue #30, ADR 0023): reads it
  * ({@link parseChatExport}), reads the written times in `timeZone`, and stores each message as an `export.message`
@@ -66,7 +79,8 @@ async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone
  * System lines are counted, not stored; unreadable lines are returned with their numbers.
  *
  * @param options.eventIdOf - UUIDv5 of a name in the lake's event-id namespace (`collector/event-id.ts`).
- * @throws pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
+ * @throws DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
+ *   given; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
  */
 export async function importChatExport(
   pool: pg.Pool,
@@ -75,10 +89,17 @@ export async function importChatExport(
     text: string;
     timeZone: string;
     eventIdOf: (name: string) => string;
+    /** `--date-order`; by default decided from the file's dates. */
+    dateOrder?: DateOrder;
     importedAt?: Date;
   }
 ): Promise<ChatExportImport> {
-  const parsed = parseChatExport(options.text);
+  const importedAt = options.importedAt ?? new Date();
+  const parsed = parseChatExport(options.text, {
+    now: importedAt,
+    groupSubjects: await readGroupSubjects(pool, options.groupJid),
+    ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
+  });
   const byKind: Record<ExportedMessageKind, number> = { text: 0, media: 0, deleted: 0 };
   for (const message of parsed.messages) byKind[message.kind] += 1;
   const sentAt: Date[] = [];
@@ -94,7 +115,6 @@ export async function importChatExport(
   }
   // Ordinals count within the whole file, so the names are made before the rows are cut into batches.
   const eventIds = exportMessageIdNames(options.groupJid, parsed.messages, sentAt).map(options.eventIdOf);
-  const importedAt = options.importedAt ?? new Date();
   let inserted = 0;
   for (let start = 0; start < parsed.messages.length; start += INSERT_BATCH_ROWS) {
     const end = start + INSERT_BATCH_ROWS;
@@ -115,5 +135,6 @@ export async function importChatExport(
     unreadable: parsed.unreadable,
     inserted,
     timeZone: options.timeZone,
+    dateOrder: parsed.dateOrder,
   };
 }

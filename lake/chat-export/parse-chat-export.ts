@@ -1,4 +1,13 @@
 import { parseString, type Message } from 'whatsapp-chat-parser';
+import { decideDateOrder, type DateOrderDecision } from './date-order.js';
+import { findGroupAuthors, isSystemLine } from './system-lines.js';
+import {
+  calendarDateOf,
+  ordersValidFor,
+  readWrittenTimestamp,
+  type DateOrder,
+  type WrittenTimestamp,
+} from './written-timestamp.js';
 
 /** What an exported message is: its own text, a media file (attached or omitted), or a deleted message. */
 export type ExportedMessageKind = 'text' | 'media' | 'deleted';
@@ -22,6 +31,10 @@ export interface ExportedMessage {
 export type UnreadableReason =
   | 'before the first message'
   | 'time out of range'
+  | 'impossible date'
+  | "impossible date in the file's day/month order"
+  | 'impossible time'
+  | 'in the future'
   | 'undecodable characters'
   | 'looks like a message header but is none';
 
@@ -39,6 +52,18 @@ export interface ParsedChatExport {
   unreadable: UnreadableLine[];
   /** Lines in the file, blank ones included. */
   lines: number;
+  /** The day/month order the dates were read in, and how it was decided. */
+  dateOrder: DateOrderDecision;
+}
+
+/** How to read an export. */
+export interface ParseChatExportOptions {
+  /** The day/month order (`--date-order`); by default decided from the file's dates (`decideDateOrder`). */
+  dateOrder?: DateOrder;
+  /** The time a message may not be later than (one day of tolerance added); default: the clock's. */
+  now?: Date;
+  /** The lake's known subject of the group: lines by an author of that name that read as system lines are. */
+  groupSubjects?: readonly string[];
 }
 
 const LINE_BREAK = /\r\n|\r|\n/;
@@ -49,9 +74,10 @@ const UNDECODABLE = /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 // short or garbled. A message's own line starting with a bare date ("12/03 meeting") has no hour after it.
 const HEADER_LIKE = /^[\u200E\u200F]*\[?\d{1,4}[-/.]\s?\d{1,4}[-/.]\s?\d{1,4}[,.]?\s+\d{1,2}[:.]/;
 const BIDI_MARKS = /[\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
-// WhatsApp has existed since 2009; a time outside these years is a misread date.
+// WhatsApp has existed since 2009; a time before is a misread date.
 const FIRST_YEAR = 2009;
-const LAST_YEAR = 2100;
+// A message dated later than now by more than this is misread: a day covers the zones ahead of any clock.
+const FUTURE_TOLERANCE_MS = 24 * 3_600_000;
 
 // Phrases WhatsApp writes in place of a message (English and Portuguese, Android and iOS), lower case, without
 // bidi marks and a final full stop.
@@ -62,9 +88,8 @@ const DELETED_PHRASES = new Set([
   'você apagou esta mensagem',
   'mensagem apagada',
 ]);
-// iOS writes the end-to-end notice as a message of the group itself (the group's name as its author).
-const ENCRYPTION_NOTICE =
-  /^[\u200E\u200F]*(?:messages and calls are end-to-end encrypted|as mensagens e as chamadas são protegidas com a criptografia de ponta a ponta)/i;
+// iOS opens a header with `[`, Android with the bare date.
+const IOS_HEADER = /^[\u200E\u200F]*\[/;
 const MEDIA_OMITTED =
   /^(?:<\s*(?:media omitted|mídia oculta|arquivo de mídia oculto|m[ií]dia omitida)\s*>|(?:image|video|audio|sticker|gif|document|contact card) omitted|(?:imagem|vídeo|video|áudio|audio|figurinha|gif|documento|cartão de contato) (?:omitid[oa]|ocultad[oa]))$/;
 
@@ -83,31 +108,38 @@ function kindOf(text: string, attachment: string | null): ExportedMessageKind {
   return MEDIA_OMITTED.test(plain) ? 'media' : 'text';
 }
 
-const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
-
 /**
- * The wall clock the parser read. `whatsapp-chat-parser` builds a Date in the process's own time zone from the
- * numbers written; reading them back with the local getters returns them unchanged, unless the written time
- * falls into a daylight-saving gap of that zone, so `wa-lake import-export` runs the parser with `TZ=UTC`.
+ * The wall clock of a header, `YYYY-MM-DDTHH:MM:SS`, from its numbers as written (never from the parser's Date,
+ * which rolls `31/02` over to March and `25:00` to the next day), or why the line is unreadable: a date that does
+ * not exist in `order` (ADR 0023), a time that does not exist, a year before WhatsApp, a time after `latest`.
  */
-function wallClockOf(date: Date): string | null {
-  if (Number.isNaN(date.getTime())) return null;
-  const year = date.getFullYear();
-  if (year < FIRST_YEAR || year > LAST_YEAR) return null;
-  return (
-    `${pad(year, 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
-  );
+function wallClockOf(
+  written: WrittenTimestamp | null,
+  order: DateOrder,
+  latest: string
+): { wallClock: string } | { reason: UnreadableReason } {
+  if (written === null) return { reason: 'looks like a message header but is none' };
+  const date = calendarDateOf(written, order);
+  if (date === null)
+    return {
+      reason: ordersValidFor(written).length > 0 ? "impossible date in the file's day/month order" : 'impossible date',
+    };
+  if (written.time === null) return { reason: 'impossible time' };
+  if (written.year < FIRST_YEAR) return { reason: 'time out of range' };
+  const wallClock = `${date}T${written.time}`;
+  return wallClock > latest ? { reason: 'in the future' } : { wallClock };
 }
 
-/**
- * Whether the file writes the day before the month, decided by the parser over every date of the file (as it
- * does when not told): a line parsed alone cannot tell `03/04` from `04/03`.
- */
-function detectDaysFirst(text: string): boolean {
-  const guessed = parseString(text);
-  const dayFirst = parseString(text, { daysFirst: true });
-  return guessed.every((message, index) => message.date.getTime() === dayFirst[index]?.date.getTime());
+/** A line `whatsapp-chat-parser` takes as a message header, with its timestamp as written. */
+interface Header {
+  parsed: Message;
+  written: WrittenTimestamp | null;
+}
+
+function headerOf(line: string): Header | null {
+  // Any `daysFirst` spares the parser its own guess: the date is read from `written`, not from its Date.
+  const parsed: Message | undefined = parseString(line, { daysFirst: true, parseAttachments: true })[0];
+  return parsed === undefined ? null : { parsed, written: readWrittenTimestamp(line) };
 }
 
 interface OpenMessage {
@@ -125,46 +157,63 @@ function continuationProblem(line: string, isAfterHeader: boolean): UnreadableRe
 /**
  * Reads a WhatsApp "Export chat" text (Android or iOS, any locale the parser reads: English, Portuguese, …, 12- or
  * 24-hour clock) with `whatsapp-chat-parser`, one line at a time so that every message keeps its line number and
- * every line the parser cannot place is reported: a line before the first message, a message header whose date is
- * out of range, a line with undecodable characters, and a line that starts like a header the parser did not take
- * (issue #30 item 1). A message's other lines are continuation lines, as the parser joins them.
+ * every line the parser cannot place is reported: a line before the first message, a message header whose date or
+ * time does not exist as written or is out of range, a line with undecodable characters, and a line that starts
+ * like a header the parser did not take (issue #30 item 1). A message's other lines are continuation lines, as the
+ * parser joins them. The day/month order is decided once for the file ({@link decideDateOrder}).
  *
  * @param text - the decoded file (UTF-8, BOM allowed).
  * @returns messages in file order, system lines counted, unreadable lines with their numbers.
+ * @throws DateOrderConflictError when the dates cannot tell the day/month order and none was given.
  */
-export function parseChatExport(text: string): ParsedChatExport {
+export function parseChatExport(text: string, options: ParseChatExportOptions = {}): ParsedChatExport {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const daysFirst = detectDaysFirst(body);
   const lines = body.split(LINE_BREAK);
-  const result: ParsedChatExport = { messages: [], systemLines: 0, unreadable: [], lines: lines.length };
+  const headers = lines.map(headerOf);
+  const dateOrder = decideDateOrder(
+    lines.flatMap((line, index) => {
+      const written = headers[index]?.written;
+      return written ? [{ text: line, written }] : [];
+    }),
+    options.dateOrder
+  );
+  const groupAuthors = findGroupAuthors(
+    headers.map((header) => ({
+      author: header?.parsed.author == null ? null : normalizeExportSender(header.parsed.author),
+      text: header?.parsed.message ?? '',
+    })),
+    lines.some((line, index) => headers[index] != null && IOS_HEADER.test(line)),
+    options.groupSubjects ?? []
+  );
+  const latest = new Date((options.now ?? new Date()).getTime() + FUTURE_TOLERANCE_MS).toISOString().slice(0, 19);
+  const result: ParsedChatExport = { messages: [], systemLines: 0, unreadable: [], lines: lines.length, dateOrder };
   // Set once a header was read: continuation lines of a skipped header are skipped with it.
   let open: OpenMessage | null = null;
   for (const [index, line] of lines.entries()) {
     const number = index + 1;
-    const parsed: Message | undefined = parseString(line, { daysFirst, parseAttachments: true })[0];
-    if (parsed === undefined) {
+    const header = headers[index];
+    if (header === null || header === undefined) {
       const reason = continuationProblem(line, open !== null);
       if (reason !== null) result.unreadable.push({ line: number, reason });
       else if (open?.message) open.message.text += `\n${line}`;
       continue;
     }
     open = { message: null };
-    const wallClock = wallClockOf(parsed.date);
-    if (wallClock === null || UNDECODABLE.test(line)) {
-      result.unreadable.push({
-        line: number,
-        reason: wallClock === null ? 'time out of range' : 'undecodable characters',
-      });
+    const time = wallClockOf(header.written, dateOrder.order, latest);
+    if ('reason' in time || UNDECODABLE.test(line)) {
+      result.unreadable.push({ line: number, reason: 'reason' in time ? time.reason : 'undecodable characters' });
       continue;
     }
-    if (parsed.author === null || ENCRYPTION_NOTICE.test(parsed.message)) {
+    const { parsed } = header;
+    const sender = parsed.author === null ? null : normalizeExportSender(parsed.author);
+    if (sender === null || isSystemLine(sender, parsed.message, groupAuthors)) {
       result.systemLines += 1;
       continue;
     }
     open.message = {
       line: number,
-      wallClock,
-      sender: normalizeExportSender(parsed.author),
+      wallClock: time.wallClock,
+      sender,
       text: parsed.message,
       kind: 'text',
       attachment: parsed.attachment?.fileName ?? null,

@@ -12,29 +12,10 @@ export interface GroupCoverage {
   periods: Array<{ startedAt: string; endedAt: string }>;
 }
 
+// The day rule lives in the lake (`wa_group_day_coverage`, migration 1765710000001), also for dashboards.
 const DAYS_SQL = `
-  WITH zone AS (SELECT wa_engagement_time_zone() AS tz),
-  groups AS (
-    SELECT jid AS group_jid FROM whatsapp_groups WHERE $1::text IS NULL OR jid = $1
-    UNION SELECT group_jid FROM whatsapp_group_coverage WHERE $1::text IS NULL OR group_jid = $1
-    UNION SELECT group_jid FROM whatsapp_group_unobserved_periods WHERE $1::text IS NULL OR group_jid = $1),
-  periods AS (
-    SELECT g.group_jid,
-           COALESCE((SELECT range_agg(tstzrange(c.started_at, c.ended_at, '[]')) FROM whatsapp_group_coverage c
-                      WHERE c.group_jid = g.group_jid), '{}'::tstzmultirange) AS observed,
-           (SELECT min(e.occurred_at) FROM whatsapp_event_logs e WHERE e.chat_jid = g.group_jid) AS first_event_at
-      FROM groups g),
-  days AS (
-    SELECT p.group_jid, p.observed, d::date AS day
-      FROM periods p, zone,
-           generate_series((least(p.first_event_at, lower(p.observed)) AT TIME ZONE zone.tz)::date,
-                           ($2::timestamptz AT TIME ZONE zone.tz)::date, interval '1 day') AS d
-     WHERE least(p.first_event_at, lower(p.observed)) IS NOT NULL)
-  SELECT group_jid, to_char(day, 'YYYY-MM-DD') AS day,
-         CASE WHEN observed @> r THEN 'full' WHEN observed && r THEN 'partly' ELSE 'none' END AS coverage
-    FROM (SELECT days.*, tstzrange(day::timestamp AT TIME ZONE zone.tz, (day + 1)::timestamp AT TIME ZONE zone.tz, '[)') AS r
-            FROM days, zone) x
-   ORDER BY group_jid, day`;
+  SELECT group_jid, to_char(day, 'YYYY-MM-DD') AS day, coverage
+    FROM wa_group_day_coverage($2::timestamptz, $1::text) ORDER BY group_jid, day`;
 
 const PERIODS_SQL = `
   SELECT group_jid, started_at, ended_at FROM whatsapp_group_coverage
@@ -68,6 +49,53 @@ export async function readCoverageDays(
   for (const row of periods.rows)
     entry(row.group_jid).periods.push({ startedAt: row.started_at.toISOString(), endedAt: row.ended_at.toISOString() });
   return [...byGroup.values()].sort((a, b) => (a.groupJid < b.groupJid ? -1 : 1));
+}
+
+// Per day of the range, the least and the most any of the report's groups was observed; a day before a group's
+// first day in the lake is a day it was not observed.
+const REPORT_DAYS_SQL = `
+  WITH cells AS (
+    SELECT d::date AS day, CASE c.coverage WHEN 'full' THEN 2 WHEN 'partly' THEN 1 ELSE 0 END AS level
+      FROM generate_series($1::date, $2::date, interval '1 day') AS d
+     CROSS JOIN unnest($3::text[]) AS g (group_jid)
+      LEFT JOIN wa_group_day_coverage((($2::date + 1)::timestamp AT TIME ZONE wa_engagement_time_zone()), g.group_jid) c
+             ON c.day = d::date)
+  SELECT to_char(day, 'YYYY-MM-DD') AS day,
+         CASE WHEN min(level) = 2 THEN 'full' WHEN max(level) = 0 THEN 'none' ELSE 'partly' END AS coverage
+    FROM cells GROUP BY day ORDER BY day`;
+
+/** How much of each day of a report the lake observed its groups (docs/engagement.md "Coverage"). */
+export interface ReportCoverage {
+  /**
+   * Whether the lake holds any collector session event or beat. Without one (a lake fed only by replays or written
+   * before coverage existed) nothing is known about gaps, and no day is shaded.
+   */
+  isRecorded: boolean;
+  /**
+   * Each day of the range (engagement time zone): `full` when every group of the report was observed all day,
+   * `none` when none of them was observed at any moment, `partly` otherwise. Empty when not recorded.
+   */
+  days: Array<{ day: string; coverage: DayCoverage }>;
+}
+
+/**
+ * The coverage of a report's days over its groups (the report shades unobserved spans, ADR 0016), read on the
+ * report's own client so it describes the same moment as its numbers.
+ * @param from - first day (`YYYY-MM-DD`), @param to - last day, @param groupJids - the report's groups.
+ * @throws pg.DatabaseError when a query fails.
+ */
+export async function readReportCoverage(
+  client: pg.ClientBase,
+  from: string,
+  to: string,
+  groupJids: readonly string[]
+): Promise<ReportCoverage> {
+  const recorded = await client.query<{ is_recorded: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM whatsapp_collector_beats) AS is_recorded`
+  );
+  if (recorded.rows[0]?.is_recorded !== true) return { isRecorded: false, days: [] };
+  const { rows } = await client.query<{ day: string; coverage: DayCoverage }>(REPORT_DAYS_SQL, [from, to, groupJids]);
+  return { isRecorded: true, days: rows };
 }
 
 /** The key and time of a stored group message (the cursor a history backfill asks before). */

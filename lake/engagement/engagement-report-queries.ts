@@ -5,6 +5,7 @@ import {
   ReportRangeTooLongError,
   UnknownReportGroupError,
 } from '../errors.js';
+import { readReportCoverage } from './coverage-queries.js';
 import type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 import {
   compareTotals,
@@ -207,6 +208,8 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
         GROUP BY 1, 2 ORDER BY 1, 2`,
       [...span, options.groupJid]
     );
+    const coveredGroups = options.groupJid !== null ? [options.groupJid] : report.groups.map((group) => group.groupJid);
+    report.coverage = await readReportCoverage(client, from, to, coveredGroups);
     report.totals = totals;
     await client.query('COMMIT');
     return report;
@@ -244,5 +247,6 @@ function emptyReport(
     levels: [],
     newcomerFunnel: [],
     activityHours: [],
+    coverage: { isRecorded: false, days: [] },
   };
 }

@@ -1,3 +1,4 @@
+import type { ReportCoverage } from './coverage-queries.js';
 import type {
   ActivityHour,
   LevelMonth,
@@ -55,6 +56,8 @@ export interface EngagementReport {
   lurkers: { groupJid: string; members: number; lurkers: number }[];
   /** The days of the range whose messages come from chat exports: days the lake did not observe (ADR 0023). */
   exportDays: { day: string; groupJid: string; messages: number }[];
+  /** How much of each day the collectors observed the report's groups (`--group`, else those with activity). */
+  coverage: ReportCoverage;
   /** Members per Orbit-style level per month of the range and how they moved (docs/engagement.md "Levels"). */
   levels: LevelMonth[];
   /** Newcomers of each join week of the range, step by step (docs/engagement.md "Newcomers"). */

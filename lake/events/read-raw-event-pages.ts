@@ -101,3 +101,17 @@ function toRawEvent(row: RawEventRow): RawEvent {
     source: row.source,
   };
 }
+
+/**
+ * How many raw rows {@link readRawEventPages} will read (of `types` when given), for progress reports (ADR 0017).
+ * Exact under the rebuild's SHARE lock.
+ */
+export async function countRawEvents(client: pg.ClientBase, types?: readonly string[]): Promise<number> {
+  const { rows } = await client.query<{ count: string }>(
+    types
+      ? 'SELECT count(*) FROM whatsapp_event_logs WHERE type = ANY($1::text[])'
+      : 'SELECT count(*) FROM whatsapp_event_logs',
+    types ? [types] : []
+  );
+  return Number(rows[0]?.count ?? 0);
+}

@@ -1,9 +1,10 @@
 import type pg from 'pg';
+import { ProgressMeter, type ProgressListener } from '../../common/progress-meter.js';
 import { extractReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { UnnamedTimeZoneError } from '../errors.js';
 import type { SkippedRow } from './unreadable-rows.js';
 import { emptyEncodedFacts, encodeMessageFacts, writeMessageFacts } from './messages-repository.js';
-import { readRawEventPages } from './read-raw-event-pages.js';
+import { countRawEvents, readRawEventPages } from './read-raw-event-pages.js';
 
 const PAGE_SIZE = 2_000;
 /** The types `extractReadModelFacts` reads. */
@@ -40,19 +41,22 @@ export async function checkTimeZone(client: pg.ClientBase, timeZone: string): Pr
  * given, is stored first (`engagement_settings`); the views use the stored zone from the next read on.
  *
  * @param skipped - when given, rows PostgreSQL cannot render are left out and appended to it (else they throw).
+ * @param onProgress - when given, each page is reported with its share done, rate and ETA (ADR 0017).
  * @returns how many raw message events were replayed.
  * @throws pg.DatabaseError when a statement fails (e.g. `timeZone` is not a time zone PostgreSQL knows).
  */
 export async function rebuildMessageReadModel(
   client: pg.ClientBase,
   timeZone?: string,
-  skipped?: SkippedRow[]
+  skipped?: SkippedRow[],
+  onProgress?: ProgressListener
 ): Promise<number> {
   if (timeZone !== undefined) {
     await checkTimeZone(client, timeZone);
     await client.query(`UPDATE engagement_settings SET time_zone = $1`, [timeZone]);
   }
   await client.query(`TRUNCATE ${MESSAGE_TABLES.join(', ')}`);
+  const meter = onProgress ? new ProgressMeter('messages', await countRawEvents(client, MESSAGE_TYPES)) : null;
   let events = 0;
   for await (const page of readRawEventPages(client, {
     pageSize: PAGE_SIZE,
@@ -66,6 +70,7 @@ export async function rebuildMessageReadModel(
     for (const event of page) encodeMessageFacts(facts, event.eventId, extractReadModelFacts(event));
     await writeMessageFacts(client, facts);
     events += page.length;
+    if (meter) onProgress?.(meter.advance(page.length));
   }
   return events;
 }

@@ -1,11 +1,12 @@
 import type pg from 'pg';
+import { ProgressMeter, type ProgressListener } from '../../common/progress-meter.js';
 import { extractProjectionFacts, hasProjectionWork } from '../projections/extract-projection-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
 import { RebuildFailedError } from '../errors.js';
 import { applyMessageProjections } from './apply-message-projections.js';
 import type { MessageProjectionItem } from './message-projection-item.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
-import { readRawEventPages } from './read-raw-event-pages.js';
+import { countRawEvents, readRawEventPages } from './read-raw-event-pages.js';
 import type { SkippedRow } from './unreadable-rows.js';
 import { checkTimeZone, rebuildMessageReadModel } from './rebuild-messages.js';
 
@@ -29,13 +30,14 @@ const PROJECTION_TABLES = [
  * Every raw row is read: any event may name people (issue #12 item 4).
  *
  * Then the message read model (`lake/events/rebuild-messages.ts`, issue #11), and the engagement time zone set to
- * `engagementTimeZone` when given; `messageEvents` counts the raw events replayed for it.
+ * `engagementTimeZone` when given; `messageEvents` counts the raw events replayed for it. With `onProgress`, each
+ * page of each pass is reported with its share done, rate and ETA (ADR 0017; the raw rows are counted first).
  * @returns `{ events }`: how many raw events were replayed.
  * @throws RebuildFailedError when a query fails (the transaction is rolled back and the old projections stay).
  */
 export async function rebuildProjections(
   pool: pg.Pool,
-  options: { engagementTimeZone?: string } = {}
+  options: { engagementTimeZone?: string; onProgress?: ProgressListener } = {}
 ): Promise<{ events: number; messageEvents: number; skipped: SkippedRow[] }> {
   const client = await pool.connect();
   let failure: Error | undefined;
@@ -49,6 +51,7 @@ export async function rebuildProjections(
     await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
     // A running ingest API drops the identities it remembers at its next statement (issue #27 case 8).
     await client.query(`UPDATE whatsapp_identity_generation SET generation = generation + 1`);
+    const meter = options.onProgress ? new ProgressMeter('projections', await countRawEvents(client)) : null;
     for await (const page of readRawEventPages(client, {
       pageSize: BATCH_SIZE,
       onSkipped: (row) => skipped.push(row),
@@ -72,9 +75,15 @@ export async function rebuildProjections(
       }
       await applyMessageProjections(client, messageItems);
       events += page.length;
+      if (meter) options.onProgress?.(meter.advance(page.length));
     }
     // The message read model (issue #11) in the same transaction: all projections change at once.
-    const messageEvents = await rebuildMessageReadModel(client, options.engagementTimeZone, skipped);
+    const messageEvents = await rebuildMessageReadModel(
+      client,
+      options.engagementTimeZone,
+      skipped,
+      options.onProgress
+    );
     await client.query('COMMIT');
     return { events, messageEvents, skipped };
   } catch (err) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { ProgressMeter, type ProgressListener } from '../../common/progress-meter.js';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
 
@@ -24,20 +25,26 @@ const DEFAULT_BATCH_SIZE = 500;
  * read no message content, so they are untouched. Records the run in `whatsapp_retention_runs`.
  *
  * @param options.requestedBy - who ran it (`wa-lake retention apply` user, or `ingest-api schedule`).
+ * @param options.onProgress - when given, the rows to redact are counted first and each batch is reported with
+ *   its share done, rate and ETA (ADR 0017).
  * @throws the pg error of a failing batch (batches already committed stay redacted: a rerun continues).
  */
 export async function redactOldMessageBodies(
   pool: pg.Pool,
   cutoff: Date,
-  options: { requestedBy: string; batchSize?: number }
+  options: { requestedBy: string; batchSize?: number; onProgress?: ProgressListener }
 ): Promise<RetentionResult> {
   const startedAt = new Date();
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   let redactedEvents = 0;
   const skipped: SkippedRow[] = [];
+  const meter = options.onProgress
+    ? new ProgressMeter('message bodies', await countBodiesToRedact(pool, cutoff))
+    : null;
   for (;;) {
     const batch = await redactOneBatch(pool, cutoff, batchSize, skipped);
     redactedEvents += batch.redacted;
+    if (meter && batch.processed > 0) options.onProgress?.(meter.advance(batch.processed));
     if (batch.processed < batchSize) break;
   }
   await pool.query(
@@ -46,6 +53,16 @@ export async function redactOldMessageBodies(
     [randomUUID(), options.requestedBy, cutoff, startedAt, redactedEvents]
   );
   return { redactedEvents, cutoff: cutoff.toISOString(), skipped };
+}
+
+/** Rows a run with `cutoff` has to redact, for its progress report (rows added meanwhile raise the total). */
+async function countBodiesToRedact(pool: pg.Pool, cutoff: Date): Promise<number> {
+  const { rows } = await pool.query<{ count: string }>(
+    `SELECT count(*) FROM whatsapp_event_logs
+      WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND COALESCE(occurred_at, captured_at, received_at) < $2`,
+    [MESSAGE_BODY_TYPES, cutoff]
+  );
+  return Number(rows[0]?.count ?? 0);
 }
 
 async function redactOneBatch(

@@ -14,6 +14,8 @@ export interface ApiKeyRecord {
   accountId: string;
   keyPrefix: string;
   webhookUrl: string | null;
+  /** Whether a status-webhook signing secret is stored (never the secret). */
+  hasWebhookSecret: boolean;
   createdAt: Date;
   revokedAt: Date | null;
   /** Most messages accepted per UTC day / month (issue #31 item 3); null = no limit. */
@@ -147,6 +149,34 @@ export class SendAdminRepository {
       [id]
     );
     return rows[0]?.reason ?? null;
+  }
+
+  /**
+   * Changes the status webhook of key `id`, active or revoked (its messages still report their states; ADR 0017).
+   * An absent field stays as it is; `webhookUrl: null` removes the URL (no more status webhooks). Deliveries read
+   * both on every attempt, so those retrying use the new values.
+   * @returns whether the key exists.
+   */
+  async updateApiKeyWebhook(
+    id: string,
+    change: { webhookUrl?: string | null; sealedWebhookSecret?: string | null }
+  ): Promise<boolean> {
+    const rows = await run(
+      this.pool,
+      `UPDATE send_api_keys
+          SET webhook_url = CASE WHEN $2 THEN $3 ELSE webhook_url END,
+              webhook_secret = CASE WHEN $4 THEN $5 ELSE webhook_secret END
+        WHERE id = $1
+        RETURNING id`,
+      [
+        id,
+        change.webhookUrl !== undefined,
+        change.webhookUrl ?? null,
+        change.sealedWebhookSecret !== undefined,
+        change.sealedWebhookSecret ?? null,
+      ]
+    );
+    return rows.length > 0;
   }
 
   /** Revokes the key `id` if it is active. @returns whether this call revoked it. */
@@ -283,6 +313,7 @@ function toApiKey(row: Record<string, unknown>): ApiKeyRecord {
     accountId: row['account_id'] as string,
     keyPrefix: row['key_prefix'] as string,
     webhookUrl: (row['webhook_url'] as string | null) ?? null,
+    hasWebhookSecret: row['webhook_secret'] !== null && row['webhook_secret'] !== undefined,
     createdAt: row['created_at'] as Date,
     revokedAt: (row['revoked_at'] as Date | null) ?? null,
     dailyLimit: (row['daily_limit'] as number | null) ?? null,

@@ -12,6 +12,7 @@ import {
   type ChaosSendFigures,
   type ChaosSendRow,
 } from './chaos-send-measure.js';
+import { runSendFaults, SEND_FAULTS } from './chaos-send-faults.js';
 import { DEFAULT_SETTLE_IDLE_MS, waitUntilSettled } from './chaos-send-settle.js';
 import { ChaosSendStack } from './chaos-send-stack.js';
 
@@ -48,9 +49,8 @@ const CATEGORIES = ['transactional', 'marketing', 'otp'] as const;
 const CLIENT_CONCURRENCY = 6;
 /** Requests per second the client aims at: the faults then land while messages are being accepted. */
 const CLIENT_RATE_PER_S = 12;
-/** How long before its deadline a message of the deadline batch is requested, and how long the collector stays down after. */
+/** How long before its deadline a message of the deadline batch is requested (the collector is down then). */
 const DEADLINE_MS = 5_000;
-const COLLECTOR_OUTAGE_MS = 10_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -162,6 +162,12 @@ function describeWireAgainstLake(figures: ChaosSendFigures): string {
   );
 }
 
+/** Lines in a file (0 when it does not exist yet): the wire log's sends so far. */
+function countLines(path: string): number {
+  if (!existsSync(path)) return 0;
+  return readFileSync(path, 'utf8').split('\n').length - 1;
+}
+
 /** Counts the collector's warnings that an ACK could not reach its workflow (the ACK is then lost). */
 function countUnroutedAcks(collectorLog: string): number {
   if (!existsSync(collectorLog)) return 0;
@@ -169,9 +175,10 @@ function countUnroutedAcks(collectorLog: string): number {
 }
 
 /**
- * The send phase of the chaos test (issue #31 item 8): requests `messages` messages over HTTP (plus a batch with
- * a short deadline sent while the collector is down) while it SIGKILLs the collector, the worker and the ingest
- * API and restarts the Temporal dev server, each part its own process against the simulated WhatsApp; then
+ * The send phase of the chaos test: requests `messages` messages over HTTP (plus a batch with a short deadline
+ * sent while the collector is down) while it SIGKILLs the collector and the ingest API as requests arrive, and
+ * the collector, the worker and the Temporal dev server as messages go out (`chaos-send-faults.ts`), each part
+ * its own process against the simulated WhatsApp; then
  * waits, for as long as messages keep changing state, until every accepted message is in a final state, and
  * compares the wire log with the lake message by message.
  *
@@ -215,38 +222,24 @@ export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSend
         }
       })
     );
-    const at = async (fraction: number, name: string, fault: () => Promise<void>): Promise<void> => {
-      while (answered < Math.ceil(options.messages * fraction) && Date.now() < giveUpAtMs) await sleep(100);
-      options.onProgress?.(`send fault: ${name} (answered ${answered}/${options.messages})`);
-      await fault();
-      faults.push(name);
-    };
-    const faulting = (async () => {
-      await at(0.1, 'collector SIGKILL, a deadline batch requested while it is down, restarted', async () => {
-        await stack.collector?.kill();
-        const deadline = await Promise.all(
-          Array.from({ length: deadlineBatch }, (_, i) =>
-            client.send(planRequest(options.messages + i, recipients, new Date(Date.now() + DEADLINE_MS)), giveUpAtMs)
-          )
+    const faulting = runSendFaults({
+      stack,
+      messages: options.messages,
+      answered: () => answered,
+      wireSends: () => countLines(stack.wirePath),
+      requestDeadlineBatch: async () => {
+        const batch = Array.from({ length: deadlineBatch }, (_, i) =>
+          planRequest(options.messages + i, recipients, new Date(Date.now() + DEADLINE_MS))
         );
-        options.onProgress?.(`deadline batch: ${deadline.length} requested`);
-        await sleep(COLLECTOR_OUTAGE_MS);
-        stack.startCollector();
-      });
-      await at(0.3, 'worker SIGKILL, restarted after 3 s', async () => {
-        await stack.worker?.kill();
-        await sleep(3_000);
-        stack.startWorker();
-      });
-      await at(0.5, 'ingest API SIGKILL, restarted after 2 s', async () => {
-        await stack.ingest?.kill();
-        await sleep(2_000);
-        stack.startIngest();
-      });
-      await at(0.7, 'Temporal dev server restart (same database file)', () => stack.restartTemporal());
-    })();
-    await Promise.all([requesting, faulting]);
-    options.onProgress?.(`requests done: ${client.acceptedIds.size} accepted ids; settling`);
+        await Promise.all(batch.map((request) => client.send(request, giveUpAtMs)));
+        return batch.length;
+      },
+      giveUpAtMs,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    const [, fired] = await Promise.all([requesting, faulting]);
+    faults.push(...fired);
+    options.onProgress?.(`requests and faults done: ${client.acceptedIds.size} accepted ids; settling`);
 
     const settled = await waitUntilSettled({
       readRows: () => readMessages(activePool),
@@ -266,7 +259,7 @@ export async function runChaosSend(options: ChaosSendOptions): Promise<ChaosSend
       faults,
       isSettled: settled.isSettled,
       seconds: (Date.now() - startedAtMs) / 1000,
-      ok: isChaosSendClean(figures) && clientErrors === 0 && faults.length === 4,
+      ok: isChaosSendClean(figures) && clientErrors === 0 && faults.length === SEND_FAULTS.length,
     };
   } finally {
     await pool?.end();

@@ -43,11 +43,7 @@ whatsapp.wire.push(...earlier);
 // Queued until the first open (the simulated server's pending ACKs).
 for (const messageId of new Set(earlier.map((send) => send.messageId))) whatsapp.ack(messageId, 'read');
 
-const temporal = createLazyTemporalClient(
-  config.TEMPORAL_ADDRESS,
-  config.TEMPORAL_NAMESPACE,
-  createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS)
-);
+const temporal = createLazyTemporalClient(config.temporal, createDataConverter(config.PAYLOAD_ENCRYPTION_KEYS));
 const collector = await runCollector({
   config,
   logger,

@@ -5,6 +5,7 @@ import {
   defineSearchAttributeKey,
   SearchAttributeType,
   type Payload,
+  type ProtoFailure,
 } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
@@ -16,7 +17,7 @@ import {
 } from '@temporalio/worker';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { envPayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
-import { createDataConverter } from '../../common/temporal-data-converter.js';
+import { createDataConverter, resolveFailureConverterPath } from '../../common/temporal-data-converter.js';
 import { resolveTestServerPath } from '../../dev-stack/temporal-binaries.js';
 import { loadWorkerConfig, type WorkerConfig } from '../../worker/config.js';
 import { installRuntimeLoggerOnce } from '../../worker/runtime-logger.js';
@@ -46,6 +47,18 @@ export async function decodeStoredPayload(payload: Payload | null | undefined): 
   let payloads: Payload[] = payload ? [payload] : [];
   for (const codec of codecs) payloads = await codec.decode(payloads);
   return payloads[0] ? defaultPayloadConverter.fromPayload(payloads[0]) : undefined;
+}
+
+/**
+ * The message of a failure as a history or a describe stores it: the failure converter moves message and stack
+ * into `encodedAttributes`, which the test codec encrypts (ADR 0022), leaving "Encoded failure" in `message`.
+ * @returns the original message; the stored one for a failure written without encoded attributes.
+ */
+export async function decodeFailureMessage(failure: ProtoFailure | null | undefined): Promise<string | undefined> {
+  if (!failure) return undefined;
+  if (!failure.encodedAttributes) return failure.message ?? undefined;
+  const attributes = (await decodeStoredPayload(failure.encodedAttributes)) as { message?: unknown } | undefined;
+  return typeof attributes?.message === 'string' ? attributes.message : undefined;
 }
 
 // temporal.api.enums.v1.IndexedValueType wire values (KEYWORD = 2, INT = 3).
@@ -109,10 +122,11 @@ export function createTestWorker(options: Omit<WorkerOptions, 'dataConverter'>):
   return Worker.create({ ...options, dataConverter: testDataConverter() });
 }
 
-/** Bundles `workflows/index.ts` once per test file. */
+/** Bundles `workflows/index.ts` once per test file, with the failure converter of the test codec (ADR 0022). */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: resolveWorkflowsPath(),
+    failureConverterPath: resolveFailureConverterPath(),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +50,18 @@ describe('wa-lake day-one refusals', () => {
     expect(run.stderr).toContain('wa-lake dev: --temporal-port and --ui-port are both 17999');
     expect(run.stderr).toContain('nothing was started');
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('status --data-dir reads the stack of that folder, whatever OUTBOX_PATH says (ADR 0017)', async () => {
+    const dataDir = join(dir, 'status-data');
+    mkdirSync(dataDir);
+    writeFileSync(join(dataDir, 'dev-stack.json'), '{"temporalAddress":"127.0.0.1:1"}\n');
+    const run = await runCli(['status', '--data-dir', dataDir], { env: { OUTBOX_PATH: join(dir, 'other.sqlite') } });
+    expect(run.stdout).toContain(`outbox       : none at ${join(dataDir, 'outbox.sqlite')}`);
+    expect(run.stdout).toContain('cannot reach Temporal at 127.0.0.1:1');
+    const missing = await runCli(['status', '--data-dir', join(dir, 'nope')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`no data folder at ${join(dir, 'nope')} (--data-dir)`);
   });
 
   it('dev with a taken port names it with its option before any part starts (ADR 0017)', async () => {

@@ -95,3 +95,85 @@ describe('wa-lake backfill through a live collector (issue #29 item 3)', () => {
     });
   });
 });
+
+describe('gap backfill after a reconnect (ADR 0016)', () => {
+  it('asks, on the reopened session, for the history before the first message after the gap, back to its start', async () => {
+    const { dir, cleanup } = createTempDir('gap-backfill');
+    cleanups.push(cleanup);
+    const doubles = createDoubleFactory();
+    const collector = await runCollector({
+      config: collectorConfigIn(dir, {
+        BACKFILL_REQUEST_INTERVAL_MS: '1000',
+        BACKFILL_AFTER_GAP_MS: '1',
+        SESSION_RECONNECT_BASE_DELAY_MS: '10',
+        SESSION_RECONNECT_MAX_DELAY_MS: '20',
+      }),
+      logger: createRecordingLogger().logger,
+      alertSink: createRecordingAlertSink().sink,
+      temporalClient: null,
+      source: { kind: 'live' },
+      socketFactory: doubles.factory,
+    });
+    cleanups.push(() => collector.stop());
+    const bodies = () =>
+      collector.outbox
+        .listDue(1000, Date.now() + 1)
+        .map((row) => JSON.parse(row.body) as { type: string; source?: string; payload: Record<string, unknown> });
+    const sessionEvents = () => bodies().filter((body) => body.type === 'collector.session');
+    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
+    doubles.sockets[0]!.ev.emit('connection.update', { connection: 'open' });
+    await vi.waitFor(() => expect(sessionEvents()).toHaveLength(1));
+
+    // The connection drops (428): the gap starts; the collector reconnects on a new socket.
+    const beforeGapMs = Date.now();
+    doubles.sockets[0]!.close(428);
+    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(2));
+    const socket = doubles.sockets[1]!;
+    const asked: string[] = [];
+    // The phone answers the first page with a message from before the gap: the gap is covered.
+    socket.fetchMessageHistory = vi.fn((count: number, key: { id: string }) => {
+      asked.push(`${key.id}/${String(count)}`);
+      const page = key.id === 'AFTER-GAP' ? [message('IN-GAP', 5), message('BEFORE-GAP', 120)] : [];
+      setImmediate(() =>
+        socket.ev.emit(
+          'messaging-history.set',
+          historyPush([{ id: GROUP_A, messages: page }], {
+            syncType: proto.HistorySync.HistorySyncType.ON_DEMAND,
+          }) as never
+        )
+      );
+      return Promise.resolve('pdo-request-id');
+    });
+    socket.ev.emit('connection.update', { connection: 'open' });
+    await vi.waitFor(() =>
+      expect(sessionEvents().map((body) => body.payload['state'])).toEqual(['open', 'closed', 'open'])
+    );
+    const closedAtMs = Number(sessionEvents()[1]?.payload['at_ms']);
+    expect(closedAtMs).toBeGreaterThanOrEqual(beforeGapMs);
+
+    // The first group message after the gap anchors the backfill of its group.
+    const afterGap = { ...message('AFTER-GAP', 0), messageTimestamp: Math.ceil(Date.now() / 1000) + 60 };
+    await vi.waitFor(
+      () => {
+        socket.ev.emit('messages.upsert', { type: 'notify', messages: [afterGap] });
+        expect(asked.length).toBeGreaterThan(0);
+      },
+      { timeout: 10_000, interval: 200 }
+    );
+    await vi.waitFor(() => expect(bodies().some((body) => body.type === 'collector.backfill')).toBe(true), {
+      timeout: 20_000,
+    });
+    expect(asked).toEqual(['AFTER-GAP/50']);
+    expect(
+      bodies()
+        .filter((body) => body.source === 'on_demand')
+        .map((body) => (body.payload['key'] as { id: string }).id)
+        .sort()
+    ).toEqual(['BEFORE-GAP', 'IN-GAP']);
+    // The span from the gap's start to the anchor counts as observed (whatsapp_backfilled_periods).
+    const done = bodies().find((body) => body.type === 'collector.backfill')?.payload;
+    expect(done).toMatchObject({ group_jid: GROUP_A, state: 'covered', to_ms: afterGap.messageTimestamp * 1000 });
+    expect(Number(done?.['from_ms'])).toBeGreaterThanOrEqual(beforeGapMs);
+    expect(Number(done?.['from_ms'])).toBeLessThanOrEqual(closedAtMs);
+  });
+});

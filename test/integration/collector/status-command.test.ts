@@ -3,8 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vi, afterEach, describe, expect, it } from 'vitest';
 import { runCollector } from '../../../collector/run-collector.js';
+import { historyPush } from '../../fixtures/collector/history-push.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createDoubleFactory } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
@@ -84,5 +85,45 @@ describe('wa-lake status when the pid of the status file is gone', () => {
     expect(report.isHealthy).toBe(false);
     const text = await runCli(['status'], { env });
     expect(text.stdout).toContain(`session      : not running — pid ${gonePid} is gone`);
+  }, 120_000);
+});
+
+describe('wa-lake status during a history import (ADR 0016)', () => {
+  it('shows the import with WhatsApp’s percentage, the events kept, their rate and the ETA, as pushes arrive', async () => {
+    const { dir, cleanup } = createTempDir('status-history');
+    cleanups.push(cleanup);
+    const env = {
+      OUTBOX_PATH: join(dir, 'outbox.sqlite'),
+      AUTH_DIR: join(dir, 'auth'),
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+    };
+    const doubles = createDoubleFactory();
+    const collector = await runCollector({
+      config: collectorConfigIn(dir, env),
+      logger: createRecordingLogger().logger,
+      alertSink: createRecordingAlertSink().sink,
+      temporalClient: null,
+      source: { kind: 'live' },
+      socketFactory: doubles.factory,
+    });
+    cleanups.push(() => collector.stop());
+    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
+    const socket = doubles.sockets[0]!;
+    socket.ev.emit('connection.update', { connection: 'open' });
+    const messages = ['H1', 'H2', 'H3'].map((id, index) => ({
+      key: { remoteJid: GROUP_A, fromMe: false, id, participant: '100000000000001@lid' },
+      messageTimestamp: 1_764_000_000 + index,
+      message: { conversation: `history ${id}` },
+    }));
+    socket.ev.emit('messaging-history.set', historyPush([{ id: GROUP_A, messages }], { progress: 50 }) as never);
+
+    const text = await runCli(['status'], { env });
+    expect(text.stdout).toMatch(
+      /history {6}: RECENT import running, 50 % per WhatsApp, 3 events kept in 1 push at [\d,]+\/s, ETA \d+ s \(last push \d+ s ago\)/
+    );
+    const json = JSON.parse((await runCli(['status', '--json'], { env })).stdout) as {
+      historyImport: { items: number; percent: number; isDone: boolean; syncType: string };
+    };
+    expect(json.historyImport).toMatchObject({ items: 3, percent: 50, isDone: false, syncType: 'RECENT' });
   }, 120_000);
 });

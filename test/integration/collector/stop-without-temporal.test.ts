@@ -43,7 +43,7 @@ async function startCollector(address: string, socketFactory: SocketFactory) {
   cleanups.push(cleanup);
   // A start deadline far above the bound: a stop that waited for the start in flight would fail the test.
   const config = collectorConfigIn(dir, { TEMPORAL_ADDRESS: address, OUTBOX_RELAY_START_TIMEOUT_MS: '60000' });
-  const temporal = createLazyTemporalClient(address, 'default');
+  const temporal = createLazyTemporalClient(config.temporal);
   cleanups.push(() => temporal.close());
   const logs = createRecordingLogger();
   const collector = await runCollector({

@@ -5,7 +5,13 @@ import { waitUntil } from '../../helpers/wait-until.js';
 
 describe('closing a lazy Temporal client while a call is retrying', () => {
   it('ends the call in flight with an error instead of a retry that throws from a timer', async () => {
-    const temporal = createLazyTemporalClient(`127.0.0.1:${await findFreePort()}`, 'default');
+    const address = `127.0.0.1:${await findFreePort()}`;
+    const temporal = createLazyTemporalClient({
+      address,
+      namespace: 'default',
+      connectionOptions: { address },
+      summary: { tls: 'off', apiKey: false },
+    });
     let outcome: 'pending' | 'resolved' | 'rejected' = 'pending';
     temporal.client.workflow.start('deliverEvent', { taskQueue: 'nowhere', workflowId: 'close-test' }).then(
       () => (outcome = 'resolved'),

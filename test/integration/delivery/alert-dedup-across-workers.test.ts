@@ -1,12 +1,11 @@
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
-import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { testWorkerConfig, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { bundleWorkflows, testWorkerConfig, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
@@ -21,10 +20,7 @@ beforeAll(async () => {
   [temporal, ingest, bundle] = await Promise.all([
     startDevTemporal(),
     startFakeIngest({ secrets: [OTHER_SECRET] }),
-    bundleWorkflowCode({
-      workflowsPath: resolveWorkflowsPath(),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    }),
+    bundleWorkflows(),
   ]);
 }, 120_000);
 afterAll(async () => {

@@ -1,15 +1,13 @@
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
 import { countDeadLetters, listDeadLetters, replayDeadLetters } from '../../../ops/index.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
-import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';
 import { DELIVER_EVENT_LEAN_VERSION, type DeliverEventInput } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { bundleWorkflows, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { readRunbookCommand, runBinary, splitShellWords } from '../../helpers/temporal-runbook.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
@@ -41,10 +39,7 @@ beforeAll(async () => {
       TEMPORAL_ADDRESS: temporal.server.address,
     }),
     logger: silentLogger(),
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: resolveWorkflowsPath(),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    }),
+    workflowBundle: await bundleWorkflows(),
   });
 });
 afterAll(async () => {

@@ -12,8 +12,9 @@ import { SEND_HISTORY_NAMES, recordSendHistories } from '../send/send-history-re
 // intended, versioned change) with
 //   RECORD_HISTORIES=true npx vitest run --project integration test/integration/delivery/replay-histories.test.ts
 // or RECORD_HISTORIES=send to re-record only the sendMessage ones (the others then stay as first recorded).
-// The sendMessage histories are encrypted with the test payload codec; the older ones are plain JSON, which
-// the codec passes through.
+// Every history is encrypted with the test payload codec, which refuses clear payloads (ADR 0022). The older
+// delivery ones were recorded in clear and then encrypted in place, keeping the original recordings: each payload
+// the worker's codec decodes, not headers, search attributes or the SDK core's own local-activity marker data.
 const HISTORIES_DIR = fileURLToPath(new URL('../../fixtures/histories/', import.meta.url));
 const EXPECTED_PATHS = [
   'dead-letter-continued-as-new',

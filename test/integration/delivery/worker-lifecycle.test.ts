@@ -1,12 +1,11 @@
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { runWorker } from '../../../worker/run-worker.js';
-import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
+import { bundleWorkflows, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
@@ -16,13 +15,7 @@ let temporal: DevTemporal;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  [temporal, bundle] = await Promise.all([
-    startDevTemporal(),
-    bundleWorkflowCode({
-      workflowsPath: resolveWorkflowsPath(),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    }),
-  ]);
+  [temporal, bundle] = await Promise.all([startDevTemporal(), bundleWorkflows()]);
 });
 afterAll(async () => {
   await temporal?.close();

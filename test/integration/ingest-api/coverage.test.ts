@@ -4,7 +4,8 @@ import { CoverageBeats } from '../../../collector/coverage-beats.js';
 import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { createRootLogger } from '../../../common/logger.js';
-import { readCoverageDays } from '../../../lake/index.js';
+import { renderReportHtml } from '../../../cli/report/render-html.js';
+import { readCoverageDays, readEngagementReport } from '../../../lake/index.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { useFreshLake } from './lake-databases.js';
 
@@ -112,6 +113,30 @@ describe('coverage from the collector’s own session events and beats (issue #2
       '  partly observed: 2026-01-01, 2026-01-03 … 2026-01-05',
       '  not observed:    2025-12-31, 2026-01-06 … 2026-01-07',
     ]);
+
+    // A dashboard reads the same days from the view (up to today), to shade them beside its own charts.
+    const view = await fresh.lake.pool.query<{ day: string; coverage: string }>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, coverage FROM whatsapp_group_day_coverage
+        WHERE group_jid = $1 AND day <= '2026-01-07' ORDER BY day`,
+      [G1]
+    );
+    expect(Object.fromEntries(view.rows.map((row) => [row.day, row.coverage]))).toEqual(byDay(g1));
+
+    // The report shades the same days: dark where not observed, light where partly (ADR 0016).
+    const report = await readEngagementReport(fresh.lake.pool, {
+      groupJid: G1,
+      from: '2025-12-31',
+      to: '2026-01-07',
+      lurkerDays: 30,
+      topMembers: 5,
+    });
+    expect(report.coverage.isRecorded).toBe(true);
+    expect(Object.fromEntries(report.coverage.days.map((d) => [d.day, d.coverage]))).toEqual(byDay(g1));
+    const html = renderReportHtml(report, new Date('2026-01-07T12:00:00Z'));
+    expect(html).toContain('dark: not observed, 3 days; light: partly observed, 4 days');
+    const messagesChart = html.slice(html.indexOf('id="messages-per-day"'), html.indexOf('id="active-members"'));
+    expect(messagesChart.match(/<polygon [^>]*fill-opacity="0\.22"/g)).toHaveLength(2);
+    expect(messagesChart.match(/<polygon [^>]*fill-opacity="0\.09"/g)).toHaveLength(2);
 
     const run = await runCli(['coverage', '--group', G2], { env: { DATABASE_URL: fresh.url } });
     expect(run.stderr).toBe('');

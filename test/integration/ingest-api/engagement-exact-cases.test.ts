@@ -11,7 +11,7 @@ import { useFreshLakes, type TestLake } from './lake-databases.js';
  * Issue #27: each case of "exact engagement numbers" from its smallest input (test/fixtures/engagement-cases/),
  * stored as the ingest API stores it, read back through the engagement views a BI tool reads.
  */
-const lakes = useFreshLakes(10);
+const lakes = useFreshLakes(11);
 
 async function storeCase(lake: TestLake, name: string): Promise<void> {
   for (const { event_id, body } of loadEngagementCase(name).events) await lake.store(event_id, JSON.stringify(body));
@@ -230,6 +230,27 @@ describe('exact engagement numbers (issue #27)', () => {
     expect(await identities()).toEqual([]);
     await lake.store(second.event_id, JSON.stringify(second.body));
     expect(await identities()).toEqual(expected);
+  });
+
+  it('writes the identities of a sender again after a rebuild of an emptied lake under the running API (case 8)', async () => {
+    const { lake } = lakes.at(10);
+    const [first, second] = loadEngagementCase('08-forget-under-running-api').events;
+    if (!first || !second) throw new Error('fixture has two events');
+    const identities = async (): Promise<unknown[]> => [
+      ...(await rows(lake, `SELECT id, phone_jid FROM whatsapp_participants WHERE id = '20000000000801@lid'`)),
+      ...(await rows(lake, `SELECT lid, phone_jid FROM whatsapp_lid_aliases`)),
+    ];
+    // The same repository (and its identity cache) stores both, as one running API would.
+    await lake.store(first.event_id, JSON.stringify(first.body));
+    // Between two scenarios the operator empties the lake and rebuilds its projections; the API keeps running.
+    await lake.pool.query('TRUNCATE whatsapp_event_logs');
+    await rebuildProjections(lake.pool);
+    expect(await identities()).toEqual([]);
+    await lake.store(second.event_id, JSON.stringify(second.body));
+    expect(await identities()).toEqual([
+      { id: '20000000000801@lid', phone_jid: '5500000000801@s.whatsapp.net' },
+      { lid: '20000000000801@lid', phone_jid: '5500000000801@s.whatsapp.net' },
+    ]);
   });
 
   it('counts a poll voter as active, not a lurker, and the account as a member who wrote (case 9)', async () => {

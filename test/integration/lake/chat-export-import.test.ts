@@ -87,6 +87,17 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)',
     }
   );
 
+  it('reads lines under the lake’s subject of the group as system lines, not as messages of the group', async () => {
+    const group = '120363000000030005@g.us';
+    await fresh.lake.pool.query(`INSERT INTO whatsapp_groups (jid, subject) VALUES ($1, 'Trail club')`, [group]);
+    const imported = await importText(
+      group,
+      '[5/1/24, 9:01:00 AM] Trail club: Alice added Bob\n[5/1/24, 9:02:00 AM] Alice: Welcome Bob\n'
+    );
+    expect(imported).toMatchObject({ messages: 1, systemLines: 1 });
+    expect((await exportedRows(group)).map((row) => row['name'])).toEqual(['Alice']);
+  });
+
   it('adds nothing when the same file is imported again or a newer export overlaps it', async () => {
     const group = '120363000000030011@g.us';
     const older = fixture('android-en-12h.txt');

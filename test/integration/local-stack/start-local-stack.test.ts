@@ -12,7 +12,7 @@ import { waitUntil } from '../../helpers/wait-until.js';
 interface LogLine {
   level: number;
   msg: string;
-  pid?: number;
+  serverPid?: number;
 }
 
 function capturingLogger(lines: LogLine[]) {
@@ -118,7 +118,7 @@ describe('startLocalStack', () => {
       source: { kind: 'none' },
       uiPort: null,
     });
-    const pid = lines.find((line) => line.msg === 'temporal dev server ready')?.pid;
+    const pid = lines.find((line) => line.msg === 'temporal dev server ready')?.serverPid;
     expect(pid).toBeGreaterThan(0);
     process.kill(pid ?? -1, 'SIGKILL');
     const isDeathLogged = (line: LogLine): boolean => line.msg.startsWith('temporal dev server exited unexpectedly');

@@ -3,16 +3,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
-import { resolveWorkflowsPath } from '../../../worker/workflows-path.js';
 import type { DeliverEventInput } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {
+  bundleWorkflows,
   sampleBody,
   testWorkerConfig,
   TEST_PAYLOAD_ENCRYPTION_KEYS,
@@ -35,10 +35,7 @@ beforeAll(async () => {
   [temporal, ingest, bundle] = await Promise.all([
     startDevTemporal({ dbFile: join(dir, 'temporal.sqlite') }),
     startFakeIngest({ secrets: [TEST_SECRET] }),
-    bundleWorkflowCode({
-      workflowsPath: resolveWorkflowsPath(),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    }),
+    bundleWorkflows(),
   ]);
 });
 afterAll(async () => {

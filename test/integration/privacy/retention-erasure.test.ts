@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
+import type { ProgressReport } from '../../../common/progress-meter.js';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { redactOldMessageBodies } from '../../../lake/privacy/redact-old-message-bodies.js';
 import { useFreshLake } from '../ingest-api/lake-databases.js';
@@ -58,13 +59,26 @@ describe('wa-lake retention apply', () => {
   it('redacts old message bodies and leaves every engagement number as it was', async () => {
     const seeded = await seedGroup();
     const before = await readEngagement(fresh.lake.pool);
+    const retentionProgress: ProgressReport[] = [];
     const result = await redactOldMessageBodies(fresh.lake.pool, new Date(Date.now() - 90 * DAY_MS), {
       requestedBy: 'test',
+      batchSize: 1,
+      onProgress: (report) => retentionProgress.push(report),
     });
     expect(result.redactedEvents).toBe(2);
+    // One report per batch, counted against the rows to redact (ADR 0017).
+    expect(retentionProgress.map(({ done, total, percent }) => [done, total, percent])).toEqual([
+      [1, 2, 50],
+      [2, 2, 100],
+    ]);
+    expect(retentionProgress.at(-1)).toMatchObject({ phase: 'message bodies', etaSeconds: 0 });
     expect(await readEngagement(fresh.lake.pool)).toEqual(before);
-    await rebuildProjections(fresh.lake.pool);
+    const rebuildProgress: ProgressReport[] = [];
+    const rebuilt = await rebuildProjections(fresh.lake.pool, { onProgress: (report) => rebuildProgress.push(report) });
     expect(await readEngagement(fresh.lake.pool)).toEqual(before);
+    const lastOf = (phase: string) => rebuildProgress.filter((report) => report.phase === phase).at(-1);
+    expect(lastOf('projections')).toMatchObject({ done: rebuilt.events, total: rebuilt.events, percent: 100 });
+    expect(lastOf('messages')).toMatchObject({ done: rebuilt.messageEvents, total: rebuilt.messageEvents });
 
     const text = await dumpLakeText(fresh.lake.pool);
     expect(text).not.toContain(seeded.oldText);

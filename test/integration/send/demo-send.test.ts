@@ -39,6 +39,8 @@ describe('wa-lake demo-send (issue #10 item 10)', () => {
     expect(summary.resentSameId).toBeGreaterThanOrEqual(1);
     expect(summary.distinctWireIds).toBe(summary.dispatched);
     expect(summary.awaitingAck).toBe(1);
+    // ADR 0015: the message linking to the demo's local page went out with that page's preview.
+    expect([summary.linkSends, summary.linkPreviews]).toEqual([1, 1]);
     expect(messages.find((m) => m.state === 'failed')?.reasonCode).toBe('not_on_whatsapp');
     expect(messages.find((m) => m.state === 'expired')?.reasonCode).toBe('deliver_by_passed');
   });

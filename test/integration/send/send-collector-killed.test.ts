@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +28,8 @@ import { waitUntil } from '../../helpers/wait-until.js';
 
 // Issue #10 item 4, last sentence: a collector killed between "socket accepted" and "state recorded" does not
 // produce a second distinct WhatsApp id. The dispatch worker dies with the send on the wire and its activity
-// unfinished; the attempt times out server-side and a new collector's worker retries with the same id.
+// unfinished; the attempt times out server-side (its heartbeats stop) and a new collector's worker retries with the
+// same id.
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -108,14 +110,22 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
       double.onAccepted = null;
       const successor = await createSessionWorker(accountId, double);
       await successor.runUntil(async () => {
-        // The dead attempt is over only when its start-to-close timeout (DISPATCH_START_TO_CLOSE_MS, 30 s)
-        // passes. The test server does not skip time while an activity is outstanding: this waits in real time.
+        // The dead attempt is over when its heartbeat timeout (DISPATCH_HEARTBEAT_TIMEOUT_MS, 5 s) passes, not its
+        // start-to-close timeout (30 s). The test server does not skip time while an activity is outstanding.
         await waitUntil(() => double.wire.length === 2, { timeoutMs: DISPATCH_START_TO_CLOSE_MS * 3 });
         await waitUntil(() => reported.some((t) => t.state === 'dispatched'));
         await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
         const result = await handle.result();
         expect(result).toMatchObject({ state: 'sent', dispatchAttempts: 2 });
       });
+      // The killed collector's attempt ended by its missing heartbeats (ADR 0017), read from the history.
+      const history = await handle.fetchHistory();
+      const timeouts = (history.events ?? []).flatMap((event) =>
+        event.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo
+          ? [event.activityTaskTimedOutEventAttributes.failure.timeoutFailureInfo.timeoutType]
+          : []
+      );
+      expect(timeouts).toEqual([temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT]);
       releaseDoomedSend();
       expect(double.wire.map((send) => send.messageId)).toEqual([input.waMessageId, input.waMessageId]);
       expect(double.distinctIds()).toBe(1);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { computeSignature } from '../../../common/hmac-signature.js';
+import { postSignedInternal } from '../../../activities/post-signed-internal.js';
+import { SEND_STATUS_WEBHOOKS_PATH } from '../../../common/send-status-webhook.js';
+import { SEND_TRANSITIONS_PATH } from '../../../common/send-transition-report.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
 import {
   createTestApiKey,
@@ -173,23 +175,57 @@ describe('POST /api/v1/messages (architecture.md §12, issue #10 item 1)', () =>
 });
 
 describe('POST /api/internal/send-transitions (signed, monotonic) and the send metrics', () => {
-  async function report(messageId: string, state: string, secret = TEST_SECRET): Promise<Response> {
-    const body = JSON.stringify({ message_id: messageId, state, at: new Date().toISOString(), reason_code: null });
-    return fetch(`${server.url}/api/internal/send-transitions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-event-id': messageId,
-        'x-signature': computeSignature(secret, messageId, body),
-      },
-      body,
+  /** A report signed as the worker's activity signs it, at `now` (ms) and for `path`. */
+  function report(
+    messageId: string,
+    state: string,
+    options: { secret?: string; now?: () => number } = {}
+  ): Promise<Response> {
+    const body = JSON.stringify({
+      message_id: messageId,
+      state,
+      at: new Date().toISOString(),
+      reason_code: null,
     });
+    const target = {
+      url: `${server.url}${SEND_TRANSITIONS_PATH}`,
+      webhookSecret: options.secret ?? TEST_SECRET,
+      httpTimeoutMs: 5_000,
+      fetchImpl: fetch,
+      ...(options.now ? { now: options.now } : {}),
+    };
+    return postSignedInternal(target, messageId, body);
   }
+
+  /** What the worker's activity would send for a "prepare" call, captured instead of sent, then sent to `toPath`. */
+  async function replayPrepareTo(messageId: string, state: string, toPath: string): Promise<Response> {
+    let captured: RequestInit | undefined;
+    const capture: typeof fetch = (_url, init) => {
+      captured = init;
+      return Promise.resolve(new Response('{}'));
+    };
+    const body = JSON.stringify({
+      message_id: messageId,
+      state,
+      at: new Date().toISOString(),
+      reason_code: null,
+      sequence: 3,
+    });
+    const target = {
+      url: `${server.url}${SEND_STATUS_WEBHOOKS_PATH}`,
+      webhookSecret: TEST_SECRET,
+      httpTimeoutMs: 5_000,
+    };
+    await postSignedInternal({ ...target, fetchImpl: capture }, messageId, body);
+    return fetch(`${server.url}${toPath}`, { method: 'POST', headers: captured?.headers, body: captured?.body });
+  }
+
+  const stateOf = async (id: string): Promise<unknown> => (await getMessage(server.url, apiKey.key, id)).json['status'];
 
   it('records each state once, only forward, refuses a bad signature, and observes the latency', async () => {
     const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'tracked', category: 'otp' });
     const id = accepted.json['id'] as string;
-    expect((await report(id, 'dispatched', 'another-secret-0123456789')).status).toBe(401);
+    expect((await report(id, 'dispatched', { secret: 'another-secret-0123456789' })).status).toBe(401);
     expect(await (await report(id, 'delivered')).json()).toEqual({ changed: true });
     expect(await (await report(id, 'sent')).json()).toEqual({ changed: false });
     const status = await getMessage(server.url, apiKey.key, id);
@@ -202,5 +238,41 @@ describe('POST /api/internal/send-transitions (signed, monotonic) and the send m
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/wa_send_state_latency_seconds_count\{state="delivered"\} 1/);
     expect(metrics).toMatch(/wa_send_accepted_total\{category="otp"\} \d+/);
+  });
+
+  it('refuses a captured "prepare" request replayed to send-transitions: the message stays queued (ADR 0022)', async () => {
+    const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'replay', category: 'otp' });
+    const id = accepted.json['id'] as string;
+    const replayed = await replayPrepareTo(id, 'delivered', SEND_TRANSITIONS_PATH);
+    expect(replayed.status).toBe(401);
+    expect(await replayed.json()).toMatchObject({ code: 'WA_ERR_BAD_SIGNATURE' });
+    expect(await stateOf(id)).toBe('queued');
+  });
+
+  it('refuses a report signed 6 minutes ago and accepts a clock 4 minutes off either way', async () => {
+    const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'skew', category: 'otp' });
+    const id = accepted.json['id'] as string;
+    const stale = await report(id, 'dispatched', { now: () => Date.now() - 6 * 60_000 });
+    expect(stale.status).toBe(401);
+    expect(await stale.json()).toMatchObject({ code: 'WA_ERR_STALE_SIGNATURE' });
+    expect(await stateOf(id)).toBe('queued');
+    const behind = await report(id, 'dispatched', { now: () => Date.now() - 4 * 60_000 });
+    expect(await behind.json()).toEqual({ changed: true });
+    const ahead = await report(id, 'sent', { now: () => Date.now() + 4 * 60_000 });
+    expect(await ahead.json()).toEqual({ changed: true });
+    expect(await stateOf(id)).toBe('sent');
+  });
+
+  it('refuses a report without X-Timestamp, as an unsigned call', async () => {
+    const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'no ts', category: 'otp' });
+    const id = accepted.json['id'] as string;
+    const body = JSON.stringify({ message_id: id, state: 'sent', at: new Date().toISOString(), reason_code: null });
+    const response = await fetch(`${server.url}${SEND_TRANSITIONS_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-event-id': id, 'x-signature': 'a'.repeat(64) },
+      body,
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: 'WA_ERR_MISSING_SIGNATURE' });
   });
 });

@@ -5,11 +5,21 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { computeSignature } from '../../../common/hmac-signature.js';
+import { postSignedInternal } from '../../../activities/post-signed-internal.js';
 import { SEND_STATUS_WEBHOOKS_PATH } from '../../../common/send-status-webhook.js';
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
-import { DEAD_LETTER_WORKFLOW_ID, listDeadLettersQuery } from '../../../workflows/contracts.js';
-import { sendStatusWebhookId, sendWorkflowId, type SendState } from '../../../workflows/send-contracts.js';
+import {
+  DEAD_LETTER_WORKFLOW_ID,
+  WA_DELIVERY_STATE,
+  WA_LAST_HTTP_STATUS,
+  listDeadLettersQuery,
+} from '../../../workflows/contracts.js';
+import {
+  WA_SEND_STATE,
+  sendStatusWebhookId,
+  sendWorkflowId,
+  type SendState,
+} from '../../../workflows/send-contracts.js';
 import { TEST_SECRET, bundleWorkflows, createTimeSkippingEnv, testDataConverter } from '../../helpers/temporal-env.js';
 import { postMessage, seedGroup } from './send-test-server.js';
 import { startStatusWebhookTestbed, type StatusWebhookTestbed } from './status-webhook-testbed.js';
@@ -113,6 +123,14 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
         const cause = (failure as WorkflowFailedError).cause;
         expect(cause).toBeInstanceOf(ApplicationFailure);
         expect((cause as ApplicationFailure).type).toBe('StatusWebhookRejectedError');
+        // Findable by search attributes, like a dead-lettered lake delivery (ADR 0017).
+        const found = (await env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe())
+          .typedSearchAttributes;
+        expect([found.get(WA_SEND_STATE), found.get(WA_DELIVERY_STATE), found.get(WA_LAST_HTTP_STATUS)]).toEqual([
+          state,
+          'dead_lettered',
+          state === 'queued' ? 400 : 422,
+        ]);
       }
       const page = await env.client.workflow
         .getHandle(DEAD_LETTER_WORKFLOW_ID)
@@ -149,6 +167,13 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
           .on('/unauthorized')
           .filter((r) => r.headers['webhook-id'] === sendStatusWebhookId(id, state));
         expect(attempts.map((r) => r.answeredStatus)).toEqual([401, 401, 200]);
+        const found = (await env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe())
+          .typedSearchAttributes;
+        expect([found.get(WA_SEND_STATE), found.get(WA_DELIVERY_STATE), found.get(WA_LAST_HTTP_STATUS)]).toEqual([
+          state,
+          'delivered',
+          200,
+        ]);
       }
       // One alert per blocked run (the alert sink dedups across runs by kind and window).
       expect(kit.alerts.filter((alert) => alert.kind === 'status_webhook_unauthorized')).toHaveLength(STATES.length);
@@ -194,15 +219,13 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
         reason_code: null,
         sequence: 3,
       });
-      const response = await fetch(`${testbed.server.url}${SEND_STATUS_WEBHOOKS_PATH}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-event-id': messageId,
-          'x-signature': computeSignature(secret, messageId, body),
-        },
-        body,
-      });
+      const target = {
+        url: `${testbed.server.url}${SEND_STATUS_WEBHOOKS_PATH}`,
+        webhookSecret: secret,
+        httpTimeoutMs: 5_000,
+        fetchImpl: fetch,
+      };
+      const response = await postSignedInternal(target, messageId, body);
       return { status: response.status, json: (await response.json()) as Record<string, unknown> };
     };
     const hooked = await idOf(withHook.key);

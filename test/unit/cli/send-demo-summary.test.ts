@@ -43,6 +43,7 @@ describe('summarizeSendDemo', () => {
     expectedReplays: 1,
     elapsedMs: 1,
     templateSends: 1,
+    linkSends: 0,
     testKeyRefusal: { status: 403, code: 'WA_ERR_NOT_A_TEST_RECIPIENT' },
     quotaRefusal: { status: 429, code: 'WA_ERR_QUOTA_EXCEEDED' },
   };
@@ -73,5 +74,24 @@ describe('summarizeSendDemo', () => {
       wire: [send('3EB0A', 'hi')],
     });
     expect(summary.ok).toBe(false);
+  });
+
+  it('counts link previews on the wire and is not ok when a linked message went out without one (ADR 0015)', () => {
+    const messages = [message({}), message({ id: 'm2', waMessageId: '3EB0B' })];
+    const preview = { 'canonical-url': 'http://127.0.0.1/p', 'matched-text': 'http://127.0.0.1/p', title: 'Page' };
+    const withPreview = summarizeSendDemo({
+      ...base,
+      linkSends: 1,
+      messages,
+      wire: [send('3EB0A', 'hi'), { ...send('3EB0B', 'see http://127.0.0.1/p'), linkPreview: preview }],
+    });
+    expect(withPreview).toMatchObject({ linkSends: 1, linkPreviews: 1, ok: true });
+    const without = summarizeSendDemo({
+      ...base,
+      linkSends: 1,
+      messages,
+      wire: [send('3EB0A', 'hi'), { ...send('3EB0B', 'see http://127.0.0.1/p'), linkPreview: null }],
+    });
+    expect(without).toMatchObject({ linkPreviews: 0, ok: false });
   });
 });

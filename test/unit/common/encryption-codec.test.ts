@@ -33,9 +33,28 @@ describe('EncryptionCodec', () => {
     await expect(codecWith(keyA).decode([tampered])).rejects.toThrow(/failed authentication/);
   });
 
-  it('passes payloads from before the codec through on decode', async () => {
+  it('refuses a payload that is not encrypted, naming the workflow, and tells onRefused (ADR 0022)', async () => {
     const payload = defaultPayloadConverter.toPayload({ clear: true });
-    expect(await codecWith(keyA).decode([payload])).toEqual([payload]);
+    const refusals: unknown[] = [];
+    const codec = new EncryptionCodec(envPayloadEncryptionKeys.parse(keyA) ?? [], {
+      onRefused: (refusal) => refusals.push(refusal),
+    });
+    const context = { type: 'workflow', namespace: 'default', workflowId: 'forged-1' } as const;
+    await expect(codec.decode([payload], context)).rejects.toThrow(/not encrypted.*\(workflow forged-1\)/);
+    const tampered = await codecWith(keyA).encode([defaultPayloadConverter.toPayload('x')]);
+    await expect(codec.decode([{ ...tampered[0]!, data: Buffer.alloc(40) }], context)).rejects.toThrow(
+      /failed authentication/
+    );
+    expect(refusals).toEqual([
+      { reason: 'unencrypted', workflowId: 'forged-1' },
+      { reason: 'unauthenticated', workflowId: 'forged-1' },
+    ]);
+  });
+
+  it('lets a clear payload through only when told to (the codec server shows forgeries)', async () => {
+    const payload = defaultPayloadConverter.toPayload({ clear: true });
+    const lenient = new EncryptionCodec(envPayloadEncryptionKeys.parse(keyA) ?? [], { isClearAllowed: true });
+    expect(await lenient.decode([payload])).toEqual([payload]);
   });
 });
 

@@ -172,6 +172,11 @@ describe('docker-compose.temporal.yml', () => {
     expect(service('temporal-schema').command).toEqual(['/deploy/setup-postgres-schema.sh']);
   });
 
+  it('runs the Web UI read-only unless an operator turns write actions on (ADR 0022)', () => {
+    const ui = service('temporal-ui').environment ?? {};
+    expect(ui['TEMPORAL_DISABLE_WRITE_ACTIONS']).toBe('${TEMPORAL_UI_DISABLE_WRITE_ACTIONS:-true}');
+  });
+
   it('mounts a dynamic config file that exists', () => {
     const temporal = service('temporal');
     const path = temporal.environment?.['DYNAMIC_CONFIG_FILE_PATH'] ?? '';

@@ -17,8 +17,10 @@ describe('loadIngestConfig', () => {
       databasePoolMax: 10,
       concurrentStatements: 1,
       logLevel: 'info',
+      metricsToken: null,
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
+      internalSignatureToleranceMs: 5 * 60_000,
       // ADR 0014 (issue #25 item 3): request guards.
       limits: {
         requestTimeoutMs: 30_000,
@@ -31,8 +33,13 @@ describe('loadIngestConfig', () => {
         sendKeyWindowMs: 60_000,
       },
       send: {
-        temporalAddress: '127.0.0.1:7233',
-        temporalNamespace: 'default',
+        temporal: {
+          address: '127.0.0.1:7233',
+          namespace: 'default',
+          connectionOptions: { address: '127.0.0.1:7233' },
+          summary: { tls: 'off', apiKey: false },
+        },
+        payloadEncryptionKeys: undefined,
         taskQueue: 'wa-lake-delivery',
         textMaxChars: 4096,
         startTimeoutMs: 2000,

@@ -35,12 +35,17 @@ const RELEASED = [
   '1765600000000_chat-export-messages',
   '1765650000000_reply-graph-and-unanswered',
   '1765710000000_unobserved-periods-per-account',
+  '1765710000001_group-day-coverage',
   '1765720000000_access-requests',
   '1765720000001_status-webhook-disable',
 ];
 
 // Kept in order after the released ones (ADR 0025).
-const ENGAGEMENT_QUESTIONS = ['1765750000000_first-response-in-one-pass', '1765750000001_newcomers-levels-hours'];
+const ENGAGEMENT_QUESTIONS = [
+  '1765750000000_first-response-in-one-pass',
+  '1765750000001_newcomers-levels-hours',
+  '1765750000002_lid-successions',
+];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {

@@ -47,6 +47,7 @@ describe('cliEnvironmentLines (wa-lake dev banner: the CLI in another terminal)'
       'COLLECTOR_STATUS_PATH',
       'SEND_API_URL',
       'TEMPORAL_CODEC_ENDPOINT',
+      'TEMPORAL_CODEC_AUTH',
     ];
     const printed = execFileSync(
       'sh',
@@ -60,7 +61,8 @@ describe('cliEnvironmentLines (wa-lake dev banner: the CLI in another terminal)'
       join(dir, 'outbox.sqlite'),
       join(dir, 'collector-status.json'),
       'http://127.0.0.1:39001',
-      'http://127.0.0.1:39002/tok3n',
+      'http://127.0.0.1:39002',
+      'Bearer tok3n',
       '',
     ]);
   });
@@ -77,6 +79,9 @@ describe('cliEnvironmentLines (wa-lake dev banner: the CLI in another terminal)'
 
   it('reads the codec token from CODEC_SERVER_TOKEN when the environment set it', () => {
     const lines = cliEnvironmentLines({ ...STACK, codec: { url: 'http://127.0.0.1:1', tokenFile: null } });
-    expect(lines.at(-1)).toBe('export TEMPORAL_CODEC_ENDPOINT="http://127.0.0.1:1/${CODEC_SERVER_TOKEN}"');
+    expect(lines.slice(-2)).toEqual([
+      "export TEMPORAL_CODEC_ENDPOINT='http://127.0.0.1:1'",
+      'export TEMPORAL_CODEC_AUTH="Bearer ${CODEC_SERVER_TOKEN}"',
+    ]);
   });
 });

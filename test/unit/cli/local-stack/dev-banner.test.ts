@@ -25,12 +25,12 @@ describe('the banner of wa-lake dev (issue #26 items 2 and 5, ADR 0017)', () => 
       "export OUTBOX_PATH='/data/outbox.sqlite'",
       "export COLLECTOR_STATUS_PATH='/data/collector-status.json'",
       "export SEND_API_URL='http://127.0.0.1:8080'",
-      `export TEMPORAL_CODEC_ENDPOINT="http://127.0.0.1:8234/$(cat '/data/codec-server-token')"`,
+      "export TEMPORAL_CODEC_ENDPOINT='http://127.0.0.1:8234'",
+      `export TEMPORAL_CODEC_AUTH="Bearer $(cat '/data/codec-server-token')"`,
     ])
       expect(text).toContain(`    ${line}`);
-    expect(text).toContain(
-      '    temporal workflow show --workflow-id <event_id> --codec-endpoint "$TEMPORAL_CODEC_ENDPOINT"'
-    );
+    // The temporal CLI reads the codec endpoint and its token from the environment: no token on a command line.
+    expect(text).toContain('    temporal workflow show --workflow-id <event_id>\n');
   });
 
   it('stands apart from the log: a blank line and a rule before and after', () => {

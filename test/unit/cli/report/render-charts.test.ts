@@ -22,6 +22,7 @@ const report = (days: string[]): EngagementReport => ({
   levels: [],
   newcomerFunnel: [],
   activityHours: [],
+  coverage: { isRecorded: false, days: [] },
 });
 
 /** The SVG of the DAU/WAU/MAU chart. */

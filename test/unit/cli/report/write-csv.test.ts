@@ -51,6 +51,7 @@ function reportWith(subjects: readonly string[]): EngagementReport {
     levels: [],
     newcomerFunnel: [],
     activityHours: [],
+    coverage: { isRecorded: false, days: [] },
   };
 }
 

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { extractAcks } from '../../../../collector/send/ack-router.js';
+import { Writable } from 'node:stream';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import pino from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import { AckRouter, extractAcks } from '../../../../collector/send/ack-router.js';
 
 describe('extractAcks', () => {
   it('maps WAMessageStatus of our own messages in messages.update: 2 sent, 3 delivered, 4/5 read, 0 failed', () => {
@@ -48,5 +51,63 @@ describe('extractAcks', () => {
   it('ignores other events and malformed data', () => {
     expect(extractAcks('messages.upsert', [{ key: { id: 'A', fromMe: true }, update: { status: 2 } }])).toEqual([]);
     expect(extractAcks('messages.update', { not: 'an array' })).toEqual([]);
+  });
+});
+
+/** A client whose every signal rejects with `error`, counting the calls. */
+function rejectingClient(error: Error): { client: Client; signals: () => number } {
+  let count = 0;
+  const signal = (): Promise<void> => {
+    count += 1;
+    return Promise.reject(error);
+  };
+  const client = { workflow: { getHandle: () => ({ signal }) } } as unknown as Client;
+  return { client, signals: () => count };
+}
+
+function capturingLogger(): { logger: pino.Logger; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+const readAck = [
+  { key: { id: '3EB0AAA', fromMe: true, remoteJid: '5511970000001@s.whatsapp.net' }, update: { status: 4 } },
+];
+
+describe('AckRouter', () => {
+  it('drops an ACK for a workflow that has ended at the first answer, without a warning', async () => {
+    vi.useFakeTimers();
+    try {
+      const { client, signals } = rejectingClient(
+        new WorkflowNotFoundError('workflow execution already completed', 'send-1', undefined)
+      );
+      const { logger, lines } = capturingLogger();
+      new AckRouter({ client, lookup: () => 'message-1', logger }).handle('messages.update', readAck);
+      await vi.runAllTimersAsync();
+      expect(signals()).toBe(1);
+      expect(lines.join('')).not.toContain('cannot route ack');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('retries another failure and warns once it gives up', async () => {
+    vi.useFakeTimers();
+    try {
+      const { client, signals } = rejectingClient(Object.assign(new Error('unavailable'), { code: 14 }));
+      const { logger, lines } = capturingLogger();
+      new AckRouter({ client, lookup: () => 'message-1', logger }).handle('messages.update', readAck);
+      await vi.runAllTimersAsync();
+      expect(signals()).toBe(3);
+      expect(lines.join('')).toContain('cannot route ack to its send workflow');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,0 +1,166 @@
+/**
+ * Benchmark of ADR 0022: delivery over a secured Temporal against today's plaintext one, in one run on one
+ * dev server. Each round starts the real worker (`runWorker`) and a client built from `TEMPORAL_*` keys, then
+ * delivers `--events` `deliverEvent` workflows (8 in flight, as the sender does) to a fake ingest:
+ *   plain     — plaintext gRPC to the dev server, no payload codec (today's bench);
+ *   encrypted — plaintext gRPC, payload codec required and failure attributes encoded (the codec's share);
+ *   secured   — the same through mTLS: a TLS-terminating proxy in a process of its own (client certificate,
+ *               custom CA and server name), one more hop than a TLS frontend has.
+ * Rounds alternate (plain, secured, plain, secured, …) so a drift of the shared host hits both alike. Prints
+ * events/s and start→result latency p50/p99 per round, the medians, and the secured/plain ratios.
+ * Run: `npx tsx bench/secured-temporal.ts [--events 200] [--rounds 2]`.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { createLazyTemporalClient } from '../common/lazy-temporal-client.js';
+import { createDataConverter } from '../common/temporal-data-converter.js';
+import { runWorker } from '../worker/run-worker.js';
+import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
+import { startFakeIngest } from '../test/helpers/fake-ingest.js';
+import { silentLogger } from '../test/helpers/silent-logger.js';
+import { startDevTemporal } from '../test/helpers/temporal-dev.js';
+import {
+  bundleWorkflows,
+  sampleBody,
+  TEST_PAYLOAD_ENCRYPTION_KEYS,
+  TEST_SECRET,
+  testWorkerConfig,
+} from '../test/helpers/temporal-env.js';
+import { createTestCertificates } from '../test/helpers/test-certificates.js';
+import { loadCollectorConfig } from '../collector/config.js';
+
+const { values: flags } = parseArgs({
+  options: { events: { type: 'string', default: '200' }, rounds: { type: 'string', default: '2' } },
+});
+const EVENTS = Number(flags.events);
+const ROUNDS = Number(flags.rounds);
+const IN_FLIGHT = 8;
+const print = (line: string): void => void process.stdout.write(`${line}\n`);
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length % 2 === 1) return sorted[middle] ?? Number.NaN;
+  return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+};
+
+type Kind = 'plain' | 'encrypted' | 'secured';
+const KINDS: readonly Kind[] = ['plain', 'encrypted', 'secured'];
+
+interface RoundResult {
+  eventsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+async function main(): Promise<void> {
+  const certificates = createTestCertificates();
+  const [temporal, bundle, ingest] = await Promise.all([
+    startDevTemporal({ dataConverter: null }),
+    bundleWorkflows(),
+    startFakeIngest({ secrets: [TEST_SECRET] }),
+  ]);
+  const proxyProcess = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      new URL('./mtls-proxy-process.ts', import.meta.url).pathname,
+      certificates.dir,
+      certificates.serverName,
+      temporal.server.address,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] }
+  );
+  const [firstLine] = (await once(proxyProcess.stdout, 'data')) as [Buffer];
+  const proxyAddress = firstLine.toString('utf8').trim();
+  const envs: Record<Kind, Record<string, string>> = {
+    plain: { TEMPORAL_ADDRESS: temporal.server.address, PAYLOAD_ENCRYPTION_KEYS: '' },
+    encrypted: { TEMPORAL_ADDRESS: temporal.server.address, PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS },
+    secured: {
+      TEMPORAL_ADDRESS: proxyAddress,
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: certificates.caCertPath,
+      TEMPORAL_TLS_SERVER_NAME: certificates.serverName,
+      TEMPORAL_TLS_CLIENT_CERT_PATH: certificates.clientCertPath,
+      TEMPORAL_TLS_CLIENT_KEY_PATH: certificates.clientKeyPath,
+      PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
+    },
+  };
+
+  async function round(kind: Kind): Promise<RoundResult> {
+    const taskQueue = `bench-${kind}-${randomUUID()}`;
+    const env = { ...envs[kind], TEMPORAL_TASK_QUEUE: taskQueue };
+    const worker = await runWorker({
+      config: testWorkerConfig({ ...env, WEBHOOK_URL: ingest.webhookUrl }),
+      logger: silentLogger(),
+      workflowBundle: bundle,
+    });
+    const collector = loadCollectorConfig(env);
+    const temporalClient = createLazyTemporalClient(
+      collector.temporal,
+      createDataConverter(collector.PAYLOAD_ENCRYPTION_KEYS)
+    );
+    const latencies: number[] = [];
+    let next = 0;
+    const startedAt = performance.now();
+    const lane = async (): Promise<void> => {
+      for (let index = next++; index < EVENTS; index = next++) {
+        const eventId = randomUUID();
+        const input: DeliverEventInput = { eventId, type: 'messages.upsert', chatJid: null, body: sampleBody(eventId) };
+        const begin = performance.now();
+        await temporalClient.client.workflow.execute(DELIVER_EVENT_WORKFLOW_TYPE, {
+          taskQueue,
+          workflowId: eventId,
+          args: [input],
+        });
+        latencies.push(performance.now() - begin);
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+    const seconds = (performance.now() - startedAt) / 1000;
+    await temporalClient.close();
+    await worker.stop();
+    latencies.sort((a, b) => a - b);
+    return { eventsPerSecond: EVENTS / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  }
+
+  try {
+    await round('plain'); // warm-up: bundle load, first connections
+    const results: Record<Kind, RoundResult[]> = { plain: [], encrypted: [], secured: [] };
+    for (let index = 0; index < ROUNDS; index += 1) {
+      for (const kind of KINDS) {
+        const result = await round(kind);
+        results[kind].push(result);
+        print(
+          `${kind.padEnd(9)} round ${index + 1}: ${result.eventsPerSecond.toFixed(1)} events/s, ` +
+            `p50 ${result.p50Ms.toFixed(0)} ms, p99 ${result.p99Ms.toFixed(0)} ms`
+        );
+      }
+    }
+    const summary = (kind: Kind) => ({
+      eventsPerSecond: median(results[kind].map((r) => r.eventsPerSecond)),
+      p50Ms: median(results[kind].map((r) => r.p50Ms)),
+      p99Ms: median(results[kind].map((r) => r.p99Ms)),
+    });
+    const plain = summary('plain');
+    for (const kind of KINDS) {
+      const result = summary(kind);
+      print(
+        `median ${kind.padEnd(9)}: ${result.eventsPerSecond.toFixed(1)} events/s, p50 ${result.p50Ms.toFixed(0)} ms, ` +
+          `p99 ${result.p99Ms.toFixed(0)} ms; /plain: throughput ${(result.eventsPerSecond / plain.eventsPerSecond).toFixed(2)}, ` +
+          `p50 ${(result.p50Ms / plain.p50Ms).toFixed(2)}, p99 ${(result.p99Ms / plain.p99Ms).toFixed(2)}`
+      );
+    }
+    print(`(target: throughput ≥ 0.90, latency ≤ 1.10 of plain; ${EVENTS} events × ${ROUNDS} rounds per kind)`);
+  } finally {
+    proxyProcess.kill('SIGTERM');
+    await ingest.close();
+    await temporal.close();
+    certificates.remove();
+  }
+}
+
+await main();

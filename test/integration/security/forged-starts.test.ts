@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from '@temporalio/client';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadCollectorConfig } from '../../../collector/config.js';
+import { startSessionSendSide, type SessionSendSide } from '../../../collector/send/session-send-worker.js';
+import type { Alert } from '../../../common/alert-sink.js';
+import { INGEST_PATH } from '../../../common/ingest-body.js';
+import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
+import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
+import { createDataConverter } from '../../../common/temporal-data-converter.js';
+import { deriveWaMessageId } from '../../../common/wa-message-id.js';
+import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
+import { generateApiKey } from '../../../lake/send/api-key.js';
+import { PAYLOAD_REFUSED_ALERT_KIND } from '../../../worker/refused-payload-alerter.js';
+import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
+import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from '../../../workflows/contracts.js';
+import {
+  DELIVER_SEND_STATUS_WORKFLOW_TYPE,
+  SEND_MESSAGE_WORKFLOW_TYPE,
+  sendStatusWebhookId,
+  sendWorkflowId,
+  type SendMessageInput,
+  type SendStatusDeliveryInput,
+} from '../../../workflows/send-contracts.js';
+import { Receiver } from '../send/status-webhook-testbed.js';
+import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../send/send-test-server.js';
+import { silentLogger } from '../../helpers/silent-logger.js';
+import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
+import {
+  bundleWorkflows,
+  sampleBody,
+  TEST_PAYLOAD_ENCRYPTION_KEYS,
+  testWorkerConfig,
+  uniqueTaskQueue,
+} from '../../helpers/temporal-env.js';
+import { createTempDir } from '../collector/collector-test-kit.js';
+import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
+
+// Issue #24 item 2: with payload encryption on, whoever reaches Temporal without the key cannot start work the
+// worker acts on. Each forgery of the issue is started by a client without the codec (as the `temporal` CLI
+// would) against the real worker, ingest API, collector send worker and a customer's webhook: it stores,
+// dispatches and posts nothing, and the worker raises one alert naming it. The same start by a key holder (the
+// control) does have the effect, so the test would see one.
+const SELF = '100000000000061@lid';
+let temporal: DevTemporal;
+let bundle: WorkflowBundleWithSourceMap;
+let server: SendTestServer;
+let worker: RunningWorker;
+let sendSide: SessionSendSide;
+let receiver: Receiver;
+let receiverUrl: string;
+let forger: Client;
+const alerts: Alert[] = [];
+const double = new WhatsAppSendDouble();
+const taskQueue = uniqueTaskQueue('forged');
+const accountId = `acct-${randomUUID().slice(0, 8)}`;
+const temp = createTempDir('forged');
+
+beforeAll(async () => {
+  [temporal, bundle] = await Promise.all([startDevTemporal(), bundleWorkflows()]);
+  forger = new Client({ connection: temporal.client.connection, namespace: 'default' });
+  receiver = new Receiver();
+  receiverUrl = await receiver.start();
+  const env = {
+    TEMPORAL_ADDRESS: temporal.server.address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
+  };
+  server = await startSendTestServer(inject('databaseUrl'), { env });
+  worker = await runWorker({
+    config: testWorkerConfig({
+      ...env,
+      WEBHOOK_URL: `${server.url}${INGEST_PATH}`,
+      // The customer's webhook of the test listens on 127.0.0.1.
+      SEND_WEBHOOK_ALLOW_HTTP: 'true',
+      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+    }),
+    logger: silentLogger(),
+    workflowBundle: bundle,
+    alertSink: { send: (alert) => Promise.resolve(alerts.push(alert) > 0) },
+  });
+  const collector = loadCollectorConfig({ ...env, OUTBOX_PATH: join(temp.dir, 'outbox.sqlite') });
+  sendSide = startSessionSendSide({
+    accountId,
+    temporal: collector.temporal,
+    client: temporal.client,
+    dataConverter: createDataConverter(collector.PAYLOAD_ENCRYPTION_KEYS),
+    outboxPath: collector.OUTBOX_PATH,
+    getSocket: () => double,
+    logger: silentLogger(),
+  });
+});
+afterAll(async () => {
+  await sendSide?.stop();
+  await worker?.stop();
+  await server?.close();
+  await receiver?.close();
+  await temporal?.close();
+  temp.cleanup();
+});
+
+const refusalsOf = (workflowId: string): Alert[] =>
+  alerts.filter((alert) => alert.kind === PAYLOAD_REFUSED_ALERT_KIND && alert.details?.['workflowId'] === workflowId);
+
+/** Waits until the forged workflow's task has failed at least twice, then returns the alerts naming it. */
+async function refusedTwice(workflowId: string): Promise<Alert[]> {
+  await expect
+    .poll(
+      async () => {
+        const description = await forger.workflow.getHandle(workflowId).describe();
+        return description.raw.pendingWorkflowTask?.attempt ?? 0;
+      },
+      { timeout: 60_000, interval: 250 }
+    )
+    .toBeGreaterThanOrEqual(2);
+  const refusals = refusalsOf(workflowId);
+  expect((await forger.workflow.getHandle(workflowId).describe()).status.name).toBe('RUNNING');
+  await forger.workflow.getHandle(workflowId).terminate('forged, test over');
+  return refusals;
+}
+
+const lakeRows = async (eventId: string): Promise<number> =>
+  (await server.pool.query('SELECT 1 FROM whatsapp_event_logs WHERE event_id = $1', [eventId])).rowCount ?? 0;
+
+describe('starts by a client without the payload key (ADR 0022)', () => {
+  it('a hand-started deliverEvent stores no lake row and raises one alert naming it', async () => {
+    const forgedId = randomUUID();
+    const forged: DeliverEventInput = {
+      eventId: forgedId,
+      type: 'messages.upsert',
+      chatJid: null,
+      body: sampleBody(forgedId),
+    };
+    await forger.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, { taskQueue, workflowId: forgedId, args: [forged] });
+    const refusals = await refusedTwice(forgedId);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]?.message).toContain(forgedId);
+    expect(await lakeRows(forgedId)).toBe(0);
+
+    const controlId = randomUUID();
+    const control = { ...forged, eventId: controlId, body: sampleBody(controlId) };
+    await temporal.client.workflow.execute(DELIVER_EVENT_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: controlId,
+      args: [control],
+    });
+    expect(await lakeRows(controlId)).toBe(1);
+  });
+
+  it('a hand-started sendMessage to a number that never opted in dispatches nothing and raises one alert', async () => {
+    const input = (messageId: string): SendMessageInput => ({
+      messageId,
+      accountId,
+      toJid: '5511987654321@s.whatsapp.net',
+      text: `forged ${messageId}`,
+      category: 'transactional',
+      deliverBy: null,
+      waMessageId: deriveWaMessageId(messageId),
+    });
+    const forgedId = randomUUID();
+    const workflowId = sendWorkflowId(forgedId);
+    await forger.workflow.start(SEND_MESSAGE_WORKFLOW_TYPE, { taskQueue, workflowId, args: [input(forgedId)] });
+    const refusals = await refusedTwice(workflowId);
+    expect(refusals).toHaveLength(1);
+    expect(double.wire.map((send) => send.text)).not.toContain(`forged ${forgedId}`);
+
+    const controlId = randomUUID();
+    const control = await temporal.client.workflow.start(SEND_MESSAGE_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: sendWorkflowId(controlId),
+      args: [input(controlId)],
+    });
+    await expect.poll(() => double.wire.map((send) => send.text), { timeout: 60_000 }).toContain(`forged ${controlId}`);
+    await control.terminate('control, test over');
+  });
+
+  it('a hand-started deliverSendStatus posts no webhook to the customer and raises one alert', async () => {
+    const generated = generateApiKey();
+    await server.admin.createApiKey({
+      name: 'forged-status',
+      accountId,
+      keyHash: generated.hash,
+      keyPrefix: generated.prefix,
+      webhookUrl: `${receiverUrl}/hook`,
+      sealedWebhookSecret: sealWebhookSecret(
+        generateWebhookSecret(),
+        envPayloadEncryptionKeys.parse(TEST_PAYLOAD_ENCRYPTION_KEYS)
+      ),
+    });
+    await server.admin.setAccountParticipants(accountId, [SELF]);
+    await server.admin.approveAccount(accountId);
+    const groupJid = await seedGroup(server.pool, [SELF]);
+    const accepted = await postMessage(server.url, generated.key, { to: groupJid, text: 'status', category: 'otp' });
+    const messageId = String(accepted.json['id']);
+    const statusInput = (state: 'read' | 'delivered'): SendStatusDeliveryInput => ({
+      messageId,
+      state,
+      at: new Date().toISOString(),
+      reasonCode: null,
+      sequence: 5,
+    });
+    const forgedId = `forged-${randomUUID()}`;
+    await forger.workflow.start(DELIVER_SEND_STATUS_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: forgedId,
+      args: [statusInput('read')],
+    });
+    const refusals = await refusedTwice(forgedId);
+    expect(refusals).toHaveLength(1);
+    const readHooks = (): number =>
+      receiver.received.filter((request) => request.headers['webhook-id'] === sendStatusWebhookId(messageId, 'read'))
+        .length;
+    expect(readHooks()).toBe(0);
+
+    await temporal.client.workflow.execute(DELIVER_SEND_STATUS_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: `control-${randomUUID()}`,
+      args: [statusInput('read')],
+    });
+    expect(readHooks()).toBe(1);
+  });
+});
