@@ -71,7 +71,11 @@ export class StatusWebhookTargets {
     const reason =
       outcome.status === 410
         ? 'the endpoint answered 410 Gone'
-        : `the endpoint failed for ${Math.round(disableAfterMs / 3_600_000)} h without a success`;
+        : `the endpoint failed for ${
+            disableAfterMs >= 3_600_000
+              ? `${Math.round(disableAfterMs / 3_600_000)} h`
+              : `${Math.round(disableAfterMs / 60_000)} min`
+          } without a success`;
     let rows: Array<{ id: string; is_disabled: boolean; is_disabled_now: boolean; reason: string | null }>;
     try {
       ({ rows } = await this.pool.query(
