@@ -1,8 +1,12 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
+import type { AlertSink } from '../common/alert-sink.js';
 import {
+  SEND_STATUS_WEBHOOK_OUTCOMES_PATH,
   SEND_STATUS_WEBHOOKS_PATH,
   type PrepareStatusWebhookRequest,
   type PreparedStatusWebhook,
+  type StatusWebhookOutcomeAnswer,
+  type StatusWebhookOutcomeReport,
 } from '../common/send-status-webhook.js';
 import {
   STATUS_WEBHOOK_TIMEOUT_MS,
@@ -36,6 +40,8 @@ export interface PostSendStatusWebhookDeps {
   fetchImpl?: typeof fetch;
   /** `fetch` of the POST to the caller's webhook; default `createGuardedWebhookFetch(statusWebhookPolicy)`. */
   statusWebhookFetch?: typeof fetch;
+  /** Where the one alert of a disabled endpoint goes (ADR 0014 decision 8); none in tests that do not look. */
+  alertSink?: AlertSink;
   now?: () => number;
 }
 
@@ -78,6 +84,47 @@ async function prepare(
 }
 
 /**
+ * Reports one attempt's outcome to the ingest API, which disables an endpoint failing for days or answering 410
+ * (ADR 0014 decision 8); the report that disabled it raises the one alert. A report that cannot be made is
+ * logged and dropped: the next attempt reports again.
+ */
+async function reportOutcome(
+  deps: PostSendStatusWebhookDeps,
+  fetchImpl: typeof fetch,
+  input: SendStatusDeliveryInput,
+  outcome: { delivered: boolean; status: number | null }
+): Promise<void> {
+  const report: StatusWebhookOutcomeReport = { message_id: input.messageId, ...outcome };
+  const target: SignedInternalTarget = {
+    url: new URL(SEND_STATUS_WEBHOOK_OUTCOMES_PATH, deps.webhookUrl).toString(),
+    webhookSecret: deps.webhookSecret,
+    httpTimeoutMs: deps.httpTimeoutMs,
+    fetchImpl,
+  };
+  try {
+    const response = await postSignedInternal(target, input.messageId, JSON.stringify(report));
+    if (!response.ok) {
+      await response.body?.cancel();
+      log.warn('status webhook outcome not recorded', { messageId: input.messageId, status: response.status });
+      return;
+    }
+    const answer = (await response.json()) as StatusWebhookOutcomeAnswer;
+    if (answer.disabled_now) {
+      await deps.alertSink?.send({
+        kind: 'status_webhook_disabled',
+        severity: 'error',
+        message:
+          `a send API key's status webhook was disabled (${answer.reason ?? 'failing'}); no status change is sent ` +
+          'to it until wa-lake api-keys enable-webhook',
+        details: { keyId: answer.key_id, status: outcome.status },
+      });
+    }
+  } catch (err) {
+    log.warn('status webhook outcome not recorded', { messageId: input.messageId, err });
+  }
+}
+
+/**
  * Builds the `postSendStatusWebhook` activity (issue #10 item 8, ADR 0011): asks the ingest API for the
  * signed Standard Webhooks request of one status change (fresh `webhook-timestamp`, constant
  * `webhook-id`), POSTs it to the API key's webhook URL (≤ 10 s, redirects never followed, the URL and every address
@@ -103,7 +150,12 @@ export function createPostSendStatusWebhook(
       fetchImpl: statusWebhookFetch,
     });
     const verdict = classifyDeliveryResponse(outcome, (deps.now ?? Date.now)());
-    if (verdict.kind === 'delivered') return { status: verdict.status, outcome: 'delivered' };
+    if (verdict.kind === 'delivered') {
+      if (prepared.is_failing === true)
+        await reportOutcome(deps, fetchImpl, input, { delivered: true, status: verdict.status });
+      return { status: verdict.status, outcome: 'delivered' };
+    }
+    await reportOutcome(deps, fetchImpl, input, { delivered: false, status: verdict.status });
     log.warn('status webhook attempt failed', {
       messageId: input.messageId,
       state: input.state,

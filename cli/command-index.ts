@@ -17,6 +17,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { id: 'status', load: async () => (await import('./commands/status.js')).registerStatusCommand },
   { id: 'dlq', load: async () => (await import('./commands/dlq.js')).registerDlqCommands },
   { id: 'report', load: async () => (await import('./commands/report.js')).registerReportCommand },
+  { id: 'dashboard', load: async () => (await import('./commands/dashboard.js')).registerDashboardCommand },
   { id: 'coverage', load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
   { id: 'backfill', load: async () => (await import('./commands/coverage.js')).registerBackfillCommand },
   {

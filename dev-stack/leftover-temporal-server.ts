@@ -25,9 +25,18 @@ export function writeTemporalPidFile(pidFile: string, pid: number): void {
   writeFileSync(pidFile, `${pid}\n`);
 }
 
-/** Forgets the pid written by {@link writeTemporalPidFile} once the server stopped. */
-export function removeTemporalPidFile(pidFile: string): void {
-  rmSync(pidFile, { force: true });
+/**
+ * Forgets the pid written by {@link writeTemporalPidFile} once that server stopped; a file that names another pid
+ * by then (the next server on the folder) is left alone.
+ */
+export function removeTemporalPidFile(pidFile: string, pid: number): void {
+  let text: string;
+  try {
+    text = readFileSync(pidFile, 'utf8');
+  } catch {
+    return;
+  }
+  if (Number.parseInt(text.trim(), 10) === pid) rmSync(pidFile, { force: true });
 }
 
 /**

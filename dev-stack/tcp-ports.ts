@@ -7,11 +7,12 @@ export class PortInUseError extends Error {
     readonly port: number,
     readonly purpose: string
   ) {
-    // Not only "choose another port": after a kill -9 of wa-lake dev its Temporal dev server may still hold
-    // the port and the data folder's temporal.sqlite, and a second server on that file must not start.
+    // A server a killed wa-lake dev left on the same data folder is stopped before the ports are checked (ADR
+    // 0017); one left on another folder, or another program, is named here for the operator to stop.
     super(
       `port ${port} for ${purpose} is already in use on 127.0.0.1: by another program, or by a server that a ` +
-        `killed wa-lake dev left running (find it with: ss -ltnp 'sport = :${port}'). Stop it, or choose another port.`
+        `killed wa-lake dev left running on another data folder (find it with: ss -ltnp 'sport = :${port}'). ` +
+        'Stop it, or choose another port.'
     );
   }
 }

@@ -94,9 +94,10 @@ export async function startTemporalDevServer(options: {
   // On a forced exit there is no time for a graceful stop; its SQLite state survives a kill.
   trackChildProcess(child, 'SIGKILL');
   const { pidFile } = options;
-  if (pidFile && child.pid !== undefined) {
-    writeTemporalPidFile(pidFile, child.pid);
-    child.once('exit', () => removeTemporalPidFile(pidFile));
+  const childPid = child.pid;
+  if (pidFile && childPid !== undefined) {
+    writeTemporalPidFile(pidFile, childPid);
+    child.once('exit', () => removeTemporalPidFile(pidFile, childPid));
   }
   const recentLines: string[] = [];
   const forward = (chunk: Buffer): void => {

@@ -52,7 +52,12 @@ export interface IngestAppDeps {
   send?: SendRouteDeps & {
     messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'>;
     /** Status webhooks (issue #10 item 8): targets and the keys that open their secrets; route absent without. */
-    statusWebhooks?: { targets: Pick<StatusWebhookTargets, 'find'>; encryptionKeys: PayloadEncryptionKeys };
+    statusWebhooks?: {
+      targets: Pick<StatusWebhookTargets, 'find' | 'recordOutcome'>;
+      encryptionKeys: PayloadEncryptionKeys;
+      /** `SEND_WEBHOOK_DISABLE_AFTER_MS`: failing this long disables an endpoint (ADR 0014 decision 8). */
+      disableAfterMs?: number;
+    };
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
 import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
+import { STATUS_WEBHOOK_DISABLE_AFTER_MS } from '../common/send-status-webhook.js';
+import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
 import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import {
   temporalConnectionEnvShape,
@@ -51,6 +52,8 @@ export const ingestEnvSchema = z
     SEND_SWEEP_INTERVAL_MS: envInt(5_000, 100, 3_600_000),
     /** Internal endpoints refuse a signed timestamp further from now than this (ADR 0022, Standard Webhooks). */
     INTERNAL_SIGNATURE_TOLERANCE_MS: envInt(DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS, 1_000, 3_600_000),
+    /** A status-webhook endpoint failing this long without a success is disabled (ADR 0014 decision 8). */
+    SEND_WEBHOOK_DISABLE_AFTER_MS: envInt(STATUS_WEBHOOK_DISABLE_AFTER_MS, 60_000, 90 * 86_400_000),
     // Request guards (ADR 0014, issue #25 item 3): what an unauthenticated request may cost, and a key's rate.
     INGEST_REQUEST_TIMEOUT_MS: envInt(LIMITS.requestTimeoutMs, 1_000, 600_000),
     INGEST_HEADERS_TIMEOUT_MS: envInt(LIMITS.headersTimeoutMs, 1_000, 600_000),
@@ -104,6 +107,8 @@ export interface IngestConfig {
     readonly textMaxChars: number;
     readonly startTimeoutMs: number;
     readonly sweepIntervalMs: number;
+    /** `SEND_WEBHOOK_DISABLE_AFTER_MS`: failing this long disables a status-webhook endpoint (ADR 0014). */
+    readonly webhookDisableAfterMs: number;
     /** `PAYLOAD_ENCRYPTION_KEYS`: the payload codec of the API's Temporal client (architecture.md §14); undefined = clear. */
     readonly payloadEncryptionKeys: PayloadEncryptionKeys;
   };
@@ -146,6 +151,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
       textMaxChars: parsed.SEND_TEXT_MAX_CHARS,
       startTimeoutMs: parsed.SEND_API_START_TIMEOUT_MS,
       sweepIntervalMs: parsed.SEND_SWEEP_INTERVAL_MS,
+      webhookDisableAfterMs: parsed.SEND_WEBHOOK_DISABLE_AFTER_MS,
       payloadEncryptionKeys: parsed.PAYLOAD_ENCRYPTION_KEYS,
     }),
   });

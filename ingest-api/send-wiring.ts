@@ -93,6 +93,7 @@ export function createSendComponents(options: {
       statusWebhooks: {
         targets: new StatusWebhookTargets(options.pool),
         encryptionKeys: config.send.payloadEncryptionKeys,
+        disableAfterMs: config.send.webhookDisableAfterMs,
       },
     },
     starter,

@@ -4,7 +4,13 @@ import type { Logger } from '../common/logger.js';
  * through these exports (lake/README.md). Everything else in this folder is internal and may change freely.
  */
 // The database itself: pool, migrations, the errors callers branch on.
-export { DatabaseBusyError, DatabaseUnavailableError } from './errors.js';
+export {
+  DatabaseBusyError,
+  DatabaseUnavailableError,
+  InvertedReportRangeError,
+  ReportRangeTooLongError,
+  UnknownReportGroupError,
+} from './errors.js';
 export { createPool } from './pool.js';
 // Lake in: the raw event log, its projections and event time.
 export { countStoredEvents } from './events/count-stored-events.js';
@@ -38,6 +44,20 @@ export {
   type EngagementReport,
   type EngagementReportOptions,
 } from './engagement/engagement-report-queries.js';
+export {
+  ANALYST_DATASETS,
+  readAnalystDatasets,
+  type AnalystDataset,
+  type DatasetColumnType,
+} from './engagement/analyst-datasets.js';
+export {
+  listGroups,
+  readMemberPage,
+  searchMembers,
+  type MemberPage,
+  type MemberPageOptions,
+  type MemberSearchHit,
+} from './engagement/member-page-queries.js';
 export {
   InvalidMemberLinkError,
   findUnseenParticipants,

@@ -126,15 +126,31 @@ export function registerPrivacyCommands(program: Command): void {
     });
 }
 
-/** Registers `wa-lake export --participant` (ADR 0014 decision 7; LGPD Art. 18 I–II and V, Art. 19). */
+/**
+ * Registers `wa-lake export --participant` (ADR 0014 decision 7; LGPD Art. 18 I–II and V, Art. 19) and
+ * `wa-lake export --parquet DIR` (issue #28 item 6, ADR 0025), one of the two per run.
+ */
 function registerExportCommand(program: Command): void {
   program
     .command('export')
-    .description("write one member's data as schema-versioned JSON and a readable HTML page (access, portability)")
-    .requiredOption('--participant <id>', 'LID, phone JID, phone number, member id, or an erased-…@erased pseudonym')
+    .description(
+      "write one member's data as schema-versioned JSON and a readable HTML page (access, portability), " +
+        'or the message read model and the daily views as Parquet files (--parquet DIR)'
+    )
+    .option('--participant <id>', 'LID, phone JID, phone number, member id, or an erased-…@erased pseudonym')
     .option('--out <dir>', 'folder to write the two files into', '.')
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_access_requests)', currentUser())
-    .action(async (options: { participant: string; out: string; requestedBy: string }) => {
+    .option('--parquet <dir>', 'write the messages and the daily engagement views as Parquet files into this folder')
+    .action(async (options: { participant?: string; parquet?: string; out: string; requestedBy: string }) => {
+      if ((options.participant === undefined) === (options.parquet === undefined))
+        throw new Error("choose one: --participant ID (one member) or --parquet DIR (the analysts' files)");
+      if (options.parquet !== undefined) {
+        // DuckDB's native module loads only for this: forget and --participant start without it.
+        const { runParquetExport } = await import('../export/run-parquet-export.js');
+        await runParquetExport(options.parquet);
+        return;
+      }
+      const participant = options.participant ?? '';
       const namespace = parseConfig(
         z.object({ TEMPORAL_NAMESPACE: z.string().min(1).default('default') }),
         process.env
@@ -143,7 +159,7 @@ function registerExportCommand(program: Command): void {
       try {
         const written = await runParticipantExport({
           pool,
-          identifier: options.participant,
+          identifier: participant,
           outDir: options.out,
           requestedBy: options.requestedBy,
           temporalNamespace: namespace,
@@ -154,7 +170,7 @@ function registerExportCommand(program: Command): void {
         for (const [section, count] of Object.entries(written.counts)) printLine(`  ${section}: ${count}`);
         if (!written.isFound)
           process.stderr.write(
-            `wa-lake export: the lake holds nothing of ${options.participant} (never seen, mistyped, or erased); ` +
+            `wa-lake export: the lake holds nothing of ${participant} (never seen, mistyped, or erased); ` +
               'the files say so\n'
           );
       } finally {

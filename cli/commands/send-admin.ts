@@ -281,6 +281,33 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--yes', `change on a prefix shorter than ${MIN_REVOKE_PREFIX} characters when it matches one key`)
     .action(changeKeyWebhook);
 
+  keys
+    .command('enable-webhook')
+    .description("send status changes to a key's webhook again after it was disabled (5 days failing, or 410)")
+    .argument('<idOrPrefix>', `the key's id or shown key prefix (at least ${MIN_REVOKE_PREFIX} characters)`)
+    .action(async (idOrPrefix: string) => {
+      await withAdmin(async (admin) => {
+        const matches = idOrPrefix.length < MIN_REVOKE_PREFIX ? [] : await admin.findApiKeysByPrefix(idOrPrefix);
+        const [key] = matches;
+        if (key === undefined || matches.length > 1) {
+          printLine(
+            key === undefined
+              ? `no API key whose id or key prefix starts with ${idOrPrefix} (give at least ${MIN_REVOKE_PREFIX} characters)`
+              : `${idOrPrefix} matches ${matches.length} keys; give more of the id or key prefix`
+          );
+          process.exitCode = 1;
+          return;
+        }
+        const reason = await admin.enableStatusWebhook(key.id);
+        printLine(
+          reason === null
+            ? `the status webhook of key ${key.id} (${key.keyPrefix}…) was not disabled`
+            : `enabled the status webhook of key ${key.id} (${key.keyPrefix}…) again; it had been disabled: ${reason}. ` +
+                'Status changes while it was disabled were not sent.'
+        );
+      });
+    });
+
   const optIn = program.command('opt-in').description('numbers that agreed to receive direct messages');
   optIn
     .command('add')

@@ -7,6 +7,7 @@ import {
   type EngagementReport,
   type FirstResponseSummary,
 } from '../../lake/index.js';
+import { countNoun } from '../count-noun.js';
 import { memberLabel } from '../report/render-charts.js';
 import { renderReportHtml } from '../report/render-html.js';
 
@@ -52,7 +53,7 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
   const top = report.topMembers[0];
   const lines = [
     `engagement (days in ${report.timeZone}, ${report.from ?? '—'} to ${report.to ?? '—'})`,
-    `  messages          : ${String(messages)} in ${String(groups)} group(s), ${String(reactions)} reaction(s)`,
+    `  messages          : ${String(messages)} in ${countNoun(groups, 'group')}, ${countNoun(reactions, 'reaction')}`,
     `  active members    : ${String(activeMembers)}${last ? ` (last day DAU ${String(last.dau)} · WAU ${String(last.wau)} · MAU ${String(last.mau)})` : ''}`,
     `  joins / leaves    : ${String(joins)} / ${String(leaves)}`,
     `  top member        : ${top ? `${memberLabel(top)} (${String(top.messages)} messages)` : '—'}`,

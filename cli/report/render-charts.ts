@@ -1,7 +1,7 @@
 import type { EngagementReport } from '../../lake/index.js';
 import { chartBody, COUNT_AXIS, HEIGHT, renderSvg, type ChartBody, type ChartSpec } from './chart-svg.js';
-import { questionChartSpecs } from './render-question-charts.js';
 import { coverageMarkAreas } from './coverage-shading.js';
+import { questionChartSpecs } from './render-question-charts.js';
 
 /** One chart of the report: a title, and the SVG markup Apache ECharts rendered on the server. */
 export interface RenderedChart {

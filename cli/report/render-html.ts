@@ -1,6 +1,6 @@
 import type { EngagementReport } from '../../lake/index.js';
-import { describeCoverage } from './coverage-shading.js';
 import { renderSvg, type ChartSpec } from './chart-svg.js';
+import { describeCoverage } from './coverage-shading.js';
 import { memberLabel, reportChartSpecs } from './render-charts.js';
 
 /** Text as HTML: `&`, `<`, `>`, quotes escaped. */

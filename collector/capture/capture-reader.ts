@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { type BoundedLine, readBoundedLines } from './bounded-lines.js';
 import { parseCaptureLine, type CaptureRecord } from './capture-line.js';
 
 /**
@@ -31,14 +31,20 @@ export interface ReadCaptureOptions {
   onProgress?: (progress: CaptureProgress) => void;
   progressEveryLines?: number;
   now?: () => number;
+  /** Longest line read; a longer one is reported as malformed with its line number and skipped (ADR 0014). */
+  maxLineBytes?: number;
 }
+
+/** Longest capture line read by default: far above any event the outbox keeps, far below V8's longest string. */
+export const MAX_CAPTURE_LINE_BYTES = 128 * 1024 * 1024;
 
 const CAPTURE_FILE = /\.(json|jsonl|ndjson)$/i;
 
 interface LineSource {
   file: string;
-  lines: AsyncIterator<string>;
+  lines: AsyncIterator<BoundedLine>;
   lineNumber: number;
+  maxLineBytes: number;
   head: CaptureItem | null;
   /** ms epoch of `head`; malformed and blank lines sort first so they are reported at once. */
   headTimeMs: number;
@@ -76,8 +82,20 @@ async function advance(source: LineSource, onLine: (bytes: number, isBlank: bool
     return;
   }
   source.lineNumber++;
-  const parsed = parseCaptureLine(next.value);
-  onLine(Buffer.byteLength(next.value) + 1, parsed.kind === 'blank');
+  const line = next.value;
+  if (line.kind === 'oversized') {
+    onLine(line.bytes, false);
+    source.head = {
+      kind: 'malformed',
+      file: source.file,
+      lineNumber: source.lineNumber,
+      reason: `line of ${line.bytes} bytes is over the ${source.maxLineBytes} bytes a capture line may have; skipped`,
+    };
+    source.headTimeMs = Number.NEGATIVE_INFINITY;
+    return;
+  }
+  const parsed = parseCaptureLine(line.text);
+  onLine(line.bytes, parsed.kind === 'blank');
   if (parsed.kind === 'record') {
     source.head = parsed;
     source.headTimeMs = parsed.record.capturedAt.getTime();
@@ -135,7 +153,8 @@ export async function* readCapture(path: string, options: ReadCaptureOptions = {
   for (const group of groupByName(files)) {
     const sources: LineSource[] = group.map((file) => ({
       file,
-      lines: createInterface({ input: createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator](),
+      lines: readBoundedLines(createReadStream(file), options.maxLineBytes ?? MAX_CAPTURE_LINE_BYTES),
+      maxLineBytes: options.maxLineBytes ?? MAX_CAPTURE_LINE_BYTES,
       lineNumber: 0,
       head: null,
       headTimeMs: 0,

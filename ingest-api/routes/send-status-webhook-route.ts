@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { PayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
-import { SEND_STATUS_WEBHOOKS_PATH, type PreparedStatusWebhook } from '../../common/send-status-webhook.js';
+import {
+  SEND_STATUS_WEBHOOK_OUTCOMES_PATH,
+  SEND_STATUS_WEBHOOKS_PATH,
+  STATUS_WEBHOOK_DISABLE_AFTER_MS,
+  type PreparedStatusWebhook,
+  type StatusWebhookOutcomeAnswer,
+} from '../../common/send-status-webhook.js';
 import { openWebhookSecret } from '../../common/webhook-secret-box.js';
 import { SEND_STATES } from '../../workflows/send-contracts.js';
 import type { StatusWebhookTargets } from '../../lake/index.js';
@@ -27,11 +33,15 @@ const prepareSchema = z.object({
 export function registerSendStatusWebhookRoute(
   app: FastifyInstance,
   deps: InternalSignatureDeps & {
-    targets: Pick<StatusWebhookTargets, 'find'>;
+    targets: Pick<StatusWebhookTargets, 'find' | 'recordOutcome'>;
     /** `PAYLOAD_ENCRYPTION_KEYS`, which open the sealed webhook secrets. */
     encryptionKeys: PayloadEncryptionKeys;
+    /** `SEND_WEBHOOK_DISABLE_AFTER_MS` (ADR 0014 decision 8). */
+    disableAfterMs?: number;
+    now?: () => number;
   }
 ): void {
+  registerOutcomeRoute(app, deps);
   app.post(SEND_STATUS_WEBHOOKS_PATH, async (request, reply) => {
     const { id: messageId, raw } = verifyInternalRequest(request, SEND_STATUS_WEBHOOKS_PATH, deps);
     let change;
@@ -62,6 +72,51 @@ export function registerSendStatusWebhookRoute(
       },
       (deps.now ?? Date.now)()
     );
-    return reply.code(200).send(prepared satisfies PreparedStatusWebhook);
+    return reply.code(200).send({ ...prepared, is_failing: target.isFailing } satisfies PreparedStatusWebhook);
+  });
+}
+
+const outcomeSchema = z.object({
+  message_id: z.uuid(),
+  delivered: z.boolean(),
+  status: z.int().min(100).max(599).nullable(),
+});
+
+/**
+ * Registers `POST /api/internal/send-status-webhook-outcomes` (ADR 0014 decision 8): the worker reports each
+ * failed attempt, and a success while the endpoint was failing; the key's endpoint is disabled after
+ * `SEND_WEBHOOK_DISABLE_AFTER_MS` of failures or a 410. Answers {@link StatusWebhookOutcomeAnswer}.
+ */
+function registerOutcomeRoute(
+  app: FastifyInstance,
+  deps: InternalSignatureDeps & {
+    targets: Pick<StatusWebhookTargets, 'recordOutcome'>;
+    disableAfterMs?: number;
+  }
+): void {
+  app.post(SEND_STATUS_WEBHOOK_OUTCOMES_PATH, async (request, reply) => {
+    const { id: messageId, raw } = verifyInternalRequest(request, SEND_STATUS_WEBHOOK_OUTCOMES_PATH, deps);
+    let report;
+    try {
+      report = outcomeSchema.parse(JSON.parse(raw.toString('utf8')));
+    } catch (err) {
+      throw new IngestHttpError('WA_ERR_INVALID_BODY', 'not a status webhook outcome', undefined, { cause: err });
+    }
+    if (report.message_id !== messageId)
+      throw new IngestHttpError('WA_ERR_INVALID_EVENT_ID', 'X-Event-Id must be message_id');
+    const result = await deps.targets.recordOutcome(
+      report.message_id,
+      { isDelivered: report.delivered, status: report.status },
+      new Date((deps.now ?? Date.now)()),
+      deps.disableAfterMs ?? STATUS_WEBHOOK_DISABLE_AFTER_MS
+    );
+    if (result.isDisabledNow)
+      request.log.warn({ keyId: result.keyId, reason: result.reason }, 'status webhook endpoint disabled');
+    return reply.code(200).send({
+      disabled: result.isDisabled,
+      disabled_now: result.isDisabledNow,
+      key_id: result.keyId,
+      reason: result.reason,
+    } satisfies StatusWebhookOutcomeAnswer);
   });
 }

@@ -118,7 +118,7 @@ export function checkTextLength(text: string, textMaxChars: number): void {
  * @throws IngestHttpError 422 `WA_ERR_METADATA_TOO_LARGE` naming both sizes.
  */
 export function checkMetadataSize(metadata: Record<string, unknown>): void {
-  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  const bytes = Buffer.byteLength(stringifyJsonExactly(metadata), 'utf8');
   if (bytes > SEND_METADATA_MAX_BYTES) {
     throw new IngestHttpError(
       'WA_ERR_METADATA_TOO_LARGE',

@@ -27,6 +27,7 @@ export async function applyProjections(
   facts = extractProjectionFacts(event)
 ): Promise<void> {
   const keys = facts.participants.map((ref) => ref.participantId);
+  await refuseBeyondLockCapacity(client, facts);
   // Phase 1, phones: under these locks the owner of each phone, and the groups that name it, are stable.
   await lockPhones(
     client,
@@ -53,6 +54,45 @@ export async function applyProjections(
   for (const [group, groupKeys] of recompute) {
     if (groupKeys?.length !== 0) await recomputeMemberships(client, group, groupKeys);
   }
+}
+
+/** Lock keys up to which an event is projected without asking PostgreSQL its lock capacity (a group of 1,024). */
+const LOCKS_WITHOUT_CHECK = 2_100;
+
+/**
+ * Thrown before any lock is taken when an event names more participants than PostgreSQL's shared lock table can
+ * lock at once (ADR 0014 decision 8): a `groups.metadata` of 60,000 participants used to exhaust it, failing other
+ * transactions too. Recorded in `whatsapp_projection_errors`; the raw row is stored, and `wa-lake rebuild`
+ * projects it once `max_locks_per_transaction` is raised.
+ */
+export class ProjectionTooLargeError extends Error {
+  override readonly name = 'ProjectionTooLargeError';
+  constructor(
+    readonly locksNeeded: number,
+    readonly lockCapacity: number
+  ) {
+    super(
+      `the event names ${locksNeeded} participant keys to lock at once, more than half of what this PostgreSQL ` +
+        `can lock (${lockCapacity}: max_locks_per_transaction × (max_connections + max_prepared_transactions)); ` +
+        'raise max_locks_per_transaction, then run wa-lake rebuild (ADR 0014)'
+    );
+  }
+}
+
+/** @throws ProjectionTooLargeError when the event's lock keys exceed half the server's lock table. */
+async function refuseBeyondLockCapacity(client: pg.ClientBase, facts: ProjectionFacts): Promise<void> {
+  const keys = new Set<string>();
+  for (const ref of facts.participants) {
+    keys.add(ref.participantId);
+    if (ref.phoneJid) keys.add(ref.phoneJid);
+  }
+  if (keys.size <= LOCKS_WITHOUT_CHECK) return;
+  const { rows } = await client.query<{ capacity: number }>(
+    `SELECT (current_setting('max_locks_per_transaction')::int *
+             (current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int)) AS capacity`
+  );
+  const capacity = rows[0]?.capacity ?? 0;
+  if (keys.size + 1 > capacity / 2) throw new ProjectionTooLargeError(keys.size + 1, capacity);
 }
 
 /**

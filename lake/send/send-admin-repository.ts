@@ -163,6 +163,22 @@ export class SendAdminRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Enables the status webhook of key `id` again (ADR 0014 decision 8): clears `webhook_disabled_at`, its reason
+   * and `webhook_failing_since`. @returns the reason it had been disabled for, or null when it was not disabled.
+   */
+  async enableStatusWebhook(id: string): Promise<string | null> {
+    const rows = await run<{ reason: string | null }>(
+      this.pool,
+      `UPDATE send_api_keys k SET webhook_disabled_at = NULL, webhook_disabled_reason = NULL, webhook_failing_since = NULL
+         FROM (SELECT id, webhook_disabled_reason FROM send_api_keys WHERE id = $1 FOR UPDATE) old
+        WHERE k.id = old.id AND k.webhook_disabled_at IS NOT NULL
+       RETURNING COALESCE(old.webhook_disabled_reason, 'disabled') AS reason`,
+      [id]
+    );
+    return rows[0]?.reason ?? null;
+  }
+
   /** Revokes the key `id` if it is active. @returns whether this call revoked it. */
   async revokeApiKey(id: string): Promise<boolean> {
     const rows = await run(

@@ -20,6 +20,10 @@ rm -rf "$bridge/sdk-core" "$bridge/src" "$bridge/bridge-macros" "$bridge/scripts
 # image runs dist/.
 rm -rf "$nm/embedded-postgres" "$nm/@embedded-postgres" "$nm/sharp" "$nm/@img" "$nm/tsx" "$nm/esbuild" "$nm/@esbuild"
 
+# DuckDB's native library (68 MB) serves only `wa-lake export --parquet`, an analyst's command run from a
+# checkout against the same lake; in the image that command says so instead of loading it.
+rm -rf "$nm/@duckdb"
+
 # swc compiles TypeScript workflows for the bundler (its `.ts` rule); the image's workflows are dist/*.js.
 rm -rf "$nm/@swc/core-linux-x64-gnu" "$nm/@swc/core-linux-x64-musl"
 

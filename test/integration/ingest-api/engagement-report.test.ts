@@ -210,7 +210,7 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
       unanswered: 3,
     });
     expect(result.lines).toHaveLength(5);
-    expect(result.lines[1]).toContain('5 in 2 group(s)');
+    expect(result.lines[1]).toContain('5 in 2 groups, 1 reaction');
     expect(existsSync(result.reportPath)).toBe(true);
     expect(readFileSync(result.reportPath, 'utf8')).toContain('<svg');
   });

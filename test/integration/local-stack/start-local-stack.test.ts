@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dataDirLayout } from '../../../cli/local-stack/data-dir.js';
 import { startLocalStack } from '../../../cli/local-stack/start-local-stack.js';
 import { acquireInstanceLock } from '../../../collector/instance-lock.js';
 import { startEmbeddedPostgres } from '../../../dev-stack/embedded-postgres.js';
+import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
+import { startTemporalDevServer } from '../../../dev-stack/temporal-dev-server.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
 interface LogLine {
@@ -107,6 +110,38 @@ describe('startLocalStack', () => {
     await stack.stop();
     expect(Date.now() - stoppingAt).toBeLessThan(30_000);
     expect(await isPortOpen(stack.temporalAddress)).toBe(false);
+  });
+
+  it('stops the Temporal dev server a killed run left on its folder, then takes its port (ADR 0017)', async () => {
+    const dataDir = newDataDir();
+    const layout = dataDirLayout(dataDir);
+    // What a kill -9 of the previous wa-lake dev leaves: its server, on the folder's state file and a fixed port.
+    const leftover = await startTemporalDevServer({
+      cliPath: resolveTemporalCliPath(process.env),
+      dbFile: layout.temporalDbFile,
+      pidFile: layout.temporalPidFile,
+      uiPort: null,
+    });
+    const port = Number(leftover.address.split(':')[1]);
+    const lines: LogLine[] = [];
+    const stack = await startLocalStack({
+      dataDir,
+      env: {},
+      logger: capturingLogger(lines),
+      source: { kind: 'none' },
+      uiPort: null,
+      temporalPort: port,
+    });
+    try {
+      expect(lines.map((line) => line.msg)).toContain(
+        'stopping the Temporal dev server left running by an earlier wa-lake dev that did not shut down'
+      );
+      await expect(leftover.unexpectedExit).resolves.toBeDefined();
+      expect(stack.temporalAddress).toBe(leftover.address);
+      expect(Number(readFileSync(layout.temporalPidFile, 'utf8'))).not.toBe(leftover.pid);
+    } finally {
+      await stack.stop();
+    }
   });
 
   it('logs the death of its Temporal dev server as an error, like PostgreSQL, and still stops', async () => {

@@ -29,7 +29,10 @@ describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
       await env.sleep(3 * DAY_MS);
       const status = await handle.query(sendStatusQuery);
       expect(status.state).toBe('dispatched');
-      expect(kit.double.wire).toEqual([{ jid: input.toJid, text: input.text, messageId: input.waMessageId }]);
+      expect(kit.double.wire).toEqual([
+        // A text without a link goes without a preview.
+        { jid: input.toJid, text: input.text, messageId: input.waMessageId, linkPreview: null },
+      ]);
       expect(kit.alerts.map((alert) => alert.kind)).toEqual(['send_ack_missing']);
       expect((await handle.describe()).typedSearchAttributes.get(WA_SEND_STATE)).toBe('dispatched');
       await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });

@@ -73,7 +73,11 @@ describe('a Temporal dev server left behind by a killed wa-lake dev (ADR 0017)',
     expect(findLeftoverTemporalServer(pidFile, dbFile)).toBeNull();
     writeFileSync(pidFile, 'garbage\n');
     expect(findLeftoverTemporalServer(pidFile, dbFile)).toBeNull();
-    removeTemporalPidFile(pidFile);
+    writeTemporalPidFile(pidFile, 4242);
+    // Only the server the file names removes it: a later server's file outlives an earlier one's exit.
+    removeTemporalPidFile(pidFile, 4241);
+    expect(existsSync(pidFile)).toBe(true);
+    removeTemporalPidFile(pidFile, 4242);
     expect(existsSync(pidFile)).toBe(false);
     expect(findLeftoverTemporalServer(pidFile, dbFile)).toBeNull();
   });

@@ -37,6 +37,7 @@ const RELEASED = [
   '1765710000000_unobserved-periods-per-account',
   '1765710000001_group-day-coverage',
   '1765720000000_access-requests',
+  '1765720000001_status-webhook-disable',
 ];
 
 // Kept in order after the released ones (ADR 0025).
@@ -44,6 +45,7 @@ const ENGAGEMENT_QUESTIONS = [
   '1765750000000_first-response-in-one-pass',
   '1765750000001_newcomers-levels-hours',
   '1765750000002_lid-successions',
+  '1765750000003_display-names-in-views',
 ];
 
 describe('lake/migrations', () => {

@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { createPool } from '../../lake/index.js';
+import { buildDashboardApp } from '../dashboard/dashboard-app.js';
+import { loadDashboardConfig } from '../dashboard/dashboard-config.js';
+import { runUntilTerminated } from '../run-until-os-signal.js';
+import { createCliLogger, printLine } from './shared.js';
+
+/**
+ * Registers `wa-lake dashboard` (issue #28 item 4, docs/engagement.md "Dashboard"): the report's pages with group,
+ * period and member filters and a page per member, on `DASHBOARD_HOST:DASHBOARD_PORT`, behind `DASHBOARD_TOKEN`.
+ */
+export function registerDashboardCommand(program: Command): void {
+  program
+    .command('dashboard')
+    .description('serve the engagement report as pages: group, period and member filters, a page per member')
+    .action(async () => {
+      const config = loadDashboardConfig(process.env);
+      const logger = createCliLogger();
+      const pool = createPool(config.DATABASE_URL, { max: 4, logger });
+      const app = buildDashboardApp({ pool, token: config.DASHBOARD_TOKEN, logger });
+      try {
+        await app.listen({ host: config.DASHBOARD_HOST, port: config.DASHBOARD_PORT });
+      } catch (err) {
+        await app.close().catch(() => undefined);
+        await pool.end();
+        throw err;
+      }
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : config.DASHBOARD_PORT;
+      const host = config.DASHBOARD_HOST.includes(':') ? `[${config.DASHBOARD_HOST}]` : config.DASHBOARD_HOST;
+      printLine(
+        `dashboard listening on http://${host}:${String(port)} (Basic auth: any user, DASHBOARD_TOKEN as password)`
+      );
+      await runUntilTerminated(async () => {
+        await app.close();
+        await pool.end();
+      }, logger);
+    });
+}

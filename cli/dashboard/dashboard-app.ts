@@ -1,0 +1,184 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Logger } from '../../common/logger.js';
+import { canonicalPersonJid, isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
+import {
+  InvertedReportRangeError,
+  ReportRangeTooLongError,
+  UnknownReportGroupError,
+  listGroups,
+  readEngagementReport,
+  readMemberPage,
+  searchMembers,
+} from '../../lake/index.js';
+import { DASHBOARD_CLIENT_SCRIPT } from './dashboard-client-script.js';
+import {
+  DASHBOARD_CSP,
+  hrefWith,
+  memberHref,
+  renderErrorPage,
+  renderMemberPage,
+  renderOverviewPage,
+  renderSearchPage,
+  type DashboardFilters,
+  type GroupChoice,
+} from './dashboard-pages.js';
+
+/** Dependencies of {@link buildDashboardApp}. */
+export interface DashboardDeps {
+  pool: pg.Pool;
+  /** The Basic auth password (any user name) or bearer token; ≥ 16 characters. */
+  token: string;
+  logger: Logger;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const isCalendarDay = (value: string): boolean =>
+  DAY.test(value) && new Date(Date.parse(`${value}T00:00:00Z`)).toISOString().slice(0, 10) === value;
+const optional = (check: (value: string) => boolean, message: string): z.ZodType<string | null, unknown> =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === '' ? null : value.trim()))
+    .refine((value) => value === null || check(value), message);
+
+// The query of every page; `member` is the member filter's text (a name, participant id or member id).
+const querySchema = z.object({
+  group: optional(isWellFormedGroupJid, 'group must be a group JID such as 120363…@g.us'),
+  from: optional(isCalendarDay, 'from must be a day as YYYY-MM-DD'),
+  to: optional(isCalendarDay, 'to must be a day as YYYY-MM-DD'),
+  member: z.string().max(200).optional(),
+});
+type DashboardQuery = z.output<typeof querySchema>;
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+/** The bundled ECharts (no CDN: the page makes no request outside the dashboard). */
+const echartsPath = createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js');
+
+/** The password of a Basic credential, or the bearer token; undefined without either. */
+function presentedSecret(authorization: string | undefined): string | undefined {
+  const [scheme, value] = (authorization ?? '').split(' ', 2);
+  if (scheme?.toLowerCase() === 'bearer') return value;
+  if (scheme?.toLowerCase() !== 'basic' || value === undefined) return undefined;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+/**
+ * Builds `wa-lake dashboard` (issue #28 item 4, docs/engagement.md "Dashboard") without listening: the report's
+ * pages with group, period and member filters (`/`), a member search (`/members?member=…`) and a page per person
+ * (`/members/<participant>`), every request behind HTTP Basic auth (password = the token, any user name) or a
+ * bearer token. Pages come with a CSP that lets them load scripts from the dashboard only: its own script and the
+ * ECharts bundle it serves from node_modules. Request URLs are not logged (they may name members).
+ */
+export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
+  const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'dashboard' });
+  const app = Fastify({
+    loggerInstance,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  const tokenDigest = digest(deps.token);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const secret = presentedSecret(request.headers.authorization);
+    if (secret === undefined || !timingSafeEqual(digest(secret), tokenDigest)) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Basic realm="wa-lake dashboard", charset="UTF-8"')
+        .type('text/plain; charset=utf-8')
+        .send('the dashboard token is required (Basic auth password or Bearer token)');
+    }
+    void reply
+      .header('content-security-policy', DASHBOARD_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'no-store');
+  });
+
+  const html = (reply: FastifyReply, page: string, status = 200): FastifyReply =>
+    reply.code(status).type('text/html; charset=utf-8').send(page);
+  const parseQuery = (query: unknown): { filters: DashboardFilters; query: DashboardQuery } | string => {
+    const parsed = querySchema.safeParse(query);
+    if (!parsed.success) return parsed.error.issues.map((issue) => issue.message).join('; ');
+    const { group, from, to } = parsed.data;
+    if (from !== null && to !== null && from > to) return `from ${from} is after to ${to}`;
+    return { filters: { group, from, to }, query: parsed.data };
+  };
+  const groups = (): Promise<GroupChoice[]> => listGroups(deps.pool);
+  const empty: DashboardFilters = { group: null, from: null, to: null };
+
+  app.get('/', async (request, reply) => {
+    const parsed = parseQuery(request.query);
+    if (typeof parsed === 'string')
+      return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
+    const { filters, query } = parsed;
+    if (query.member?.trim()) return reply.redirect(hrefWith('/members', filters, { member: query.member.trim() }));
+    try {
+      const report = await readEngagementReport(deps.pool, {
+        groupJid: filters.group,
+        from: filters.from,
+        to: filters.to,
+        lurkerDays: 30,
+        topMembers: 15,
+      });
+      return html(reply, renderOverviewPage(report, filters, await groups()));
+    } catch (err) {
+      if (err instanceof UnknownReportGroupError)
+        return html(reply, renderErrorPage('Unknown group', err.message, empty, await groups()), 404);
+      if (err instanceof InvertedReportRangeError || err instanceof ReportRangeTooLongError)
+        return html(reply, renderErrorPage('Bad period', err.message, filters, await groups()), 400);
+      throw err;
+    }
+  });
+
+  app.get('/members', async (request, reply) => {
+    const parsed = parseQuery(request.query);
+    if (typeof parsed === 'string')
+      return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
+    const text = parsed.query.member?.trim() ?? '';
+    const hits = text === '' ? [] : await searchMembers(deps.pool, text, 50);
+    const [only] = hits;
+    if (hits.length === 1 && only) return reply.redirect(memberHref(only.participantId, parsed.filters));
+    return html(reply, renderSearchPage(text, hits, parsed.filters, await groups()));
+  });
+
+  app.get<{ Params: { participant: string } }>('/members/:participant', async (request, reply) => {
+    const parsed = parseQuery(request.query);
+    if (typeof parsed === 'string')
+      return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
+    const participantId = canonicalPersonJid(request.params.participant);
+    const { filters } = parsed;
+    const page =
+      participantId === undefined
+        ? null
+        : await readMemberPage(deps.pool, {
+            participantId,
+            groupJid: filters.group,
+            from: filters.from,
+            to: filters.to,
+          });
+    if (page === null)
+      return html(
+        reply,
+        renderErrorPage('Unknown member', 'the lake has not seen this member', filters, await groups()),
+        404
+      );
+    return html(reply, renderMemberPage(page, filters, await groups()));
+  });
+
+  app.get('/assets/echarts.min.js', async (_request, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'max-age=86400')
+      .send(await readFile(echartsPath))
+  );
+  app.get('/assets/dashboard.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(DASHBOARD_CLIENT_SCRIPT)
+  );
+  return app;
+}

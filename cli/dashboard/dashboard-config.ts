@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { envInt, envPostgresUrl, parseConfig } from '../../common/config-schema.js';
+
+/**
+ * Environment of `wa-lake dashboard` (issue #28 item 4, docs/engagement.md "Dashboard"); keys are the env var names.
+ * The token is the password of HTTP Basic auth (any user name) or a bearer token.
+ */
+export const dashboardEnvSchema = z.object({
+  DATABASE_URL: envPostgresUrl,
+  DASHBOARD_HOST: z.string().min(1).default('127.0.0.1'),
+  DASHBOARD_PORT: envInt(8687, 0, 65_535),
+  /** Every request must carry it (Basic auth password or `Authorization: Bearer`); ≥ 16 characters. */
+  DASHBOARD_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
+});
+
+/** Frozen, typed configuration of the dashboard. */
+export type DashboardConfig = Readonly<z.output<typeof dashboardEnvSchema>>;
+
+/**
+ * Parses the dashboard's environment once (house style §5).
+ * @throws ConfigError listing every invalid key (the token is never echoed).
+ */
+export function loadDashboardConfig(env: Readonly<Record<string, string | undefined>>): DashboardConfig {
+  return parseConfig(dashboardEnvSchema, env);
+}

@@ -1,0 +1,274 @@
+import type pg from 'pg';
+import { readLevelMonths } from './report-questions-queries.js';
+
+/** What the dashboard's member page covers (issue #28 item 4): one person, a range of local days, one group or all. */
+export interface MemberPageOptions {
+  /** A participant JID (LID or phone JID, canonical) of the person. */
+  participantId: string;
+  groupJid: string | null;
+  /** First local day; null = 89 days before `to`. */
+  from: string | null;
+  /** Last local day; null = the day of the lake's last message (today when it has none). */
+  to: string | null;
+}
+
+/** A participant as the pages name it (ADR 0020's display name). */
+export interface NamedParticipant {
+  participantId: string;
+  displayName: string;
+  /** Whether `displayName` is a phone number: the pages mask it. */
+  displayNameIsPhone: boolean;
+}
+
+/** Everything the member page shows about one person (docs/engagement.md "Dashboard"). */
+export interface MemberPage {
+  /** The range the page covers (the defaults filled in). */
+  from: string;
+  to: string;
+  personKey: string;
+  memberId: string | null;
+  displayName: string;
+  displayNameIsPhone: boolean;
+  /** The person's participants: linked to the same member id, or LIDs of one succession (ADR 0025). */
+  participants: (NamedParticipant & { phoneJid: string | null; succeededBy: string | null })[];
+  /** Push and business names seen, with first and last seen (`whatsapp_participant_names`). */
+  names: { participantId: string; kind: string; name: string; firstSeenAt: string; lastSeenAt: string }[];
+  groups: {
+    groupJid: string;
+    subject: string | null;
+    role: string | null;
+    joinedAt: string | null;
+    leftAt: string | null;
+    messages: number;
+    replies: number;
+    reactionsGiven: number;
+    activeDays: number;
+  }[];
+  days: { day: string; messages: number; replies: number; reactionsGiven: number }[];
+  /** The person's level per month of the range (`engagement_member_levels`), with its movement. */
+  levels: { month: string; level: number | null; levelName: string | null; movement: string }[];
+  /** Replies and mentions between the person and each other participant (`engagement_reply_edges`). */
+  replies: (NamedParticipant & {
+    repliesGiven: number;
+    mentionsGiven: number;
+    repliesReceived: number;
+    mentionsReceived: number;
+  })[];
+  /** Conversations the person started (`engagement_first_responses`). */
+  conversations: { started: number; answered: number; medianMinutes: number | null };
+  /** The person's questions and first messages nobody answered within 24 h (`engagement_unanswered`). */
+  unanswered: { groupJid: string; messageId: string; sentAt: string; isQuestion: boolean; isNewcomerFirst: boolean }[];
+}
+
+// The person of a participant: its phone's owner LID, then whatsapp_person_identities (succession, member link).
+const PERSON_SQL = `
+  WITH asked AS (
+    SELECT COALESCE((SELECT lid FROM whatsapp_phone_owners WHERE phone_jid = $1), $1)::varchar AS id),
+  person AS (
+    SELECT COALESCE(i.person_key, a.id) AS person_key, i.member_id FROM asked a
+      LEFT JOIN whatsapp_person_identities i ON i.participant_id = a.id),
+  ids AS (
+    SELECT id AS participant_id FROM asked
+    UNION SELECT i.participant_id FROM whatsapp_person_identities i JOIN person p USING (person_key))
+  SELECT p.person_key AS "personKey", p.member_id AS "memberId", ids.participant_id AS "participantId",
+         COALESCE(n.display_name, ids.participant_id) AS "displayName",
+         COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone", n.phone_jid AS "phoneJid",
+         s.successor_lid AS "succeededBy", EXISTS (SELECT 1 FROM whatsapp_participants w WHERE w.id = ids.participant_id)
+           OR EXISTS (SELECT 1 FROM whatsapp_message_records r WHERE r.sender_id = ids.participant_id) AS "isKnown"
+    FROM ids CROSS JOIN person p
+    LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = ids.participant_id
+    LEFT JOIN whatsapp_lid_successions s ON s.lid = ids.participant_id
+   ORDER BY (n.display_name_source IN ('member', 'push', 'business')) DESC, ids.participant_id = p.person_key DESC,
+            ids.participant_id`;
+
+const GROUPS_SQL = `
+  WITH activity AS (
+    SELECT group_jid, sum(messages)::int AS messages, sum(replies)::int AS replies,
+           sum(reactions_given)::int AS reactions_given, count(DISTINCT day)::int AS active_days
+      FROM engagement_member_activity_days
+     WHERE person_key = $1 AND day BETWEEN $3 AND $4 AND ($5::text IS NULL OR group_jid = $5) GROUP BY 1),
+  memberships AS (
+    SELECT DISTINCT ON (group_jid) group_jid, role, joined_at, left_at FROM whatsapp_group_memberships
+     WHERE participant_id = ANY($2) AND ($5::text IS NULL OR group_jid = $5)
+     ORDER BY group_jid, left_at IS NULL DESC, joined_at DESC NULLS LAST)
+  SELECT group_jid AS "groupJid", g.subject, m.role, m.joined_at::text AS "joinedAt", m.left_at::text AS "leftAt",
+         COALESCE(a.messages, 0) AS messages, COALESCE(a.replies, 0) AS replies,
+         COALESCE(a.reactions_given, 0) AS "reactionsGiven", COALESCE(a.active_days, 0) AS "activeDays"
+    FROM activity a FULL JOIN memberships m USING (group_jid)
+    LEFT JOIN whatsapp_groups g ON g.jid = group_jid
+   ORDER BY messages DESC, 1`;
+
+const REPLIES_SQL = `
+  WITH edges AS (
+    SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg, 0 AS rr, 0 AS mr
+      FROM engagement_reply_edges
+     WHERE sender_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
+       AND ($4::text IS NULL OR group_jid = $4)
+    UNION ALL
+    SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int
+      FROM engagement_reply_edges
+     WHERE target_participant_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
+       AND ($4::text IS NULL OR group_jid = $4))
+  SELECT e.other AS "participantId", COALESCE(n.display_name, e.other) AS "displayName",
+         COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone",
+         sum(rg)::int AS "repliesGiven", sum(mg)::int AS "mentionsGiven", sum(rr)::int AS "repliesReceived",
+         sum(mr)::int AS "mentionsReceived"
+    FROM edges e LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = e.other
+   WHERE e.other IS NOT NULL AND e.other <> ALL($1)
+   GROUP BY 1, 2, 3 ORDER BY sum(rg + mg + rr + mr) DESC, 1 LIMIT 20`;
+
+interface PersonRow extends NamedParticipant {
+  personKey: string;
+  memberId: string | null;
+  phoneJid: string | null;
+  succeededBy: string | null;
+  isKnown: boolean;
+}
+
+/**
+ * Reads the member page of the person a participant belongs to (issue #28 item 4) in one repeatable-read
+ * transaction. Null when the lake has never seen the participant (nor any participant of its person).
+ * @throws pg.DatabaseError when a query fails.
+ */
+export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions): Promise<MemberPage | null> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    const people = (await client.query<PersonRow>(PERSON_SQL, [options.participantId])).rows;
+    const [person] = people;
+    if (!person || !people.some((row) => row.isKnown)) {
+      await client.query('COMMIT');
+      return null;
+    }
+    const ids = people.map((row) => row.participantId);
+    const { groupJid } = options;
+    const range = await client.query<{ from: string; to: string }>(
+      `WITH last AS (
+         SELECT COALESCE($2::date, (SELECT (max(sent_at) AT TIME ZONE wa_engagement_time_zone())::date
+                                      FROM whatsapp_message_records WHERE is_message),
+                        (now() AT TIME ZONE wa_engagement_time_zone())::date) AS day)
+       SELECT to_char(COALESCE($1::date, day - 89), 'YYYY-MM-DD') AS from, to_char(day, 'YYYY-MM-DD') AS to FROM last`,
+      [options.from, options.to]
+    );
+    const { from, to } = range.rows[0] ?? { from: '', to: '' };
+    const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
+      (await client.query<T>(sql, values)).rows;
+    const page: MemberPage = {
+      from,
+      to,
+      personKey: person.personKey,
+      memberId: person.memberId,
+      displayName: person.memberId !== null && person.displayNameIsPhone ? person.memberId : person.displayName,
+      displayNameIsPhone: person.memberId === null && person.displayNameIsPhone,
+      participants: people.map(({ participantId, displayName, displayNameIsPhone, phoneJid, succeededBy }) => ({
+        participantId,
+        displayName,
+        displayNameIsPhone,
+        phoneJid,
+        succeededBy,
+      })),
+      names: await q(
+        `SELECT participant_id AS "participantId", kind, name, first_seen_at::text AS "firstSeenAt",
+                last_seen_at::text AS "lastSeenAt"
+           FROM whatsapp_participant_names WHERE participant_id = ANY($1) ORDER BY last_seen_at DESC, name`,
+        [ids]
+      ),
+      groups: await q(GROUPS_SQL, [person.personKey, ids, from, to, groupJid]),
+      days: await q(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(messages)::int AS messages, sum(replies)::int AS replies,
+                sum(reactions_given)::int AS "reactionsGiven"
+           FROM engagement_member_activity_days
+          WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
+          GROUP BY day ORDER BY day`,
+        [person.personKey, from, to, groupJid]
+      ),
+      levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
+      replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
+      conversations: (
+        await q<MemberPage['conversations']>(
+          `SELECT count(*)::int AS started, count(first_response_at)::int AS answered,
+                  (percentile_cont(0.5) WITHIN GROUP (ORDER BY response_seconds) / 60.0)::float8 AS "medianMinutes"
+             FROM engagement_first_responses
+            WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)`,
+          [ids, from, to, groupJid]
+        )
+      )[0] ?? { started: 0, answered: 0, medianMinutes: null },
+      unanswered: await q(
+        `SELECT group_jid AS "groupJid", message_id AS "messageId", sent_at::text AS "sentAt",
+                is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
+           FROM engagement_unanswered
+          WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
+          ORDER BY sent_at DESC LIMIT 20`,
+        [ids, from, to, groupJid]
+      ),
+    };
+    await client.query('COMMIT');
+    return page;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+const LEVEL_NAMES = ['advocate', 'contributor', 'participant', 'explorer'] as const;
+
+/** The person's level per month: the report's level rule (readLevelMonths) over this person's days only. */
+async function readPersonLevels(
+  client: pg.PoolClient,
+  personKey: string,
+  options: { groupJid: string | null; from: string; to: string }
+): Promise<MemberPage['levels']> {
+  await client.query(
+    `CREATE TEMP TABLE report_days ON COMMIT DROP AS
+     SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
+       FROM engagement_member_activity_days
+      WHERE person_key = $1 AND ($2::text IS NULL OR group_jid = $2)
+        AND day BETWEEN (date_trunc('month', $3::date) - interval '3 months')::date AND $4::date`,
+    [personKey, options.groupJid, options.from, options.to]
+  );
+  const months = await readLevelMonths(client, options.from, options.to);
+  return months.map((month) => {
+    const counts = [month.advocates, month.contributors, month.participants, month.explorers];
+    const index = counts.findIndex((count) => count > 0);
+    const movement = (['movedUp', 'held', 'movedDown', 'new', 'gone'] as const).find((key) => month[key] > 0);
+    return {
+      month: month.month,
+      level: index < 0 ? null : index + 1,
+      levelName: LEVEL_NAMES[index] ?? null,
+      movement: movement === 'movedUp' ? 'up' : movement === 'movedDown' ? 'down' : (movement ?? 'none'),
+    };
+  });
+}
+
+/** A participant the member search found. */
+export interface MemberSearchHit extends NamedParticipant {
+  memberId: string | null;
+}
+
+/**
+ * Participants whose display name contains `text` (case-insensitive), or whose participant id or member id is
+ * `text` (issue #28 item 4: the dashboard's member filter). At most `limit`, by name.
+ * @throws pg.DatabaseError when the query fails.
+ */
+export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearchHit[]> {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const result = await pool.query<MemberSearchHit>(
+    `SELECT participant_id AS "participantId", display_name AS "displayName",
+            display_name_source = 'phone' AS "displayNameIsPhone", member_id AS "memberId"
+       FROM whatsapp_participant_display_names
+      WHERE display_name ILIKE $1 OR participant_id = $2 OR member_id = $2
+      ORDER BY display_name, participant_id LIMIT $3`,
+    [pattern, text.trim(), limit]
+  );
+  return result.rows;
+}
+
+/** The groups the lake knows, by subject, for the dashboard's group filter. */
+export async function listGroups(pool: pg.Pool): Promise<{ groupJid: string; subject: string | null }[]> {
+  const result = await pool.query<{ groupJid: string; subject: string | null }>(
+    `SELECT jid AS "groupJid", subject FROM whatsapp_groups ORDER BY subject NULLS LAST, jid`
+  );
+  return result.rows;
+}
