@@ -42,6 +42,7 @@ describe('loadIngestConfig', () => {
         payloadEncryptionKeys: undefined,
         taskQueue: 'wa-lake-delivery',
         textMaxChars: 4096,
+        webhookDisableAfterMs: 432_000_000,
         startTimeoutMs: 2000,
         sweepIntervalMs: 5000,
       },
