@@ -12,22 +12,16 @@
  * Run: `npx tsx bench/delivery-latency-and-burst.ts [--rate 20] [--seconds 60] [--burst 5000]`.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import proto from '@temporalio/proto';
-import pg from 'pg';
-import pino from 'pino';
-import { startLocalStack } from '../cli/local-stack/start-local-stack.js';
-import { loadCollectorConfig } from '../collector/config.js';
-import { EventPipeline } from '../collector/event-pipeline.js';
-import { OutboxStore } from '../collector/outbox-store.js';
-import { OutboxRelay } from '../collector/outbox-relay.js';
-import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
+import type pg from 'pg';
+import type { EventPipeline } from '../collector/event-pipeline.js';
 import { DELIVERY_WORKER_TUNING } from '../worker/worker-tuning.js';
+import { startBenchDeliveryStack } from './bench-delivery-stack.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -175,38 +169,8 @@ function beforeHistoryEvents(): number {
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wa-lake-bench-delivery-'));
-  chmodSync(dataDir, 0o755); // embedded PostgreSQL may run as another user when the bench runs as root
-  const logger = pino({ level: 'warn' });
-  const stack = await startLocalStack({
-    dataDir,
-    env: { LOG_LEVEL: 'warn' },
-    logger,
-    source: { kind: 'none' },
-    uiPort: null,
-  });
-  const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
-  const config = loadCollectorConfig({
-    OUTBOX_PATH: join(dataDir, 'bench-outbox.sqlite'),
-    AUTH_DIR: join(dataDir, 'auth'),
-  });
-  const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
-  const relay = new OutboxRelay({
-    client: stack.temporalClient,
-    outbox,
-    logger,
-    alertSink: createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, logger }),
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    batchSize: config.OUTBOX_RELAY_BATCH_SIZE,
-    concurrency: config.OUTBOX_RELAY_CONCURRENCY,
-    pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
-    startTimeoutMs: config.OUTBOX_RELAY_START_TIMEOUT_MS,
-    retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
-    retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
-    requestEagerStart: true,
-  });
-  const pipeline = new EventPipeline({ outbox, logger, getSelfJid: () => null });
-  relay.start();
+  const bench = await startBenchDeliveryStack('wa-lake-bench-delivery-');
+  const { config, stack, pool, pipeline } = bench;
   try {
     const latency = await measureLatency(pipeline, pool);
     const burst = await measureBurst(pipeline, pool);
@@ -239,11 +203,7 @@ async function main(): Promise<void> {
     );
     print(`  one delivered event's history: ${await historyEventTypes(stack.temporalClient, latency.ids[0] ?? '')}`);
   } finally {
-    await relay.stop();
-    outbox.close();
-    await pool.end();
-    await stack.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 

@@ -18,22 +18,15 @@
  * Run: `npx tsx bench/history-import.ts [--events 2000] [--rounds 2] [--sample 50] [--push 1000]`. The issue asks for 100 000
  * events; on a shared 2-core box keep the run under about 3 minutes and extrapolate from the measured rate.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { processHistoryMessage, proto as waProto } from '@whiskeysockets/baileys';
-import pg from 'pg';
-import pino from 'pino';
-import { startLocalStack } from '../cli/local-stack/start-local-stack.js';
-import { loadCollectorConfig } from '../collector/config.js';
-import { EventPipeline } from '../collector/event-pipeline.js';
+import type pg from 'pg';
+import type { EventPipeline } from '../collector/event-pipeline.js';
 import { HistoryProgressMeter } from '../collector/history-progress.js';
-import { OutboxRelay } from '../collector/outbox-relay.js';
-import { OutboxStore } from '../collector/outbox-store.js';
-import { createWindowedAlertSink } from '../common/windowed-alert-sink.js';
+import { startBenchDeliveryStack } from './bench-delivery-stack.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -200,38 +193,8 @@ async function meanActions(client: Client, ids: string[]): Promise<{ actions: nu
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wa-lake-bench-history-'));
-  chmodSync(dataDir, 0o755); // embedded PostgreSQL may run as another user when the bench runs as root
-  const logger = pino({ level: 'warn' });
-  const stack = await startLocalStack({
-    dataDir,
-    env: { LOG_LEVEL: 'warn' },
-    logger,
-    source: { kind: 'none' },
-    uiPort: null,
-  });
-  const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
-  const config = loadCollectorConfig({
-    OUTBOX_PATH: join(dataDir, 'bench-outbox.sqlite'),
-    AUTH_DIR: join(dataDir, 'auth'),
-  });
-  const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
-  const relay = new OutboxRelay({
-    client: stack.temporalClient,
-    outbox,
-    logger,
-    alertSink: createWindowedAlertSink({ windowMs: config.ALERT_WINDOW_MS, logger }),
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    batchSize: config.OUTBOX_RELAY_BATCH_SIZE,
-    concurrency: config.OUTBOX_RELAY_CONCURRENCY,
-    pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
-    startTimeoutMs: config.OUTBOX_RELAY_START_TIMEOUT_MS,
-    retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
-    retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
-    requestEagerStart: true,
-  });
-  const pipeline = new EventPipeline({ outbox, logger, getSelfJid: () => null });
-  relay.start();
+  const bench = await startBenchDeliveryStack('wa-lake-bench-history-');
+  const { stack, pool, pipeline } = bench;
   const benchStarted = performance.now();
   try {
     const rates = { live: [] as number[], history: [] as number[] };
@@ -285,11 +248,7 @@ async function main(): Promise<void> {
     );
     print(`  bench wall time ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
   } finally {
-    await relay.stop();
-    outbox.close();
-    await pool.end();
-    await stack.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 
