@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 import { privateDirectoryMode, type TightenedPath, tightenPrivateTree } from '../../common/private-files.js';
@@ -76,8 +76,12 @@ export function readDevStackFile(stackFile: string): DevStackFile | null {
  */
 export function prepareDataDir(root: string): DataDirLayout {
   let absolute: string;
+  const created = missingAncestors(root);
   try {
     absolute = makeDirectory(root);
+    // Folders made here on the way (`.data` of `.data/demo`) get the data folder's own mode: under umask 077 they
+    // would be 0700, which root's embedded PostgreSQL (running as `postgres`) cannot pass through.
+    for (const folder of created) chmodSync(folder, privateDirectoryMode());
     // An existing folder on a read-only file system (or without write permission) is refused here, in words,
     // instead of by the first file written into it (ADR 0017).
     accessSync(absolute, constants.W_OK);
@@ -92,6 +96,14 @@ export function prepareDataDir(root: string): DataDirLayout {
   const mode = statSync(absolute).mode & 0o777;
   if ((mode | privateDirectoryMode()) !== mode) chmodSync(absolute, mode | privateDirectoryMode());
   return { ...dataDirLayout(absolute), tightened };
+}
+
+/** The folders above `root` (made absolute) that do not exist yet, outermost first. */
+function missingAncestors(root: string): string[] {
+  const missing: string[] = [];
+  for (let folder = dirname(resolve(root)); !existsSync(folder) && folder !== dirname(folder); folder = dirname(folder))
+    missing.unshift(folder);
+  return missing;
 }
 
 /**
