@@ -5,7 +5,7 @@ export const WAIT_UNTIL_TIMEOUT_MS = 100_000;
 
 /**
  * Resolves once `check` answers true, asking again every `intervalMs` (vitest's `vi.waitFor` underneath): the one
- * polling helper of the integration tests (issue #23 item 6). The budget is a ceiling for a stuck run, never a
+ * polling helper of the integration tests. The budget is a ceiling for a stuck run, never a
  * speed target: a loaded machine only makes the wait longer.
  *
  * @throws the last "not yet" error once `timeoutMs` has passed without a true answer.

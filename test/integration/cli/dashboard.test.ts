@@ -110,7 +110,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
   expect(readFileSync(path).subarray(1, 4).toString('latin1')).toBe('PNG');
 }
 
-describe('wa-lake dashboard (issue #28 item 4, ADR 0025)', () => {
+describe('wa-lake dashboard (ADR 0025)', () => {
   it('answers nothing without the token, by Basic auth or bearer', async () => {
     const plain = await fetch(`${base}/`);
     expect(plain.status).toBe(401);

@@ -56,7 +56,7 @@ describe('replayCapture', () => {
     expect(outbox.countByState().pending + outbox.countByState().dead).toBe(first.eventIds.size);
   });
 
-  it('keeps integers above 2^53 digit for digit from the capture line to the outbox body (issue #14 item 7)', async () => {
+  it('keeps integers above 2^53 digit for digit from the capture line to the outbox body', async () => {
     const { outbox, pipeline, dir } = openPipeline();
     const capture = join(dir, 'big-integers.jsonl');
     const group = '120363000000000001@g.us';

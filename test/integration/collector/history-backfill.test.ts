@@ -24,7 +24,7 @@ const message = (id: string, minutesAgo: number) => ({
   message: { conversation: `message ${id}` },
 });
 
-describe('wa-lake backfill through a live collector (issue #29 item 3)', () => {
+describe('wa-lake backfill through a live collector (ADR 0016)', () => {
   it('queues a backfill; the collector asks WhatsApp page by page and tells the lake what it filled', async () => {
     const { dir, cleanup } = createTempDir('backfill');
     cleanups.push(cleanup);

@@ -20,7 +20,7 @@ const text = (id: string, seconds: number) => ({
   message: { conversation: `history ${id}` },
 });
 
-describe('a history push through a live collector (issue #29 item 6)', () => {
+describe('a history push through a live collector (ADR 0016)', () => {
   it('keeps what arrived before a disconnect, and a resent chunk after the reconnect adds no row', async () => {
     const { dir, cleanup } = createTempDir('history');
     cleanups.push(cleanup);

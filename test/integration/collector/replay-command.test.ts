@@ -33,7 +33,7 @@ async function replayCli(content: string): Promise<{ code: number; stdout: strin
   }
 }
 
-describe('wa-lake replay (issue #12 item 9)', () => {
+describe('wa-lake replay', () => {
   it('says an empty capture holds nothing and exits non-zero', async () => {
     const result = await replayCli('\n\n');
     expect(result.code).toBe(1);

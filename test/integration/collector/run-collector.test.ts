@@ -57,7 +57,7 @@ describe('runCollector', () => {
     socket.ev.emit('connection.update', { connection: 'open' });
     socket.ev.emit('messages.upsert', message(GROUP_A, '3EB0RUN000000000000001'));
     socket.ev.emit('messages.upsert', message('5500000000002@s.whatsapp.net', '3EB0RUN000000000000002'));
-    // One group message, two snapshots, and the collector's own `collector.session` open (issue #29 item 2).
+    // One group message, two snapshots, and the collector's own `collector.session` open (ADR 0016).
     await vi.waitFor(() => expect(collector.outbox.countByState().pending).toBe(4));
     expect(collector.outbox.listDue(100, Date.now() + 1).map((row) => row.type)).toContain('collector.session');
     const bodies = collector.outbox.listDue(100, Date.now() + 1).map((row) => row.body);

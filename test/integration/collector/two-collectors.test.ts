@@ -63,7 +63,7 @@ async function deliver(dir: string): Promise<void> {
   }
 }
 
-describe('two linked accounts in the same groups (issue #29 item 4)', () => {
+describe('two linked accounts in the same groups (ADR 0016)', () => {
   it('feed one lake: a message both saw is one row, one down loses nothing the other saw, coverage combines', async () => {
     const dirA = createTempDir('account-a');
     const dirB = createTempDir('account-b');

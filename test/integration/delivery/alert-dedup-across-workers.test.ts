@@ -9,7 +9,7 @@ import { bundleWorkflows, testWorkerConfig, uniqueTaskQueue } from '../../helper
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
-// Issue #14 item 5 on the real dev server (real time: the blocked loop retries after 5 s, then 10 s).
+// One alert across workers, on the real dev server (real time: the blocked loop retries after 5 s, then 10 s).
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
 
 let temporal: DevTemporal;
@@ -62,7 +62,7 @@ async function terminate(eventIds: string[]): Promise<void> {
   );
 }
 
-describe('one ingest_unauthorized alert per window across workers and restarts (issue #14 item 5)', () => {
+describe('one ingest_unauthorized alert per window across workers and restarts', () => {
   it('a worker restarted inside the window sends no second alert', async () => {
     const taskQueue = uniqueTaskQueue('alert-restart');
     const eventIds: string[] = [];

@@ -11,7 +11,7 @@ import { bundleWorkflows, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from 
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
-// Issue #3 item 3 at its stated size. It runs on the real dev server: the time-skipping test server
+// ADR 0002 at its stated size. It runs on the real dev server: the time-skipping test server
 // loses its time lock under hundreds of concurrent activity failures ("Unbalanced lock and unlock calls").
 const EVENT_COUNT = 500;
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';

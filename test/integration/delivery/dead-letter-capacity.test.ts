@@ -49,7 +49,7 @@ async function listAllOpen(): Promise<DeadLetterEntry[]> {
   return listed;
 }
 
-describe('dead letters at scale (issue #12 item 6)', () => {
+describe('dead letters at scale', () => {
   it('keeps 5,000 dead letters in reach across continue-as-new, and alerts once for them', async () => {
     const unused = 'http://127.0.0.1:9/unused';
     const worker = await startTestWorker(env, bundle, { webhookUrl: unused, alertUrl: unused });

@@ -19,7 +19,7 @@ import { newDeliverInput } from '../../helpers/temporal-worker.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { waitUntil } from '../../helpers/temporal-poll.js';
 
-// Issue #14 item 6: a delivery in flight on a worker that is killed (SIGKILL of a real `wa-lake worker`
+// ADR 0008: a delivery in flight on a worker that is killed (SIGKILL of a real `wa-lake worker`
 // process, no graceful shutdown) is retried within seconds by another worker, not after the 60 s
 // start-to-close timeout: the regular attempt heartbeats (heartbeat timeout 5 s), and the lean path's
 // local first attempt lives in a workflow task whose timeout (10 s) hands it to the next worker.

@@ -12,7 +12,7 @@ import { waitUntil } from '../../helpers/temporal-poll.js';
 import { readRunbookCommand, runBinary, splitShellWords } from '../../helpers/temporal-runbook.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
-// Issue #3 items 5 and 6 against a real dev server: visibility queries exactly as typed into the Web UI,
+// ADR 0002 against a real dev server: visibility queries exactly as typed into the Web UI,
 // the runbook's `temporal workflow reset` with the real binary, and `wa-lake dlq list|replay` (ops/).
 let temporal: DevTemporal;
 let ingest: FakeIngest;

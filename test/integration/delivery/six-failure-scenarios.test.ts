@@ -15,7 +15,7 @@ import { decodeFailureMessage, decodeStoredPayload, TEST_SECRET } from '../../he
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { newDeliverInput, type TestWorker } from '../../helpers/temporal-worker.js';
 
-// Issue #3 item 7: the replan's six failure scenarios through the REAL ingest API and PostgreSQL.
+// ADR 0002: the replan's six failure scenarios through the REAL ingest API and PostgreSQL.
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
 const testbed = useDeliveryTestbed();
 // File-wide: the lake pool, a TCP proxy in front of PostgreSQL (to cut the database) and the alert receiver.
@@ -81,7 +81,7 @@ describe('six failure scenarios', () => {
     expect(await rowsOf(input.eventId)).toHaveLength(1);
   });
 
-  // Also issue #2 item 6: the ingest answers 503 for three simulated hours, then 201.
+  // Also: the ingest answers 503 for three simulated hours, then 201.
   it('database down: 503 for three hours of workflow time is retried, then exactly one row and a completed workflow', async () => {
     const ingest = await startIngest();
     const { taskQueue } = await worker(ingest.url);

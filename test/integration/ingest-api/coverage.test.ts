@@ -34,7 +34,7 @@ function collectorDeliveries(): {
 
 const fresh = useFreshLake();
 
-describe('coverage from the collector’s own session events and beats (issue #29 item 2)', () => {
+describe('coverage from the collector’s own session events and beats (ADR 0016)', () => {
   it('says which days of each group were fully, partly or not observed, and wa-lake coverage prints them', async () => {
     const { deliveries, emit } = collectorDeliveries();
     let now = at('2026-01-01T23:30:00Z');

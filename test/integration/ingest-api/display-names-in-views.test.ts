@@ -15,7 +15,7 @@ const named = (name: string, body: Body): Body => ({
 
 const fresh = useFreshLake();
 
-describe('display_name in every engagement view (issue #28 item 1, ADR 0025)', () => {
+describe('display_name in every engagement view (ADR 0020, ADR 0025)', () => {
   it('names the participant or person of each row, and costs nothing to a query that does not read it', async () => {
     const bodies = [
       named('Ana', textMessage({ group: G1, id: 'A1', sender: ANA }, T)),

@@ -161,7 +161,7 @@ describe('EventLogBatchWriter (group commit of raw rows)', () => {
     expect(await writer.insert(good)).toBe('stored');
   });
 
-  describe('lone LIDs written by the batch statement itself (issue #12 item 4)', () => {
+  describe('lone LIDs written by the batch statement itself', () => {
     const loneLid = (id: string): ParticipantRef => ({ participantId: id, lid: id, phoneJid: null, role: null });
     const work = (input: EventLogRow, refs: ParticipantRef[]): MessageProjectionItem => ({
       eventId: input.eventId,

@@ -22,7 +22,7 @@ const participantsUpdate = (action: string) => ({
   action,
 });
 
-describe("backfilling the first collector's trail (issue #12 item 8)", () => {
+describe("backfilling the first collector's trail", () => {
   it('adds no duplicate of a row that collector stored under its own id, and stores what the lake lacks', async () => {
     // The lake already holds the first collector's row of the `add`, under the id its rules gave.
     const stored = participantsUpdate('add');

@@ -44,7 +44,7 @@ const responsesOf = async (index: number): Promise<Record<string, unknown>[]> =>
       )
   ).rows;
 
-describe('time to first response (issue #28 item 2, ADR 0020)', () => {
+describe('time to first response (ADR 0020)', () => {
   it('finds conversation starts and their first response, the same by replay, order and rebuild', async () => {
     const events = scenario();
     for (const [index, order] of [events, [...events].reverse()].entries()) {

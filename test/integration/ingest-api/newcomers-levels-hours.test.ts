@@ -106,7 +106,7 @@ async function read(index: number): Promise<Read> {
   };
 }
 
-describe('newcomer funnel, levels, hours and the previous period (issue #28 item 3, ADR 0025)', () => {
+describe('newcomer funnel, levels, hours and the previous period (ADR 0025)', () => {
   it('counts them as documented, the same by replay twice, reversed delivery and rebuild', async () => {
     const events = scenario();
     for (const [index, order] of [events, [...events].reverse()].entries()) {

@@ -73,7 +73,7 @@ const report = (index: number): Promise<EngagementReport> =>
     topMembers: 10,
   });
 
-describe('participant names (issue #28 item 1, ADR 0020)', () => {
+describe('participant names (ADR 0020)', () => {
   it('keeps every push and business name with first and last seen, the same by replay, order and rebuild', async () => {
     const events = scenario();
     for (const { eventId, body } of events) await fresh.at(0).lake.store(eventId, JSON.stringify(body));

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { messageBody, postSigned, startTestIngestServer, type TestIngestServer } from './ingest-test-server.js';
 
 // One pooled connection, held by the test: every request waits for the connection timeout and gets
-// pg-pool's checkout timeout while PostgreSQL itself is fine (issue #5 walkthrough).
+// pg-pool's checkout timeout while PostgreSQL itself is fine.
 let server: TestIngestServer;
 let held: pg.PoolClient | undefined;
 beforeAll(async () => {

@@ -102,7 +102,7 @@ async function read(index: number): Promise<Read> {
   };
 }
 
-describe('reply graph and unanswered list (issue #28 item 2, ADR 0020)', () => {
+describe('reply graph and unanswered list (ADR 0020)', () => {
   it('draws replies and mentions and lists unanswered questions and first messages, the same by replay, order and rebuild', async () => {
     const events = scenario();
     for (const [index, order] of [events, [...events].reverse()].entries()) {

@@ -82,7 +82,7 @@ async function groupDaily(groupJid: string): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((row) => [row.day, row.messages]));
 }
 
-describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)', () => {
+describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', () => {
   it.each([
     ['android-en-12h.txt', '120363000000030001@g.us', 0],
     ['android-ptbr-24h.txt', '120363000000030002@g.us', 0],

@@ -14,7 +14,7 @@ import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-e
 import { waitUntil } from '../../helpers/temporal-poll.js';
 import { startTestWorker } from '../../helpers/temporal-worker.js';
 
-// Issue #13 item 4: `wa-lake forget` reaches the entries kept in the dead-letter workflow's state.
+// ADR 0010: `wa-lake forget` reaches the entries kept in the dead-letter workflow's state.
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 

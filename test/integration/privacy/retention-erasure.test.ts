@@ -20,7 +20,7 @@ import {
   type Member,
 } from './lake-privacy-fixtures.js';
 
-// Issue #13 items 3–4 against real PostgreSQL (a fresh migrated database per file) and a real SQLite outbox.
+// ADR 0010 against real PostgreSQL (a fresh migrated database per file) and a real SQLite outbox.
 const DAY_MS = 86_400_000;
 const fresh = useFreshLake();
 let dir: string;

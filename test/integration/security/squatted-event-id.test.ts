@@ -21,7 +21,7 @@ import {
 } from '../../helpers/temporal-env.js';
 import { createTempDir } from '../collector/collector-test-kit.js';
 
-// Issue #24 item 3: event ids are UUIDv5 of public data, so anyone who reaches Temporal can start a workflow
+// ADR 0022: event ids are UUIDv5 of public data, so anyone who reaches Temporal can start a workflow
 // under the id of a reaction that has not happened yet. When the genuine reaction arrives, the sender finds its
 // id taken, sees that the holder's input does not decrypt, alerts once, replaces it, and the genuine reaction
 // reaches the lake exactly once.

@@ -30,7 +30,7 @@ import {
 import { createTestCertificates, type TestCertificates } from '../../helpers/test-certificates.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 
-// Issue #24 item 1: every wa-lake connection to Temporal goes through a TLS endpoint that requires a client
+// ADR 0022: every wa-lake connection to Temporal goes through a TLS endpoint that requires a client
 // certificate (a TLS-terminating proxy in front of the dev server), configured only by TEMPORAL_* keys: the
 // collector's sender, the worker, the ingest API's send starter and the collector's send worker. A delivery and a
 // send go through; a client without the certificate is refused.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runSendDemo } from '../../../cli/demo-send/run-send-demo.js';
 import { createMigratedDatabase } from '../ingest-api/lake-databases.js';
 
-describe('wa-lake demo-send (issue #10 item 10)', () => {
+describe('wa-lake demo-send', () => {
   let dataDir: string;
   let databaseUrl: string;
 

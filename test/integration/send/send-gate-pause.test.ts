@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 // One file per environment: a gate left running by another test would hold the shared clock.
-describe('sendGate pause (architecture.md §12, issue #10 item 7)', () => {
+describe('sendGate pause (architecture.md §12)', () => {
   it('pauses the account with one alert when the session is logged out, and sends after resume', async () => {
     const kit = await createSendKit(env, bundle);
     kit.double.failures.push(boomLike(401));

@@ -9,7 +9,7 @@ import {
   type SendTestServer,
 } from './send-test-server.js';
 
-// Quotas per API key (issue #31 item 3, ADR 0015): counted at accept, in the statement that accepts.
+// Quotas per API key (ADR 0015): counted at accept, in the statement that accepts.
 let server: SendTestServer;
 let groupJid: string;
 
@@ -34,7 +34,7 @@ function secondsToNextUtcMidnight(): number {
   return (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
 }
 
-describe('send quotas per API key (issue #31 item 3)', () => {
+describe('send quotas per API key (ADR 0015)', () => {
   it('accepts exactly 100 of 200 parallel requests at a daily limit of 100 set by api-keys create --daily', async () => {
     const accountId = `acct-${randomUUID()}`;
     const { key, id } = await createKeyWithCli(inject('databaseUrl'), ['--account', accountId, '--daily', '100']);

@@ -19,7 +19,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-describe('dead-lettered status webhooks (issue #10 item 8, ADR 0011)', () => {
+describe('dead-lettered status webhooks (ADR 0011)', () => {
   it('are delivered under the same webhook-id after `wa-lake dlq replay <webhook-id>`, which resolves the entry', async () => {
     const kit = await testbed.newKit();
     const { key } = await testbed.createKey(kit.accountId, '/fixed-later');

@@ -48,7 +48,7 @@ async function replay(workflowIds: string[]): Promise<void> {
   }
 }
 
-describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
+describe('status webhooks to the caller (ADR 0011)', () => {
   it('delivers each state once to a receiver that answers 500 then 200, with one webhook-id across retries and a signature the standardwebhooks library accepts', async () => {
     const kit = await testbed.newKit();
     const { key, secret } = await testbed.createKey(kit.accountId, '/flaky');

@@ -58,7 +58,7 @@ export class Receiver {
   }
 }
 
-/** Everything a status-webhook test needs around one Temporal environment (issue #10 item 8). */
+/** Everything a status-webhook test needs around one Temporal environment (ADR 0011). */
 export interface StatusWebhookTestbed {
   server: SendTestServer;
   receiver: Receiver;

@@ -8,7 +8,7 @@ import { waitUntil } from '../../helpers/temporal-poll.js';
 import { readRunbookCommand, runBinary, splitShellWords } from '../../helpers/temporal-runbook.js';
 import { createSendKit } from './send-workflow-kit.js';
 
-// Issue #10 item 9 against a real dev server (visibility, unlike the time-skipping server, answers list
+// The runbook against a real dev server (visibility, unlike the time-skipping server, answers list
 // queries): the runbook's command for messages stuck in `dispatched`, run with the real binary.
 let temporal: DevTemporal;
 let nativeConnection: NativeConnection;
