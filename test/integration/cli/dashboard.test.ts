@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 /** Set to write the screenshots of docs/engagement.md "Dashboard" into docs/images. */

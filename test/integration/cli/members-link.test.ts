@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 import { InvalidParticipantIdentifierError } from '../../../common/participant-identifier.js';
 import { InvalidMemberLinkError, linkMembers } from '../../../lake/index.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const LID = '100000000000001@lid';
 

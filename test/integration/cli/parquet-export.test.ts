@@ -7,7 +7,7 @@ import { writeParquetExport } from '../../../cli/export/write-parquet-export.js'
 import { ANALYST_DATASETS } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000951@g.us';
 const ANA = '100000000000951@lid';

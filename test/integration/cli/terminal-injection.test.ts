@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers } from '../../../lake/index.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const LID = '100000000000021@lid';
 const CLEAR_SCREEN = '\u001b[2J\u001b[H';

@@ -13,7 +13,7 @@ import {
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 const cleanups: Array<() => Promise<void> | void> = [];

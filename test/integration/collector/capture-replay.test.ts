@@ -8,7 +8,7 @@ import { replayCapture } from '../../../collector/capture/replay-capture.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { EVENT_KINDS, EVENT_PREFIX_KINDS } from '../../../collector/event-kinds.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
-import { createRecordingLogger, createTempDir } from './collector-test-kit.js';
+import { createRecordingLogger, createTempDir } from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 const cleanups: Array<() => void> = [];

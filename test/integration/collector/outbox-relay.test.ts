@@ -16,7 +16,7 @@ import {
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = new URL('../../../examples/capture.jsonl', import.meta.url).pathname;
 
@@ -112,7 +112,7 @@ describe('OutboxRelay', () => {
     const worker = await createTestWorker({
       connection: env.nativeConnection,
       taskQueue,
-      workflowsPath: fileURLToPath(new URL('./stub-workflows.ts', import.meta.url)),
+      workflowsPath: fileURLToPath(new URL('../../helpers/stub-workflows.ts', import.meta.url)),
     });
     const { outbox, pipeline } = openOutbox();
     const messageId = `3EB0WORKER${randomUUID().slice(0, 8)}`;

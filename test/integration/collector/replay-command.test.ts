@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempDir } from './collector-test-kit.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 const run = promisify(execFile);

@@ -7,7 +7,7 @@ import { replayCapture } from '../../../collector/capture/replay-capture.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import * as b from '../../../examples/capture-builders.js';
-import { createRecordingLogger, createTempDir } from './collector-test-kit.js';
+import { createRecordingLogger, createTempDir } from '../../helpers/collector-test-kit.js';
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 const cleanups: Array<() => void> = [];

@@ -5,13 +5,13 @@ import { vi, afterEach, describe, expect, it } from 'vitest';
 import { readCollectorStatus } from '../../../collector/heartbeat.js';
 import { InstanceLockedError } from '../../../collector/instance-lock.js';
 import { runCollector, type CollectorHandle } from '../../../collector/run-collector.js';
-import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -4,13 +4,13 @@ import { runCollector, type CollectorHandle } from '../../../collector/run-colle
 import type { SocketFactory } from '../../../collector/session/baileys-socket.js';
 import { createLazyTemporalClient } from '../../../common/lazy-temporal-client.js';
 import { startDevTemporal } from '../../helpers/temporal-dev.js';
-import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 // ADR 0018: SIGTERM while Temporal (and WhatsApp) are unreachable must not wait out a back-off or a
 // workflow start's deadline; `docker stop` kills after 10 s. The bound below is generous (the fixed stop

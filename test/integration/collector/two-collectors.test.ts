@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { runCollector, type CollectorHandle } from '../../../collector/run-collector.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
-import { createDoubleFactory, GROUP_A, type SocketDouble } from '../../unit/collector/session/socket-double.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
+import { createDoubleFactory, GROUP_A, type SocketDouble } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import { bundleWorkflows, testWorkerConfig, uniqueTaskQueue } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
 // One alert across workers, on the real dev server (real time: the blocked loop retries after 5 s, then 10 s).
@@ -69,16 +69,18 @@ describe('one ingest_unauthorized alert per window across workers and restarts',
     let worker = await startWorker(taskQueue);
     try {
       eventIds.push(await startBlocked(taskQueue));
-      await waitUntil('the first worker alerted', () => unauthorizedAlerts(taskQueue) === 1, 60_000);
+      await waitUntil(() => unauthorizedAlerts(taskQueue) === 1, {
+        what: 'the first worker alerted',
+        timeoutMs: 60_000,
+      });
       await worker.stop();
       worker = await startWorker(taskQueue);
       // A new event and the old one are both refused again (each blocked turn raises the alert).
       eventIds.push(await startBlocked(taskQueue));
-      await waitUntil(
-        'both events were refused twice by the restarted worker',
-        () => eventIds.every((id) => refusals(id) >= 2),
-        90_000
-      );
+      await waitUntil(() => eventIds.every((id) => refusals(id) >= 2), {
+        what: 'both events were refused twice by the restarted worker',
+        timeoutMs: 90_000,
+      });
       expect(unauthorizedAlerts(taskQueue)).toBe(1);
     } finally {
       await terminate(eventIds);
@@ -92,7 +94,10 @@ describe('one ingest_unauthorized alert per window across workers and restarts',
     const eventIds: string[] = [];
     try {
       for (let i = 0; i < 20; i++) eventIds.push(await startBlocked(taskQueue));
-      await waitUntil('every event was refused twice', () => eventIds.every((id) => refusals(id) >= 2), 120_000);
+      await waitUntil(() => eventIds.every((id) => refusals(id) >= 2), {
+        what: 'every event was refused twice',
+        timeoutMs: 120_000,
+      });
       expect(unauthorizedAlerts(taskQueue)).toBe(1);
     } finally {
       await terminate(eventIds);

@@ -5,7 +5,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleWorkflows, createTimeSkippingEnv, testDataConverter } from '../../helpers/temporal-env.js';
 import { readHistoryFixture, recordHistories } from '../../helpers/temporal-histories.js';
-import { SEND_HISTORY_NAMES, recordSendHistories } from '../send/send-history-recorder.js';
+import { SEND_HISTORY_NAMES, recordSendHistories } from '../../helpers/send-history-recorder.js';
 
 // ADR 0002: recorded histories of every workflow path replay against the current workflow code,
 // so a change that breaks determinism fails the build; the sendMessage ones (ADR 0009) too. Re-record (after an

@@ -12,7 +12,7 @@ import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startCuttableTcpProxy, startFrontProxy, type CuttableTcpProxy } from '../../helpers/fake-ingest-proxies.js';
 import { decodeFailureMessage, decodeStoredPayload, TEST_SECRET } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput, type TestWorker } from '../../helpers/temporal-worker.js';
 
 // ADR 0002: the replan's six failure scenarios through the REAL ingest API and PostgreSQL.
@@ -89,12 +89,12 @@ describe('six failure scenarios', () => {
     const input = newDeliverInput();
     const handle = await testbed.startDeliverEvent(taskQueue, input);
     await waitUntil(
-      'an attempt failed with 503',
       async () =>
         // Failure messages are encrypted in Temporal (ADR 0022); the test codec reads them back.
         (await decodeFailureMessage((await handle.describe()).raw.pendingActivities?.[0]?.lastFailure))?.includes(
           'HTTP 503'
-        ) === true
+        ) === true,
+      { what: 'an attempt failed with 503' }
     );
     await testbed.env.sleep('3 hours');
     const during = await handle.describe();
@@ -155,11 +155,13 @@ describe('six failure scenarios', () => {
     const { taskQueue, raised } = await worker(wrong.url);
     const input = newDeliverInput();
     const handle = await testbed.startDeliverEvent(taskQueue, input);
-    await waitUntil('the alert was raised', () => raised.some((alert) => alert.kind === 'ingest_unauthorized'));
+    await waitUntil(() => raised.some((alert) => alert.kind === 'ingest_unauthorized'), {
+      what: 'the alert was raised',
+    });
     // The alert is a local activity: it can run before the workflow task that upserts the state completes.
     await waitUntil(
-      'the workflow is marked auth_blocked',
-      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked'
+      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked',
+      { what: 'the workflow is marked auth_blocked' }
     );
     expect(alerts.alertBodies.some((body) => body.content.includes('ingest_unauthorized'))).toBe(true);
     await wrong.close();

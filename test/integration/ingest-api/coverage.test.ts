@@ -7,7 +7,7 @@ import { createRootLogger } from '../../../common/logger.js';
 import { renderReportHtml } from '../../../cli/report/render-html.js';
 import { readCoverageDays, readEngagementReport } from '../../../lake/index.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const HOUR_MS = 3_600_000;
 const ACCOUNT = '5500000000009:12@s.whatsapp.net';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000961@g.us';
 const ANA = '100000000000961@lid';

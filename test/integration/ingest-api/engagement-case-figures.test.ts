@@ -9,7 +9,7 @@ import { writeChaosCapture } from '../../chaos/chaos-capture.js';
 import { writeMixedEngagementCapture } from '../../fixtures/engagement-cases/mixed-capture.js';
 import { openTempOutbox } from '../../fixtures/collector/temp-outbox.js';
 import { dropDatabase } from '../../../dev-stack/scratch-databases.js';
-import { createMigratedDatabase, openLake } from './lake-databases.js';
+import { createMigratedDatabase, openLake } from '../../helpers/lake-databases.js';
 
 /**
  * ADR 0019: the engagement figures of the demo capture, the chaos generator's 2,000 events and the

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { writeReportCsv } from '../../../cli/report/write-csv.js';
 import { forgetParticipantInLake, linkMembers, readEngagementReport, rebuildProjections } from '../../../lake/index.js';
 import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagement-case.js';
-import { useFreshLakes, type TestLake } from './lake-databases.js';
+import { useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 /**
  * ADR 0019: each case of "exact engagement numbers" from its smallest input (test/fixtures/engagement-cases/),

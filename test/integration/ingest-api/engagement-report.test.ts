@@ -10,7 +10,7 @@ import { readEngagementReport, linkMembers, rebuildProjections } from '../../../
 import type { EngagementReport } from '../../../lake/index.js';
 import { UnknownReportGroupError } from '../../../lake/errors.js';
 import { reactionEvent, textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const G1 = '120363000000000201@g.us';

@@ -4,7 +4,7 @@ import { RebuildFailedError, UnnamedTimeZoneError } from '../../../lake/errors.j
 import { rebuildMessageReadModel } from '../../../lake/events/rebuild-messages.js';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { textMessage } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 // ADR 0013: engagement days are local days in the lake's time zone (default America/Sao_Paulo,
 // UTC−3 all year since 2019), changed by `wa-lake rebuild --time-zone`.

@@ -9,7 +9,7 @@ import type { MessageProjectionItem } from '../../../lake/events/message-project
 import type { EventLogRow } from '../../../lake/events/event-log-rows.js';
 import { createPool } from '../../../lake/pool.js';
 import type { ParticipantRef } from '../../../lake/projections/participant-ref.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const fresh = useFreshLake();
 // The file's own pool, as before (max 8, the pool's default logger); registered after useFreshLake, so

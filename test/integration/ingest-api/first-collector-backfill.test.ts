@@ -8,7 +8,7 @@ import { replayCapture } from '../../../collector/capture/replay-capture.js';
 import { firstCollectorEventIdName, eventIdFromName } from '../../../collector/event-id.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { openTempOutbox } from '../../fixtures/collector/temp-outbox.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const fresh = useFreshLake();
 

@@ -3,7 +3,7 @@ import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { readCoverageDays } from '../../../lake/index.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
-import { readProjections, useFreshLakes } from './lake-databases.js';
+import { readProjections, useFreshLakes } from '../../helpers/lake-databases.js';
 
 /** ADR 0016: history older than the group's first snapshot, and history of a group the account left. */
 

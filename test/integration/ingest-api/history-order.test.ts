@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
-import { readProjections, useFreshLakes } from './lake-databases.js';
+import { readProjections, useFreshLakes } from '../../helpers/lake-databases.js';
 
 /**
  * ADR 0016: a group's facts seen live, in a history push, or both, stored in any order, give one

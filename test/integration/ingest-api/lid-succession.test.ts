@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers, readEngagementReport, rebuildProjections } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000801@g.us';
 const ANA_OLD = '100000000000081@lid';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { useFreshLakes, type TestLake } from './lake-databases.js';
+import { useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 /**
  * ADR 0019: joins and leaves (`engagement_membership_changes`) and the account's unobserved periods are a

@@ -15,7 +15,7 @@ import {
   undecryptable,
   type Body,
 } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 /** The JIDs of one run: fresh per run, the same in every order of one run. */
 interface RunJids {

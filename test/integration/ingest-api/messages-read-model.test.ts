@@ -15,7 +15,7 @@ import {
   undecryptable,
   type Body,
 } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const GROUP = '120363000000000111@g.us';
 const LID_A = '100000000000001@lid';

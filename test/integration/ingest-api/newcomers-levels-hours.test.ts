@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readEngagementReport, rebuildProjections, type EngagementReport } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000701@g.us';
 const G2 = '120363000000000702@g.us';

@@ -7,7 +7,7 @@ import { readEngagementReport, rebuildProjections } from '../../../lake/index.js
 import type { EngagementReport } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000301@g.us';
 const ANA = '100000000000021@lid';

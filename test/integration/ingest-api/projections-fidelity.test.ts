@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { SETTINGS_STUB_TYPES } from '../../../lake/projections/stub-types.js';
-import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
+import { readProjections, useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 // Two fresh lakes: the fixed JIDs below are stored in both, in opposite orders of arrival.
 const fresh = useFreshLakes(2);

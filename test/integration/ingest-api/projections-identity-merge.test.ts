@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
-import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
+import { readProjections, useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 // Two fresh lakes: each test applies the same deliveries in one order to the first and in another order
 // to the second, then compares every projection table (architecture.md §9 order independence).

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
-import { readProjections, useFreshLakes } from './lake-databases.js';
+import { readProjections, useFreshLakes } from '../../helpers/lake-databases.js';
 
 /**
  * People of one run, by index. LIDs 0–3 are named by LID (with their own phone, 0 or 1, as

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers, readFirstResponseSummary, rebuildProjections } from '../../../lake/index.js';
 import { contentMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000501@g.us';
 const G2 = '120363000000000502@g.us';

@@ -9,8 +9,8 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from '../send/send-test-server.js';
-import { messageBody, postSigned, sendRawHttp } from './ingest-test-server.js';
+} from '../../helpers/send-test-server.js';
+import { messageBody, postSigned, sendRawHttp } from '../../helpers/ingest-test-server.js';
 
 const SELF = '100000000000098@lid';
 let server: SendTestServer;

@@ -21,7 +21,7 @@ import { forgetExportSenderInLake } from '../../../lake/privacy/forget-export-se
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const FIXTURES = new URL('../../fixtures/chat-exports/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnvironmentLines } from '../../../cli/local-stack/cli-environment-lines.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 import {
   dumpLakeText,
   messageBody,
@@ -16,7 +16,7 @@ import {
   newGroupJid,
   newMember,
   type Member,
-} from './lake-privacy-fixtures.js';
+} from '../../helpers/lake-privacy-fixtures.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 

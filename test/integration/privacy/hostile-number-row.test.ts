@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { redactOldMessageBodies } from '../../../lake/privacy/redact-old-message-bodies.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
-import { messageBody, metadataBody, newGroupJid, newMember, type Member } from './lake-privacy-fixtures.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
+import { messageBody, metadataBody, newGroupJid, newMember, type Member } from '../../helpers/lake-privacy-fixtures.js';
 
 // ADR 0014: a row stored before ingest normalized numbers (inserted here by SQL, as it sat in the
 // lake) holds 10,000 copies of 1e131071: 3 KB on disk, over 1 GB as text. Maintenance must skip and name it.

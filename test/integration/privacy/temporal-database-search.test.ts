@@ -16,7 +16,7 @@ import { generateApiKey } from '../../../lake/send/api-key.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { sendStatusWebhookId, sendWorkflowId } from '../../../workflows/send-contracts.js';
-import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../send/send-test-server.js';
+import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {

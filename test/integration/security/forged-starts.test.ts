@@ -24,8 +24,8 @@ import {
   type SendMessageInput,
   type SendStatusDeliveryInput,
 } from '../../../workflows/send-contracts.js';
-import { Receiver } from '../send/status-webhook-testbed.js';
-import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../send/send-test-server.js';
+import { Receiver } from '../../helpers/status-webhook-testbed.js';
+import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {
@@ -35,7 +35,7 @@ import {
   testWorkerConfig,
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
-import { createTempDir } from '../collector/collector-test-kit.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 
 // ADR 0022: with payload encryption on, whoever reaches Temporal without the key cannot start work the

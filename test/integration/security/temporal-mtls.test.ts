@@ -10,14 +10,14 @@ import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { createLazyTemporalClient, type LazyTemporalClient } from '../../../common/lazy-temporal-client.js';
 import { createDataConverter } from '../../../common/temporal-data-converter.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
-import { collectorConfigIn, createRecordingAlertSink, createTempDir } from '../collector/collector-test-kit.js';
+import { collectorConfigIn, createRecordingAlertSink, createTempDir } from '../../helpers/collector-test-kit.js';
 import {
   createTestApiKey,
   postMessage,
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from '../send/send-test-server.js';
+} from '../../helpers/send-test-server.js';
 import { startMtlsProxy, type MtlsProxy } from '../../helpers/mtls-proxy.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';

@@ -6,7 +6,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 // The accept path caches keys and group-commits concurrent requests; these are the
 // guarantees of items 1 and 2 that caching and batching could break.

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createKeyWithCli, runCli } from './run-cli.js';
-import { getMessage, postMessage, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
+import { createKeyWithCli, runCliOnLake } from '../../helpers/run-cli-on-lake.js';
+import {
+  getMessage,
+  postMessage,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from '../../helpers/send-test-server.js';
 
 // Test and live keys (ADR 0015), driven through the operator's CLI.
 let server: SendTestServer;
 let groupJid: string;
 const databaseUrl = (): string => inject('databaseUrl');
-const cli = (args: string[]): ReturnType<typeof runCli> => runCli(databaseUrl(), args);
+const cli = (args: string[]): ReturnType<typeof runCliOnLake> => runCliOnLake(databaseUrl(), args);
 
 beforeAll(async () => {
   server = await startSendTestServer(inject('databaseUrl'));

@@ -3,7 +3,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendGateWorkflowId } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

@@ -10,7 +10,7 @@ import {
 } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

@@ -8,7 +8,7 @@ import {
   type SendGateInput,
 } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

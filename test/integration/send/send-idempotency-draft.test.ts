@@ -6,7 +6,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 // draft-ietf-httpapi-idempotency-key-header behaviours and RFC 9457 errors of the public API (ADR 0015).
 let server: SendTestServer;

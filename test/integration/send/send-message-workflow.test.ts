@@ -5,7 +5,7 @@ import { sendAckSignal, sendStatusQuery, WA_SEND_STATE } from '../../../workflow
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
+import { createSendKit, startSend, type SendKit } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

@@ -10,7 +10,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 const SELF = '100000000000098@lid';
 let server: SendTestServer;

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openApiSchema, sendRequestBodySchema } from '../../../ingest-api/send/send-api-schemas.js';
-import { createTestApiKey, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
+import {
+  createTestApiKey,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from '../../helpers/send-test-server.js';
 
 // OpenAPI 3.1 of the public API (ADR 0015): generated from the zod schemas, checked against real answers.
 interface OpenApiDocument {

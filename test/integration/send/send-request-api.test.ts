@@ -11,7 +11,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 const SELF = '100000000000099@lid';
 let server: SendTestServer;

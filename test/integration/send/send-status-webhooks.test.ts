@@ -21,8 +21,8 @@ import {
   type SendState,
 } from '../../../workflows/send-contracts.js';
 import { TEST_SECRET, bundleWorkflows, createTimeSkippingEnv, testDataConverter } from '../../helpers/temporal-env.js';
-import { postMessage, seedGroup } from './send-test-server.js';
-import { startStatusWebhookTestbed, type StatusWebhookTestbed } from './status-webhook-testbed.js';
+import { postMessage, seedGroup } from '../../helpers/send-test-server.js';
+import { startStatusWebhookTestbed, type StatusWebhookTestbed } from '../../helpers/status-webhook-testbed.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

@@ -6,14 +6,14 @@ import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, connectTestNativeConnection, createTestClient } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { createSendKit } from './send-workflow-kit.js';
+import { createSendKit } from '../../helpers/send-workflow-kit.js';
 import {
   createTestApiKey,
   postMessage,
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 /** Deadline of one workflow start in the backlog test (SEND_API_START_TIMEOUT_MS). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { runCliOnLake } from '../../helpers/run-cli-on-lake.js';
 import {
   createTestApiKey,
   getMessage,
@@ -8,14 +8,14 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 // Templates (ADR 0015): versions, approval, variables, rendered once at accept.
 let server: SendTestServer;
 let groupJid: string;
 let apiKey: { key: string; accountId: string; id: string };
-const cli = (args: string[]): ReturnType<typeof runCli> =>
-  runCli(inject('databaseUrl'), [...args, '--account', apiKey.accountId]);
+const cli = (args: string[]): ReturnType<typeof runCliOnLake> =>
+  runCliOnLake(inject('databaseUrl'), [...args, '--account', apiKey.accountId]);
 
 beforeAll(async () => {
   server = await startSendTestServer(inject('databaseUrl'), { env: { SEND_TEXT_MAX_CHARS: '60' } });

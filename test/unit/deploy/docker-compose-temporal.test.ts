@@ -15,7 +15,7 @@ import {
   markdownCodeNames,
   PROJECT_DIR,
   readProjectFile,
-} from './compose-file.js';
+} from '../../helpers/compose-file.js';
 
 // Static checks of docker-compose.temporal.yml: there is no Docker engine on these
 // machines, so the file is parsed, validated against the Compose specification schema, linted with dclint,

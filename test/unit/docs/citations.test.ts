@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_DIR, readProjectFile } from '../deploy/compose-file.js';
+import { PROJECT_DIR, readProjectFile } from '../../helpers/compose-file.js';
 
 // Every rule the code cites must be readable inside the repository. Citations take
 // the forms `architecture.md §N` (also `§N, §M` and `§N–§M` lists) and `ADR NNNN`; the design contract

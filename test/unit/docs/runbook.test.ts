@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../workflows/contracts.js';
-import { projectPath, readProjectFile } from '../deploy/compose-file.js';
+import { projectPath, readProjectFile } from '../../helpers/compose-file.js';
 
 // docs/runbook.md and the pages around it (ADR 0002).
 const runbook = readProjectFile('docs/runbook.md');

@@ -8,9 +8,9 @@ import {
   sendWorkflowId,
   type SendMessageInput,
   type SendMessageResult,
-} from '../../../workflows/send-contracts.js';
-import { historyJson } from '../../helpers/temporal-histories.js';
-import { waitUntil } from '../../helpers/wait-until.js';
+} from '../../workflows/send-contracts.js';
+import { historyJson } from './temporal-histories.js';
+import { waitUntil } from './wait-until.js';
 import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 
 const DAY_MS = 24 * 60 * 60_000;
