@@ -33,15 +33,11 @@ import {
 } from './send-contracts.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
+import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
-const { reportSendTransition, requestDispatchSlot, pauseAccountSending } = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
-const { sendAlert } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { reportSendTransition, requestDispatchSlot, pauseAccountSending } =
+  proxyActivities<Activities>(BOOKKEEPING_ACTIVITY_OPTIONS);
+const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
 const DEFAULT_ACK_GRACE_MS = 15 * 60_000;
 const DEFAULT_ACK_WAIT_MS = 7 * 24 * 60 * 60_000;
