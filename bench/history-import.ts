@@ -15,8 +15,8 @@
  * (a workflow start; the local activities of one workflow task count as one action; every scheduled regular
  * activity, timer and signal one more) and the cost of 1 000 000 imported events.
  *
- * Run: `npx tsx bench/history-import.ts [--events 2000] [--rounds 2] [--sample 50] [--push 1000]`. The issue asks for 100 000
- * events; on a shared 2-core box keep the run under about 3 minutes and extrapolate from the measured rate.
+ * Run: `npx tsx bench/history-import.ts [--events 2000] [--rounds 2] [--sample 50] [--push 1000]`. The target is
+ * 100 000 events; on a shared 2-core box keep the run under about 3 minutes and extrapolate from the measured rate.
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
