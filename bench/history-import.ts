@@ -22,7 +22,7 @@
  *
  * Run: `npx tsx bench/history-import.ts [--events 2000] [--live-events N] [--rounds 2] [--phases live,history,live]
  * [--sample 50] [--push 1000] [--status-every 120] [--heartbeat-ms 20000]`; `BENCH_HISTORY_EVENTS` and
- * `BENCH_LIVE_EVENTS` set the two sizes too (the flags win). The issue asks for 100 000 events; at the rate of a
+ * `BENCH_LIVE_EVENTS` set the two sizes too (the flags win). The target is 100 000 events; at the rate of a
  * loaded 2-core box that is an hour or more, so measure the rate with 10 000 first.
  */
 import { execFile } from 'node:child_process';

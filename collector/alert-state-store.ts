@@ -24,7 +24,7 @@ const CLAIM_SQL = `INSERT INTO alert_windows (kind, sent_at_ms) VALUES (@kind, @
  * The collector's state that must outlive the process, in the outbox file (its own connection, WAL):
  * when each alert kind was last sent (an {@link AlertWindowLedger}: one `temporal_unreachable` per
  * outage however often the collector restarts, even while Temporal itself is down) and small named
- * marks such as the dead-row count already reported. Source: issue #14 item 5, architecture.md §5.
+ * marks such as the dead-row count already reported. Source:, architecture.md §5.
  */
 export class AlertStateStore implements AlertWindowLedger {
   private readonly claimStatement: Database.Statement;

@@ -35,7 +35,7 @@ export interface CollectorStatus extends CollectorSnapshot {
   /**
    * ISO time since when the live session has had no WhatsApp connection (`open`): since start when it never
    * connected, since the drop otherwise; null while connected and in replay. The healthcheck fails once this
-   * is older than `HEALTHCHECK_WHATSAPP_DOWN_MS` (issue #32 item 4).
+   * is older than `HEALTHCHECK_WHATSAPP_DOWN_MS` (ADR 0018).
    */
   sessionDownSince: string | null;
   /**

@@ -113,7 +113,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     stack.push(() => outbox.close());
     const alertState = AlertStateStore.open({ path: config.OUTBOX_PATH });
     stack.push(() => alertState.close());
-    // Issue #14 item 5: every alert of this collector goes through the ledger in the outbox file, so a
+    // Every alert of this collector goes through the ledger in the outbox file, so a
     // restart inside a window (e.g. during one Temporal outage) does not alert again.
     options = {
       ...options,
@@ -398,7 +398,7 @@ async function runReplay(
     path,
     pipeline,
     signal,
-    // Rate, share done and ETA for the operator (issue #26 item 4); the reader measures bytes and time.
+    // Rate, share done and ETA for the operator; the reader measures bytes and time.
     onProgress: (progress) =>
       logger.info(
         {

@@ -70,7 +70,7 @@ export async function startIngestServer(options: {
     close: () => {
       closing ??= (async () => {
         // The pool ends even when closing the server fails, so no idle client outlives the database
-        // it talks to (issue #12 item 9: the stack stops PostgreSQL right after this).
+        // it talks to (the stack stops PostgreSQL right after this).
         try {
           await app.close();
           await retention?.stop();

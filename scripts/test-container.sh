@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run test:container` (called by .ci/run; issue #32 item 1, ADR 0018): builds the image with podman and runs
+# `npm run test:container` (called by .ci/run, ADR 0018): builds the image with podman and runs
 # migrate, ingest-api, worker, a replay of examples/capture.jsonl and a collector as containers against this
 # host's embedded PostgreSQL and Temporal dev server (scripts/container/main.ts checks the lake, the user,
 # the volumes, the healthchecks, the logs and the stop times), then removes its containers and volumes.

@@ -92,7 +92,7 @@ async function deadLetterAndFail(input: SendStatusDeliveryInput, details: Ingest
 }
 
 /**
- * Delivers one status change of an outbound message to its API key's webhook (issue #10 item 8, ADR 0011;
+ * Delivers one status change of an outbound message to its API key's webhook (ADR 0011;
  * workflowId = `webhook-id` = `send-status-<message_id>-<state>`, started by `sendMessage` as an abandoned
  * child). Outcomes as lake delivery (architecture.md §7): 2xx → completes; no webhook → completes, nothing
  * sent; 400/422/other 4xx → dead-letter entry (signal to `wa-lake-dead-letter`), then fails

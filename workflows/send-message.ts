@@ -71,7 +71,7 @@ function classifyAttempt(err: unknown): AttemptOutcome {
 }
 
 /**
- * One outbound message (architecture.md §12, issue #10; workflowId `send-<message_id>`): waits for a slot from the
+ * One outbound message (architecture.md §12, ADR 0009; workflowId `send-<message_id>`): waits for a slot from the
  * account's gate (rate and priority), dispatches through the collector's session worker with the
  * WhatsApp id derived from `message_id`, then follows ACKs. States move forward only
  * (queued → dispatched → sent → delivered → read, or failed / expired); ACK signals are applied whenever
@@ -79,7 +79,7 @@ function classifyAttempt(err: unknown): AttemptOutcome {
  * nothing re-sends it: a missing ACK raises one alert after `ackGraceMs`. Transient failures retry with
  * backoff and jitter until `deliver_by`; a retry after an in-flight timeout reuses the same WhatsApp id.
  * With `input.statusWebhook`, each state (from `queued`) also starts a `deliverSendStatus` child that POSTs
- * it to the API key's webhook (issue #10 item 8, ADR 0011).
+ * it to the API key's webhook (ADR 0011).
  *
  * @returns the final (or last) state, its reason code and the number of dispatch attempts.
  * @throws what an attempt rejects with that it does not classify (neither a typed `ApplicationFailure`,
@@ -99,7 +99,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     retry: { maximumAttempts: 1 },
     // A deadline cancel only ever cancels an attempt no collector has picked up yet: a started attempt
     // (which may already be on the wire) is waited for and its real outcome kept, so an accepted send is
-    // never reported expired (issue #10 follow-up, ADR 0009).
+    // never reported expired (ADR 0009).
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   let state: SendState = 'queued';
@@ -118,7 +118,7 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
     unreported.push(transition);
     upsertSearchAttributes([{ key: WA_SEND_STATE, value: to }]);
   };
-  // Status webhooks (issue #10 item 8, ADR 0011); only runs started with `statusWebhook` issue commands for them.
+  // Status webhooks (ADR 0011); only runs started with `statusWebhook` issue commands for them.
   const statusWebhooks = createStatusWebhookNotifier(input.messageId, input.statusWebhook === true);
   const flush = async (): Promise<void> => {
     for (let next = unreported.shift(); next; next = unreported.shift()) {

@@ -6,7 +6,7 @@ import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /**
- * Registers `wa-lake dashboard` (issue #28 item 4, docs/engagement.md "Dashboard"): the report's pages with group,
+ * Registers `wa-lake dashboard` (ADR 0025, docs/engagement.md "Dashboard"): the report's pages with group,
  * period and member filters and a page per member, on `DASHBOARD_HOST:DASHBOARD_PORT`, behind `DASHBOARD_TOKEN`.
  */
 export function registerDashboardCommand(program: Command): void {

@@ -28,7 +28,7 @@ interface DemoOptions {
 }
 
 /**
- * Registers `wa-lake demo [capture]` (`npm run demo`, issue #2 item 4): starts the whole local stack in a
+ * Registers `wa-lake demo [capture]` (`npm run demo`): starts the whole local stack in a
  * fresh data folder, replays the capture through the live path, waits for every workflow, and prints a
  * summary (with `--json`, also one JSON object on the last stdout line). Exit code 1 when the lake does
  * not hold each distinct kept event exactly once.
@@ -70,12 +70,12 @@ export function registerDemoCommand(program: Command): void {
       let unusable: string | null = null;
       try {
         summary = await collectSummary(stack, capture, options.timeoutMs, logger, shutdown.signal);
-        // The Web UI stops with the demo: name it only when it stays up (issue #26 item 5).
+        // The Web UI stops with the demo: name it only when it stays up.
         if (!options.keepRunning) summary = { ...summary, webUi: null };
-        // An empty or malformed-only capture proves nothing: never print "OK" for it (issue #12 item 9).
+        // An empty or malformed-only capture proves nothing: never print "OK" for it.
         unusable = describeUnusableReplay({ ...summary, lines: summary.read }, capture);
         if (unusable !== null) summary = { ...summary, ok: false };
-        // Issue #11 item 5: the demo ends with what the lake is for — engagement, and its report.
+        // The demo ends with what the lake is for — engagement, and its report.
         const engagement = await writeDemoEngagement(stack.databaseUrl, options.dataDir);
         summary = { ...summary, engagement: engagement.engagement, engagementReport: engagement.reportPath };
         engagementLines = [...engagement.lines, `  engagement report : ${engagement.reportPath}`];

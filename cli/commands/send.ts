@@ -20,7 +20,7 @@ export class SendRequestRefusedError extends Error {
 
 /**
  * Thrown by `wa-lake sending pause|resume` for an account without a `sendGate` workflow: the gate starts with
- * the account's first message, so none exists for a typo or an account that never sent (issue #10 follow-up).
+ * the account's first message, so none exists for a typo or an account that never sent (ADR 0009).
  */
 export class NoSendGateError extends Error {
   override readonly name = 'NoSendGateError';
@@ -55,8 +55,8 @@ function readSendApiKey(file: string | undefined): string {
 
 /**
  * Registers `wa-lake send --to … --text …` (a quick manual send through `POST /api/v1/messages`) and
- * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). architecture.md §12, issue #10
- * item 9.
+ * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). architecture.md §12,
+ * ADR 0009.
  */
 export function registerSendCommands(program: Command): void {
   program

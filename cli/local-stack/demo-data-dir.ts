@@ -8,7 +8,7 @@ import { DemoDataDirRefusedError } from './errors.js';
 import { lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 
 /**
- * The file that marks a folder as made by `wa-lake demo` or `demo-send` (architecture.md §10, issue #26 item 1):
+ * The file that marks a folder as made by `wa-lake demo` or `demo-send` (architecture.md §10, ADR 0017):
  * only a folder holding it is ever wiped.
  */
 export const DEMO_MARKER_FILE = '.wa-lake-demo-folder';
@@ -58,7 +58,7 @@ function describeProtected(absolute: string, folders: ProtectedFolders): string 
 }
 
 /**
- * Makes `dataDir` ready for a demo run and returns its absolute path (architecture.md §10, issue #26 item 1): a
+ * Makes `dataDir` ready for a demo run and returns its absolute path (architecture.md §10, ADR 0017): a
  * missing or empty folder is created and marked ({@link DEMO_MARKER_FILE}); a marked folder is emptied (a
  * PostgreSQL or Temporal server a killed demo left on it is stopped first) and stays marked. Everything else is refused
  * before anything is deleted.
@@ -105,7 +105,7 @@ export async function claimDemoDataDir(
 
 /**
  * Removes the demo marker from a folder `wa-lake dev` takes as its data folder, so no later demo wipes what dev
- * stores there (issue #26 item 1). Returns true when there was one.
+ * stores there (ADR 0017). Returns true when there was one.
  */
 export function unmarkDemoDataDir(root: string): boolean {
   const marker = join(root, DEMO_MARKER_FILE);

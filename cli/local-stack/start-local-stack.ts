@@ -193,7 +193,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     // One NativeConnection for the worker and the collector's client: with both in this process the
     // outbox relay asks for eager workflow start, and Temporal hands each new workflow's first task straight
-    // back to this worker in the start response, without a matching round trip (issue #14 item 1).
+    // back to this worker in the start response, without a matching round trip (ADR 0008).
     // Closed last (stopAll runs in reverse), after the collector and the worker.
     // The Runtime logger must be installed before the first NativeConnection creates the Runtime.
     installRuntimeLoggerOnce(logger);

@@ -12,7 +12,7 @@ export const COMPONENT_STOP_TIMEOUT_MS = 15_000;
 /**
  * Stops components in reverse start order; every stop runs even when an earlier one fails or hangs
  * (each gets `stopTimeoutMs`, default {@link COMPONENT_STOP_TIMEOUT_MS}), so no process or port is left
- * behind and Ctrl-C always finishes (issue #2: Ctrl-C stops everything cleanly). Never throws.
+ * behind and Ctrl-C always finishes (Ctrl-C stops everything cleanly). Never throws.
  */
 export async function stopAll(
   components: StartedComponent[],

@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS history_backfills (
  */
 export type BackfillState = 'waiting' | 'asked' | 'covered' | 'exhausted' | 'unanswered';
 
-/** One group's backfill: fetch history older than the cursor until `sinceMs` (issue #29 item 3). */
+/** One group's backfill: fetch history older than the cursor until `sinceMs` (ADR 0016). */
 export interface Backfill {
   groupJid: string;
   sinceMs: number;
@@ -78,7 +78,7 @@ const toBackfill = (row: Row): Backfill => ({
 
 /**
  * The progress of history backfills, in the outbox file (own connection, WAL, `synchronous=FULL`) so a restart
- * resumes where the last answer left it and never re-asks what was answered (issue #29 item 3). One row per
+ * resumes where the last answer left it and never re-asks what was answered (ADR 0016). One row per
  * group; `wa-lake backfill` writes rows from another process, the collector's runner advances them.
  */
 export class BackfillStore {

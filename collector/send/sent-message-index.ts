@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 
 /**
- * WhatsApp id → `message_id` of every message this collector dispatched (architecture.md §12, issue #10 item 5),
+ * WhatsApp id → `message_id` of every message this collector dispatched (architecture.md §12),
  * in its own SQLite file next to the outbox, so ACKs seen after a restart still reach their workflow.
  * Written synchronously before the socket sends, so even an immediate ACK finds its entry.
  */

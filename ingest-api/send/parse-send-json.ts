@@ -4,7 +4,7 @@ import { IngestHttpError } from '../errors.js';
 
 /**
  * Deepest nesting a send body may have (the body object is depth 1, `metadata` depth 2): deeper is 422, checked
- * by one iterative scan before any recursive code runs (5,000 levels used to answer 500).
+ * by one iterative scan before any recursive code runs, so that 5,000 levels are a 422, not a stack overflow.
  */
 export const SEND_BODY_MAX_DEPTH = 32;
 
@@ -57,7 +57,7 @@ function refuseReservedKeys(root: unknown): void {
 }
 
 /**
- * Parses a send body so that what is accepted is what is stored (issue #25 item 8, ADR 0014 decision 4):
+ * Parses a send body so that what is accepted is what is stored (ADR 0014 decision 4):
  * 400 `WA_ERR_INVALID_JSON` for text that is not JSON; 422 `WA_ERR_UNREPRESENTABLE_JSON` for nesting deeper than
  * {@link SEND_BODY_MAX_DEPTH}, a number that is not finite (`1e400`) and a `__proto__`, `constructor` or
  * `prototype` key. An integer beyond 2^53 − 1 becomes a `bigint`; every other number parses as `JSON.parse` would.

@@ -3,7 +3,7 @@ import type pg from 'pg';
 /** The column types an analyst's file carries (Parquet logical types, by DuckDB's names). */
 export type DatasetColumnType = 'VARCHAR' | 'TIMESTAMPTZ' | 'DATE' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 
-/** One dataset of `wa-lake export --parquet` (issue #28 item 6): a view of the lake as a file. */
+/** One dataset of `wa-lake export --parquet` (ADR 0025): a view of the lake as a file. */
 export interface AnalystDataset {
   /** File name without extension, e.g. `messages`. */
   name: string;

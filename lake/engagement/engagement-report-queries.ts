@@ -19,7 +19,7 @@ import {
 export type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
-// below reads it instead of the views (issue #11 item 7: the whole report in under 5 s). The views compute the rollup
+// below reads it instead of the views (ADR 0013: the whole report in under 5 s). The views compute the rollup
 // from the read model when read (ADR 0013); reading them once here is the report's main cost. With both ends given,
 // only the days the report needs are aggregated; otherwise every day is, and the missing end is read off the result.
 const LOAD_DAYS_SQL = `
@@ -93,7 +93,7 @@ const LOAD_COHORTS_SQL = `
           HAVING (min(at) AT TIME ZONE $3)::date BETWEEN $1::date AND $2::date) joined`;
 
 // Every week from a cohort's join week to the last week of the range is a row, 0 % when no member of the cohort
-// was active in it (issue #27 case 6): an inner join with the activity dropped those weeks and whole cohorts.
+// was active in it (ADR 0019): an inner join with the activity dropped those weeks and whole cohorts.
 const COHORTS_SQL = `
   WITH weeks AS (SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
                    FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
@@ -112,7 +112,7 @@ const COHORTS_SQL = `
    ORDER BY 1, 2`;
 
 /**
- * Reads every figure of the engagement report (issue #11 item 4, architecture.md §13) in one repeatable-read
+ * Reads every figure of the engagement report (architecture.md §13) in one repeatable-read
  * transaction (it writes only its own temp tables), so all charts describe the same moment of the lake. A
  * missing end of the range defaults to the first or last day with activity (of the group, when one is given).
  *

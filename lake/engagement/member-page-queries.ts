@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { readLevelMonths } from './report-questions-queries.js';
 
-/** What the dashboard's member page covers (issue #28 item 4): one person, a range of local days, one group or all. */
+/** What the dashboard's member page covers (ADR 0025): one person, a range of local days, one group or all. */
 export interface MemberPageOptions {
   /** A participant JID (LID or phone JID, canonical) of the person. */
   participantId: string;
@@ -126,7 +126,7 @@ interface PersonRow extends NamedParticipant {
 }
 
 /**
- * Reads the member page of the person a participant belongs to (issue #28 item 4) in one repeatable-read
+ * Reads the member page of the person a participant belongs to (ADR 0025) in one repeatable-read
  * transaction. Null when the lake has never seen the participant (nor any participant of its person).
  * @throws pg.DatabaseError when a query fails.
  */
@@ -249,7 +249,7 @@ export interface MemberSearchHit extends NamedParticipant {
 
 /**
  * Participants whose display name contains `text` (case-insensitive), or whose participant id or member id is
- * `text` (issue #28 item 4: the dashboard's member filter). At most `limit`, by name.
+ * `text` (ADR 0025: the dashboard's member filter). At most `limit`, by name.
  * @throws pg.DatabaseError when the query fails.
  */
 export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearchHit[]> {

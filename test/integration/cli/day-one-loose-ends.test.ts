@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
-// Issue #26 item 5: loose ends an operator meets on day one, each refused with a sentence before anything starts.
+// Loose ends an operator meets on day one, each refused with a sentence before anything starts.
 describe('wa-lake day-one refusals', () => {
   let dir: string;
   beforeAll(() => {
@@ -24,7 +24,7 @@ describe('wa-lake day-one refusals', () => {
     expect(existsSync(outboxPath)).toBe(false);
   });
 
-  it('replay reports its progress with the share done, a rate and an ETA (issue #26 item 4)', async () => {
+  it('replay reports its progress with the share done, a rate and an ETA', async () => {
     const capture = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
     const run = await runCli(['replay', capture, '--wait-ms', '0'], {
       env: {

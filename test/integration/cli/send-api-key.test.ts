@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
-// Issue #25 item 9: `wa-lake send --api-key K` put the key in `ps` and shell history.
+// ADR 0014: `wa-lake send --api-key K` put the key in `ps` and shell history.
 describe('wa-lake send takes its key from SEND_API_KEY or a file, never an argument', () => {
   const seenKeys: string[] = [];
   let server: Server;

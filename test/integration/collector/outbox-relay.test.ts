@@ -16,7 +16,7 @@ import {
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = new URL('../../../examples/capture.jsonl', import.meta.url).pathname;
 
@@ -112,7 +112,7 @@ describe('OutboxRelay', () => {
     const worker = await createTestWorker({
       connection: env.nativeConnection,
       taskQueue,
-      workflowsPath: fileURLToPath(new URL('./stub-workflows.ts', import.meta.url)),
+      workflowsPath: fileURLToPath(new URL('../../helpers/stub-workflows.ts', import.meta.url)),
     });
     const { outbox, pipeline } = openOutbox();
     const messageId = `3EB0WORKER${randomUUID().slice(0, 8)}`;
@@ -132,7 +132,7 @@ describe('OutboxRelay', () => {
     expect(again.outbox.get(eventId!)?.state).toBe('started');
   });
 
-  it('is woken by the enqueue itself: a row is started without waiting for the poll (issue #14 item 1)', async () => {
+  it('is woken by the enqueue itself: a row is started without waiting for the poll (ADR 0008)', async () => {
     const { outbox, pipeline } = openOutbox();
     // An hour-long poll interval: only the outbox's commit notification can start this row.
     const { sender } = makeSender({ client: env.client, outbox, pollIntervalMs: 3_600_000 });
@@ -175,7 +175,7 @@ describe('OutboxRelay', () => {
     const [lateId] = pipeline.handle('messages.upsert', groupMessage('3EB0DOWNLATE'), new Date()).eventIds;
     clock.now += 120_000;
     // In the outage one row (the oldest due) probes; the three others are not tried, so their start
-    // attempts and backoff do not grow (issue #14 item 6): they wait until the probe's retry.
+    // attempts and backoff do not grow (ADR 0008): they wait until the probe's retry.
     await expect(sender.drainOnce()).resolves.toMatchObject({ due: 4, failed: 1, postponed: 3 });
     const rows = [...ids, lateId!].map((id) => outbox.get(id)!);
     expect(rows.map((row) => row.state)).toEqual(['pending', 'pending', 'pending', 'pending']);

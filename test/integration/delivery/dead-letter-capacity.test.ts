@@ -8,7 +8,7 @@ import { createWindowedAlertSink } from '../../../common/windowed-alert-sink.js'
 import { listDeadLetters, selectDeadLettersToReplay } from '../../../ops/index.js';
 import { DEAD_LETTER_WORKFLOW_ID, type DeadLetterEntry, type DeadLetterPage } from '../../../workflows/contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { startTestWorker } from '../../helpers/temporal-worker.js';
 
 let env: TestWorkflowEnvironment;
@@ -49,7 +49,7 @@ async function listAllOpen(): Promise<DeadLetterEntry[]> {
   return listed;
 }
 
-describe('dead letters at scale (issue #12 item 6)', () => {
+describe('dead letters at scale', () => {
   it('keeps 5,000 dead letters in reach across continue-as-new, and alerts once for them', async () => {
     const unused = 'http://127.0.0.1:9/unused';
     const worker = await startTestWorker(env, bundle, { webhookUrl: unused, alertUrl: unused });
@@ -74,12 +74,10 @@ describe('dead letters at scale (issue #12 item 6)', () => {
         const sent = start + inFlight;
         if (sent % 256 === 0) {
           await waitUntil(
-            'the dead-letter workflow took the signals in',
             async () =>
               // A query that lands while the run continues as new fails; the next poll asks the new run.
               ((await listDeadLetters(env.client, { pageSize: 1 }).catch(() => null))?.unresolvedCount ?? 0) >= sent,
-            120_000,
-            200
+            { what: 'the dead-letter workflow took the signals in', timeoutMs: 120_000, intervalMs: 200 }
           );
         }
       }

@@ -13,7 +13,7 @@ import { startFakeIngest, type FakeIngest, type FakeIngestAction } from '../../h
 import { bundleWorkflows, createTimeSkippingEnv, TEST_SECRET } from '../../helpers/temporal-env.js';
 import { newDeliverInput, startTestWorker } from '../../helpers/temporal-worker.js';
 
-// Issue #14 items 1–2 (ADR 0008): with the sender's workflowVersion the first POST runs as a local activity
+// ADR 0008: with the sender's workflowVersion the first POST runs as a local activity
 // inside the first workflow task and a first-try delivery writes no search attribute; failures of that
 // attempt keep every outcome of the contract (states, Retry-After, dead letters).
 

@@ -11,10 +11,10 @@ import {
 } from '../../../workflows/contracts.js';
 import { deadLetter } from '../../../workflows/index.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { startTestWorker } from '../../helpers/temporal-worker.js';
 
-// Issue #13 item 4: `wa-lake forget` reaches the entries kept in the dead-letter workflow's state.
+// ADR 0010: `wa-lake forget` reaches the entries kept in the dead-letter workflow's state.
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
@@ -63,10 +63,9 @@ describe('forgetInDeadLetters', () => {
             item.responseExcerpt,
           ])
         );
-      await waitUntil(
-        'the redaction signal is applied',
-        async () => (await excerpts())[naming.eventId] === ERASED_EXCERPT
-      );
+      await waitUntil(async () => (await excerpts())[naming.eventId] === ERASED_EXCERPT, {
+        what: 'the redaction signal is applied',
+      });
       expect(await excerpts()).toEqual({
         [naming.eventId]: ERASED_EXCERPT,
         [authored.eventId]: ERASED_EXCERPT,

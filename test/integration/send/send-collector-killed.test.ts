@@ -26,7 +26,7 @@ import {
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
-// Issue #10 item 4, last sentence: a collector killed between "socket accepted" and "state recorded" does not
+//, last sentence: a collector killed between "socket accepted" and "state recorded" does not
 // produce a second distinct WhatsApp id. The dispatch worker dies with the send on the wire and its activity
 // unfinished; the attempt times out server-side (its heartbeats stop) and a new collector's worker retries with the
 // same id.
@@ -54,7 +54,7 @@ function createSessionWorker(accountId: string, double: WhatsAppSendDouble): Pro
   });
 }
 
-describe('sendMessage with a collector killed mid-dispatch (architecture.md §12, issue #10 item 4)', () => {
+describe('sendMessage with a collector killed mid-dispatch (architecture.md §12)', () => {
   it('retries on a new collector with the same WhatsApp id: distinct ids on the wire 1, then sent after the ACK', async () => {
     const taskQueue = uniqueTaskQueue('send-killed');
     const accountId = `acct-${randomUUID().slice(0, 8)}`;

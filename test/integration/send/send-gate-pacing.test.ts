@@ -3,7 +3,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendGateWorkflowId } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -15,7 +15,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-describe('sendGate per-recipient pacing (issue #31 item 5)', () => {
+describe('sendGate per-recipient pacing (ADR 0015)', () => {
   it('grants one recipient at most once per 6 s while another recipient’s message goes ahead at once', async () => {
     const kit = await createSendKit(env, bundle, {
       gate: { ratePerMinute: 600, burst: 10, marketingJitterMaxMs: 0, perRecipientIntervalMs: 6_000 },

@@ -10,7 +10,7 @@ import {
 } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 // One file per environment: a gate left running by another test would hold the shared clock.
-describe('sendGate pause (architecture.md §12, issue #10 item 7)', () => {
+describe('sendGate pause (architecture.md §12)', () => {
   it('pauses the account with one alert when the session is logged out, and sends after resume', async () => {
     const kit = await createSendKit(env, bundle);
     kit.double.failures.push(boomLike(401));

@@ -8,7 +8,7 @@ import {
   type SendGateInput,
 } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -31,7 +31,7 @@ function maxInWindow(timesMs: number[], windowMs: number): number {
   return max;
 }
 
-describe('sendGate (architecture.md §12, issue #10 items 6–7)', () => {
+describe('sendGate (architecture.md §12)', () => {
   it('dispatches an otp within its 2-minute deadline behind 500 queued marketing messages, at no more than 20 per minute', async () => {
     const kit = await createSendKit(env, bundle, { gate: { ratePerMinute: 20, burst: 1, marketingJitterMaxMs: 0 } });
     const gateInput: SendGateInput = { accountId: kit.accountId, ratePerMinute: 20, burst: 1, marketingJitterMaxMs: 0 };

@@ -5,7 +5,7 @@ import { sendAckSignal, sendStatusQuery, WA_SEND_STATE } from '../../../workflow
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
+import { createSendKit, startSend, type SendKit } from '../../helpers/send-workflow-kit.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -19,7 +19,7 @@ afterAll(async () => {
 
 const DAY_MS = 24 * 60 * 60_000;
 
-describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
+describe('sendMessage (architecture.md §12)', () => {
   it('never re-sends after a lost ACK: after 3 days one send on the wire, dispatched, one alert; a late ACK → sent', async () => {
     const kit = await createSendKit(env, bundle);
     await kit.run(async () => {
@@ -159,7 +159,7 @@ describe('sendMessage (architecture.md §12, issue #10 items 3–5)', () => {
   });
 });
 
-/** The `expired` transition was recorded at `deliverBy`, to the second (workflow time; issue #10 follow-up). */
+/** The `expired` transition was recorded at `deliverBy`, to the second (workflow time; ADR 0009). */
 function expectExpiredAt(kit: SendKit, messageId: string, deliverBy: string): void {
   const expired = kit.reported.find((t) => t.messageId === messageId && t.state === 'expired');
   expect(expired).toBeDefined();

@@ -10,7 +10,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 const SELF = '100000000000098@lid';
 let server: SendTestServer;
@@ -50,8 +50,8 @@ async function storedMessages(): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-// Issue #25 item 8 (ADR 0014 decision 4): the send API rounded 2^53+ integers, turned 1e400 into null, dropped `__proto__` and answered
-// 500 to metadata nested 5,000 deep, each time after answering 202.
+// ADR 0014 decision 4: the send API keeps 2^53+ integers, 1e400, `__proto__` and metadata nested 5,000 deep as
+// sent, or refuses them before answering 202.
 describe('POST /api/v1/messages never changes the metadata it accepts', () => {
   it.each([
     ['a number that is not finite', '{"score":1e400}', 'not finite'],

@@ -5,7 +5,7 @@ import { DEAD_LETTER_WORKFLOW_ID, listDeadLettersQuery } from '../../../workflow
 import { sendStatusWebhookId } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, createLocalEnv } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { startStatusWebhookTestbed, type StatusWebhookTestbed } from './status-webhook-testbed.js';
+import { startStatusWebhookTestbed, type StatusWebhookTestbed } from '../../helpers/status-webhook-testbed.js';
 
 // A real dev server: `wa-lake dlq replay` resets workflows, which the time-skipping server does not implement.
 let env: TestWorkflowEnvironment;
@@ -19,7 +19,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-describe('dead-lettered status webhooks (issue #10 item 8, ADR 0011)', () => {
+describe('dead-lettered status webhooks (ADR 0011)', () => {
   it('are delivered under the same webhook-id after `wa-lake dlq replay <webhook-id>`, which resolves the entry', async () => {
     const kit = await testbed.newKit();
     const { key } = await testbed.createKey(kit.accountId, '/fixed-later');

@@ -21,8 +21,8 @@ import {
   type SendState,
 } from '../../../workflows/send-contracts.js';
 import { TEST_SECRET, bundleWorkflows, createTimeSkippingEnv, testDataConverter } from '../../helpers/temporal-env.js';
-import { postMessage, seedGroup } from './send-test-server.js';
-import { startStatusWebhookTestbed, type StatusWebhookTestbed } from './status-webhook-testbed.js';
+import { postMessage, seedGroup } from '../../helpers/send-test-server.js';
+import { startStatusWebhookTestbed, type StatusWebhookTestbed } from '../../helpers/status-webhook-testbed.js';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -48,7 +48,7 @@ async function replay(workflowIds: string[]): Promise<void> {
   }
 }
 
-describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
+describe('status webhooks to the caller (ADR 0011)', () => {
   it('delivers each state once to a receiver that answers 500 then 200, with one webhook-id across retries and a signature the standardwebhooks library accepts', async () => {
     const kit = await testbed.newKit();
     const { key, secret } = await testbed.createKey(kit.accountId, '/flaky');

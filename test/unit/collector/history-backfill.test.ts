@@ -17,7 +17,7 @@ const at = (id: string, minutesAgo: number) => ({
   messageTimestamp: (T - minutesAgo * MINUTE) / 1000,
 });
 
-describe('HistoryBackfill (issue #29 item 3)', () => {
+describe('HistoryBackfill (ADR 0016)', () => {
   let temp: ReturnType<typeof openTempOutbox>;
   let now: number;
   let asked: Array<{ id: string; tsMs: number; count: number }>;

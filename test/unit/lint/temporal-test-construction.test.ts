@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_DIR } from '../deploy/compose-file.js';
+import { PROJECT_DIR } from '../../helpers/compose-file.js';
 
 // Integration tests build Temporal workers, clients and environments only through test/helpers/, which
 // give each the test payload codec (architecture.md §14: tests run with encryption on, as production

@@ -13,7 +13,7 @@ const STACK = {
   dataDir: '/data',
 };
 
-describe('the banner of wa-lake dev (issue #26 items 2 and 5, ADR 0017)', () => {
+describe('the banner of wa-lake dev (ADR 0017)', () => {
   it('names the codec endpoint and its token file, the outbox, the status file and the ingest URL', () => {
     const text = devBannerLines(STACK).join('\n');
     expect(text).toContain(

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { buildApp } from '../../../ingest-api/app.js';
-import { loadIngestConfig } from '../../../ingest-api/config.js';
-import { EventsRepository } from '../../../lake/events/events-repository.js';
-import { createPool } from '../../../lake/pool.js';
-import { SendAdminRepository } from '../../../lake/send/send-admin-repository.js';
-import { createIngestMetrics } from '../../../ingest-api/metrics.js';
-import { generateApiKey } from '../../../lake/send/api-key.js';
-import { createSendComponents, type SendComponents } from '../../../ingest-api/send-wiring.js';
-import { silentLogger } from '../../helpers/silent-logger.js';
-import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET } from '../../helpers/temporal-env.js';
+import { buildApp } from '../../ingest-api/app.js';
+import { loadIngestConfig } from '../../ingest-api/config.js';
+import { EventsRepository } from '../../lake/events/events-repository.js';
+import { createPool } from '../../lake/pool.js';
+import { SendAdminRepository } from '../../lake/send/send-admin-repository.js';
+import { createIngestMetrics } from '../../ingest-api/metrics.js';
+import { generateApiKey } from '../../lake/send/api-key.js';
+import { createSendComponents, type SendComponents } from '../../ingest-api/send-wiring.js';
+import { silentLogger } from './silent-logger.js';
+import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET } from './temporal-env.js';
 
 /** A real ingest API with the send routes, over real HTTP and PostgreSQL. */
 export interface SendTestServer {
