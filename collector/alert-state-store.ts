@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { AlertWindowClaim, AlertWindowLedger } from '../common/alert-window-ledger.js';
 import { OutboxOpenError } from './errors.js';
-import { openOutboxDatabase } from './open-outbox-database.js';
+import { openOutboxDatabase } from './open-collector-database.js';
 
 const ALERT_STATE_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS alert_windows (

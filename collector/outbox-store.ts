@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { OutboxOpenError } from './errors.js';
-import { openOutboxDatabase } from './open-outbox-database.js';
+import { openOutboxDatabase } from './open-collector-database.js';
 import {
   applyOutboxSchema,
   INSERT_ROWS_PER_STATEMENT,
