@@ -11,6 +11,7 @@ import {
   setHandler,
   sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
@@ -23,6 +24,7 @@ import {
   isForwardTransition,
   sendAckSignal,
   sendStatusQuery,
+  sendWorkflowId,
   sessionTaskQueue,
   type SendFailureTypeName,
   type SendMessageInput,
@@ -32,6 +34,7 @@ import {
   type SessionActivities,
 } from './send-contracts.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
+import { refuseInputOfAnotherWorkflow } from './forged-input.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
@@ -83,6 +86,9 @@ function classifyAttempt(err: unknown): AttemptOutcome {
  *   `TemporalFailure` (the run fails) or a plain error (the workflow task fails and Temporal retries it).
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
+  // The ingest API starts each message under `send-<message_id>`: an input under another id was copied (ADR 0026).
+  if (sendWorkflowId(input.messageId) !== workflowInfo().workflowId)
+    return refuseInputOfAnotherWorkflow(sendWorkflowId(input.messageId));
   const ackGraceMs = input.options?.ackGraceMs ?? DEFAULT_ACK_GRACE_MS;
   const ackWaitMs = input.options?.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   const deliverByMs = input.deliverBy === null ? null : Date.parse(input.deliverBy);
