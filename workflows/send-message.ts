@@ -34,7 +34,7 @@ import {
   type SessionActivities,
 } from './send-contracts.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
-import { refuseInputOfAnotherWorkflow } from './forged-input.js';
+import { isSignalArgumentMissing, refuseInputOfAnotherWorkflow } from './forged-input.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
@@ -134,11 +134,13 @@ export async function sendMessage(input: SendMessageInput): Promise<SendMessageR
   const msToDeadline = (): number | undefined =>
     deliverByMs === null ? undefined : Math.max(deliverByMs - Date.now(), 0);
 
-  setHandler(sendAckSignal, (ack) =>
-    advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null)
-  );
-  setHandler(dispatchGrantedSignal, ({ grantedAtMs: at }) => {
-    grantedAtMs ??= at;
+  setHandler(sendAckSignal, (ack) => {
+    if (isSignalArgumentMissing(sendAckSignal.name, ack)) return;
+    advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null);
+  });
+  setHandler(dispatchGrantedSignal, (grant) => {
+    if (isSignalArgumentMissing(dispatchGrantedSignal.name, grant)) return;
+    grantedAtMs ??= grant.grantedAtMs;
   });
   setHandler(sendStatusQuery, () => ({ state, transitions }));
 
