@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger.js';
 import { warnRenamedEnvKeys } from '../common/renamed-env-keys.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
+import { TeardownStack } from '../common/teardown-stack.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
@@ -92,27 +93,20 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     authDir: source.kind === 'live' ? config.AUTH_DIR : undefined,
     outboxPath: config.OUTBOX_PATH,
   });
-  const stack: Array<() => Promise<void> | void> = [() => lock.release()];
+  const stack = new TeardownStack({ logger });
+  stack.defer('instance-lock', () => lock.release());
   try {
     narrowPrivateFiles({ ...options.config, recordPath: options.recordPath }, logger);
   } catch (err) {
     lock.release();
     throw err;
   }
-  const stopAll = async (): Promise<void> => {
-    for (const step of stack.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        logger.error({ err }, 'error while stopping the collector');
-      }
-    }
-  };
+  const stopAll = (): Promise<void> => stack.disposeAsync();
   try {
     const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
-    stack.push(() => outbox.close());
+    stack.defer('outbox', () => outbox.close());
     const alertState = AlertStateStore.open({ path: config.OUTBOX_PATH });
-    stack.push(() => alertState.close());
+    stack.defer('alert-state', () => alertState.close());
     // Every alert of this collector goes through the ledger in the outbox file, so a
     // restart inside a window (e.g. during one Temporal outage) does not alert again.
     options = {
@@ -142,7 +136,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       },
     });
     const relay = startOutboxRelay(options, outbox);
-    if (relay) stack.push(() => relay.stop());
+    if (relay) stack.defer('outbox-relay', () => relay.stop());
     startHousekeeping(options, outbox, alertState, stack);
     const handle: CollectorHandle = { outbox, stop: stopAll };
     if (source.kind === 'replay') {
@@ -152,19 +146,19 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       const replayDone = runReplay(source.path, pipeline, relay, logger, abort.signal);
       handle.replayDone = replayDone;
       // Unwinds as: abort → wait for the reader to stop → heartbeat → outbox relay → outbox.
-      stack.push(() =>
+      stack.defer('replay', () =>
         replayDone.then(
           () => undefined,
           () => undefined
         )
       );
-      stack.push(() => abort.abort());
+      stack.defer('replay-abort', () => abort.abort());
       return handle;
     }
     const recorder = options.recordPath ? CaptureRecorder.open(options.recordPath, options.logger) : null;
-    if (recorder) stack.push(() => recorder.close());
+    if (recorder) stack.defer('capture-recorder', () => recorder.close());
     const sendSide = startSendSide(options, () => asSendSocket(session?.getOpenSocket() ?? null));
-    if (sendSide) stack.push(() => sendSide.stop());
+    if (sendSide) stack.defer('send-side', () => sendSide.stop());
     const coverage = new CoverageBeats({
       pipeline,
       logger: options.logger,
@@ -173,7 +167,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       intervalMs: config.COVERAGE_HEARTBEAT_INTERVAL_MS,
     });
     // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
-    stack.push(() => coverage.onClosed('stopped'));
+    stack.defer('coverage-beats', () => coverage.onClosed('stopped'));
     const backfill = startLiveBackfill({
       config,
       pipeline,
@@ -181,7 +175,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       getSocket: () => session?.getOpenSocket() ?? null,
       getSelfJid: () => session?.getSelfJid() ?? null,
     });
-    stack.push(() => backfill.stop());
+    stack.defer('history-backfill', () => backfill.stop());
     let closedAtMs: number | null = null;
     const historyMeter = new HistoryProgressMeter();
     let refreshStatus = (): void => undefined;
@@ -249,7 +243,7 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       refreshedAtMs = Date.now();
       heartbeat.refresh();
     };
-    stack.push(() => liveSession.stop());
+    stack.defer('whatsapp-session', () => liveSession.stop());
     liveSession.start();
     handle.sessionStopped = liveSession.stopped;
     return handle;
@@ -315,7 +309,7 @@ function startHousekeeping(
   options: RunCollectorOptions,
   outbox: OutboxStore,
   alertState: AlertStateStore,
-  stack: Array<() => Promise<void> | void>
+  stack: TeardownStack
 ): void {
   const { config, logger } = options;
   const monitor = new OutboxMonitor({
@@ -331,7 +325,7 @@ function startHousekeeping(
     },
   });
   monitor.start(config.OUTBOX_MONITOR_INTERVAL_MS);
-  stack.push(() => monitor.stop());
+  stack.defer('outbox-monitor', () => monitor.stop());
   const prune = (): void => {
     const pruned = outbox.pruneStarted(Date.now() - config.OUTBOX_RETENTION_DAYS * 24 * 60 * 60 * 1000);
     if (pruned > 0) logger.info({ component: 'collector', pruned }, 'outbox rows pruned after the retention period');
@@ -339,13 +333,13 @@ function startHousekeeping(
   prune();
   const pruneTimer = setInterval(prune, config.OUTBOX_PRUNE_INTERVAL_MS);
   pruneTimer.unref();
-  stack.push(() => clearInterval(pruneTimer));
+  stack.defer('outbox-prune', () => clearInterval(pruneTimer));
 }
 
 function startHeartbeat(
   options: RunCollectorOptions,
   outbox: OutboxStore,
-  stack: Array<() => Promise<void> | void>,
+  stack: TeardownStack,
   getState: () => { state: string; since: Date },
   mode: 'live' | 'replay',
   getHistoryImport: () => HistoryImportStatus | null = () => null
@@ -379,7 +373,7 @@ function startHeartbeat(
   }, 1_000);
   stateWatch.unref();
   // Runs before the outbox closes (the stack unwinds in reverse), so the last status has real counts.
-  stack.push(() => {
+  stack.defer('heartbeat', () => {
     clearInterval(stateWatch);
     heartbeat.stop();
   });
