@@ -6,7 +6,7 @@ export { describeUnusableReplay } from './capture/unusable-replay.js';
 export { eventIdFromName } from './event-id.js';
 export type { ReplaySummary } from './capture/replay-capture.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';
-export { readCollectorStatus, type CollectorStatus } from './heartbeat.js';
+export { pendingEtaMs, readCollectorStatus, type CollectorStatus } from './heartbeat.js';
 export { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
 export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
 export { OutboxStore, type OutboxState } from './outbox-store.js';

@@ -7,6 +7,8 @@ import { countStoredEvents } from '../../lake/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
+import { prepareDataDir } from '../local-stack/data-dir.js';
+import { devBannerLines } from '../local-stack/dev-banner.js';
 import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
 import {
@@ -91,7 +93,12 @@ export function registerDemoCommand(program: Command): void {
       process.stdout.write(formatDemoSummary(summary));
       for (const line of engagementLines) printLine(line);
       if (options.keepRunning) {
-        printLine(`Stack still running; open ${summary.webUi ?? 'the Web UI'} — Ctrl-C stops everything.`);
+        // The kept stack is used like `wa-lake dev`'s: the same banner gives its addresses and `export` lines.
+        const banner = devBannerLines(
+          { ...stack, dataDir: prepareDataDir(options.dataDir).root },
+          'wa-lake demo keeps its stack running (Ctrl-C stops everything)'
+        );
+        for (const line of banner) printLine(line);
         await runUntilTerminated(() => stack.stop(), logger, shutdown);
       } else {
         await stack.stop();

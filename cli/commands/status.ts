@@ -4,6 +4,7 @@ import {
   type CollectorConfig,
   type HistoryImportStatus,
   loadCollectorConfig,
+  pendingEtaMs,
   readCollectorStatus,
   OutboxStore,
 } from '../../collector/index.js';
@@ -154,11 +155,7 @@ function formatAge(ms: number | null): string {
 }
 
 function describeDrain(outboxDrainPerSecond: number | null, pending: number): StatusReport['delivery'] {
-  const isDraining = outboxDrainPerSecond !== null && outboxDrainPerSecond > 0;
-  return {
-    outboxDrainPerSecond,
-    pendingEtaMs: isDraining ? Math.round((pending / outboxDrainPerSecond) * 1000) : pending === 0 ? 0 : null,
-  };
+  return { outboxDrainPerSecond, pendingEtaMs: pendingEtaMs(pending, outboxDrainPerSecond) };
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');

@@ -45,4 +45,10 @@ describe('the banner of wa-lake dev (ADR 0017)', () => {
     expect(text).not.toContain('Codec server');
     expect(text).not.toContain('temporal workflow show');
   });
+
+  it('names the command that keeps the stack, with the same export lines', () => {
+    const lines = devBannerLines(STACK, 'wa-lake demo keeps its stack running (Ctrl-C stops everything)');
+    expect(lines[2]).toBe('wa-lake demo keeps its stack running (Ctrl-C stops everything)');
+    expect(lines).toContain("    export DATABASE_URL='postgres://postgres:pw@127.0.0.1:54329/wa_lake'");
+  });
 });
