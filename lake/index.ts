@@ -11,7 +11,7 @@ export {
   ReportRangeTooLongError,
   UnknownReportGroupError,
 } from './errors.js';
-export { createPool } from './pool.js';
+export { createPool, inTransaction } from './pool.js';
 // Lake in: the raw event log, its projections and event time.
 export { countStoredEvents } from './events/count-stored-events.js';
 export { EventsRepository } from './events/events-repository.js';
