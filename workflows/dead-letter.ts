@@ -12,7 +12,7 @@ import {
   type PackedDeadLetterEntries,
 } from './contracts.js';
 import { packForCarry, unpackDeadLetters } from './dead-letter-carry.js';
-import { isSignalArgumentMissing } from './forged-input.js';
+import { setArgumentRequiredHandler } from './forged-input.js';
 
 /** Signals per run before continue-as-new; far below the server's cap of 10 000 (architecture.md §7). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_SIGNALS = 2_000;
@@ -59,14 +59,12 @@ export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<v
   const entries = new Map<string, DeadLetterEntry>(carried.map((entry) => [entry.eventId, entry]));
   let signalsThisRun = 0;
 
-  setHandler(addDeadLetterSignal, (entry) => {
-    if (isSignalArgumentMissing(addDeadLetterSignal.name, entry)) return;
+  setArgumentRequiredHandler(addDeadLetterSignal, (entry) => {
     signalsThisRun += 1;
     entries.delete(entry.eventId);
     entries.set(entry.eventId, { ...entry, resolvedAt: null, resolution: null });
   });
-  setHandler(resolveDeadLettersSignal, (request) => {
-    if (isSignalArgumentMissing(resolveDeadLettersSignal.name, request)) return;
+  setArgumentRequiredHandler(resolveDeadLettersSignal, (request) => {
     signalsThisRun += 1;
     const resolvedAt = new Date().toISOString();
     for (const eventId of request.eventIds) {
@@ -75,8 +73,7 @@ export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<v
         entries.set(eventId, { ...entry, resolvedAt, resolution: request.reason });
     }
   });
-  setHandler(redactDeadLettersSignal, (request) => {
-    if (isSignalArgumentMissing(redactDeadLettersSignal.name, request)) return;
+  setArgumentRequiredHandler(redactDeadLettersSignal, (request) => {
     signalsThisRun += 1;
     for (const eventId of request.eventIds) {
       const entry = entries.get(eventId);

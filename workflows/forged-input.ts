@@ -1,4 +1,11 @@
-import { ApplicationFailure, log, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  log,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+  type SignalDefinition,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { ALERT_ACTIVITY_OPTIONS } from './activity-options.js';
 import { FORGED_INPUT_FAILURE_TYPE, PAYLOAD_REFUSED_ALERT_KIND } from './contracts.js';
@@ -31,6 +38,14 @@ export async function refuseInputOfAnotherWorkflow(expectedWorkflowId: string): 
 }
 
 /**
+ * Ends the run through {@link refuseInputOfAnotherWorkflow} unless it runs under `expectedWorkflowId`, the id its
+ * input names (ADR 0026); a run under its own id goes on without a command. Workflow code.
+ */
+export async function refuseUnlessWorkflowIs(expectedWorkflowId: string): Promise<void> {
+  if (workflowInfo().workflowId !== expectedWorkflowId) await refuseInputOfAnotherWorkflow(expectedWorkflowId);
+}
+
+/**
  * Whether a state-changing signal arrived without its argument (ADR 0026: a signal with no argument carries no
  * payload, so the codec cannot refuse it). When it did, raises one `payload_refused` alert naming the workflow
  * and the signal; the caller ignores the call. Workflow code, for signal handlers.
@@ -48,4 +63,14 @@ export function isSignalArgumentMissing(signalName: string, argument: unknown): 
     details: { workflowId, reason: 'signal_without_argument', signalName },
   });
   return true;
+}
+
+/**
+ * `setHandler` for a state-changing signal of one argument (ADR 0026): a call without its argument is ignored
+ * with one alert ({@link isSignalArgumentMissing}); every other call reaches `handler`. Workflow code.
+ */
+export function setArgumentRequiredHandler<Arg>(signal: SignalDefinition<[Arg]>, handler: (arg: Arg) => void): void {
+  setHandler(signal, (arg: Arg) => {
+    if (!isSignalArgumentMissing(signal.name, arg)) handler(arg);
+  });
 }

@@ -25,7 +25,7 @@ import {
   type SendGateInput,
 } from './send-contracts.js';
 import { ALERT_ACTIVITY_OPTIONS } from './activity-options.js';
-import { isSignalArgumentMissing } from './forged-input.js';
+import { isSignalArgumentMissing, setArgumentRequiredHandler } from './forged-input.js';
 
 const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
@@ -77,14 +77,11 @@ export async function sendGate(input: SendGateInput): Promise<never> {
   const msPerToken = 60_000 / input.ratePerMinute;
   const pacing = new RecipientPacing(input.perRecipientIntervalMs ?? 0, carry.lastGrantByRecipient ?? {});
 
-  setHandler(requestDispatchSignal, (request) => {
-    if (isSignalArgumentMissing(requestDispatchSignal.name, request)) return;
+  setArgumentRequiredHandler(requestDispatchSignal, (request) => {
     if (queue.some((queued) => queued.messageId === request.messageId)) return;
     queue.push({ ...request, seq: nextSeq++ });
   });
-  setHandler(pauseSendingSignal, (request) => {
-    if (isSignalArgumentMissing(pauseSendingSignal.name, request)) return;
-    const { reason } = request;
+  setArgumentRequiredHandler(pauseSendingSignal, ({ reason }) => {
     if (!paused) {
       log.warn('sending paused', { accountId: input.accountId, reason });
       void sendAlert({
