@@ -21,7 +21,7 @@ import {
   type SendStatusDeliveryResult,
 } from './send-contracts.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS, DELIVERY_RETRY } from './activity-options.js';
-import { refuseUnlessWorkflowIs } from './forged-input.js';
+import { refuseUnlessWorkflowIs, startedInput } from './forged-input.js';
 
 // Transient failures (5xx, 408/425/429, timeouts, network, the ingest API unable to prepare) retry inside
 // the activity forever with backoff, as lake delivery does (architecture.md §7). Prepare (≤ HTTP_TIMEOUT_MS)
@@ -104,7 +104,7 @@ export async function deliverSendStatus(
   carry?: DeliverSendStatusCarry
 ): Promise<SendStatusDeliveryResult> {
   // `sendMessage` starts each under its webhook-id: an input under another id was copied (ADR 0026).
-  await refuseUnlessWorkflowIs(sendStatusWebhookId(input.messageId, input.state));
+  await refuseUnlessWorkflowIs(startedInput(input) && sendStatusWebhookId(input.messageId, input.state));
   let blockedTurns = carry?.blockedTurns ?? 0;
   let turnsThisRun = 0;
   let alertedType: string | null = null;

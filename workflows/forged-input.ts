@@ -41,8 +41,18 @@ export async function refuseInputOfAnotherWorkflow(expectedWorkflowId: string): 
  * Ends the run through {@link refuseInputOfAnotherWorkflow} unless it runs under `expectedWorkflowId`, the id its
  * input names (ADR 0026); a run under its own id goes on without a command. Workflow code.
  */
-export async function refuseUnlessWorkflowIs(expectedWorkflowId: string): Promise<void> {
-  if (workflowInfo().workflowId !== expectedWorkflowId) await refuseInputOfAnotherWorkflow(expectedWorkflowId);
+export async function refuseUnlessWorkflowIs(expectedWorkflowId: string | undefined): Promise<void> {
+  // No id: a start without an input carries no payload, so the codec had nothing to refuse.
+  const expected = expectedWorkflowId ?? '(no input)';
+  if (workflowInfo().workflowId !== expected) await refuseInputOfAnotherWorkflow(expected);
+}
+
+/**
+ * The input a workflow was started with, or undefined when it was started without one (`temporal workflow start`
+ * with no `--input`), for {@link refuseUnlessWorkflowIs}. Workflow code.
+ */
+export function startedInput<Input>(input: Input): Input | undefined {
+  return input;
 }
 
 /**

@@ -33,7 +33,7 @@ import {
   type SessionActivities,
 } from './send-contracts.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
-import { refuseUnlessWorkflowIs, setArgumentRequiredHandler } from './forged-input.js';
+import { refuseUnlessWorkflowIs, startedInput, setArgumentRequiredHandler } from './forged-input.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
@@ -289,7 +289,7 @@ class SendMessageRun {
  *   `TemporalFailure` (the run fails) or a plain error (the workflow task fails and Temporal retries it).
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
-  await refuseUnlessWorkflowIs(sendWorkflowId(input.messageId)); // the ingest API's id; else a copied input
+  await refuseUnlessWorkflowIs(startedInput(input) && sendWorkflowId(input.messageId)); // ADR 0026
   const run = new SendMessageRun(input);
   run.installHandlers();
   run.notifyQueued();

@@ -282,6 +282,16 @@ describe('an encrypted input copied to another workflow id (ADR 0026)', () => {
     expect(await lakeRows(copyId)).toBe(0);
   });
 
+  it('a deliverEvent or sendMessage started with no input at all (no payload to refuse) fails with one alert', async () => {
+    for (const [type, workflowId] of [
+      [DELIVER_EVENT_WORKFLOW_TYPE, randomUUID()],
+      [SEND_MESSAGE_WORKFLOW_TYPE, sendWorkflowId(randomUUID())],
+    ] as const) {
+      await forger.workflow.start(type, { taskQueue, workflowId, args: [] });
+      await expectRefusedCopy(workflowId);
+    }
+  });
+
   it("a sendMessage started with another message's encrypted input puts nothing on the wire", async () => {
     const messageId = randomUUID();
     const text = `copied ${messageId}`;
