@@ -5,7 +5,7 @@ import {
   WorkflowIdReusePolicy,
   type SearchAttributePair,
 } from '@temporalio/common';
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import {
   DELIVER_EVENT_LEAN_VERSION,
