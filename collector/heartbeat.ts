@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import { makeDirectory } from '../common/make-directory.js';
 import type { HistoryImportStatus } from './history-progress.js';
 

@@ -6,7 +6,7 @@ import {
   WorkflowIdReusePolicy,
   type SearchAttributePair,
 } from '@temporalio/common';
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import { withCallSignal } from '../common/with-call-signal.js';
 import {
