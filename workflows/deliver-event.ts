@@ -23,6 +23,7 @@ import {
   type DeliveryState,
   type IngestFailureDetails,
 } from './contracts.js';
+import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS, DELIVERY_RETRY } from './activity-options.js';
 
 // Transient failures (408/425/429/5xx/timeout/network) retry inside the activity: no maximumAttempts
 // (unlimited; 0 would throw), exponential backoff capped at 5 min. Failed attempts cost no history.
@@ -31,7 +32,7 @@ import {
 const { postEventToIngest } = proxyActivities<Activities>({
   startToCloseTimeout: POST_EVENT_START_TO_CLOSE_TIMEOUT_MS,
   heartbeatTimeout: POST_EVENT_HEARTBEAT_TIMEOUT_MS,
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
+  retry: DELIVERY_RETRY,
 });
 
 // The first POST runs once as a local activity inside the first workflow task: a first-try delivery
@@ -43,17 +44,9 @@ const { postEventToIngest: postEventFirstAttempt } = proxyLocalActivities<Activi
   retry: { maximumAttempts: 1 },
 });
 
-const { recordDeadLetter, resolveDeadLetters } = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { recordDeadLetter, resolveDeadLetters } = proxyActivities<Activities>(BOOKKEEPING_ACTIVITY_OPTIONS);
 
-// The alert only calls the worker's in-process windowed sink: a local activity runs inside the workflow
-// task, so thousands of blocked events cost no extra task round-trips (ADR 0002).
-const { sendAlert } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
 /** Backoff of the 401/403/3xx/404/405/410 loop: 5 s doubling, capped at 5 min (architecture.md §7). */
 export const BLOCKED_INITIAL_DELAY_MS = 5_000;

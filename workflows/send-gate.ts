@@ -23,11 +23,9 @@ import {
   type SendGateCarry,
   type SendGateInput,
 } from './send-contracts.js';
+import { ALERT_ACTIVITY_OPTIONS } from './activity-options.js';
 
-const { sendAlert } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
 /** Grants per run before continue-as-new (each grant writes a handful of history events). */
 export const MAX_GRANTS_PER_RUN = 500;

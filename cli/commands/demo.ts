@@ -1,6 +1,9 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { describeUnusableReplay } from '../../collector/index.js';
+import { packageRoot } from '../../common/package-root.js';
+import { toFileAccessError } from '../file-access-error.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
 import { countStoredEvents } from '../../lake/index.js';
@@ -37,7 +40,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description('replay a capture through the whole local pipeline and print what reached the lake')
-    .argument('[capture]', 'capture file (our JSON lines or the first collector trail)', 'examples/capture.jsonl')
+    .argument('[capture]', 'capture file (our JSON lines or the first collector trail; default: the example capture)')
     .option('--json', 'also print the summary as one JSON object on the last line')
     .option('--keep-running', 'keep the stack (and its Web UI) running after the summary, until Ctrl-C')
     .option('--data-dir <dir>', 'state folder: new, empty, or made by an earlier demo (emptied at start)', '.data/demo')
@@ -47,9 +50,13 @@ export function registerDemoCommand(program: Command): void {
       integerInRange(1, DAY_MS),
       180_000
     )
-    .action(async (capture: string, options: DemoOptions) => {
+    .action(async (captureArgument: string | undefined, options: DemoOptions) => {
+      // The example capture is found from any working directory, not only from the checkout.
+      const capture = captureArgument ?? join(packageRoot(), 'examples', 'capture.jsonl');
       const logger = createCliLogger('warn');
-      const withoutEvents = await describeCaptureWithoutEvents(capture);
+      const withoutEvents = await describeCaptureWithoutEvents(capture).catch((err: unknown) => {
+        throw toFileAccessError(err, 'read the capture', capture);
+      });
       if (withoutEvents !== null) {
         process.stderr.write(`wa-lake demo: ${withoutEvents}; the stack was not started\n`);
         process.exitCode = 1;

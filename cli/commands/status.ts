@@ -11,6 +11,7 @@ import {
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { withEncryptedPayloadHint } from '../../common/encrypted-payload-hint.js';
+import { dataDirLayout } from '../local-stack/data-dir.js';
 import { environmentOfDataDir } from '../local-stack/data-dir-environment.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -46,6 +47,16 @@ interface StatusReport {
   isHealthy: boolean;
 }
 
+/**
+ * `.data` when nothing names a stack (no `OUTBOX_PATH`, no `TEMPORAL_ADDRESS`) and `wa-lake dev` recorded one there:
+ * its outbox and its Temporal belong together, where the defaults would pair this folder's outbox with whatever
+ * listens on port 7233.
+ */
+function defaultStackDataDir(env: NodeJS.ProcessEnv): string | undefined {
+  if (env['OUTBOX_PATH'] !== undefined || env['TEMPORAL_ADDRESS'] !== undefined) return undefined;
+  return existsSync(dataDirLayout('.data').stackFile) ? '.data' : undefined;
+}
+
 /** Registers `wa-lake status` (architecture.md §10; `--healthcheck` is the container HEALTHCHECK). */
 export function registerStatusCommand(program: Command): void {
   program
@@ -60,7 +71,8 @@ export function registerStatusCommand(program: Command): void {
       'the data folder of a wa-lake dev stack: its outbox, status file, Temporal and keys (instead of the environment)'
     )
     .action(async (options: { json?: boolean; healthcheck?: boolean; dataDir?: string }) => {
-      const env = options.dataDir === undefined ? process.env : environmentOfDataDir(options.dataDir, process.env);
+      const dataDir = options.dataDir ?? defaultStackDataDir(process.env);
+      const env = dataDir === undefined ? process.env : environmentOfDataDir(dataDir, process.env);
       const config = loadCollectorConfig(env);
       const now = Date.now();
       const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);

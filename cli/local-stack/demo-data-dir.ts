@@ -79,20 +79,13 @@ export async function claimDemoDataDir(
   if (existsSync(absolute) && !statSync(absolute).isDirectory()) {
     throw new DemoDataDirRefusedError(dataDir, 'it is not a folder');
   }
-  const existing = new Set(existsSync(absolute) ? readdirSync(absolute) : []);
+  const existing = existsSync(absolute) ? readdirSync(absolute) : [];
+  // A refused folder is left as it was found, modes included: the refusal comes before the folder is prepared.
+  if (existing.length > 0 && !existing.includes(DEMO_MARKER_FILE)) refuseForeignFolder(dataDir, absolute, existing);
   const layout = prepareDataDir(absolute);
   const lock = lockDataDir(layout.root);
   try {
     const entries = readdirSync(absolute).filter((entry) => !lock.paths.includes(join(absolute, entry)));
-    if (entries.length > 0 && !entries.includes(DEMO_MARKER_FILE)) {
-      // A refused folder is left as it was found: the lock file this call made goes too.
-      lock.release();
-      for (const path of lock.paths) if (!existing.has(basename(path))) rmSync(path, { force: true });
-      throw new DemoDataDirRefusedError(
-        dataDir,
-        `it is not empty and no demo made it (no ${DEMO_MARKER_FILE} inside); pass a new or empty folder`
-      );
-    }
     await stopOrphanPostgres(layout.postgresDir, logger);
     await stopOrphanTemporal(layout, logger);
     for (const entry of entries) rmSync(join(absolute, entry), { recursive: true, force: true });
@@ -101,6 +94,22 @@ export async function claimDemoDataDir(
     lock.release();
   }
   return absolute;
+}
+
+/**
+ * Refuses a non-empty folder no demo made: one a live stack holds is named as in use (its lock says so), any other
+ * as not the demo's. The lock file this check makes is removed again.
+ *
+ * @throws DataDirInUseError, DemoDataDirRefusedError — always one of them.
+ */
+function refuseForeignFolder(dataDir: string, absolute: string, existing: readonly string[]): never {
+  const lock = lockDataDir(absolute);
+  lock.release();
+  for (const path of lock.paths) if (!existing.includes(basename(path))) rmSync(path, { force: true });
+  throw new DemoDataDirRefusedError(
+    dataDir,
+    `it is not empty and no demo made it (no ${DEMO_MARKER_FILE} inside); pass a new or empty folder`
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
+  inTransaction,
   keepPendingErasure,
   recordErasureRun,
   type LakeErasureResult,
@@ -269,19 +270,4 @@ async function refuseLinkedAccount(
 function recognisePendingUsers(outbox: OutboxStore, pending: readonly PendingErasure[]): string[] {
   if (pending.length === 0) return [];
   return findMemberUsersInOutbox(outbox, (user) => pending.some((erasure) => erasure.has(user)));
-}
-
-async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await run(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
