@@ -202,7 +202,7 @@ function isHistoryImportStatus(value: unknown): value is HistoryImportStatus {
   return (
     typeof record['items'] === 'number' &&
     typeof record['pushes'] === 'number' &&
-    typeof record['itemsPerSecond'] === 'number' &&
+    (typeof record['itemsPerSecond'] === 'number' || record['itemsPerSecond'] === null) &&
     typeof record['updatedAt'] === 'string' &&
     typeof record['isDone'] === 'boolean'
   );

@@ -274,12 +274,23 @@ function startLiveSession(parts: SourceParts & { current: SessionHolder; pairPho
     () => historyMeter.status()
   );
   // `wa-lake status` follows an import push by push, at most once a second (a push is up to thousands of items).
+  // A push inside that second is written when it ends, so the last push of an import (its 100 %) is never left
+  // for the next heartbeat a minute later.
   let refreshedAtMs = 0;
-  refreshStatus = () => {
-    if (Date.now() - refreshedAtMs < 1_000) return;
+  let pendingRefresh: NodeJS.Timeout | null = null;
+  const refreshNow = (): void => {
+    pendingRefresh = null;
     refreshedAtMs = Date.now();
     heartbeat.refresh();
   };
+  refreshStatus = () => {
+    const waitMs = refreshedAtMs + 1_000 - Date.now();
+    if (waitMs <= 0) refreshNow();
+    else pendingRefresh ??= setTimeout(refreshNow, waitMs).unref();
+  };
+  stack.defer('status-refresh', () => {
+    if (pendingRefresh) clearTimeout(pendingRefresh);
+  });
   stack.defer('whatsapp-session', () => liveSession.stop());
   liveSession.start();
   handle.sessionStopped = liveSession.stopped;
