@@ -15,6 +15,7 @@ import {
   readNewcomerFunnel,
   readPeriodTotals,
 } from './report-questions-queries.js';
+import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 export type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 
@@ -124,6 +125,7 @@ const COHORTS_SQL = `
 export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
   const client = await pool.connect();
   try {
+    await catchUpEngagementRollup(client);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
     await client.query(`SET LOCAL work_mem = '256MB'`);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { readLevelMonths } from './report-questions-queries.js';
+import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 /** What the dashboard's member page covers (issue #28 item 4): one person, a range of local days, one group or all. */
 export interface MemberPageOptions {
@@ -133,6 +134,7 @@ interface PersonRow extends NamedParticipant {
 export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions): Promise<MemberPage | null> {
   const client = await pool.connect();
   try {
+    await catchUpEngagementRollup(client);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     const people = (await client.query<PersonRow>(PERSON_SQL, [options.participantId])).rows;
     const [person] = people;
