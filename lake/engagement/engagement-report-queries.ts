@@ -20,9 +20,9 @@ import { catchUpEngagementRollup } from './rollup-catch-up.js';
 export type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
-// below reads it instead of the views (issue #11 item 7: the whole report in under 5 s). The views compute the rollup
-// from the read model when read (ADR 0013); reading them once here is the report's main cost. With both ends given,
-// only the days the report needs are aggregated; otherwise every day is, and the missing end is read off the result.
+// below reads it instead of the views (issue #11 item 7). The views read the rollup tables, caught up just before, and
+// recount only marked days (ADR 0025, "A year's volume"). With both ends given, only the days the report needs are
+// read (the tables' day index); otherwise every day is, and the missing end is read off the result.
 const LOAD_DAYS_SQL = `
   CREATE TEMP TABLE report_days ON COMMIT DROP AS
   SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
