@@ -33,6 +33,24 @@ const STALE = (column: string): string => `
 
 const quoted = (sql: string): string => sql.replaceAll("'", "''");
 
+// The marks a statement's changed rows (`changed`) give, per table: one per group and UTC day touched.
+const MARKS: Record<string, string> = {
+  // A revoke stub counts under its target's sender, and only while the target is no message of its own
+  // (whatsapp_message_records_attributed): a change of the target changes the stub's day too.
+  whatsapp_message_records: `
+    SELECT chat_jid, min(sent_at), max(sent_at) FROM changed GROUP BY chat_jid, date_trunc('day', sent_at AT TIME ZONE 'UTC')
+    UNION ALL
+    SELECT r.chat_jid, r.sent_at, r.sent_at FROM changed c
+      JOIN whatsapp_message_revokes v ON v.chat_jid = c.chat_jid AND v.target_id = c.message_id
+      JOIN whatsapp_message_records r ON r.chat_jid = v.chat_jid AND r.message_id = v.revoke_id`,
+  whatsapp_message_revokes: `
+    SELECT r.chat_jid, r.sent_at, r.sent_at FROM changed v
+      JOIN whatsapp_message_records r ON r.chat_jid = v.chat_jid AND r.message_id = v.revoke_id`,
+  whatsapp_message_reactions: `
+    SELECT chat_jid, min(reacted_at), max(reacted_at) FROM changed
+     GROUP BY chat_jid, date_trunc('day', reacted_at AT TIME ZONE 'UTC')`,
+};
+
 /**
  * The member-day rollup and the hour counts kept as tables, exact at every read (ADR 0025, "A year's volume"):
  * counted when read (ADR 0013) they cost about 2 s per million messages each, so a year of a busy community made
@@ -72,57 +90,37 @@ export function up(pgm: MigrationBuilder): void {
     CREATE INDEX whatsapp_message_records_sent_at_brin ON whatsapp_message_records USING brin (sent_at);
     CREATE INDEX whatsapp_message_reactions_reacted_at_brin ON whatsapp_message_reactions USING brin (reacted_at);
 
-    CREATE FUNCTION engagement_rollup_mark_records() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO engagement_rollup_marks (group_jid, from_at, to_at)
-      SELECT chat_jid, min(sent_at), max(sent_at) FROM engagement_rollup_changed_records
-       GROUP BY chat_jid, date_trunc('day', sent_at AT TIME ZONE 'UTC');
-      -- A revoke stub counts under its target's sender, and only while the target is no message of its own
-      -- (whatsapp_message_records_attributed): a change of the target changes the stub's day.
-      INSERT INTO engagement_rollup_marks (group_jid, from_at, to_at)
-      SELECT r.chat_jid, r.sent_at, r.sent_at FROM engagement_rollup_changed_records c
-        JOIN whatsapp_message_revokes v ON v.chat_jid = c.chat_jid AND v.target_id = c.message_id
-        JOIN whatsapp_message_records r ON r.chat_jid = v.chat_jid AND r.message_id = v.revoke_id;
-      RETURN NULL;
-    END $$;
-
-    CREATE FUNCTION engagement_rollup_mark_revokes() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO engagement_rollup_marks (group_jid, from_at, to_at)
-      SELECT r.chat_jid, r.sent_at, r.sent_at FROM engagement_rollup_changed_revokes v
-        JOIN whatsapp_message_records r ON r.chat_jid = v.chat_jid AND r.message_id = v.revoke_id;
-      RETURN NULL;
-    END $$;
-
-    CREATE FUNCTION engagement_rollup_mark_reactions() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO engagement_rollup_marks (group_jid, from_at, to_at)
-      SELECT chat_jid, min(reacted_at), max(reacted_at) FROM engagement_rollup_changed_reactions
-       GROUP BY chat_jid, date_trunc('day', reacted_at AT TIME ZONE 'UTC');
-      RETURN NULL;
-    END $$;
-
     CREATE FUNCTION engagement_rollup_mark_everything() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO engagement_rollup_marks (group_jid, from_at, to_at) VALUES (NULL, NULL, NULL);
       RETURN NULL;
     END $$;
   `);
-  for (const [table, fn, name] of [
-    ['whatsapp_message_records', 'engagement_rollup_mark_records', 'engagement_rollup_changed_records'],
-    ['whatsapp_message_revokes', 'engagement_rollup_mark_revokes', 'engagement_rollup_changed_revokes'],
-    ['whatsapp_message_reactions', 'engagement_rollup_mark_reactions', 'engagement_rollup_changed_reactions'],
-  ] as const) {
-    // One trigger per event: PostgreSQL allows transition tables only on single-event triggers.
+  for (const [table, marks] of Object.entries(MARKS)) {
+    // One function per event (a transition table's name is fixed in its body) and one statement per firing; an
+    // UPDATE marks both the old and the new rows (a time or a sender may change).
+    for (const [event, rows] of [
+      ['insert', 'SELECT * FROM new_rows'],
+      ['update', 'SELECT * FROM old_rows UNION ALL SELECT * FROM new_rows'],
+      ['delete', 'SELECT * FROM old_rows'],
+    ] as const) {
+      const referencing = {
+        insert: 'NEW TABLE AS new_rows',
+        update: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+        delete: 'OLD TABLE AS old_rows',
+      }[event];
+      pgm.sql(`
+        CREATE FUNCTION ${table}_rollup_${event}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO engagement_rollup_marks (group_jid, from_at, to_at)
+          WITH changed AS (${rows}) ${marks};
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER ${table}_rollup_${event} AFTER ${event.toUpperCase()} ON ${table}
+          REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${table}_rollup_${event}();
+      `);
+    }
     pgm.sql(`
-      CREATE TRIGGER ${table}_rollup_insert AFTER INSERT ON ${table}
-        REFERENCING NEW TABLE AS ${name} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();
-      CREATE TRIGGER ${table}_rollup_update_new AFTER UPDATE ON ${table}
-        REFERENCING NEW TABLE AS ${name} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();
-      CREATE TRIGGER ${table}_rollup_update_old AFTER UPDATE ON ${table}
-        REFERENCING OLD TABLE AS ${name} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();
-      CREATE TRIGGER ${table}_rollup_delete AFTER DELETE ON ${table}
-        REFERENCING OLD TABLE AS ${name} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();
       CREATE TRIGGER ${table}_rollup_truncate AFTER TRUNCATE ON ${table}
         FOR EACH STATEMENT EXECUTE FUNCTION engagement_rollup_mark_everything();
     `);
@@ -279,16 +277,16 @@ export function down(pgm: MigrationBuilder): void {
         FROM (SELECT group_jid, local_at::date AS day, extract(hour FROM local_at)::int AS hour, count(*)::int AS messages
                 FROM stamps GROUP BY 1, 2, 3) hours;
   `);
-  for (const table of ['whatsapp_message_records', 'whatsapp_message_revokes', 'whatsapp_message_reactions']) {
-    for (const suffix of ['insert', 'update_new', 'update_old', 'delete', 'truncate']) {
-      pgm.sql(`DROP TRIGGER ${table}_rollup_${suffix} ON ${table};`);
+  for (const table of Object.keys(MARKS)) {
+    pgm.sql(`DROP TRIGGER ${table}_rollup_truncate ON ${table};`);
+    for (const event of ['insert', 'update', 'delete']) {
+      pgm.sql(`DROP TRIGGER ${table}_rollup_${event} ON ${table}; DROP FUNCTION ${table}_rollup_${event}();`);
     }
   }
   pgm.sql(`
     DROP FUNCTION engagement_rollup_catch_up(), engagement_rollup_recount_hours(),
       engagement_rollup_recount_member_days(), engagement_rollup_stale_days(), engagement_rollup_is_current(),
-      engagement_rollup_mark_everything(), engagement_rollup_mark_reactions(), engagement_rollup_mark_revokes(),
-      engagement_rollup_mark_records();
+      engagement_rollup_mark_everything();
     DROP INDEX whatsapp_message_reactions_reacted_at_brin, whatsapp_message_records_sent_at_brin;
     DROP TABLE engagement_rollup_marks, engagement_rollup_state, engagement_rollup_hours, engagement_rollup_member_days;
   `);
