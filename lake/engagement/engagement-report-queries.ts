@@ -86,8 +86,9 @@ const TOP_MEMBERS_SQL = `
 // row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
 const LOAD_COHORTS_SQL = `
   CREATE TEMP TABLE report_cohorts ON COMMIT DROP AS
-  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size
-    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week
+  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size, joined_at
+    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week,
+                 min(at) AS joined_at
             FROM engagement_membership_changes
            WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
            GROUP BY 1, 2
