@@ -1,7 +1,7 @@
 # One image for the three wa-lake processes (architecture.md §10): `wa-lake collector` (default), `wa-lake worker`,
 # `wa-lake ingest-api`, plus the one-shot `wa-lake migrate`. See docker-compose.temporal.yml and
 # docs/runbook.md §10. Checked statically by test/unit/deploy/dockerfile.test.ts (hadolint when installed) and
-# built and run for real by scripts/test-container.sh (`npm run test:container`, issue #32).
+# built and run for real by scripts/test-container.sh (`npm run test:container`, ADR 0018).
 # No `# syntax=` line: it would make BuildKit pull a frontend image; the built-in frontend has all this uses.
 
 # ---- build: full toolchain, dev dependencies, tsc → dist/ ------------------------------------------------

@@ -1,4 +1,4 @@
-// Which folder may import which (issue #15): the rules each folder's README states, as lint rules; and
+// Which folder may import which: the rules each folder's README states, as lint rules; and
 // where the WhatsApp JID rules live (`jidRuleConfigs`). eslint.config.js spreads `importRuleConfigs` and
 // `jidRuleConfigs` into the real configuration, and test/unit/lint/ lints deliberately wrong code against the
 // same objects, so the tests prove the rules the repository runs, not a copy of them.
@@ -210,7 +210,7 @@ export const inlineJidRuleSelectors = [
   },
 ];
 
-/** Flat-config objects that keep the JID rules in their one module (issue #23 item 3). */
+/** Flat-config objects that keep the JID rules in their one module (ADR 0021). */
 export const jidRuleConfigs = [
   {
     files: ['**/*.ts'],

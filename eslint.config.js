@@ -51,9 +51,9 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off', '@typescript-eslint/unbound-method': 'off' },
   },
-  // Which folder may import which, and what workflow code may not import (issue #15).
+  // Which folder may import which, and what workflow code may not import.
   ...importRuleConfigs,
-  // JID rules live in common/whatsapp-jid.ts only (issue #23 item 3).
+  // JID rules live in common/whatsapp-jid.ts only (ADR 0021).
   ...jidRuleConfigs,
   prettier
 );

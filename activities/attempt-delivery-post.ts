@@ -6,7 +6,7 @@ import type { DeliveryAttemptOutcome } from './classify-delivery-response.js';
 export const RESPONSE_EXCERPT_MAX_CHARS = 1_000;
 
 /**
- * How many bytes of a response body an attempt reads at most (issue #25 item 2): past it the body is
+ * How many bytes of a response body an attempt reads at most (ADR 0014): past it the body is
  * cancelled, which closes the connection, so a 400 MB answer costs 64 KiB of memory, not 800 MB.
  */
 export const RESPONSE_BODY_MAX_BYTES = 64 * 1024;

@@ -64,7 +64,7 @@ export function parseRetryAfterMs(value: string | null | undefined, nowMs: numbe
 
 /**
  * Classifies one delivery attempt per the architecture.md §7 table. Pure: no I/O, no clock (pass `nowMs`).
- * Source: architecture.md §7, issue #3 item 1.
+ * Source: architecture.md §7, ADR 0002.
  *
  * @param outcome - the attempt's response status (plus `Retry-After`), timeout or network error.
  * @param nowMs - epoch milliseconds, used only to turn an HTTP-date `Retry-After` into a delay.

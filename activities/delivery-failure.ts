@@ -10,7 +10,7 @@ export type DeliveryFailureTypes = Readonly<Record<FailedDeliveryClass['kind'], 
 
 /**
  * Maps a classified failed attempt to the `ApplicationFailure` its workflow branches on, the same way for
- * lake delivery and status webhooks (architecture.md §7, §12; issue #10 item 8): `rejected` is non-retryable
+ * lake delivery and status webhooks (architecture.md §7, §12; ADR 0011): `rejected` is non-retryable
  * (→ dead-letter); `unauthorized` and `misconfigured` are non-retryable for the activity only (the
  * workflow alerts and retries in its own loop); `transient` is retryable, with `Retry-After` as
  * `nextRetryDelay`. `details[0]` is {@link IngestFailureDetails}.

@@ -21,11 +21,11 @@ export interface Activities {
   sendAlert(alert: Alert): Promise<SendAlertResult>;
   recordDeadLetter(entry: DeadLetterEntry): Promise<void>;
   resolveDeadLetters(request: ResolveDeadLettersRequest): Promise<void>;
-  // Outbound send (architecture.md §12, issue #10).
+  // Outbound send (architecture.md §12, ADR 0009).
   reportSendTransition(input: ReportSendTransitionInput): Promise<void>;
   requestDispatchSlot(input: { accountId: string; request: DispatchRequest }): Promise<void>;
   pauseAccountSending(input: { accountId: string; reason: string }): Promise<void>;
-  // Status webhooks to the caller (issue #10 item 8, ADR 0011).
+  // Status webhooks to the caller (ADR 0011).
   postSendStatusWebhook(input: SendStatusDeliveryInput): Promise<SendStatusDeliveryResult>;
 }
 

@@ -78,7 +78,7 @@ export function createPostEventToIngest(deps: PostEventDeps): (input: PostEventI
   return async function postEventToIngest(input: PostEventInput): Promise<PostEventResult> {
     const context = Context.current();
     // A regular attempt heartbeats while the POST is in flight, so a killed worker's attempt times out
-    // after POST_EVENT_HEARTBEAT_TIMEOUT_MS (issue #14 item 6). A local attempt cannot heartbeat: its
+    // after POST_EVENT_HEARTBEAT_TIMEOUT_MS (ADR 0008). A local attempt cannot heartbeat: its
     // workflow task times out instead.
     const heartbeats = context.info.isLocal
       ? null

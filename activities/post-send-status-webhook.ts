@@ -125,7 +125,7 @@ async function reportOutcome(
 }
 
 /**
- * Builds the `postSendStatusWebhook` activity (issue #10 item 8, ADR 0011): asks the ingest API for the
+ * Builds the `postSendStatusWebhook` activity (ADR 0011): asks the ingest API for the
  * signed Standard Webhooks request of one status change (fresh `webhook-timestamp`, constant
  * `webhook-id`), POSTs it to the API key's webhook URL (≤ 10 s, redirects never followed, the URL and every address
  * it resolves to checked against the webhook policy, at most 64 KiB of the answer read) and classifies

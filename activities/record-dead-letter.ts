@@ -26,15 +26,15 @@ export interface DeadLetterDeps {
 const SIGNAL_WITH_START_RACE_RETRIES = 5;
 const SIGNAL_WITH_START_RACE_DELAY_MS = 100;
 
-/** Alert kind raised when events are dead-lettered (issue #12 item 6). */
+/** Alert kind raised when events are dead-lettered. */
 export const DEAD_LETTERED_ALERT_KIND = 'events_dead_lettered';
 
 /**
  * Builds the `recordDeadLetter` activity: signal-with-start of the single dead-letter workflow
  * (`DEAD_LETTER_WORKFLOW_ID`) with one entry. Workflow code cannot signal-with-start, hence an activity;
  * it is idempotent (the workflow keys entries by `eventId`), so activity retries are harmless. Then raises
- * `events_dead_lettered` through the alert sink, which sends one per window (issue #12 item 6).
- * Source: architecture.md §7, issue #3 item 2.
+ * `events_dead_lettered` through the alert sink, which sends one per window.
+ * Source: architecture.md §7, ADR 0002.
  *
  * @throws whatever the client throws (retried by the activity retry policy); "already started", which
  *   signal-with-start answers while the run continues as new, is first retried here (up to 5 times,

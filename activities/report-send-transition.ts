@@ -12,7 +12,7 @@ export interface ReportSendTransitionInput extends SendTransition {
  * Builds the `reportSendTransition` activity: POSTs one state reached by `sendMessage` to the ingest
  * API's signed `/api/internal/send-transitions` (same origin as `WEBHOOK_URL`, same HMAC as lake
  * deliveries, architecture.md §7), so `GET /api/v1/messages/:id` shows it. Idempotent on the server (one row
- * per message and state). Source: architecture.md §12, issue #10.
+ * per message and state). Source: architecture.md §12, ADR 0009.
  *
  * @throws ApplicationFailure (retryable) on a non-2xx answer or a network error; 4xx other than
  *   408/429 are non-retryable (`SendTransitionRejectedError`): the row is unknown or the report malformed.

@@ -13,7 +13,7 @@ export interface SendGateSettings {
   ratePerMinute: number;
   burst: number;
   marketingJitterMaxMs: number;
-  /** Least time between two grants to one recipient (`SEND_RECIPIENT_INTERVAL_MS`, issue #31 item 5); 0 = none. */
+  /** Least time between two grants to one recipient (`SEND_RECIPIENT_INTERVAL_MS`, ADR 0015); 0 = none. */
   perRecipientIntervalMs?: number;
 }
 

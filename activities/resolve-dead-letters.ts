@@ -26,7 +26,7 @@ export async function signalResolveDeadLetters(client: Client, request: ResolveD
 /**
  * Builds the `resolveDeadLetters` activity, run by `deliverEvent` when an event is delivered by a run
  * that was reset (the operator's `temporal workflow reset` or `wa-lake dlq replay`), so the entry is
- * closed without a second operator step. Source: architecture.md §7, issue #3 item 6.
+ * closed without a second operator step. Source: architecture.md §7, ADR 0002.
  *
  * @throws whatever the client throws, except "not found" (retried by the activity retry policy).
  */

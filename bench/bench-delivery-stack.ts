@@ -41,8 +41,10 @@ export async function startBenchDeliveryStack(prefix: string): Promise<BenchDeli
     uiPort: null,
   });
   const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  // The stack's own outbox and status file, so `wa-lake status --data-dir` reads the bench as it reads `wa-lake dev`.
   const config = loadCollectorConfig({
-    OUTBOX_PATH: join(dataDir, 'bench-outbox.sqlite'),
+    OUTBOX_PATH: stack.outboxPath,
+    COLLECTOR_STATUS_PATH: stack.collectorStatusPath,
     AUTH_DIR: join(dataDir, 'auth'),
   });
   const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });

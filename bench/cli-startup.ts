@@ -1,4 +1,4 @@
-// Issue #26 item 3: how long `wa-lake` takes before it does anything, measured from outside as a user waits for it.
+// ADR 0017: how long `wa-lake` takes before it does anything, measured from outside as a user waits for it.
 // Rounds alternate `node -e 0` (the floor: Node itself), `wa-lake --help` and `wa-lake members list` against an
 // embedded, migrated, empty lake (a database command: connect, one query, print). Prints the medians, the
 // command's overhead over the floor, and the targets: --help < 1 s, a database command's overhead < 1.5 s.

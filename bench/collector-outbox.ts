@@ -1,5 +1,5 @@
 /**
- * Benchmark of capture → outbox (issue #4 item 6): events/s through `EventPipeline` (filter,
+ * Benchmark of capture → outbox: events/s through `EventPipeline` (filter,
  * normalize, event_id, one `synchronous=FULL` transaction per Baileys event) for batches of 1 and of
  * 100, and the process RSS with 100 000 pending rows. Run: `npx tsx bench/collector-outbox.ts`.
  * Targets on the 2-core machine: ≥ 30 000 events/s in batches of 100, RSS ≤ 250 MB.
@@ -154,7 +154,7 @@ export function runCollectorOutboxBench(): Promise<Record<string, number>> {
   return Promise.resolve(results);
 }
 
-/** A target of issue #4 item 6 on the 2-core machine, printed next to the figure it applies to. */
+/** A target of the collector outbox on the 2-core machine, printed next to the figure it applies to. */
 interface BenchTarget {
   text: string;
   isMet(value: number): boolean;

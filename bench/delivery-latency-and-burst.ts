@@ -1,5 +1,5 @@
 /**
- * Benchmark of the delivery path as `wa-lake dev` runs it (issue #14 items 1–4): the local stack (Temporal
+ * Benchmark of the delivery path as `wa-lake dev` runs it (ADR 0008): the local stack (Temporal
  * dev server with its state file, embedded PostgreSQL, ingest API, worker) plus the collector's own
  * path — `EventPipeline` → SQLite outbox → `OutboxRelay` (woken by the enqueue, eager start over the
  * worker's connection) → `deliverEvent` → ingest → PostgreSQL. Only WhatsApp is replaced: the bench calls

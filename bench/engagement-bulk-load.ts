@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-/** Sizes of a generated community (issue #11 item 7: 1,000,000 messages, 5,000 members, 50 groups). */
+/** Sizes of a generated community (ADR 0013: 1,000,000 messages, 5,000 members, 50 groups). */
 export interface CommunitySize {
   messages: number;
   members: number;
@@ -13,7 +13,7 @@ export const BENCH_COMMUNITY: CommunitySize = { messages: 1_000_000, members: 5_
 
 /**
  * Loads a synthetic community straight into the read-model tables with set-based SQL (the "equivalent
- * bulk load" issue #11 item 7 allows; the write path's own rate is measured by `bench/ingest-api.ts`).
+ * bulk load" ADR 0013 allows; the write path's own rate is measured by `bench/ingest-api.ts`).
  * Shape: every member is in two groups; messages come in sessions of ~7 (one member, group and day),
  * sessions are skewed towards a core of members (so there are heavy posters and lurkers); 1 member in
  * 10 posts under a phone JID that an alias merges into their LID; 70 % joined during the period

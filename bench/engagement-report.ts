@@ -1,5 +1,5 @@
 /**
- * Benchmark of the engagement report (issue #11 item 7): a lake of 1,000,000 messages, 5,000 members and
+ * Benchmark of the engagement report (ADR 0013): a lake of 1,000,000 messages, 5,000 members and
  * 50 groups (bulk-loaded with set-based SQL, `bench/engagement-bulk-load.ts`), then the whole
  * `wa-lake report --html` work — every query and the rendering of every chart — timed ROUNDS times.
  * Target: under 5 s. Run: `npx tsx bench/engagement-report.ts`.

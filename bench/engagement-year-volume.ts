@@ -116,17 +116,10 @@ async function main(): Promise<void> {
     let started = performance.now();
     await bulkLoadCommunity(loadPool, size);
     line(`  bulk load ${String(Math.round(performance.now() - started))} ms (load ${load()})`);
-    const client = await loadPool.connect();
-    try {
-      started = performance.now();
-      await catchUpEngagementRollup(client);
-      await client.query('ANALYZE engagement_rollup_member_days; ANALYZE engagement_rollup_hours');
-      line(
-        `  first count into the rollup tables ${String(Math.round(performance.now() - started))} ms (load ${load()})`
-      );
-    } finally {
-      client.release();
-    }
+    started = performance.now();
+    await catchUpEngagementRollup(loadPool);
+    await loadPool.query('ANALYZE engagement_rollup_member_days; ANALYZE engagement_rollup_hours');
+    line(`  first count into the rollup tables ${String(Math.round(performance.now() - started))} ms (load ${load()})`);
     const bounds = await pool.query<{ last: string; from: string; to: string; group: string; member: string }>(
       `SELECT to_char(max(day), 'YYYY-MM-DD') AS last, to_char(max(day) - 29, 'YYYY-MM-DD') AS from,
               to_char(date_trunc('month', max(day)) - interval '1 month', 'YYYY-MM-DD') AS month_from,

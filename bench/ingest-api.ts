@@ -1,5 +1,5 @@
 /**
- * Benchmark of the ingest API (issue #5 item 8): signed requests per second at concurrency 16 and 64
+ * Benchmark of the ingest API (ADR 0006): signed requests per second at concurrency 16 and 64
  * against a listening server on 127.0.0.1 backed by embedded PostgreSQL, next to the rate of the raw
  * `INSERT … ON CONFLICT DO NOTHING` through the same pool without HTTP, and their ratio (target ≥ 0.6).
  * The HTTP client runs in a worker thread (`bench/ingest-load-generator.ts`) so it never runs on the
@@ -40,7 +40,7 @@ const SECRET = 'bench-secret-0123456789abcdef';
 const CHAT_JID = '120363000000000001@g.us';
 const LOAD_GENERATOR_URL = new URL('./ingest-load-generator.ts', import.meta.url).href;
 
-/** A group text message from one of 5,000 members, sent now (issue #11: many members, as the engagement views count them). */
+/** A group text message from one of 5,000 members, sent now (many members, as the engagement views count them). */
 function messageBody(): string {
   const member = String(Math.floor(Math.random() * 5_000)).padStart(14, '0');
   return JSON.stringify({
@@ -117,7 +117,7 @@ async function measure(
   return Math.round(total / (Number(process.hrtime.bigint() - started) / 1e9));
 }
 
-// The baseline of issue #5: one single-row `INSERT … ON CONFLICT DO NOTHING` per event (named, so
+// The baseline: one single-row `INSERT … ON CONFLICT DO NOTHING` per event (named, so
 // prepared once per connection; the same columns and parameters the API stores), through the same pool
 // at the same concurrency. The API itself writes events without projection work by group commit
 // (ADR 0006); the table shows how many rows its statements carried.
@@ -189,13 +189,13 @@ function buildBenchApps(pool: pg.Pool, floorPool: pg.Pool, batches: BatchCounter
   const common = { webhookSecrets: [SECRET], bodyLimitBytes: 4 * 1024 * 1024, logger };
   const repository = new EventsRepository(pool, logger, { onInsertBatch: batches.record });
   const app = buildApp({ ...common, repository, metrics: createIngestMetrics() });
-  // Issue #11 item 7: the same app without the message read model and its rollup, to price them.
+  // ADR 0013: the same app without the message read model and its rollup, to price them.
   const noReadModelApp = buildApp({
     ...common,
     repository: new EventsRepository(pool, logger, { isMessageReadModelEnabled: false }),
     metrics: createIngestMetrics(),
   });
-  // Issue #11 item 7, the ceiling of any read model: without ours, on a database whose raw-row statements
+  // ADR 0013, the ceiling of any read model: without ours, on a database whose raw-row statements
   // also write one plain message row per message (`message-row-floor.ts`).
   const messageRowFloorApp = buildApp({
     ...common,
@@ -299,7 +299,7 @@ async function measureLevel(
 }
 
 /**
- * Ingest API throughput (issue #5 item 8). For each concurrency level: best and median of ROUNDS
+ * Ingest API throughput (ADR 0006). For each concurrency level: best and median of ROUNDS
  * measurements of OPERATIONS signed requests (client in a worker thread) and of OPERATIONS raw inserts
  * (this process, same pool, same concurrency), their ratios, `rows_per_statement_c*` (mean rows per
  * group-commit statement during the HTTP rounds), and `http_no_db_rps_c*`: the same app
@@ -378,7 +378,7 @@ function printTable(results: Record<string, number>): void {
     const verdict = (results[`ratio_median_c${c}`] ?? 0) >= TARGET_RATIO ? 'met' : 'NOT MET';
     process.stdout.write(`  ${String(c).padEnd(12)} ${cells.join(' ')} ${verdict.padStart(13)}\n`);
   }
-  // Issue #11 item 7: signed-insert rate with the message read model and rollup vs without, same run.
+  // ADR 0013: signed-insert rate with the message read model and rollup vs without, same run.
   for (const c of CONCURRENCY_LEVELS) {
     const value = results[`read_model_ratio_median_c${c}`] ?? 0;
     process.stdout.write(

@@ -1,5 +1,5 @@
 /**
- * Ingest throughput under a concurrent API-key-guessing flood (issue #25 item 3, ADR 0014): signed
+ * Ingest throughput under a concurrent API-key-guessing flood (ADR 0014): signed
  * deliveries at concurrency 16 from one worker thread, alone and while a second worker thread floods
  * `POST /api/v1/messages` with wrong keys at concurrency 16 from the same address, alternating rounds in
  * one run. Target: median throughput under the flood ≥ 0.8 × the median without it. About 40 s.

@@ -1,6 +1,6 @@
 /**
  * HTTP load generator for `bench/ingest-api.ts`, run in a `worker_threads` Worker so that client work
- * never runs on the server's event loop (issue #5 item 8). It is a lean keep-alive HTTP/1.1 client
+ * never runs on the server's event loop (ADR 0006). It is a lean keep-alive HTTP/1.1 client
  * over raw loopback sockets, as wrk and autocannon are: requests arrive already serialized (headers,
  * signature and body, built before the clock starts), one request in flight per connection, and each
  * answer is read up to its `Content-Length` and checked for the expected status.

@@ -1,5 +1,5 @@
 /**
- * The floor of any message read model on this host (issue #11 item 7): a lake database whose raw-row INSERT
+ * The floor of any message read model on this host (ADR 0013): a lake database whose raw-row INSERT
  * statements also write one row of `whatsapp_message_records` per message — its primary key and the fields
  * item 1 needs, nothing merged, no rollup — in the same statement's transaction, through an AFTER INSERT
  * statement trigger. The ingest API without its read model on this database prices "one more indexed row

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the payload codec (issue #13 item 5): the delivery path — a client starts `deliverEvent`
+ * Benchmark of the payload codec (ADR 0010): the delivery path — a client starts `deliverEvent`
  * (encode), the real worker runs it (decode, encode of activity input/results) and POSTs to a stub
  * ingest on 127.0.0.1 answering 201 — with the AES-256-GCM codec on and off, in the same run, rounds
  * alternating so machine load hits both alike. Reports events/s per mode (median of rounds), the ratio

@@ -37,7 +37,7 @@ export function processTreeCpuSeconds(rootPid: number): number {
 /**
  * CPU seconds (user + system) used so far by the calling thread alone, from `/proc/thread-self/stat` (Linux only).
  * On the ingest bench this is the API's event-loop thread: the one thread every request goes through, and at
- * high concurrency the one that bounds the rate (issue #11 item 7), apart from the load client's worker and V8's
+ * high concurrency the one that bounds the rate (ADR 0013), apart from the load client's worker and V8's
  * helper threads, which `process.cpuUsage()` adds in.
  */
 export function currentThreadCpuSeconds(): number {

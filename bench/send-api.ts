@@ -1,5 +1,5 @@
 /**
- * Benchmark of the send request API (issue #10 item 11), two figures:
+ * Benchmark of the send request API, two figures:
  * 1. accepted requests per second through `POST /api/v1/messages` (key check, validation, intent
  *    committed, 202) as a ratio to signed ingest inserts (`POST /api/webhooks/whatsapp`, 201) in the same
  *    run, same server, same pool, same concurrency (target ≥ 0.5). The workflow start is not part of the

@@ -1,5 +1,5 @@
 /**
- * 202 → workflow started latency of the send request API (issue #10 item 11, target p50 ≤ 100 ms at 20
+ * 202 → workflow started latency of the send request API (target p50 ≤ 100 ms at 20
  * requests/s): the ingest API wired as in production (`createSendComponents`: lazy Temporal client with the
  * payload codec, immediate start after COMMIT, sweeper running) against a real `temporal server start-dev`
  * with a state file (WAL, `synchronous=FULL`, as `wa-lake dev` runs it). Requests are sent open-loop at a

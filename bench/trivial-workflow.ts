@@ -1,5 +1,5 @@
 /**
- * The dev server's ceiling workload for `bench/delivery-latency-and-burst.ts` (issue #14 item 3): a
+ * The dev server's ceiling workload for `bench/delivery-latency-and-burst.ts` (ADR 0008): a
  * trivial workflow with one regular no-op activity, bundled by the bench's baseline worker.
  */
 import { proxyActivities } from '@temporalio/workflow';

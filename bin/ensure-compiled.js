@@ -1,4 +1,4 @@
-// Keeps dist/ (the compiled CLI) in step with the TypeScript sources (architecture.md §10, issue #26 item 3):
+// Keeps dist/ (the compiled CLI) in step with the TypeScript sources (architecture.md §10, ADR 0017):
 // `wa-lake` runs compiled JavaScript, and never code older than its sources. Plain JavaScript: it runs before
 // anything can compile TypeScript. Used by bin/wa-lake.js, scripts/prepare-dist.mjs (npm's `prepare`, so
 // `npm ci` builds) and the integration tests' global setup.

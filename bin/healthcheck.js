@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Container healthcheck of the three wa-lake processes (issue #32 item 4, architecture.md §10). Plain Node,
+// Container healthcheck of the three wa-lake processes (ADR 0018, architecture.md §10). Plain Node,
 // no dependency and not the CLI, so a probe costs one short `node` start, not the whole CLI every 30 s.
 //
 //   node bin/healthcheck.js [collector|worker|ingest-api]

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry of the `wa-lake` CLI: runs the compiled tree in dist/ (issue #26 item 3), compiling it first when a source
+// Entry of the `wa-lake` CLI: runs the compiled tree in dist/ (ADR 0017), compiling it first when a source
 // is newer than the last build, so a `git pull` or an edit never runs stale code. An image without sources (the
 // container) runs its dist/ as built.
 import { ensureCompiled } from './ensure-compiled.js';

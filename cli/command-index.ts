@@ -41,7 +41,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
 ];
 
 /**
- * What the build records about the commands (`dist/cli/command-index.json`, issue #26 item 3): the top-level
+ * What the build records about the commands (`dist/cli/command-index.json`, ADR 0017): the top-level
  * help text and, for each command name and alias, the id of the module that registers it. With it, `wa-lake X`
  * imports only X's module, and `wa-lake --help` imports none.
  */

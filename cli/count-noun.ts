@@ -1,7 +1,7 @@
 const englishPlural = new Intl.PluralRules('en-US');
 
 /**
- * `1 link`, `2 links`, `0 rows`: a count with its noun in the right number (issue #26 item 5: "1 links",
+ * `1 link`, `2 links`, `0 rows`: a count with its noun in the right number ("1 links",
  * "1 rows", "1 aliases" in CLI output).
  *
  * @param plural - the plural form when it is not `singular` + `s` (e.g. `aliases`, `entries`).

@@ -15,7 +15,7 @@ const REASONS: Readonly<Record<string, string>> = {
 
 /**
  * The sentence for a failed read or write of `path` the user named (`report --html`, `members import`): a
- * bare `ENOENT: no such file or directory, open …` or `EISDIR` told them nothing (issue #26 item 5).
+ * bare `ENOENT: no such file or directory, open …` or `EISDIR` told them nothing.
  * Errors without a system code are returned unchanged.
  *
  * @param action - what was attempted, e.g. `read the CSV file` or `write the report to`.

@@ -6,7 +6,7 @@ import { createProgram, planCommand, readCommandIndex, registerCommandModules } 
 process.umask(PRIVATE_UMASK);
 
 // Entry of the `wa-lake` CLI (architecture.md §10): wiring only; every command lives in cli/commands/. Only the
-// module of the command asked for is imported (issue #26 item 3): the others pull in Baileys, Fastify, Temporal….
+// module of the command asked for is imported (ADR 0017): the others pull in Baileys, Fastify, Temporal….
 const program = createProgram();
 const index = readCommandIndex(new URL('./command-index.json', import.meta.url));
 const plan = planCommand(process.argv.slice(2), index);

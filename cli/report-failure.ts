@@ -39,7 +39,7 @@ function writeFailure(text: string, logFormat: string | undefined): void {
 /**
  * Writes what a failed command says to the operator on stderr and returns its exit code (architecture.md §10):
  * an invalid configuration (1), Ctrl-C during start-up (130), anything else as one sentence with its causes (1),
- * or with the stack when `logLevel` is `debug` or `trace`. Imported only when a command failed (issue #26 item 3).
+ * or with the stack when `logLevel` is `debug` or `trace`. Imported only when a command failed (ADR 0017).
  * `logFormat` is `LOG_FORMAT`: `json` writes one JSON record instead of text.
  */
 export function reportFailure(err: unknown, logLevel: string | undefined, logFormat?: string): number {

@@ -17,7 +17,7 @@ export interface ShutdownSignal {
 
 /**
  * Installs SIGINT/SIGTERM handlers at once, before anything starts, so a Ctrl-C during start-up still
- * stops what was started (issue #2: nothing left running, no port taken). The first signal aborts
+ * stops what was started (nothing left running, no port taken). The first signal aborts
  * `signal`; a second one while stopping kills the spawned servers (Temporal dev server, PostgreSQL) and
  * exits with code 130, so a stuck shutdown never traps the operator.
  */

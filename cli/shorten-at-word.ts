@@ -2,7 +2,7 @@ const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
 /**
  * `text` on one line, at most `maxChars` characters (code points): whitespace runs become one space, and a
- * longer text is cut at the end of its last whole word that fits and gets `…` (issue #26 item 5: `dlq list`
+ * longer text is cut at the end of its last whole word that fits and gets `…` (`dlq list`
  * cut excerpts mid-word). A first word longer than `maxChars` is cut inside it: there is no earlier boundary.
  */
 export function shortenAtWord(text: string, maxChars: number): string {

@@ -45,7 +45,7 @@ function sendError(reply: FastifyReply, code: CodecServerErrorCode, message: str
 }
 
 /**
- * Builds the codec server (architecture.md §14, issue #13 item 2) without listening: Temporal's remote codec
+ * Builds the codec server (architecture.md §14, ADR 0010) without listening: Temporal's remote codec
  * protocol, `POST /encode` and `POST /decode` with `{payloads: [...]}` bodies, so the Web UI and the
  * `temporal` CLI (`--codec-endpoint`, `--codec-auth "Bearer …"`) show decrypted payloads to whoever holds
  * the token. The token is accepted as `Authorization: Bearer <token>`, or as the first path segment

@@ -3,7 +3,7 @@ import { envBoolean, envInt, envLogLevel, parseConfig } from '../common/config-s
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 
 /**
- * Environment of `wa-lake codec-server` (architecture.md §14, issue #13 item 2); keys are the env var names.
+ * Environment of `wa-lake codec-server` (architecture.md §14, ADR 0010); keys are the env var names.
  * `CODEC_SERVER_CORS_ORIGINS` lists the Temporal Web UI origins allowed to call it from a browser.
  */
 export const codecServerEnvSchema = z.object({

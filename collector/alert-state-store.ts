@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { AlertWindowClaim, AlertWindowLedger } from '../common/alert-window-ledger.js';
 import { OutboxOpenError } from './errors.js';
-import { openOutboxDatabase } from './open-outbox-database.js';
+import { openCollectorDatabase } from './open-collector-database.js';
 
 const ALERT_STATE_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS alert_windows (
@@ -24,7 +24,7 @@ const CLAIM_SQL = `INSERT INTO alert_windows (kind, sent_at_ms) VALUES (@kind, @
  * The collector's state that must outlive the process, in the outbox file (its own connection, WAL):
  * when each alert kind was last sent (an {@link AlertWindowLedger}: one `temporal_unreachable` per
  * outage however often the collector restarts, even while Temporal itself is down) and small named
- * marks such as the dead-row count already reported. Source: issue #14 item 5, architecture.md §5.
+ * marks such as the dead-row count already reported. Source:, architecture.md §5.
  */
 export class AlertStateStore implements AlertWindowLedger {
   private readonly claimStatement: Database.Statement;
@@ -45,7 +45,7 @@ export class AlertStateStore implements AlertWindowLedger {
   static open(options: { path: string; now?: () => number }): AlertStateStore {
     let db: Database.Database | undefined;
     try {
-      db = openOutboxDatabase(options.path);
+      db = openCollectorDatabase(options.path);
       db.exec(ALERT_STATE_SCHEMA_SQL);
       return new AlertStateStore(db, options.now ?? Date.now);
     } catch (err) {

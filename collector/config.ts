@@ -41,9 +41,9 @@ export const collectorEnvSchema = z.object({
   SESSION_DOWN_ALERT_MS: envInt(5 * MINUTE_MS, 1000, DAY_MS),
   SESSION_REPLACED_ALERT_COUNT: envInt(2, 1, 100),
   HEARTBEAT_INTERVAL_MS: envInt(MINUTE_MS, 1000, 60 * MINUTE_MS),
-  /** Beat sent through the lake while the session is open; a silence over twice it is unobserved (issue #29). */
+  /** Beat sent through the lake while the session is open; a silence over twice it is unobserved (ADR 0016). */
   COVERAGE_HEARTBEAT_INTERVAL_MS: envInt(5 * MINUTE_MS, 1000, 60 * MINUTE_MS),
-  /** History backfill (issue #29 item 3, ADR 0016): messages per `fetchMessageHistory` request. */
+  /** History backfill (ADR 0016): messages per `fetchMessageHistory` request. */
   BACKFILL_PAGE_SIZE: envInt(50, 1, 500),
   /** At most one history request per this interval, for every group together (ban risk). */
   BACKFILL_REQUEST_INTERVAL_MS: envInt(30_000, 1000, DAY_MS),
@@ -52,7 +52,7 @@ export const collectorEnvSchema = z.object({
   BACKFILL_MAX_ATTEMPTS: envInt(3, 1, 100),
   /** A reconnect after a session gap at least this long backfills every group over the gap; 0 turns it off. */
   BACKFILL_AFTER_GAP_MS: envInt(10 * MINUTE_MS, 0, 30 * DAY_MS),
-  /** The healthcheck fails once the live session has had no WhatsApp connection this long (issue #32). */
+  /** The healthcheck fails once the live session has had no WhatsApp connection this long (ADR 0018). */
   HEALTHCHECK_WHATSAPP_DOWN_MS: envInt(10 * MINUTE_MS, 0, 30 * DAY_MS),
   ALERT_WEBHOOK_URL: envHttpUrl.optional(),
   ALERT_WINDOW_MS: envInt(15 * MINUTE_MS, 1000, DAY_MS),

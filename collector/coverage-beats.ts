@@ -1,9 +1,9 @@
 import type { Logger } from '../common/logger.js';
 import { jidNormalizedUser } from '../common/whatsapp-jid.js';
 
-/** Event type of a session change the collector reports about itself (issue #29 item 2). */
+/** Event type of a session change the collector reports about itself (ADR 0016). */
 export const SESSION_EVENT_TYPE = 'collector.session';
-/** Event type of the collector's periodic "still observing" beat (issue #29 item 2). */
+/** Event type of the collector's periodic "still observing" beat (ADR 0016). */
 export const HEARTBEAT_EVENT_TYPE = 'collector.heartbeat';
 
 /**
@@ -40,7 +40,7 @@ export interface CoverageBeatsOptions {
 }
 
 /**
- * The collector's own record of when it observed (issue #29 item 2): a `collector.session` event when the
+ * The collector's own record of when it observed (ADR 0016): a `collector.session` event when the
  * session opens (after the group snapshots, with the groups) and when it stops being open, and a
  * `collector.heartbeat` every `intervalMs` while open. They go through the outbox, Temporal and the lake like
  * any event, so they survive the same faults, and the lake's `whatsapp_coverage` is derived from them. A

@@ -12,7 +12,7 @@ export interface KeptItem {
   item: unknown;
   /** `notify` / `append` for `messages.upsert`. */
   upsertType?: string;
-  /** `history` / `on_demand` for the items of a history push; absent for live events (issue #29). */
+  /** `history` / `on_demand` for the items of a history push; absent for live events (ADR 0016). */
   source?: EventSource;
 }
 

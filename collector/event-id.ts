@@ -37,7 +37,7 @@ export function hashItem(value: JsonValue): string {
   return sha1(canonicalJson(value, omitFromHash), 'hex');
 }
 
-/** {@link hashItem} with the first collector's volatile fields (`*Pn`, `phoneNumber` hashed; issue #12 item 8). */
+/** {@link hashItem} with the first collector's volatile fields (`*Pn`, `phoneNumber` hashed). */
 function hashItemAsFirstCollector(value: JsonValue): string {
   return sha1(canonicalJson(value, omitFromFirstCollectorHash), 'hex');
 }
@@ -45,7 +45,7 @@ function hashItemAsFirstCollector(value: JsonValue): string {
 /**
  * The `size` of a snapshot whose participant list is partial (shorter than `size`, architecture.md §9), else
  * null. `size` is volatile because a complete list implies it; a partial list does not, so two
- * partial snapshots that differ only in `size` are different events (issue #12 item 3).
+ * partial snapshots that differ only in `size` are different events (ADR 0007).
  */
 function partialSnapshotSize(item: JsonValue): number | null {
   if (!isJsonObject(item)) return null;
@@ -98,14 +98,14 @@ function reactionParts(item: JsonObject, selfJid: string | null): string[] {
  * - `messages.reaction`: type · target `key.id` · reactor (`reaction.key.participant`, or the
  *   collector's own JID when absent and `fromMe`) · `reaction.text` (no `senderTimestampMs`);
  * - `messages.update`, `messages.delete`: type · group JID · `key.id` · `hash(item)`;
- * - every other type: type · group JID · `hash(item)`, then `size=N` for a partial snapshot (issue #12 item 3).
+ * - every other type: type · group JID · `hash(item)`, then `size=N` for a partial snapshot (ADR 0007).
  */
 export function eventIdName(input: EventIdInput): string {
   return nameWith(input, hashItem, true);
 }
 
 /**
- * The name the first collector gave the same item (issue #12 item 8): `*Pn` and `phoneNumber` fields
+ * The name the first collector gave the same item: `*Pn` and `phoneNumber` fields
  * were hashed, and a partial snapshot had no `size` part. Equal to {@link eventIdName} for items
  * without such fields.
  */
@@ -182,7 +182,7 @@ export function deriveEventId(input: EventIdInput): string {
 
 /**
  * The id the first collector gave the same item, when its key rules give another one than
- * {@link deriveEventId} (issue #12 item 8, docs/architecture.md "Backfilling the first collector's
+ * {@link deriveEventId} (docs/architecture.md "Backfilling the first collector's
  * trail"); null when both rules agree (every message with content, most others). Costs one more hash
  * of the item, so the pipeline asks only when replaying a trail.
  */

@@ -25,7 +25,7 @@ export interface EventKindRule {
   itemType?: string;
   /** Items of different stored types and the parts dropped (a history push); replaces `items`, `itemType`, `droppedParts`. */
   typedItems?: (data: unknown) => { items: HistoryItem[]; dropped: Record<string, number> };
-  /** Source of the event's items when it is not a live event (a history push, issue #29 item 1). */
+  /** Source of the event's items when it is not a live event (a history push, ADR 0016). */
   source?: (data: unknown) => EventSource;
   /** Parts of the event dropped before splitting, counted by reason code (e.g. history messages). */
   droppedParts?: (data: unknown) => Record<string, number>;
@@ -82,8 +82,7 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
     groupJid: keyRemoteJid,
     itemDrop: {
       dropCode: 'own_message_ack',
-      reason:
-        'ACKs of messages this account sent go to their send workflow by signal, never to the lake (issue #10 item 5)',
+      reason: 'ACKs of messages this account sent go to their send workflow by signal, never to the lake',
       matches: isOwnMessageStatusUpdate,
     },
   },
@@ -148,7 +147,7 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
   'messaging-history.set': {
     disposition: 'keep',
     reason:
-      'group messages, stubs and reactions of the push are kept as their live copies (issue #29); its lidPnMappings as lid-mapping.update identity data; messages outside groups are dropped',
+      'group messages, stubs and reactions of the push are kept as their live copies (ADR 0016); its lidPnMappings as lid-mapping.update identity data; messages outside groups are dropped',
     groupJidField: 'messages[i].key.remoteJid',
     typedItems: (data) => {
       const { items, outsideGroups } = splitHistoryPush(data);
@@ -159,17 +158,17 @@ export const EVENT_KINDS: Readonly<Record<string, EventKindRule>> = {
   },
   'collector.session': {
     disposition: 'keep',
-    reason: "the collector's own session open/close, the lake's record of when it observed (issue #29 item 2)",
+    reason: "the collector's own session open/close, the lake's record of when it observed (ADR 0016)",
     groupJid: () => null,
   },
   'collector.heartbeat': {
     disposition: 'keep',
-    reason: "the collector's periodic beat while its session is open (coverage, issue #29 item 2)",
+    reason: "the collector's periodic beat while its session is open (coverage, ADR 0016)",
     groupJid: () => null,
   },
   'collector.backfill': {
     disposition: 'keep',
-    reason: 'a history backfill of a group finished: the span it filled counts as observed (issue #29 item 3)',
+    reason: 'a history backfill of a group finished: the span it filled counts as observed (ADR 0016)',
     groupJidField: 'group_jid',
     groupJid: (item) => asString(readPath(item, 'group_jid')),
   },

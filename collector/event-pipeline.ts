@@ -29,18 +29,18 @@ export interface EventPipelineDeps {
   logger: Logger;
   /** The collector's own JID (from the session), used as reactor of its own reactions; null before login. */
   getSelfJid: () => string | null;
-  /** The account's LID (from the session), sent as `account_lid` beside `account_jid` (issue #27 case 7). */
+  /** The account's LID (from the session), sent as `account_lid` beside `account_jid` (ADR 0019). */
   getSelfLid?: () => string | null;
   limits?: BodyLimits;
   now?: () => number;
   /**
    * Also send the first collector's id of items whose key inputs differ from its rules (trail replay,
-   * issue #12 item 8): the lake then recognises the rows that collector stored.
+   *): the lake then recognises the rows that collector stored.
    */
   withFirstCollectorEventIds?: boolean;
   /**
    * Items a history push carried say `history` / `on_demand`, in a replay too (a capture keeps the event that
-   * carried them); the others say `live` (default) or `replay` (issue #29 item 1).
+   * carried them); the others say `live` (default) or `replay` (ADR 0016).
    */
   mode?: 'live' | 'replay';
 }
@@ -100,8 +100,8 @@ export class EventPipeline {
     outcome.inserted = result.inserted - result.deadInserted;
     outcome.duplicates = result.ignored;
     // Count the rows written, not the items prepared as dead: a repeated over-size item is already
-    // counted in `ignored`, and counting it as dead too made `wa-lake replay`'s kept line not add up
-    // (fresh-user defect: 400 new + 104 already there + 7 dead of 510 kept, 6 dead rows).
+    // counted in `ignored`, and counting it as dead too would make `wa-lake replay`'s kept line not add up
+    // (new + already there + dead = kept).
     outcome.dead = result.deadInserted;
     for (const row of dead)
       this.logger.warn({ eventId: row.eventId, type: row.type, reason: row.reason }, 'item quarantined as dead');

@@ -13,7 +13,7 @@ const isMemberJid = (pattern: RegExp, value: unknown): boolean =>
   typeof value === 'string' && new RegExp(`^${pattern.source}$`).test(value);
 
 /**
- * Erasure in the collector's outbox (architecture.md §14, issue #13 item 4), one SQLite transaction: bodies of
+ * Erasure in the collector's outbox (architecture.md §14, ADR 0010), one SQLite transaction: bodies of
  * messages the member wrote lose their content and sender name (`redactMessageBody`), and every JID of
  * the member in any body becomes `pseudonym` — the same one the lake uses in this run.
  *
@@ -42,7 +42,7 @@ export function forgetParticipantInOutbox(
 }
 
 /**
- * The JID user parts (digits) in the outbox for which `isMember` holds (issue #26 item 2): how a rerun of an
+ * The JID user parts (digits) in the outbox for which `isMember` holds (ADR 0017): how a rerun of an
  * incomplete erasure finds the member's LID after the lake's alias tying it to the phone number is gone (the
  * pending erasure recognises it by its hash). Reads every row that holds a participant JID; changes nothing.
  */

@@ -35,7 +35,7 @@ export interface CollectorStatus extends CollectorSnapshot {
   /**
    * ISO time since when the live session has had no WhatsApp connection (`open`): since start when it never
    * connected, since the drop otherwise; null while connected and in replay. The healthcheck fails once this
-   * is older than `HEALTHCHECK_WHATSAPP_DOWN_MS` (issue #32 item 4).
+   * is older than `HEALTHCHECK_WHATSAPP_DOWN_MS` (ADR 0018).
    */
   sessionDownSince: string | null;
   /**
@@ -102,6 +102,10 @@ export class Heartbeat {
         started: status.outbox.started,
         dead: status.outbox.dead,
         oldestPendingAgeMs: status.oldestPendingAgeMs,
+        // The log alone tells a history import's progress to the lake: rows handed to Temporal per second and
+        // how long the pending ones take at that rate (ADR 0016), as `wa-lake status` prints them.
+        outboxDrainPerSecond: status.outboxDrainPerSecond,
+        pendingEtaMs: pendingEtaMs(status.outbox.pending, status.outboxDrainPerSecond),
       },
       'collector heartbeat'
     );
@@ -157,6 +161,16 @@ export class Heartbeat {
     this.stoppedAt = new Date(this.now()).toISOString();
     this.beat();
   }
+}
+
+/**
+ * How long `pending` outbox rows take to reach Temporal at `drainPerSecond`: 0 when none wait, null when there is no
+ * rate yet or nothing drains.
+ */
+export function pendingEtaMs(pending: number, drainPerSecond: number | null): number | null {
+  if (pending === 0) return 0;
+  if (drainPerSecond === null || drainPerSecond <= 0) return null;
+  return Math.round((pending / drainPerSecond) * 1000);
 }
 
 /**

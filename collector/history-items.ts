@@ -3,7 +3,7 @@ import { isJidGroup } from '../common/whatsapp-jid.js';
 import { proto } from './normalize/baileys-helpers.js';
 
 /**
- * Where a lake row came from (issue #29 item 1): a live event, a history push WhatsApp sent on its own
+ * Where a lake row came from (ADR 0016): a live event, a history push WhatsApp sent on its own
  * (`messaging-history.set` of any other sync type), one the collector asked for (`ON_DEMAND`), or a
  * capture / trail replay. Not part of the `event_id`: the first stored copy's source is kept (ADR 0016).
  */
@@ -47,7 +47,7 @@ export function otherFormsOf(data: unknown): Map<string, string> {
 }
 
 /**
- * Completes the key of a history message (issue #29 items 1 and 6). WAProto's `MessageKey` has no
+ * Completes the key of a history message (ADR 0016). WAProto's `MessageKey` has no
  * `participantAlt` (Baileys adds it to live keys from its LID mapping store), and history may name the sender
  * only in `WebMessageInfo.participant`. So: a missing `key.participant` becomes the message's own
  * `participant`, else `key.participantAlt`; then a missing `participantAlt` becomes the other form of the
@@ -100,7 +100,7 @@ function reactionItems(message: Obj, otherForms: ReadonlyMap<string, string>): H
 
 /**
  * Splits one `messaging-history.set` (Baileys 7.0.0-rc14: `{chats, contacts, messages, lidPnMappings?,
- * syncType?, progress?, isLatest?}`) into lake items (issue #29 item 1): each group message (content,
+ * syncType?, progress?, isLatest?}`) into lake items (ADR 0016): each group message (content,
  * edits and revokes as protocol messages, revoke and group-change stubs) as a `messages.upsert` item
  * without `reactions` and `userReceipt` (a live copy has neither), each of its reactions as a
  * `messages.reaction` item, and each LID↔phone mapping as a `lid-mapping.update` item (ADR 0004).

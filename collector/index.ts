@@ -1,12 +1,12 @@
 /**
  * The collector's public entry point: what the CLI may use to run, inspect or lock a collector
- * (issue #15; cli/README.md). Everything else in this folder is internal and may change freely.
+ * (cli/README.md). Everything else in this folder is internal and may change freely.
  */
 export { describeUnusableReplay } from './capture/unusable-replay.js';
 export { eventIdFromName } from './event-id.js';
 export type { ReplaySummary } from './capture/replay-capture.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';
-export { readCollectorStatus, type CollectorStatus } from './heartbeat.js';
+export { pendingEtaMs, readCollectorStatus, type CollectorStatus } from './heartbeat.js';
 export { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
 export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
 export { OutboxStore, type OutboxState } from './outbox-store.js';
@@ -21,7 +21,7 @@ export { BackfillStore, type Backfill } from './backfill/backfill-store.js';
 
 /**
  * {@link import('./run-collector.js').runCollector}, imported when called: it loads Baileys, which a CLI command
- * that only reads the outbox or the config must not wait for (issue #26 item 3).
+ * that only reads the outbox or the config must not wait for (ADR 0017).
  */
 export async function runCollector(options: RunCollectorOptions): Promise<CollectorHandle> {
   return (await import('./run-collector.js')).runCollector(options);

@@ -23,7 +23,7 @@ export interface OutboxMonitorOptions {
   /** Clock in ms since the epoch (default `Date.now`). */
   now?: () => number;
   /**
-   * Where the dead-row count already reported survives a restart (issue #14 item 5: old dead rows are
+   * Where the dead-row count already reported survives a restart (old dead rows are
    * not reported again as new). Without it the count starts at 0 in each process.
    */
   deadCountMark?: { read(): number | null; write(value: number): void };

@@ -47,7 +47,7 @@ export interface OutboxRelayOptions {
   startTimeoutMs: number;
   /**
    * Ask Temporal to hand the first workflow task straight back to a worker that shares this client's
-   * `NativeConnection` (eager workflow start, issue #14 item 1). Only when such a worker runs in this
+   * `NativeConnection` (eager workflow start, ADR 0008). Only when such a worker runs in this
    * process (`wa-lake dev`); the SDK throws for a client on a plain `Connection`. Default false.
    */
   requestEagerStart?: boolean;
@@ -74,9 +74,9 @@ function grpcCodeOf(err: unknown): number | undefined {
  * When Temporal is unreachable the rows stay `pending` with exponential backoff plus jitter
  * (`recordStartFailure`), one `temporal_unreachable` alert per outage (the sink's window dedups
  * further); capture is never blocked. During an outage one row probes Temporal and the rows not
- * tried wait until that probe's retry without counting an attempt (`postponeUntried`, issue #14 item 6).
+ * tried wait until that probe's retry without counting an attempt (`postponeUntried`, ADR 0008).
  * Drains are serialized: only one runs at a time. The outbox wakes the relay when it commits new
- * pending rows (issue #14 item 1); `pollIntervalMs` is only the fallback for retries that come due.
+ * pending rows (ADR 0008); `pollIntervalMs` is only the fallback for retries that come due.
  */
 export class OutboxRelay {
   private readonly logger: Logger;

@@ -40,7 +40,7 @@ DROP INDEX IF EXISTS outbox_state;
 export const OUTBOX_MIGRATIONS: ReadonlyArray<{ version: number; why: string; sql: string }> = [
   {
     version: 1,
-    why: 'issue #15 item 4: the column counts workflow-start attempts, not deliveries',
+    why: 'The column counts workflow-start attempts, not deliveries',
     sql: 'ALTER TABLE outbox RENAME COLUMN attempts TO start_attempts;',
   },
 ];

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { OutboxOpenError } from './errors.js';
-import { openOutboxDatabase } from './open-outbox-database.js';
+import { openCollectorDatabase } from './open-collector-database.js';
 import {
   applyOutboxSchema,
   INSERT_ROWS_PER_STATEMENT,
@@ -153,7 +153,7 @@ export class OutboxStore {
   static open(options: { path: string }): OutboxStore {
     let db: Database.Database | undefined;
     try {
-      db = openOutboxDatabase(options.path);
+      db = openCollectorDatabase(options.path);
       // Random UUID keys dirty many index pages per batch: a larger checkpoint interval writes each
       // page back once for many commits, and a 16 MiB cache keeps the event_id index in memory.
       db.pragma('wal_autocheckpoint = 4000');
@@ -167,7 +167,7 @@ export class OutboxStore {
   }
 
   /**
-   * Rewrites row bodies in ONE transaction (erasure, architecture.md §14, issue #13 item 4): `transform` gets every
+   * Rewrites row bodies in ONE transaction (erasure, architecture.md §14, ADR 0010): `transform` gets every
    * row whose body contains one of `needles` (plain substrings) and returns the new body, or null to
    * leave it. `event_id` and state stay, so a pending row is still delivered (with the new body).
    * @returns the event ids of the rows changed.
@@ -206,7 +206,7 @@ export class OutboxStore {
 
   /**
    * Calls `listener` (synchronously, after the commit) whenever an enqueue inserted at least one
-   * `pending` row, so the outbox relay starts the workflow without waiting for its poll (issue #14 item 1).
+   * `pending` row, so the outbox relay starts the workflow without waiting for its poll (ADR 0008).
    * @returns a function that removes the listener.
    */
   onPendingCommitted(listener: () => void): () => void {
@@ -240,7 +240,7 @@ export class OutboxStore {
 
   /**
    * Moves `next_attempt_at` of `pending` rows that were not tried (Temporal was found down by another
-   * row), in one transaction; `start_attempts` and `last_error` stay as they were (issue #14 item 6).
+   * row), in one transaction; `start_attempts` and `last_error` stay as they were (ADR 0008).
    */
   postponeUntried(eventIds: string[], nextAttemptAtMs: number): void {
     this.postponeMany(eventIds, nextAttemptAtMs);

@@ -28,7 +28,7 @@ export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
 /** Outcome for one item: a row to enqueue as `pending`, or as `dead` with a reason. */
 export type PreparedItem = { kind: 'pending'; row: OutboxEventInput } | { kind: 'dead'; row: OutboxDeadInput };
 
-/** Optional body fields of one item (issue #12 items 5 and 8). */
+/** Optional body fields of one item. */
 type BodyExtras = Pick<IngestBody, 'account_jid' | 'account_lid' | 'legacy_event_id' | 'source'>;
 
 function serializeBody(
@@ -49,7 +49,7 @@ function serializeBody(
 /** `WebMessageInfo.StubType` participant changes in Baileys rc14: ADD 27 … LEAVE 32, ADD_REQUEST_JOIN 71. */
 const MEMBERSHIP_STUB_TYPES: ReadonlySet<JsonValue> = new Set([27, 28, 29, 30, 31, 32, 71]);
 
-/** True for items that can state the linked account's own membership of a group (issue #12 item 5). */
+/** True for items that can state the linked account's own membership of a group (ADR 0007). */
 function statesMembership(type: string, payload: JsonValue): boolean {
   if (type === 'group-participants.update') return true;
   return (
@@ -58,7 +58,7 @@ function statesMembership(type: string, payload: JsonValue): boolean {
 }
 
 /**
- * True for items the linked account wrote itself (issue #27 case 5): a message (`key.fromMe`) or a reaction
+ * True for items the linked account wrote itself (ADR 0019): a message (`key.fromMe`) or a reaction
  * (`reaction.key.fromMe`), which name no participant, so the lake needs the account's JID to count them.
  */
 function isOwnItem(type: string, payload: JsonValue): boolean {
@@ -80,7 +80,7 @@ function deadRow(kept: KeptItem, capturedAtIso: string, reason: string): OutboxD
  * Normalizes one kept item, derives its `event_id`, strips large binaries (after the id), and builds
  * the exact body text (architecture.md §4, §5), with `account_jid` (and `account_lid`) on membership items and the
  * account's own messages and reactions and, when `withFirstCollectorEventId` (trail replay), the first
- * collector's id if it differs (issue #12), and the item's `source` (issue #29; not part of the id). Never throws:
+ * collector's id if it differs, and the item's `source` (ADR 0016; not part of the id). Never throws:
  * an unserializable, empty or oversized item
  * comes back as a `dead` row with the reason (its body kept as far as it can be written).
  */
@@ -107,11 +107,11 @@ export function prepareItem(
   const idInput = { type: kept.type, chatJid: kept.chatJid, item: payload, selfJid };
   const eventId = deriveEventId(idInput);
   const extras: BodyExtras = {};
-  // Absent means live (every body before issue #29 was live or said otherwise): live bodies keep their bytes.
+  // Absent means live (every body before ADR 0016 was live or said otherwise): live bodies keep their bytes.
   if (options.source !== undefined && options.source !== 'live') extras.source = options.source;
   if (selfJid !== null && (statesMembership(kept.type, payload) || isOwnItem(kept.type, payload))) {
     extras.account_jid = jidNormalizedUser(selfJid);
-    // The account is named by its LID as often as by its phone JID (issue #27 case 7).
+    // The account is named by its LID as often as by its phone JID (ADR 0019).
     if (options.selfLid) extras.account_lid = jidNormalizedUser(options.selfLid);
   }
   const legacyEventId =

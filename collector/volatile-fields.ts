@@ -13,7 +13,7 @@ export interface VolatileFieldRule {
   reason: string;
   /**
    * True for a rule the first collector did not have: it hashed these fields, so its ids of items
-   * carrying them differ (issue #12 item 8, `deriveLegacyEventId`).
+   * carrying them differ (`deriveLegacyEventId`).
    */
   isNewSinceFirstCollector?: true;
 }
@@ -111,7 +111,7 @@ export const isVolatileField: VolatileFieldTest = volatileFieldTest(VOLATILE_FIE
 
 /**
  * {@link isVolatileField} as the first collector had it: without the rules marked
- * `isNewSinceFirstCollector` (`*Pn`, `phoneNumber`), which it hashed (issue #12 item 8).
+ * `isNewSinceFirstCollector` (`*Pn`, `phoneNumber`), which it hashed.
  */
 export const isFirstCollectorVolatileField: VolatileFieldTest = volatileFieldTest(
   VOLATILE_FIELDS.filter((rule) => rule.isNewSinceFirstCollector !== true)

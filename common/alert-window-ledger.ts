@@ -9,7 +9,7 @@ export type AlertWindowClaim =
   | { isClaimed: false; heldUntilMs: number };
 
 /**
- * Where "an alert of this kind was sent at" lives beyond one process's memory (issue #14 item 5): a
+ * Where "an alert of this kind was sent at" lives beyond one process's memory: a
  * Temporal workflow per kind for the workers, a SQLite row for the collector. A claim is atomic: of two
  * processes claiming the same kind at once, one wins.
  */
@@ -35,7 +35,7 @@ export interface LedgeredAlertSinkOptions {
 
 /**
  * Wraps an alert sink so each kind is sent at most once per window across restarts and processes
- * that share `ledger` (issue #14 item 5, architecture.md §7/§10 "one alert per window"). A kind the ledger
+ * that share `ledger` (architecture.md §7/§10 "one alert per window"). A kind the ledger
  * refuses is suppressed without asking the ledger again until its window ends, so 10 000 blocked
  * events cost one ledger call per process and window. When the ledger cannot be reached the alert
  * is sent anyway (a duplicate alert is better than none) and the failure is logged at `warn`.

@@ -42,7 +42,7 @@ const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
 /**
- * AES-256-GCM payload codec (architecture.md §14, issue #13), after Temporal's `samples-typescript/encryption`:
+ * AES-256-GCM payload codec (architecture.md §14, ADR 0010), after Temporal's `samples-typescript/encryption`:
  * each payload is serialized as a `temporal.api.common.v1.Payload` protobuf, encrypted with the first
  * key, and replaced by a payload whose data is `nonce(12) ‖ ciphertext ‖ tag(16)` and whose metadata
  * is only `encoding: binary/encrypted` and `encryption-key-id`. Decoding picks the key by that id, so

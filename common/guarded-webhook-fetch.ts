@@ -22,7 +22,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 /**
  * A `net.connect` `lookup` that resolves every address of the name and refuses the connection when any
- * of them is outside public unicast (issue #25 item 2): the check happens after DNS, on the addresses the
+ * of them is outside public unicast (ADR 0014): the check happens after DNS, on the addresses the
  * socket will really try (happy eyeballs asks with `all: true`), so a name that was public when the key
  * was saved and now resolves to 127.0.0.1 (DNS rebinding) is refused.
  */

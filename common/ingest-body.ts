@@ -16,20 +16,20 @@ export interface IngestBody {
   upsert_type?: string;
   /**
    * The linked account's JID, on items that can state its own membership of a group (participant
-   * stubs, `group-participants.update`), so the lake tells its removal (issue #12 item 5).
+   * stubs, `group-participants.update`), so the lake tells its removal (ADR 0007).
    */
   account_jid?: string;
-  /** The linked account's LID, beside `account_jid` whenever that is sent and the session knows it (issue #27 case 7). */
+  /** The linked account's LID, beside `account_jid` whenever that is sent and the session knows it (ADR 0019). */
   account_lid?: string;
   /**
    * The first collector's id of the same item when its key rules give another one; sent when
-   * replaying its trail, so the lake recognises the rows that collector stored (issue #12 item 8).
+   * replaying its trail, so the lake recognises the rows that collector stored.
    */
   legacy_event_id?: string;
   /**
    * Where the collector got the item: `live`, `history` (a push WhatsApp sent), `on_demand` (an answer to
    * `fetchMessageHistory`) or `replay` (a capture or trail). Never part of the `event_id`; the lake keeps
-   * the first stored copy's (issue #29 item 1, ADR 0016). Absent means `live`, as on every body of older collectors.
+   * the first stored copy's (ADR 0016). Absent means `live`, as on every body of older collectors.
    */
   source?: IngestSource;
 }

@@ -1,7 +1,7 @@
 /**
  * A JSON-safe value, as `JSON.parse` returns it: what the collector's normalization produces and its
  * outbox body holds (architecture.md §4), and what the ingest API parses from a delivery. Defined once here,
- * for both processes (issue #15).
+ * for both processes.
  */
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 /** A JSON object with JSON-safe values. */

@@ -8,7 +8,7 @@ export type HandleSummary = `[${string}]`;
 /**
  * Whether `value` is a live handle rather than data: anything that emits events (a `pg.Client`, a
  * `net.Socket`, an `http.IncomingMessage`, a stream, a pool). Serializing one dumps its buffers,
- * connection parameters and sometimes credentials into the log (issue #12 item 9).
+ * connection parameters and sometimes credentials into the log.
  */
 export function isHandle(value: unknown): value is EventEmitter {
   return value instanceof EventEmitter;
@@ -35,7 +35,7 @@ function stripHandles(serialized: Record<string, unknown>, depth: number): void 
  * cause, own fields), with every own field that holds a handle replaced by {@link summarizeHandle}, and the
  * credentials of any URL in the message or stack redacted (`fetch` names a `user:pw@` URL it refuses).
  * pg-pool, for instance, attaches the whole `pg.Client` to an idle client's error as `err.client`.
- * Source: issue #12 item 9, ADR 0022, house style §6.
+ * Source:, ADR 0022, house style §6.
  *
  * @returns the serialized error (a plain object); non-errors pass through pino's serializer unchanged.
  */
@@ -48,7 +48,7 @@ export function serializeError(err: unknown): SerializedError {
 /**
  * pino `formatters.log`: replaces any top-level field of a log record that holds a handle (a client,
  * socket or request passed by mistake as `{ client }`) by its class name, so no log line ever
- * serializes one. Source: issue #12 item 9.
+ * serializes one. Source:.
  *
  * @returns the same record, with handle-valued fields summarized.
  */

@@ -19,7 +19,7 @@ export type LogFormat = 'auto' | 'pretty' | 'json';
 
 /**
  * Builds the one root pino logger of a process (house style §6). Readable lines (pino-pretty) when stdout is a
- * TTY, JSON lines otherwise; `format` (`LOG_FORMAT`, issue #26 item 4) forces one, e.g. `json` in a container
+ * TTY, JSON lines otherwise; `format` (`LOG_FORMAT`) forces one, e.g. `json` in a container
  * that has a TTY. Modules take `logger.child({ component })` from their deps.
  *
  * @param options.level - pino level name (`LOG_LEVEL`).
@@ -35,7 +35,7 @@ export function createRootLogger(options: {
     level: options.level,
     name: options.name ?? 'wa-lake',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    // Issue #12 item 9: a client, socket or request never reaches a log line, under `err` or any field.
+    // A client, socket or request never reaches a log line, under `err` or any field.
     serializers: { err: serializeError, error: serializeError },
     formatters: { log: summarizeHandleFields },
   };

@@ -24,7 +24,7 @@ export class DirectoryNotCreatedError extends Error {
  * (`/proc/nope`, a stale mount): it reads ENOENT as "parent missing", re-creates the parent (EEXIST)
  * and retries. Being synchronous, it also blocks the SIGTERM handler. Here the missing parts are
  * created one at a time from the nearest existing ancestor, so ENOENT is final. Seen with
- * `wa-lake dev --data-dir /proc/nope` (issue #12 follow-up).
+ * `wa-lake dev --data-dir /proc/nope`.
  *
  * @param path - directory to create (relative paths resolve from the working directory).
  * @returns the absolute path.

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The wa-lake checkout (or installed package) this code runs from: the nearest folder above this module that
- * holds a `package.json`, the same from the sources and from `dist/` (issue #26 item 3: the CLI runs compiled).
+ * holds a `package.json`, the same from the sources and from `dist/` (ADR 0017: the CLI runs compiled).
  */
 export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));

@@ -1,7 +1,7 @@
 import { canonicalPersonJid, phoneJidOf } from './whatsapp-jid.js';
 
 /**
- * The member identifiers of `wa-lake forget --participant` (architecture.md §14, issue #13 item 4): a LID
+ * The member identifiers of `wa-lake forget --participant` (architecture.md §14, ADR 0010): a LID
  * (`123@lid`), a phone JID (`5511…@s.whatsapp.net`) or a phone number (`+55 11 9…`, digits only kept).
  */
 export interface ParticipantIdentifiers {
@@ -18,7 +18,7 @@ export class InvalidParticipantIdentifierError extends Error {
  * The canonical JID of one participant identifier (`canonicalPersonJid`: `c.us` becomes `s.whatsapp.net`, a
  * device suffix is dropped; a phone number becomes the phone JID of its digits): the key the projections and
  * `whatsapp_member_links` use, so `members link`, `members import`, `members unlink` and `forget` all read
- * participants by this one rule (issue #13 item 4, issue #11 item 3).
+ * participants by this one rule (ADR 0010).
  * `name`: what the error message calls the value (`--participant` for forget, `participant` for members link).
  * @throws InvalidParticipantIdentifierError for anything else (a group JID, a name, too few digits).
  */

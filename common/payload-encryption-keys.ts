@@ -29,7 +29,7 @@ function parseKeyEntry(entry: string, position: number): PayloadEncryptionKey | 
 }
 
 /**
- * `PAYLOAD_ENCRYPTION_KEYS` (architecture.md §14, issue #13): comma-separated `id:base64` entries, each a 32-byte
+ * `PAYLOAD_ENCRYPTION_KEYS` (architecture.md §14, ADR 0010): comma-separated `id:base64` entries, each a 32-byte
  * AES-256 key. The first encrypts; every one decrypts, so a key can be rotated by putting the new one
  * first and keeping the old ones until the histories they encrypted are past namespace retention.
  * Unset or empty → `undefined` (payloads stay in clear; each process warns at start).

@@ -1,5 +1,5 @@
 /**
- * Body redaction shared by retention and erasure (architecture.md §14, issue #13 items 3–4), in the lake and in
+ * Body redaction shared by retention and erasure (architecture.md §14, ADR 0010), in the lake and in
  * the collector's outbox. Pure functions over the stored JSON (the normalized Baileys item).
  *
  * What stays: everything outside the message content (key with ids and participants, timestamps, stub
@@ -9,7 +9,7 @@
  * mentions, durations and sizes). Every other string, number and binary inside the content goes.
  */
 
-/** Event types whose items carry message content; `export.message` is a message read from a chat export (issue #30). */
+/** Event types whose items carry message content; `export.message` is a message read from a chat export (ADR 0023). */
 export const MESSAGE_BODY_TYPES: readonly string[] = ['messages.upsert', 'messages.update', 'export.message'];
 
 /** Marker added to a redacted content object, so readers can tell "redacted" from "empty". */
@@ -56,7 +56,7 @@ function redactMessageObject(message: Json | undefined): Json | undefined {
   // A scalar content key (`conversation`) is the message kind itself: the key stays, its text goes.
   for (const key of Object.keys(message)) if (!(key in redacted)) redacted[key] = null;
   // A reaction's emoji is its kind, not text someone wrote, and '' means "removed": dropping it would
-  // turn every reaction into a removal and change the reaction counts (issue #13 item 3).
+  // turn every reaction into a removal and change the reaction counts (ADR 0010).
   const reaction = message['reactionMessage'];
   const kept = redacted['reactionMessage'];
   if (reaction && typeof reaction === 'object' && !Array.isArray(reaction) && typeof reaction['text'] === 'string')

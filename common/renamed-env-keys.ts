@@ -1,7 +1,7 @@
 import type { Logger } from './logger.js';
 
 /**
- * Environment keys renamed in this release, still read under their old name for one release (issue #23 item 4).
+ * Environment keys renamed in this release, still read under their old name for one release (ADR 0021).
  * Each process's `config.ts` lists its renames; the process logs one pino warning per old name it found, naming
  * the new one (architecture.md §11).
  */

@@ -1,6 +1,6 @@
 /**
  * Contract between the `postSendStatusWebhook` activity (worker) and the ingest API, which holds the API
- * keys' webhook URLs and sealed secrets (issue #10 item 8, ADR 0011). The worker has no database: per
+ * keys' webhook URLs and sealed secrets (ADR 0011). The worker has no database: per
  * attempt it asks the ingest API to build and sign the request, then POSTs it itself.
  */
 

@@ -1,4 +1,4 @@
-/** Path of the ingest API's signed endpoint that records send state transitions (architecture.md §12, issue #10). */
+/** Path of the ingest API's signed endpoint that records send state transitions (architecture.md §12, ADR 0009). */
 export const SEND_TRANSITIONS_PATH = '/api/internal/send-transitions';
 
 /** Body POSTed to {@link SEND_TRANSITIONS_PATH}; signed like a lake delivery with `X-Event-Id` = `message_id`. */

@@ -10,7 +10,7 @@ export const STANDARD_WEBHOOK_HEADERS = {
   signature: 'webhook-signature',
 } as const;
 
-/** Random bytes of a generated secret; the spec asks for 24–64 (issue #10 item 8). */
+/** Random bytes of a generated secret; the spec asks for 24–64 (ADR 0011). */
 const SECRET_BYTES = 32;
 
 /** Thrown when a secret is not `whsec_<base64>` of 24–64 bytes. */
@@ -40,7 +40,7 @@ export function decodeWebhookSecret(secret: string): Buffer {
 /**
  * Computes the `webhook-signature` value of the Standard Webhooks spec: `v1,` + base64 HMAC-SHA256 over
  * `${webhookId}.${timestampSeconds}.${body}` keyed with the base64-decoded secret. Pure.
- * Source: https://www.standardwebhooks.com ("Signature scheme"), issue #10 item 8.
+ * Source: https://www.standardwebhooks.com ("Signature scheme"), ADR 0011.
  *
  * @param secret - `whsec_<base64>` of the API key.
  * @param webhookId - the `webhook-id` header (stable across retries of one status change).

@@ -18,7 +18,7 @@ export function resolveFailureConverterPath(moduleUrl: string = import.meta.url)
 }
 
 /**
- * The data converter every Temporal client and worker of wa-lake uses (architecture.md §14, issue #13): the
+ * The data converter every Temporal client and worker of wa-lake uses (architecture.md §14, ADR 0010): the
  * default payload converter plus the AES-256-GCM {@link EncryptionCodec} when keys are configured, and then a
  * failure converter that encodes failure messages and stack traces as a payload, so the codec encrypts them too
  * (`encodeCommonAttributes`, ADR 0022). Pass the result as `dataConverter` to `new Client`,

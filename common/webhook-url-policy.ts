@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { envBoolean } from './config-schema.js';
 
 /**
- * What a caller-supplied webhook URL may point at (issue #25 item 2, architecture.md §12, ADR 0014).
+ * What a caller-supplied webhook URL may point at (architecture.md §12, ADR 0014).
  * Production: `https` only, public unicast addresses only. Development (`wa-lake dev`, the demos, the
  * tests) sets both switches explicitly.
  */

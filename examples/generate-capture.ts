@@ -1,5 +1,5 @@
 /**
- * Writes `examples/capture.jsonl` (issue #2 item 4): a realistic, synthetic capture in our format,
+ * Writes `examples/capture.jsonl`: a realistic, synthetic capture in our format,
  * in a plausible order, covering every kept and every dropped event of architecture.md §3 (never
  * `creds.update`: it is never recorded). Run: `npx tsx examples/generate-capture.ts`.
  * Deterministic: the same file every run.

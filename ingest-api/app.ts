@@ -51,7 +51,7 @@ export interface IngestAppDeps {
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
   send?: SendRouteDeps & {
     messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'>;
-    /** Status webhooks (issue #10 item 8): targets and the keys that open their secrets; route absent without. */
+    /** Status webhooks (ADR 0011): targets and the keys that open their secrets; route absent without. */
     statusWebhooks?: {
       targets: Pick<StatusWebhookTargets, 'find' | 'recordOutcome'>;
       encryptionKeys: PayloadEncryptionKeys;
@@ -67,7 +67,7 @@ export interface IngestAppDeps {
  * so the signature is checked over the exact bytes before parsing (architecture.md §8). Every error answer
  * is JSON `{"error", "code"}` — never a redirect, whatever `Accept` says; 5xx hide internals. Under the public
  * API (`/api/v1/`) it is an RFC 9457 `application/problem+json` object that keeps `code` and `error`
- * (issue #31 item 4).
+ * (ADR 0015).
  */
 export function buildApp(deps: IngestAppDeps): FastifyInstance {
   const loggerInstance: FastifyBaseLogger = deps.logger.child({ component: 'ingest-api' });

@@ -43,7 +43,7 @@ export const ingestEnvSchema = z
         }
       }),
     RETENTION_INTERVAL_MS: envInt(6 * 3_600_000, 60_000, 7 * 86_400_000),
-    // Outbound send (architecture.md §12, issue #10): the API starts `sendMessage` on the normal worker's queue.
+    // Outbound send (architecture.md §12, ADR 0009): the API starts `sendMessage` on the normal worker's queue.
     ...temporalConnectionEnvShape,
     TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
     PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys,
@@ -54,7 +54,7 @@ export const ingestEnvSchema = z
     INTERNAL_SIGNATURE_TOLERANCE_MS: envInt(DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS, 1_000, 3_600_000),
     /** A status-webhook endpoint failing this long without a success is disabled (ADR 0014 decision 8). */
     SEND_WEBHOOK_DISABLE_AFTER_MS: envInt(STATUS_WEBHOOK_DISABLE_AFTER_MS, 60_000, 90 * 86_400_000),
-    // Request guards (ADR 0014, issue #25 item 3): what an unauthenticated request may cost, and a key's rate.
+    // Request guards (ADR 0014): what an unauthenticated request may cost, and a key's rate.
     INGEST_REQUEST_TIMEOUT_MS: envInt(LIMITS.requestTimeoutMs, 1_000, 600_000),
     INGEST_HEADERS_TIMEOUT_MS: envInt(LIMITS.headersTimeoutMs, 1_000, 600_000),
     INGEST_MAX_CONNECTIONS: envInt(LIMITS.maxConnections, 8, 100_000),

@@ -21,7 +21,7 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_DATABASE_UNAVAILABLE: 503,
   WA_ERR_DATABASE_BUSY: 503,
   WA_ERR_INTERNAL: 500,
-  // Outbound send (architecture.md §12, issue #10).
+  // Outbound send (architecture.md §12, ADR 0009).
   WA_ERR_BAD_API_KEY: 401,
   WA_ERR_MISSING_IDEMPOTENCY_KEY: 400,
   WA_ERR_IDEMPOTENCY_MISMATCH: 422,
@@ -32,12 +32,12 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_RECIPIENT_NOT_ALLOWED: 422,
   WA_ERR_MESSAGE_NOT_FOUND: 404,
   WA_ERR_UNKNOWN_FIELD: 422,
-  // A send body whose value JavaScript would change (ADR 0014 decision 4, issue #25 item 8).
+  // A send body whose value JavaScript would change (ADR 0014 decision 4).
   WA_ERR_UNREPRESENTABLE_JSON: 422,
-  // Request guards (ADR 0014, issue #25 item 3).
+  // Request guards (ADR 0014).
   WA_ERR_TOO_MANY_AUTH_FAILURES: 429,
   WA_ERR_SEND_RATE_LIMITED: 429,
-  // Send contract (issue #31, ADR 0015).
+  // Send contract (ADR 0015).
   WA_ERR_QUOTA_EXCEEDED: 429,
   WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT: 409,
   WA_ERR_IDEMPOTENCY_KEY_EXPIRED: 422,

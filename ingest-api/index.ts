@@ -9,7 +9,7 @@ import type { RunningIngestServer } from './server.js';
 export { loadIngestConfig, type IngestConfig } from './config.js';
 export type { RunningIngestServer } from './server.js';
 
-/** `startIngestServer` (./server.js), imported when called: Fastify and the routes load only for a server (issue #26). */
+/** `startIngestServer` (./server.js), imported when called: Fastify and the routes load only for a server. */
 export async function startIngestServer(options: {
   config: IngestConfig;
   logger: Logger;

@@ -18,7 +18,7 @@ export interface IngestMetrics {
 }
 
 /**
- * Creates the metrics of one ingest API instance (architecture.md §8 `GET /metrics`, issue #5 item 7).
+ * Creates the metrics of one ingest API instance (architecture.md §8 `GET /metrics`).
  * @param options.withDefaultMetrics - also collect process metrics (heap, event loop); off in tests.
  */
 export function createIngestMetrics(options: { withDefaultMetrics?: boolean } = {}): IngestMetrics {

@@ -3,7 +3,7 @@ import type { IngestHttpError } from './errors.js';
 /** Media type of every error answer of the public API (RFC 9457 §3). */
 export const PROBLEM_JSON = 'application/problem+json; charset=utf-8';
 
-/** Where the public API lives: errors under it are problem details (issue #31 item 4). */
+/** Where the public API lives: errors under it are problem details (ADR 0015). */
 export const PUBLIC_API_PREFIX = '/api/v1/';
 
 /** The problem type URI of an error code: `urn:wa-lake:problem:<code>` (catalogue in ingest-api/README.md). */
@@ -21,7 +21,7 @@ function titleOf(code: string): string {
 }
 
 /**
- * The RFC 9457 problem details object of an error of the public API (issue #31 item 4, ADR 0015): `type`
+ * The RFC 9457 problem details object of an error of the public API (ADR 0015): `type`
  * (`urn:wa-lake:problem:<code>`), `title` (from the code), `status`, `detail` (the message), and as
  * extension members the existing `code`, `error` (the message, as before) and `fields` when there are any.
  */

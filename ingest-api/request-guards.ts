@@ -9,7 +9,7 @@ import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-det
 import { SEND_MESSAGES_PATH, type SendKeyQuota } from './routes/send-routes.js';
 
 /**
- * What one request may cost before it is authenticated, and what one key may send (issue #25 item 3,
+ * What one request may cost before it is authenticated, and what one key may send (ADR 0014,
  * ADR 0014). Durations in ms, sizes in bytes.
  */
 export interface IngestRequestLimits {
@@ -63,7 +63,7 @@ const TOO_MANY_AUTH_FAILURES_BODY = JSON.stringify({
   error: TOO_MANY_AUTH_FAILURES_MESSAGE,
   code: TOO_MANY_AUTH_FAILURES,
 });
-// The public API answers every error as RFC 9457 problem details (issue #31 item 4), this one included.
+// The public API answers every error as RFC 9457 problem details (ADR 0015), this one included.
 const TOO_MANY_AUTH_FAILURES_PROBLEM = JSON.stringify(
   toProblemDetails(new IngestHttpError(TOO_MANY_AUTH_FAILURES, TOO_MANY_AUTH_FAILURES_MESSAGE))
 );

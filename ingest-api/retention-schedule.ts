@@ -3,7 +3,7 @@ import type { Logger } from '../common/logger.js';
 import { redactOldMessageBodies } from '../lake/index.js';
 
 /**
- * Scheduled retention in the ingest API process (architecture.md §14, issue #13 item 3): every `intervalMs`
+ * Scheduled retention in the ingest API process (architecture.md §14, ADR 0010): every `intervalMs`
  * (first run one interval after start), redacts message bodies older than `periodMs`. Several replicas
  * may run it at once: batches skip rows another run holds. A failing run is logged and retried on the
  * next tick. Same work as `wa-lake retention apply --older-than …`.

@@ -1,10 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { JsonValue } from '../common/json-value.js';
 
-// Handed on for the modules under projections/ and db/ that still take the type from here; they can
-// import common/json-value.ts directly once the SQL move of issue #15 has landed.
-export type { JsonValue };
-
 /** Result of {@link sanitizeRawJson}: the text to store and the parsed (sanitized) value. */
 export interface SanitizedJson {
   /** JSON text PostgreSQL can store as `jsonb`: the received text itself when nothing changed. */
@@ -39,7 +35,7 @@ export function sanitizeString(value: string): string {
 }
 
 /**
- * Decodes a raw request body and makes it storable as `jsonb` (architecture.md §8, issue #5):
+ * Decodes a raw request body and makes it storable as `jsonb` (architecture.md §8):
  * - invalid UTF-8 byte sequences become U+FFFD (WHATWG decoding, one per maximal bad subpart);
  * - U+0000 is removed from string values and keys; unpaired surrogates become U+FFFD;
  * - keys that collide once sanitized: a key that was already clean keeps its value; the others keep
@@ -77,7 +73,7 @@ export function sanitizeRawJson(raw: Buffer): SanitizedJson {
 }
 
 /**
- * Largest decimal exponent a stored number keeps as a number (issue #25 item 1, ADR 0014). PostgreSQL
+ * Largest decimal exponent a stored number keeps as a number (ADR 0014). PostgreSQL
  * renders `1e131071` as 131,072 digits, so 10,000 of them in a 90 KB body made every `payload::text` of
  * maintenance (forget, rebuild, retention) run out of memory.
  */

@@ -26,7 +26,7 @@ export interface SendComponents {
 }
 
 /**
- * The send routes' database side (issue #10 item 11): the API key cache, the group-committing accept
+ * The send routes' database side: the API key cache, the group-committing accept
  * writer and the messages repository, on `pool`. `onAccepted` runs after each commit of a new intent.
  */
 export function createSendRouteDeps(options: {

@@ -1,5 +1,6 @@
 import type { Logger } from '../common/logger.js';
 import { createPool, EventsRepository } from '../lake/index.js';
+import { explainListenError } from '../common/listen-error.js';
 import { buildApp } from './app.js';
 import type { IngestConfig } from './config.js';
 import { createIngestMetrics } from './metrics.js';
@@ -48,7 +49,7 @@ export async function startIngestServer(options: {
     await app.close().catch(() => undefined);
     await send.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
-    throw err;
+    throw explainListenError(err, 'ingest API', config.host, config.port, 'INGEST_HOST/INGEST_PORT');
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -70,7 +71,7 @@ export async function startIngestServer(options: {
     close: () => {
       closing ??= (async () => {
         // The pool ends even when closing the server fails, so no idle client outlives the database
-        // it talks to (issue #12 item 9: the stack stops PostgreSQL right after this).
+        // it talks to (the stack stops PostgreSQL right after this).
         try {
           await app.close();
           await retention?.stop();

@@ -42,7 +42,8 @@ export class RebuildFailedError extends Error {
 
 /**
  * Thrown by `checkTimeZone` for a zone PostgreSQL accepts that is not an IANA name, such as `+05:00` or `UTC+5`:
- * PostgreSQL reads such offsets with the POSIX sign, so `+05:00` would bucket days at UTC−5. Issue #11 item 6 asks for a documented zone; IANA names (`America/Sao_Paulo`, `UTC`) are unambiguous.
+ * PostgreSQL reads such offsets with the POSIX sign, so `+05:00` would bucket days at UTC−5, while IANA names
+ * (`America/Sao_Paulo`, `UTC`) are unambiguous (ADR 0013).
  */
 export class UnnamedTimeZoneError extends Error {
   override readonly name = 'UnnamedTimeZoneError';
@@ -87,7 +88,7 @@ export class InvertedReportRangeError extends Error {
 export const MAX_REPORT_DAYS = 3_660;
 
 /**
- * Thrown by `readEngagementReport` when the range spans more than {@link MAX_REPORT_DAYS} days (issue #26 item 5: a
+ * Thrown by `readEngagementReport` when the range spans more than {@link MAX_REPORT_DAYS} days (a
  * `--from 1900 --to 2100` report wrote 73,000 daily rows, 22 MB of HTML, without a word).
  */
 export class ReportRangeTooLongError extends Error {

@@ -14,7 +14,7 @@ export interface GroupCommitLimits {
  * `maxConcurrentBatches` batches run at once and a batch is whatever queued meanwhile, so a lone item is
  * written at once. With `waitsForReturningRows`, while a statement runs a free slot waits until as many
  * items queue as the statement that finished last carried (never longer than that running statement), so
- * answered requests coming back do not each start a one-row statement (issue #11 item 7).
+ * answered requests coming back do not each start a one-row statement (ADR 0013).
  *
  * `writeBatch` settles its items itself and must not reject; the queue only forms batches.
  */

@@ -11,7 +11,7 @@ export {
   ReportRangeTooLongError,
   UnknownReportGroupError,
 } from './errors.js';
-export { createPool } from './pool.js';
+export { createPool, inTransaction } from './pool.js';
 // Lake in: the raw event log, its projections and event time.
 export { countStoredEvents } from './events/count-stored-events.js';
 export { EventsRepository } from './events/events-repository.js';
@@ -25,7 +25,7 @@ export { normalizeRecipient } from './send/recipient.js';
 export { type ApiKeyRecord, SendAdminRepository, type SendEnvironment } from './send/send-admin-repository.js';
 export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
 export type { QuotaUsage, SendIntentCandidate } from './send/send-intent-statement.js';
-// Templates (issue #31 item 1): versions in PostgreSQL, the pure renderer shared by the CLI and the API.
+// Templates (ADR 0015): versions in PostgreSQL, the pure renderer shared by the CLI and the API.
 export { placeholdersOf, renderTemplate } from './send/render-template.js';
 export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
@@ -69,7 +69,7 @@ export {
   type MemberLinkRequest,
   type WrittenMemberLink,
 } from './engagement/member-links-repository.js';
-// Chat exports: WhatsApp's own "Export chat" files (issue #30, ADR 0023).
+// Chat exports: WhatsApp's own "Export chat" files (ADR 0023).
 export {
   importChatExport,
   NoChatMessagesError,
@@ -88,20 +88,13 @@ export {
 export { DateOrderConflictError, type DateOrderDecision } from './chat-export/date-order.js';
 export { DATE_ORDERS, type DateOrder } from './chat-export/written-timestamp.js';
 // Privacy: erasure and retention (architecture.md §14).
-export {
-  expandAliases,
-  forgetParticipantInLake,
-  recordErasureRun,
-  type LakeErasureResult,
-} from './privacy/forget-participant.js';
+export { expandAliases, forgetParticipantInLake, recordErasureRun } from './privacy/forget-participant.js';
+export type { LakeErasureResult } from './privacy/lake-erasure-result.js';
 export { exportSenderNameOf, forgetExportSenderInLake } from './privacy/forget-export-sender.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
 export { countExport, recordAccessRequest } from './privacy/access-requests.js';
-export {
-  readParticipantExport,
-  resolveExportJids,
-  type ParticipantExport,
-} from './privacy/participant-export-queries.js';
+export { readParticipantExport, resolveExportJids } from './privacy/participant-export-queries.js';
+export type { ParticipantExport } from './privacy/participant-export.js';
 export {
   findPendingErasures,
   forgetPendingErasures,
@@ -116,7 +109,7 @@ export {
 
 /**
  * `runMigrations` (./migrate.js), imported when called: node-pg-migrate is not loaded by the commands that only
- * query the lake (issue #26 item 3).
+ * query the lake (ADR 0017).
  */
 export async function runMigrations(options: { databaseUrl: string; logger?: Logger }): Promise<string[]> {
   return (await import('./migrate.js')).runMigrations(options);

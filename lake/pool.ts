@@ -13,7 +13,7 @@ export const CLIENT_CLOSE_TIMEOUT_MS = 5_000;
  * pg-pool's own `end()` resolves as soon as it has *asked* each client to end: the Terminate message may
  * still be in flight, so a PostgreSQL stopped right after (the local stack's next step) terminates those
  * backends and the pool reports "idle database client failed … terminating connection due to
- * administrator command" (issue #12 item 9). pg-pool emits `remove` once a client's connection ended.
+ * administrator command". pg-pool emits `remove` once a client's connection ended.
  */
 class DrainingPool extends pg.Pool {
   readonly #openClients = new Set<pg.PoolClient>();
@@ -57,7 +57,7 @@ class DrainingPool extends pg.Pool {
  * Creates the one `pg.Pool` of a process, with `'error'` listeners on the pool and on every client so a
  * connection dropped by the server (restart, failover) is logged instead of crashing the process
  * (house style §10.5). `end()` resolves once the server has closed every connection of the pool, so
- * the database may be stopped right after it (issue #12 item 9).
+ * the database may be stopped right after it.
  *
  * @param databaseUrl - PostgreSQL connection string (`DATABASE_URL`).
  * @param options.max - pool size (`DATABASE_POOL_MAX`, default 10).
@@ -109,7 +109,7 @@ const POOL_CHECKOUT_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
 
 /**
  * Whether `err` is pg-pool's checkout timeout: every connection of a full pool stayed busy for the
- * connection timeout, while PostgreSQL itself may be fine (issue #5 walkthrough).
+ * connection timeout, while PostgreSQL itself may be fine.
  */
 export function isPoolCheckoutTimeout(err: unknown): boolean {
   return (
@@ -147,5 +147,30 @@ export async function queryRows<T extends pg.QueryResultRow>(
     return (await pool.query<T>(sql, params)).rows;
   } catch (err) {
     throw toDatabaseAvailabilityError(err) ?? err;
+  }
+}
+
+/**
+ * Runs `run` on one client of `pool` inside a transaction that `begin` opens (default `BEGIN`; a report passes
+ * `BEGIN ISOLATION LEVEL REPEATABLE READ` so that every query reads the same snapshot): committed when `run`
+ * resolves, rolled back when it throws, and the client goes back to the pool either way.
+ * @throws what `run` throws, or the error of BEGIN or COMMIT.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  run: (client: pg.PoolClient) => Promise<T>,
+  begin = 'BEGIN'
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(begin);
+    const result = await run(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
   }
 }

@@ -6,7 +6,7 @@ import { listDeadLetters } from './list-dead-letters.js';
 const PAGE_SIZE = 1_000;
 
 /**
- * Erasure in the dead-letter workflow's entries (architecture.md §14, issue #13 item 4): finds the entries of the
+ * Erasure in the dead-letter workflow's entries (architecture.md §14, ADR 0010): finds the entries of the
  * member's events (`eventIds`, from the lake and the outbox) or whose response excerpt names one of
  * `jids`, and sends {@link redactDeadLettersSignal} with their event ids only (no personal data goes
  * into the history). The full bodies stay in the failed `deliverEvent` inputs until namespace retention.

@@ -15,7 +15,7 @@ const EMPTY_PAGE: DeadLetterPage = { entries: [], total: 0, unresolvedCount: 0, 
 
 /**
  * One page of dead-lettered events, oldest first, read by query from the dead-letter workflow
- * (`wa-lake dlq list`; architecture.md §7, issue #3 item 6). An empty page when nothing was ever dead-lettered.
+ * (`wa-lake dlq list`; architecture.md §7, ADR 0002). An empty page when nothing was ever dead-lettered.
  *
  * @throws client errors other than "workflow not found" (e.g. Temporal unreachable).
  */

@@ -59,7 +59,7 @@ export async function selectDeadLettersToReplay(client: Client, selection: Repla
  * Replays dead-lettered events by resetting each failed `deliverEvent` to its first workflow task
  * (the same as `temporal workflow reset --workflow-id <event_id> --type FirstWorkflowTask`), so the
  * workflowId stays the event_id and the exact body is re-sent; then marks the replayed entries resolved.
- * Running or completed workflows are skipped. Source: architecture.md §7, issue #3 item 6 (`wa-lake dlq replay`).
+ * Running or completed workflows are skipped. Source: architecture.md §7, ADR 0002 (`wa-lake dlq replay`).
  *
  * @param reason - recorded on the reset and as the entries' resolution.
  * @returns per-event report; one failing event does not stop the others.

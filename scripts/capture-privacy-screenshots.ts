@@ -1,5 +1,5 @@
 /**
- * The two Web UI screenshots of docs/runbook.md "Reading encrypted payloads" (issue #13 item 2), from
+ * The two Web UI screenshots of docs/runbook.md "Reading encrypted payloads" (ADR 0010), from
  * the real thing: a `temporal` dev server whose UI has `--ui-codec-endpoint` pointing at a real
  * `wa-lake codec-server`, one `deliverEvent` started through an encrypting client (no worker: the input
  * is what matters), and headless Chromium. First shot: the input decoded by the codec server. Second

@@ -1,5 +1,5 @@
 /**
- * Screenshot of an engagement report for the docs (issue #11 item 4):
+ * Screenshot of an engagement report for the docs:
  *   npx tsx scripts/capture-report-screenshot.ts REPORT.html docs/images/engagement-report.png [--chromium PATH] [--height PX]
  * Uses headless Chromium (Debian's /usr/bin/chromium by default) through playwright-core.
  */

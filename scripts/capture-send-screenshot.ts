@@ -1,5 +1,5 @@
 /**
- * The Web UI screenshot of docs/runbook.md §12 (issue #10 item 9): the workflow list filtered by
+ * The Web UI screenshot of docs/runbook.md §12: the workflow list filtered by
  * `WaSendState = 'dispatched'`, with messages the socket accepted but WhatsApp never acknowledged. From
  * the real thing: a `temporal` dev server with the wa-lake search attributes, the real `sendMessage` and
  * `sendGate` workflows on a real worker, the real gate activities, the collector's real
@@ -35,7 +35,7 @@ const STUCK_MESSAGES = 3;
 /** The runbook's query; the screenshot shows exactly this filter. */
 export const STUCK_IN_DISPATCHED_QUERY = `ExecutionStatus = 'Running' AND WaSendState = 'dispatched'`;
 
-/** A socket whose messages go "on the wire" and are never acknowledged: the lost-ACK case (issue #10 item 4). */
+/** A socket whose messages go "on the wire" and are never acknowledged: the lost-ACK case. */
 const neverAckingSocket: SendSocket = {
   sendPresenceUpdate: () => Promise.resolve(),
   sendMessage: () => Promise.resolve({}),

@@ -1,5 +1,5 @@
 /**
- * Produces the Temporal Web UI screenshots that docs/runbook.md embeds (issue #6 item 4), from the real
+ * Produces the Temporal Web UI screenshots that docs/runbook.md embeds, from the real
  * thing: the `temporal` dev server with the wa-lake search attributes, the real `deliverEvent` and
  * `deadLetter` workflows and activities on a real worker, a stub ingest endpoint on 127.0.0.1 that answers
  * 201, 401, 422 or 503 per event, and the real Web UI driven by headless Chromium (Debian's `chromium`

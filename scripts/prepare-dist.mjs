@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm's `prepare` (runs at the end of `npm ci` and `npm install`): compiles the CLI to dist/ so the first
-// `wa-lake` command starts at once (issue #26 item 3). The container's install step copies only package.json and
+// `wa-lake` command starts at once (ADR 0017). The container's install step copies only package.json and
 // scripts/, so a tree without the sources has nothing to build yet (its Dockerfile runs `npm run build` later).
 import { existsSync } from 'node:fs';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run test:container` (called by .ci/run; issue #32 item 1, ADR 0018): builds the image with podman and runs
+# `npm run test:container` (called by .ci/run, ADR 0018): builds the image with podman and runs
 # migrate, ingest-api, worker, a replay of examples/capture.jsonl and a collector as containers against this
 # host's embedded PostgreSQL and Temporal dev server (scripts/container/main.ts checks the lake, the user,
 # the volumes, the healthchecks, the logs and the stop times), then removes its containers and volumes.
@@ -10,7 +10,8 @@
 #
 # Cache (reused between runs; WA_LAKE_CONTAINER_CACHE, default /var/cache/wa-lake-container or
 # ~/.cache/wa-lake-container): podman's storage (base image and build layers) and the stand-in base rootfs.
-# Skips (exit 0, saying why) only when podman cannot run a container on this machine.
+# Skips (exit 0, saying why) only when podman cannot run a container on this machine; a skip also writes its
+# reason to .test-results/container-skipped so .ci/run reports it as a skip, not a pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,12 @@ if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
 CACHE=${WA_LAKE_CONTAINER_CACHE:-$([ "$(id -u)" = 0 ] && echo /var/cache/wa-lake-container || echo "$HOME/.cache/wa-lake-container")}
 started=$(date +%s)
 log() { printf 'test:container: %s\n' "$*"; }
-skip() { log "SKIPPED — $*"; exit 0; }
+rm -f .test-results/container-skipped
+skip() {
+  log "SKIPPED — $*"
+  mkdir -p .test-results && printf '%s\n' "$*" >.test-results/container-skipped
+  exit 0
+}
 
 # 1. Tools from Debian when missing (as .ci/run does for chromium).
 missing=()

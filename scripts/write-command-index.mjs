@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Second step of `npm run build` (after tsc): records the command index next to the compiled CLI
-// (dist/cli/command-index.json, issue #26 item 3), so `wa-lake X` imports only X's module and `--help` none.
+// (dist/cli/command-index.json, ADR 0017), so `wa-lake X` imports only X's module and `--help` none.
 // Written last: bin/ensure-compiled.js reads its time as the build's.
 import { writeFileSync } from 'node:fs';
 

@@ -32,7 +32,7 @@ export const workerEnvSchema = z
     SEND_RATE_PER_MINUTE: envInt(20, 1, 6_000),
     SEND_RATE_BURST: envInt(5, 1, 1_000),
     SEND_MARKETING_JITTER_MAX_MS: envInt(0, 0, 10 * MINUTE_MS),
-    // Per-recipient pacing in the gate (issue #31 item 5): WhatsApp allows one chat about one message per 6 s.
+    // Per-recipient pacing in the gate (ADR 0015): WhatsApp allows one chat about one message per 6 s.
     SEND_RECIPIENT_INTERVAL_MS: envInt(6_000, 0, 10 * MINUTE_MS),
     // Where callers' status webhooks may go (ADR 0014): https to public addresses unless these say otherwise.
     ...webhookUrlPolicyEnvShape,

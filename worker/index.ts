@@ -1,5 +1,5 @@
 /**
- * The worker's public entry point: what the CLI may use to run a worker (issue #15; cli/README.md).
+ * The worker's public entry point: what the CLI may use to run a worker (cli/README.md).
  * Everything else in this folder is internal and may change freely.
  */
 export { loadWorkerConfig, type WorkerConfig } from './config.js';

@@ -12,7 +12,7 @@ function forward(logger: Logger, entry: LogEntry): void {
       return logger.debug(fields, entry.message);
     case 'INFO':
       // The bundler reports webpack's whole stats table as one multi-line INFO message: build detail, not an
-      // operator's line (issue #26 item 4). It stays visible at LOG_LEVEL=debug.
+      // operator's line. It stays visible at LOG_LEVEL=debug.
       if (entry.message.includes('\n')) return logger.debug(fields, entry.message);
       return logger.info(fields, entry.message);
     case 'WARN':

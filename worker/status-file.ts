@@ -6,7 +6,7 @@ import { makeDirectory } from '../common/make-directory.js';
 /** How often the status file is rewritten; `bin/healthcheck.js worker` allows three intervals. */
 export const WORKER_STATUS_INTERVAL_MS = 15_000;
 
-/** Content of `WORKER_STATUS_PATH`, read by `bin/healthcheck.js worker` (issue #32 item 4). */
+/** Content of `WORKER_STATUS_PATH`, read by `bin/healthcheck.js worker` (ADR 0018). */
 export interface WorkerStatus {
   pid: number;
   /** The SDK worker's state; healthy only while `RUNNING`. */

@@ -6,8 +6,7 @@ import { ALERT_WINDOW_WORKFLOW_TYPE, alertWindowWorkflowId, type AlertWindowInpu
  * The workers' {@link AlertWindowLedger}: a claim starts the `alertWindow` workflow of the kind
  * (id {@link alertWindowWorkflowId}, execution timeout = the window). Temporal refuses a second start
  * while that run is open, whichever worker or restart asks, so exactly one claim wins per window.
- * The window survives worker restarts and a Temporal restart on the same database. Source: issue
- * #14 item 5.
+ * The window survives worker restarts and a Temporal restart on the same database.
  *
  * @throws client errors other than "already started" (Temporal unreachable): the ledgered sink then
  *   sends without dedup.

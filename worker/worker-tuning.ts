@@ -11,7 +11,7 @@ export type WorkerTuning = Pick<
 >;
 
 /**
- * Slots and pollers of the delivery worker (issue #14 items 1 and 3, ADR 0008). A delivery is one
+ * Slots and pollers of the delivery worker (ADR 0008). A delivery is one
  * workflow task that runs the first POST as a local activity, so workflow-task and local-activity
  * slots go together; eager workflow start needs a free workflow-task slot at start time, or Temporal
  * falls back to the task queue. Values measured with `npm run bench` on a 2-core box.

@@ -21,7 +21,7 @@ export interface DeliverEventInput {
   body: string;
   /**
    * Version of `deliverEvent`'s command sequence the starter asks for; absent = 1 (every history written
-   * before issue #14). 2 = {@link DELIVER_EVENT_LEAN_VERSION}. Kept in the input, so replay and reset see it.
+   * before). 2 = {@link DELIVER_EVENT_LEAN_VERSION}. Kept in the input, so replay and reset see it.
    */
   workflowVersion?: number;
 }
@@ -82,13 +82,13 @@ export const POST_EVENT_START_TO_CLOSE_TIMEOUT_MS = 60_000;
 /**
  * `heartbeatTimeout` of a regular `postEventToIngest` attempt, in ms, and how often the activity
  * heartbeats while its POST is in flight: a worker killed mid-POST is noticed after this timeout,
- * not after the start-to-close timeout (issue #14 item 6).
+ * not after the start-to-close timeout (ADR 0008).
  */
 export const POST_EVENT_HEARTBEAT_TIMEOUT_MS = 5_000;
 export const POST_EVENT_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /**
- * `workflowVersion` of the lean happy path (issue #14 items 1–2, ADR 0008): the first POST runs as a
+ * `workflowVersion` of the lean happy path (ADR 0008): the first POST runs as a
  * local activity inside the first workflow task and a first-try delivery writes no search attribute.
  * A version in the input, not `patched()`: a patch writes a marker and a `TemporalChangeVersion`
  * upsert into every history, two of the six events the lean path costs. Runs without it (older
@@ -129,7 +129,7 @@ export interface DeadLetterEntry {
 /**
  * One dead-letter entry packed for continue-as-new: `[eventId, type, chatJid, httpStatus, responseExcerpt,
  * bodySizeBytes, deadLetteredAt ms, resolvedAt ms, resolution]`, strings as indexes into
- * {@link PackedDeadLetterEntries.strings}; -1 stands for null. Issue #12 item 6.
+ * {@link PackedDeadLetterEntries.strings}; -1 stands for null..
  */
 export type PackedDeadLetterRow = [string, number, number, number, number, number, number, number, number];
 
@@ -141,7 +141,7 @@ export interface PackedDeadLetterEntries {
 
 /** Input of the `deadLetter` workflow; also what it carries across continue-as-new. */
 export interface DeadLetterWorkflowInput {
-  /** Entries in the plain form (runs started before issue #12 item 6 carry these). */
+  /** Entries in the plain form (runs started by an older worker carry these). */
   entries?: DeadLetterEntry[];
   /** Entries in the compact form every run now carries; read after `entries`. */
   packedEntries?: PackedDeadLetterEntries;
@@ -182,7 +182,7 @@ export const resolveDeadLettersSignal = defineSignal<[ResolveDeadLettersRequest]
 /** Pages through the entries. */
 export const listDeadLettersQuery = defineQuery<DeadLetterPage, [DeadLetterListRequest]>('listDeadLetters');
 
-/** Workflow type of the per-kind alert window (issue #14 item 5). */
+/** Workflow type of the per-kind alert window. */
 export const ALERT_WINDOW_WORKFLOW_TYPE = 'alertWindow';
 
 /** Input of the `alertWindow` workflow. */
@@ -193,7 +193,7 @@ export interface AlertWindowInput {
 
 /**
  * Workflow id holding the alert window of `kind` for the workers of `taskQueue`: every worker of one
- * deployment shares the task queue, so they share the window (issue #14 item 5).
+ * deployment shares the task queue, so they share the window.
  */
 export function alertWindowWorkflowId(taskQueue: string, kind: string): string {
   return `wa-lake-alert-window:${taskQueue}:${kind}`;
@@ -203,7 +203,7 @@ export interface RedactDeadLettersRequest {
   eventIds: string[];
 }
 
-/** Text that replaces an erased entry's `responseExcerpt` (architecture.md §14, issue #13 item 4). */
+/** Text that replaces an erased entry's `responseExcerpt` (architecture.md §14, ADR 0010). */
 export const ERASED_EXCERPT = '[erased]';
 /** Erasure: blanks the response excerpt of these entries (`wa-lake forget`); unknown ids are ignored. */
 export const redactDeadLettersSignal = defineSignal<[RedactDeadLettersRequest]>('redactDeadLetters');

@@ -75,7 +75,7 @@ function packedBytes(packed: PackedDeadLetterEntries): number {
 }
 
 /**
- * Chooses and packs the entries to carry across continue-as-new (issue #12 item 6: every open entry
+ * Chooses and packs the entries to carry across continue-as-new (every open entry
  * stays in reach of `wa-lake dlq list` and `dlq replay --all`). All open entries and the newest
  * `maxResolvedKept` resolved ones are carried, in their order. Only when that exceeds
  * `budgetBytes` does it give up, in this order: resolved entries; the response excerpts (the

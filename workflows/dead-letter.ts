@@ -47,7 +47,7 @@ function carry(entries: Map<string, DeadLetterEntry>, maxResolvedKept: number): 
  * by signal-with-start ({@link addDeadLetterSignal}; a second entry for the same event re-opens it),
  * marks them resolved ({@link resolveDeadLettersSignal}), answers {@link listDeadLettersQuery} with
  * offset pages (oldest first), and continues-as-new after `continueAsNewAfterSignals` signals or when the
- * server suggests it, carrying its entries packed (every open one, issue #12 item 6). Never completes on its own.
+ * server suggests it, carrying its entries packed (every open one). Never completes on its own.
  *
  * @param input - carried entries and thresholds (see {@link DeadLetterWorkflowInput}).
  */

@@ -23,19 +23,20 @@ import {
   type DeliveryState,
   type IngestFailureDetails,
 } from './contracts.js';
+import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS, DELIVERY_RETRY } from './activity-options.js';
 
 // Transient failures (408/425/429/5xx/timeout/network) retry inside the activity: no maximumAttempts
 // (unlimited; 0 would throw), exponential backoff capped at 5 min. Failed attempts cost no history.
 // The activity heartbeats while its POST is in flight, so a killed worker's attempt is retried after
-// the heartbeat timeout, not after the start-to-close timeout (issue #14 item 6).
+// the heartbeat timeout, not after the start-to-close timeout (ADR 0008).
 const { postEventToIngest } = proxyActivities<Activities>({
   startToCloseTimeout: POST_EVENT_START_TO_CLOSE_TIMEOUT_MS,
   heartbeatTimeout: POST_EVENT_HEARTBEAT_TIMEOUT_MS,
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
+  retry: DELIVERY_RETRY,
 });
 
 // The first POST runs once as a local activity inside the first workflow task: a first-try delivery
-// costs one workflow task and one marker instead of an activity task round trip (issue #14 items 1–3).
+// costs one workflow task and one marker instead of an activity task round trip (ADR 0008).
 // Any failure falls back to the regular activity above, which owns retries and heartbeats. A worker
 // killed during it is noticed by the workflow task timeout (10 s) and the task runs again elsewhere.
 const { postEventToIngest: postEventFirstAttempt } = proxyLocalActivities<Activities>({
@@ -43,17 +44,9 @@ const { postEventToIngest: postEventFirstAttempt } = proxyLocalActivities<Activi
   retry: { maximumAttempts: 1 },
 });
 
-const { recordDeadLetter, resolveDeadLetters } = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { recordDeadLetter, resolveDeadLetters } = proxyActivities<Activities>(BOOKKEEPING_ACTIVITY_OPTIONS);
 
-// The alert only calls the worker's in-process windowed sink: a local activity runs inside the workflow
-// task, so thousands of blocked events cost no extra task round-trips (issue #3 item 3).
-const { sendAlert } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
 /** Backoff of the 401/403/3xx/404/405/410 loop: 5 s doubling, capped at 5 min (architecture.md §7). */
 export const BLOCKED_INITIAL_DELAY_MS = 5_000;
@@ -153,9 +146,9 @@ function blockedDelayMs(blockedTurns: number): number {
  * Delivers one event to the ingest API (architecture.md §7; workflowId = event_id). With `input.workflowVersion`
  * ≥ {@link DELIVER_EVENT_LEAN_VERSION} (the sender's) the first POST runs as a local activity in the
  * first workflow task and any failure hands over to the regular activity; without it (histories
- * written before issue #14) the run upserts `delivering` and uses the regular activity only. Outcomes:
+ * written before) the run upserts `delivering` and uses the regular activity only. Outcomes:
  * 2xx → completes (on the first try with no upsert: `WaDeliveryState` stays `pending` and the Completed
- * status says delivered, issue #14 item 2; after a failure state, `delivered`); transient first try →
+ * status says delivered, ADR 0008; after a failure state, `delivered`); transient first try →
  * `delivering`, regular activity retried forever; 400/413/415/422/other 4xx → dead-letter entry, then fails
  * non-retryably (`IngestRejectedError`), `dead_lettered`; 401/403 → `auth_blocked`, alert, retry forever;
  * 3xx/404/405/410 → `misconfigured`, alert, retry forever (the alert activity runs once per run and
@@ -173,7 +166,7 @@ export async function deliverEvent(input: DeliverEventInput, carry?: DeliverEven
   let blockedTurns = carry?.blockedTurns ?? 0;
   let turnsThisRun = 0;
   let alertedState: BlockedState | null = null;
-  // Lean happy path (issue #14 item 2, ADR 0008): a run that has written no state since `pending`
+  // Lean happy path (ADR 0008): a run that has written no state since `pending`
   // completes without an upsert. Continued runs always come from a blocked state.
   let hasWrittenState = carry !== undefined;
   let failureToHandle: unknown = null;
@@ -239,7 +232,7 @@ async function attempt(post: Activities['postEventToIngest'], input: DeliverEven
 
 /**
  * Completes a delivered run. A run that wrote no state (first try delivered, lean path) writes no search
- * attribute: its Completed status says delivered (issue #14 item 2). A run that showed another state
+ * attribute: its Completed status says delivered (ADR 0008). A run that showed another state
  * moves to `delivered`, so that state's Web UI query stops finding it. A run created by reset resolves
  * its dead-letter entry.
  */

@@ -19,22 +19,17 @@ import {
   type SendStatusDeliveryInput,
   type SendStatusDeliveryResult,
 } from './send-contracts.js';
+import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS, DELIVERY_RETRY } from './activity-options.js';
 
 // Transient failures (5xx, 408/425/429, timeouts, network, the ingest API unable to prepare) retry inside
 // the activity forever with backoff, as lake delivery does (architecture.md §7). Prepare (≤ HTTP_TIMEOUT_MS)
 // plus the POST (≤ 10 s) fit in the start-to-close timeout.
 const { postSendStatusWebhook } = proxyActivities<Activities>({
   startToCloseTimeout: '45s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
+  retry: DELIVERY_RETRY,
 });
-const { recordDeadLetter, resolveDeadLetters } = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
-const { sendAlert } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { recordDeadLetter, resolveDeadLetters } = proxyActivities<Activities>(BOOKKEEPING_ACTIVITY_OPTIONS);
+const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
 /** State carried across continue-as-new while the receiver is blocked (401/403/3xx/404…). */
 export interface DeliverSendStatusCarry {
@@ -92,7 +87,7 @@ async function deadLetterAndFail(input: SendStatusDeliveryInput, details: Ingest
 }
 
 /**
- * Delivers one status change of an outbound message to its API key's webhook (issue #10 item 8, ADR 0011;
+ * Delivers one status change of an outbound message to its API key's webhook (ADR 0011;
  * workflowId = `webhook-id` = `send-status-<message_id>-<state>`, started by `sendMessage` as an abandoned
  * child). Outcomes as lake delivery (architecture.md §7): 2xx → completes; no webhook → completes, nothing
  * sent; 400/422/other 4xx → dead-letter entry (signal to `wa-lake-dead-letter`), then fails

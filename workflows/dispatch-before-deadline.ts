@@ -9,7 +9,7 @@ const DISPATCH_BOUNDED_BY_DELIVER_BY_PATCH = 'send-dispatch-bounded-by-deliver-b
 /**
  * Runs one dispatch attempt of `sendMessage`, cancelling it when `deliver_by` passes first (workflow code:
  * deterministic, called from the workflow only). Without this, an attempt waiting for an absent
- * collector held the expiry until its 60 s schedule-to-start timeout (45 s late; issue #10 follow-up,
+ * collector held the expiry until its 60 s schedule-to-start timeout (45 s late; ADR 0009,
  * ADR 0009). Safe only with an activity proxy whose `cancellationType` is `WAIT_CANCELLATION_COMPLETED`:
  * the cancel then only stops an attempt no collector has started, and a started one (maybe already on
  * the wire) is waited for and its own outcome kept.

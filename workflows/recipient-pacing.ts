@@ -1,7 +1,7 @@
 import type { DispatchRequest } from './send-contracts.js';
 
 /**
- * Per-recipient pacing of the send gate (issue #31 item 5, ADR 0015): at most one grant per recipient per
+ * Per-recipient pacing of the send gate (ADR 0015): at most one grant per recipient per
  * `intervalMs`, without holding back requests to other recipients. Pure and deterministic (workflow code):
  * times come from the caller (workflow time). Requests without `recipientJid` (older workflows) are never paced.
  */

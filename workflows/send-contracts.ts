@@ -1,5 +1,5 @@
 /**
- * Sandbox-safe contract of outbound send (architecture.md §12, issue #10), shared by the `sendMessage` and
+ * Sandbox-safe contract of outbound send (architecture.md §12, ADR 0009), shared by the `sendMessage` and
  * `sendGate` workflows, the send activities, the collector's session worker, the ingest API and the
  * CLI. Wire names here are stored in histories: renaming one is a breaking change.
  */
@@ -73,7 +73,7 @@ export interface SendMessageInput {
   /** Tunables; tests shorten them. All in ms. */
   options?: SendMessageOptions;
   /**
-   * Whether the API key has a status webhook (issue #10 item 8): each state reached is then delivered by
+   * Whether the API key has a status webhook (ADR 0011): each state reached is then delivered by
    * a `deliverSendStatus` child. Absent in every history written before, so they replay unchanged
    * (the command sequence changes only for runs started with it, ADR 0011).
    */
@@ -128,7 +128,7 @@ export interface DispatchRequest {
   category: SendCategory;
   /** Deadline in epoch ms, or null. */
   deliverByMs: number | null;
-  /** The recipient, for per-recipient pacing (issue #31 item 5); absent in requests of older workflows. */
+  /** The recipient, for per-recipient pacing (ADR 0015); absent in requests of older workflows. */
   recipientJid?: string;
 }
 
@@ -144,7 +144,7 @@ export interface SendGateInput {
   /** Carried across continue-as-new. */
   carry?: SendGateCarry;
   /**
-   * Least time between two grants to one recipient (`SEND_RECIPIENT_INTERVAL_MS`, issue #31 item 5); absent or 0:
+   * Least time between two grants to one recipient (`SEND_RECIPIENT_INTERVAL_MS`, ADR 0015); absent or 0:
    * no pacing (gates started before it keep their input until restarted).
    */
   perRecipientIntervalMs?: number;
@@ -159,7 +159,7 @@ export interface SendGateCarry {
   paused: boolean;
   pausedReason: string | null;
   /** Latest grants (epoch ms), so the rate stays observable across runs. */
-  /** Last grant time per recipient within the pacing interval (issue #31 item 5). */
+  /** Last grant time per recipient within the pacing interval (ADR 0015). */
   lastGrantByRecipient?: Record<string, number>;
   recentGrants?: Array<{ messageId: string; atMs: number }>;
 }
@@ -251,7 +251,7 @@ export interface SessionActivities {
   dispatchWhatsAppMessage(input: DispatchWhatsAppMessageInput & { deliverByMs: number | null }): Promise<void>;
 }
 
-/** Workflow type delivering one status change to the API key's webhook (issue #10 item 8, ADR 0011). */
+/** Workflow type delivering one status change to the API key's webhook (ADR 0011). */
 export const DELIVER_SEND_STATUS_WORKFLOW_TYPE = 'deliverSendStatus';
 
 /**

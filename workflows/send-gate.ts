@@ -23,11 +23,9 @@ import {
   type SendGateCarry,
   type SendGateInput,
 } from './send-contracts.js';
+import { ALERT_ACTIVITY_OPTIONS } from './activity-options.js';
 
-const { sendAlert } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-});
+const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
 /** Grants per run before continue-as-new (each grant writes a handful of history events). */
 export const MAX_GRANTS_PER_RUN = 500;
@@ -46,11 +44,11 @@ function compareRequests(a: QueuedRequest, b: QueuedRequest): number {
 }
 
 /**
- * The per-account dispatch gate (architecture.md §12, issue #10 item 6; workflowId `send-gate-<account>`): a token
+ * The per-account dispatch gate (architecture.md §12; workflowId `send-gate-<account>`): a token
  * bucket of `burst` tokens refilled at `ratePerMinute` (never a fixed sleep) hands out dispatch slots by
  * priority — otp before transactional before marketing, earliest deadline first — so a marketing burst
  * never makes a code miss its deadline. Requests whose `deliver_by` passed are dropped (their workflow
- * expires them). With `perRecipientIntervalMs` (issue #31 item 5) a request whose recipient was granted less
+ * expires them). With `perRecipientIntervalMs` (ADR 0015) a request whose recipient was granted less
  * than that long ago waits while requests to other recipients go ahead (WhatsApp limits one chat to about one
  * message per 6 s); old inputs have no interval and run exactly as before. Paused (operator or logged-out session) → no grants until resumed; pausing alerts once.
  * Continues-as-new every {@link MAX_GRANTS_PER_RUN} grants, carrying the queue and the bucket.

@@ -18,7 +18,7 @@ export interface StatusWebhookNotifier {
 }
 
 /**
- * Status webhooks of one message (issue #10 item 8, ADR 0011): one abandoned `deliverSendStatus` child per
+ * Status webhooks of one message (ADR 0011): one abandoned `deliverSendStatus` child per
  * state, workflow id = `webhook-id`, started without waiting, so a slow or broken receiver never holds up
  * sending or ACK handling and the child outlives its parent. With `isEnabled` false (keys without a
  * webhook, and every history written before) it issues no command at all.

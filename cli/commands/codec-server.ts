@@ -4,7 +4,7 @@ import { startCodecServer } from '../../codec-server/server.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createCliLogger, printLine } from './shared.js';
 
-/** Registers `wa-lake codec-server` (architecture.md §14, issue #13 item 2). */
+/** Registers `wa-lake codec-server` (architecture.md §14, ADR 0010). */
 export function registerCodecServerCommand(program: Command): void {
   program
     .command('codec-server')

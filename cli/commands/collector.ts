@@ -44,7 +44,7 @@ export function registerCollectorCommands(program: Command): void {
       const { config, logger, alertSink, temporal } = createCollectorDeps();
       const shutdown = createShutdownSignal(logger);
       // The session send worker is a Temporal Worker: its SDK and Core logs go through pino as JSON lines
-      // too, not the SDK's multi-line console default (issue #32 item 5).
+      // too, not the SDK's multi-line console default (ADR 0018).
       installRuntimeLoggerOnce(logger);
       const collector = await runCollector({
         config,
@@ -77,7 +77,7 @@ export function registerCollectorCommands(program: Command): void {
       60_000
     )
     .action(async (capture: string, options: { waitMs: number }) => {
-      // Checked before the outbox is opened: a typo must not leave an empty outbox behind (issue #26 item 5).
+      // Checked before the outbox is opened: a typo must not leave an empty outbox behind.
       if (!existsSync(capture)) {
         process.stderr.write(`wa-lake replay: no capture at ${capture}; nothing was read and no outbox was opened\n`);
         process.exitCode = 1;
@@ -123,7 +123,7 @@ export function registerCollectorCommands(program: Command): void {
 
 /**
  * The replay's counts as printed by `wa-lake replay`: every line of the capture lands in exactly one
- * count, a record with `data: null` or `messages: []` included (issue #12).
+ * count, a record with `data: null` or `messages: []` included.
  */
 export function describeReplayCounts(summary: ReplaySummary): string[] {
   const droppedItems = Object.values(summary.dropped).reduce((sum, count) => sum + count, 0);

@@ -53,7 +53,7 @@ export function formatGroupCoverage(group: GroupCoverage, exportDays: readonly s
 }
 
 /**
- * Registers `wa-lake coverage [--group JID] [--json]` (issue #29 item 2): per group, the local days (engagement
+ * Registers `wa-lake coverage [--group JID] [--json]` (ADR 0016): per group, the local days (engagement
  * time zone) the lake observed fully, partly or not at all, from the collector's own session events and beats.
  */
 export function registerCoverageCommand(program: Command): void {
@@ -87,7 +87,7 @@ function parseSinceDay(value: string): number {
 }
 
 /**
- * Registers `wa-lake backfill --group JID --since DATE` (issue #29 item 3): writes a backfill into the collector's
+ * Registers `wa-lake backfill --group JID --since DATE` (ADR 0016): writes a backfill into the collector's
  * outbox file (`OUTBOX_PATH`); the running collector asks WhatsApp, paced, for the history before the oldest
  * message the lake holds since DATE (read from `DATABASE_URL` when set; otherwise before the next message the
  * collector stores for the group), page by page, back to DATE 00:00 UTC.

@@ -12,7 +12,7 @@ interface DemoSendOptions {
 }
 
 /**
- * Registers `wa-lake demo-send` (`npm run demo:send`, issue #10 item 10): runs the whole send path on one
+ * Registers `wa-lake demo-send` (`npm run demo:send`): runs the whole send path on one
  * machine against a simulated WhatsApp with injected faults, prints a short summary and, as its last
  * stdout line, one JSON object (`requested, accepted, dispatched, wireSends, distinctWireIds, sent,
  * delivered, read, failed, expired, duplicatesOnWire, ok`, …). Exit code 1 when not ok.

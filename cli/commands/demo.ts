@@ -1,12 +1,17 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { describeUnusableReplay } from '../../collector/index.js';
+import { packageRoot } from '../../common/package-root.js';
+import { toFileAccessError } from '../file-access-error.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
 import { countStoredEvents } from '../../lake/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
+import { prepareDataDir } from '../local-stack/data-dir.js';
+import { devBannerLines } from '../local-stack/dev-banner.js';
 import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
 import {
@@ -26,7 +31,7 @@ interface DemoOptions {
 }
 
 /**
- * Registers `wa-lake demo [capture]` (`npm run demo`, issue #2 item 4): starts the whole local stack in a
+ * Registers `wa-lake demo [capture]` (`npm run demo`): starts the whole local stack in a
  * fresh data folder, replays the capture through the live path, waits for every workflow, and prints a
  * summary (with `--json`, also one JSON object on the last stdout line). Exit code 1 when the lake does
  * not hold each distinct kept event exactly once.
@@ -35,7 +40,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description('replay a capture through the whole local pipeline and print what reached the lake')
-    .argument('[capture]', 'capture file (our JSON lines or the first collector trail)', 'examples/capture.jsonl')
+    .argument('[capture]', 'capture file (our JSON lines or the first collector trail; default: the example capture)')
     .option('--json', 'also print the summary as one JSON object on the last line')
     .option('--keep-running', 'keep the stack (and its Web UI) running after the summary, until Ctrl-C')
     .option('--data-dir <dir>', 'state folder: new, empty, or made by an earlier demo (emptied at start)', '.data/demo')
@@ -45,9 +50,13 @@ export function registerDemoCommand(program: Command): void {
       integerInRange(1, DAY_MS),
       180_000
     )
-    .action(async (capture: string, options: DemoOptions) => {
+    .action(async (captureArgument: string | undefined, options: DemoOptions) => {
+      // The example capture is found from any working directory, not only from the checkout.
+      const capture = captureArgument ?? join(packageRoot(), 'examples', 'capture.jsonl');
       const logger = createCliLogger('warn');
-      const withoutEvents = await describeCaptureWithoutEvents(capture);
+      const withoutEvents = await describeCaptureWithoutEvents(capture).catch((err: unknown) => {
+        throw toFileAccessError(err, 'read the capture', capture);
+      });
       if (withoutEvents !== null) {
         process.stderr.write(`wa-lake demo: ${withoutEvents}; the stack was not started\n`);
         process.exitCode = 1;
@@ -68,12 +77,12 @@ export function registerDemoCommand(program: Command): void {
       let unusable: string | null = null;
       try {
         summary = await collectSummary(stack, capture, options.timeoutMs, logger, shutdown.signal);
-        // The Web UI stops with the demo: name it only when it stays up (issue #26 item 5).
+        // The Web UI stops with the demo: name it only when it stays up.
         if (!options.keepRunning) summary = { ...summary, webUi: null };
-        // An empty or malformed-only capture proves nothing: never print "OK" for it (issue #12 item 9).
+        // An empty or malformed-only capture proves nothing: never print "OK" for it.
         unusable = describeUnusableReplay({ ...summary, lines: summary.read }, capture);
         if (unusable !== null) summary = { ...summary, ok: false };
-        // Issue #11 item 5: the demo ends with what the lake is for — engagement, and its report.
+        // The demo ends with what the lake is for — engagement, and its report.
         const engagement = await writeDemoEngagement(stack.databaseUrl, options.dataDir);
         summary = { ...summary, engagement: engagement.engagement, engagementReport: engagement.reportPath };
         engagementLines = [...engagement.lines, `  engagement report : ${engagement.reportPath}`];
@@ -91,7 +100,12 @@ export function registerDemoCommand(program: Command): void {
       process.stdout.write(formatDemoSummary(summary));
       for (const line of engagementLines) printLine(line);
       if (options.keepRunning) {
-        printLine(`Stack still running; open ${summary.webUi ?? 'the Web UI'} — Ctrl-C stops everything.`);
+        // The kept stack is used like `wa-lake dev`'s: the same banner gives its addresses and `export` lines.
+        const banner = devBannerLines(
+          { ...stack, dataDir: prepareDataDir(options.dataDir).root },
+          'wa-lake demo keeps its stack running (Ctrl-C stops everything)'
+        );
+        for (const line of banner) printLine(line);
         await runUntilTerminated(() => stack.stop(), logger, shutdown);
       } else {
         await stack.stop();

@@ -21,7 +21,7 @@ interface DevOptions {
   codecPort: number;
 }
 
-/** Registers `wa-lake dev` (= `npm start`) and `wa-lake dev:temporal` (architecture.md §2, issue #2 item 3). */
+/** Registers `wa-lake dev` (= `npm start`) and `wa-lake dev:temporal` (architecture.md §2). */
 export function registerDevCommands(program: Command): void {
   program
     .command('dev')
@@ -65,7 +65,7 @@ export function registerDevCommands(program: Command): void {
         postgresPort: options.postgresPort,
         codecPort: options.codecPort,
       });
-      // A demo's folder taken as dev's data folder is dev's from now on: no later demo may wipe it (issue #26).
+      // A demo's folder taken as dev's data folder is dev's from now on: no later demo may wipe it.
       if (unmarkDemoDataDir(prepareDataDir(options.dataDir).root)) {
         logger.warn(
           { dataDir: options.dataDir },
@@ -78,7 +78,7 @@ export function registerDevCommands(program: Command): void {
           logger.info({ lines: summary.lines, kept: summary.kept, inserted: summary.inserted }, 'replay finished'),
         (err: unknown) => logger.error({ err }, 'replay failed')
       );
-      // The banner stands apart from the log lines around it (issue #26 item 4).
+      // The banner stands apart from the log lines around it.
       const dataDir = prepareDataDir(options.dataDir).root;
       for (const line of devBannerLines({ ...stack, dataDir })) printLine(line);
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
@@ -105,7 +105,7 @@ export function registerDevCommands(program: Command): void {
 }
 
 /**
- * Two parts of the stack given one port (issue #26 item 5: equal `--temporal-port`/`--ui-port` passed the
+ * Two parts of the stack given one port (equal `--temporal-port`/`--ui-port` passed the
  * preflight and failed 27 s later in Temporal's own FATAL JSON). Returns the sentence, or null.
  */
 export function describePortClash(

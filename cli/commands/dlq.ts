@@ -11,7 +11,7 @@ import { connectTemporalClient, printLine } from './shared.js';
 /** Most entries one `dlq list` page shows: the page travels in one query result. */
 const MAX_PAGE_SIZE = 1_000;
 
-/** Registers `wa-lake dlq list` and `wa-lake dlq replay` (architecture.md §7, issue #3 item 6). */
+/** Registers `wa-lake dlq list` and `wa-lake dlq replay` (architecture.md §7, ADR 0002). */
 export function registerDlqCommands(program: Command): void {
   const dlq = program.command('dlq').description('dead-lettered events (kept in the dead-letter workflow)');
 
@@ -80,7 +80,7 @@ async function withClient(
   }
 }
 
-/** The last line of `dlq replay`: how many were replayed, and says so plainly when none was (issue #12 follow-up). */
+/** The last line of `dlq replay`: how many were replayed, and says so plainly when none was. */
 function describeReplayOutcome(report: ReplayReport, isAll: boolean): string {
   const { replayed, skipped, failed } = report;
   if (replayed.length === 0 && skipped.length === 0 && failed.length === 0) {
@@ -91,7 +91,7 @@ function describeReplayOutcome(report: ReplayReport, isAll: boolean): string {
 }
 
 /**
- * The first line of `dlq list`: what the page is a part of, in words (issue #26 item 5: "listed by this filter"
+ * The first line of `dlq list`: what the page is a part of, in words ("listed by this filter"
  * was printed with no filter given).
  */
 export function deadLetterListHeader(

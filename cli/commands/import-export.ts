@@ -140,7 +140,7 @@ export function formatSenders(senders: ExportSenderSummary, isListingUnresolved:
 }
 
 /**
- * Registers `wa-lake import-export [FILE] --group JID [--time-zone ZONE] [--date-order ORDER] [--unresolved] [--json]` (issue #30,
+ * Registers `wa-lake import-export [FILE] --group JID [--time-zone ZONE] [--date-order ORDER] [--unresolved] [--json]` (ADR 0023,
  * ADR 0023): imports a WhatsApp "Export chat" file (`.txt` or `.zip`) into the lake, counted once and never over a
  * day the lake observed; without FILE, `--unresolved` lists the senders of the group's exported messages that
  * no participant is known for.

@@ -17,7 +17,7 @@ export function registerIngestCommands(program: Command): void {
       const config = loadIngestConfig(process.env);
       const logger = createCliLogger();
       const server = await startIngestServer({ config, logger });
-      // For a person at a terminal; a log shipper reads only JSON lines (issue #32 item 5), and the
+      // For a person at a terminal; a log shipper reads only JSON lines (ADR 0018), and the
       // server's own `listening` log record carries the address.
       if (process.stdout.isTTY) printLine(`ingest API listening on ${server.url}`);
       await runUntilTerminated(() => server.close(), logger);
@@ -38,7 +38,7 @@ export function registerIngestCommands(program: Command): void {
       'rebuild groups, participants, memberships and the message read model from the raw whatsapp_event_logs table'
     )
     .action(async () => {
-      // Issue #11: the engagement time zone is stored in the lake; a rebuild is how it changes.
+      // The engagement time zone is stored in the lake; a rebuild is how it changes.
       const { ENGAGEMENT_TIME_ZONE } = parseConfig(
         z.object({ ENGAGEMENT_TIME_ZONE: z.string().min(1).optional() }),
         process.env

@@ -16,7 +16,7 @@ import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
 /**
- * Registers `wa-lake members link|unlink|list|import` (issue #11 item 3, architecture.md §13): the table that maps
+ * Registers `wa-lake members link|unlink|list|import` (architecture.md §13): the table that maps
  * a WhatsApp participant (LID or phone JID) to a community member id, so every rollup can be grouped
  * by the member (`member_id`, `person_key` in the engagement views).
  */
@@ -83,7 +83,7 @@ export function registerMembersCommands(program: Command): void {
         links = parseLinksCsv(text);
       } catch (err) {
         if (!(err instanceof LinksCsvError)) throw err;
-        // Every bad line at once (issue #26 item 5): a long file is fixed in one pass, not one run per line.
+        // Every bad line at once: a long file is fixed in one pass, not one run per line.
         process.stderr.write(
           `wa-lake members import: ${file} has ${countNoun(err.problems.length, 'problem')}; nothing was imported\n` +
             err.problems.map((problem) => `  ${toTerminalText(problem)}\n`).join('')

@@ -6,7 +6,7 @@ export const DAY_MS = 86_400_000;
 /**
  * A commander option parser for an integer in `[min, max]`: anything else is rejected before the command
  * runs, with commander's own "option '--limit <n>' argument 'abc' is invalid" message and exit code 1
- * (issue #12 follow-up: `--limit abc` reached Temporal as NaN).
+ * (`--limit abc` reached Temporal as NaN).
  *
  * @throws InvalidArgumentError (commander prints it and exits 1).
  */

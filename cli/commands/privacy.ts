@@ -128,7 +128,7 @@ export function registerPrivacyCommands(program: Command): void {
 
 /**
  * Registers `wa-lake export --participant` (ADR 0014 decision 7; LGPD Art. 18 I–II and V, Art. 19) and
- * `wa-lake export --parquet DIR` (issue #28 item 6, ADR 0025), one of the two per run.
+ * `wa-lake export --parquet DIR` (ADR 0025), one of the two per run.
  */
 function registerExportCommand(program: Command): void {
   program
@@ -180,7 +180,7 @@ function registerExportCommand(program: Command): void {
 }
 
 /**
- * An erasure that could not reach the outbox or the dead-letter entries is not done (issue #26 item 2): the
+ * An erasure that could not reach the outbox or the dead-letter entries is not done (ADR 0017): the
  * member's data may still sit there. Says on stderr what was and was not erased and sets exit code 1; the report
  * still prints. The member's identifiers stay kept, hashed, until a rerun reaches every store.
  */
@@ -212,7 +212,7 @@ function failWhenIncomplete(report: ErasureReport): void {
 }
 
 /**
- * A complete run that found nothing of the participant anywhere (issue #26 item 5, ADR 0014 decision 5): most
+ * A complete run that found nothing of the participant anywhere (ADR 0014 decision 5): most
  * often a mistyped identifier. Refused without `--force`: says so on stderr, records no run, sets exit code 1.
  * @returns true when refused (the caller prints nothing more).
  */

@@ -22,8 +22,8 @@ interface ReportOptions {
 
 /**
  * A calendar day as YYYY-MM-DD. `Date.parse` rolls 2025-02-30 over to March 2 instead of failing, and
- * PostgreSQL then refused it with a raw "date/time field value out of range": the day must read back
- * unchanged (fresh-user defect).
+ * PostgreSQL would refuse it with a raw "date/time field value out of range": the day must read back
+ * unchanged.
  * @throws InvalidArgumentError (commander prints it and exits 1).
  */
 function parseDay(value: string): string {
@@ -70,7 +70,7 @@ export async function writeReport(
 
 /**
  * Registers `wa-lake report [--group JID] [--from DATE --to DATE] (--html FILE | --json | --csv DIR)`
- * (issue #11 item 4, architecture.md §13): engagement of the lake as a self-contained HTML page with charts, JSON
+ * (architecture.md §13): engagement of the lake as a self-contained HTML page with charts, JSON
  * on stdout, or one CSV file per dataset. Dates are local days in the lake's engagement time zone.
  */
 export function registerReportCommand(program: Command): void {

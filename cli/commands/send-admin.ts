@@ -175,7 +175,7 @@ async function changeKeyWebhook(
 
 /**
  * Registers `wa-lake api-keys create|list|revoke` and `wa-lake opt-in add|remove|list` (architecture.md §12,
- * issue #10). Keys are printed once at creation; only their SHA-256 is stored.
+ * ADR 0009). Keys are printed once at creation; only their SHA-256 is stored.
  */
 export function registerSendAdminCommands(program: Command): void {
   const keys = program.command('api-keys').description('API keys of the send API (POST /api/v1/messages)');
@@ -203,7 +203,7 @@ export function registerSendAdminCommands(program: Command): void {
       await withAdmin(async (admin, encryptionKeys) => {
         if (options.self) await confirmSelfChange(admin, options.account, options.self, options.yes);
         const generated = generateApiKey();
-        // Status webhooks (issue #10 item 8, ADR 0011): a per-key Standard Webhooks secret, shown once.
+        // Status webhooks (ADR 0011): a per-key Standard Webhooks secret, shown once.
         const webhookSecret = webhookUrl === null ? null : generateWebhookSecret();
         const id = await admin.createApiKey({
           name: options.name,
@@ -240,6 +240,7 @@ export function registerSendAdminCommands(program: Command): void {
       await withAdmin(async (admin) => {
         const all = await admin.listApiKeys();
         if (all.length === 0) printLine('no API keys (create one with: wa-lake api-keys create --name <name>)');
+        else printLine('id  key prefix  account (approval)  name  environment  state  quota');
         for (const key of all) printLine(describeKey(key));
       });
     });

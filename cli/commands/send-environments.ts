@@ -23,7 +23,7 @@ function toRecipientJid(value: string): string {
 }
 
 /**
- * Registers `wa-lake test-recipients add|remove|list` and `wa-lake accounts approve` (issue #31 item 2, ADR
+ * Registers `wa-lake test-recipients add|remove|list` and `wa-lake accounts approve` (ADR 0015, ADR
  * 0015): a test key sends only to the account's test recipients, a live key only for an approved account.
  */
 export function registerSendEnvironmentCommands(program: Command): void {

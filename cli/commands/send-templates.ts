@@ -48,7 +48,7 @@ function declaredVariables(body: string, given: string | undefined): string[] {
 }
 
 /**
- * Registers `wa-lake templates add|list|approve|archive` (issue #31 item 1, ADR 0015): versions of named
+ * Registers `wa-lake templates add|list|approve|archive` (ADR 0015): versions of named
  * message templates per account, each with its declared `{{variables}}`; a live key sends only approved ones.
  */
 export function registerSendTemplateCommands(program: Command): void {

@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
+import { toFileAccessError } from '../file-access-error.js';
+import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 /** Thrown when the send API refuses a `wa-lake send` request; the message carries its code. */
@@ -12,15 +14,16 @@ export class SendRequestRefusedError extends Error {
   override readonly name = 'SendRequestRefusedError';
   constructor(
     readonly status: number,
-    readonly body: string
+    readonly body: string,
+    readonly origin: string
   ) {
-    super(`the send API answered ${status}: ${body.slice(0, 500)}`);
+    super(`the send API at ${origin} answered ${status}: ${body.slice(0, 500)}`);
   }
 }
 
 /**
  * Thrown by `wa-lake sending pause|resume` for an account without a `sendGate` workflow: the gate starts with
- * the account's first message, so none exists for a typo or an account that never sent (issue #10 follow-up).
+ * the account's first message, so none exists for a typo or an account that never sent (ADR 0009).
  */
 export class NoSendGateError extends Error {
   override readonly name = 'NoSendGateError';
@@ -39,12 +42,35 @@ export class MissingSendApiKeyError extends Error {
 }
 
 /**
+ * An `http:` or `https:` base URL (`--url`, `SEND_API_URL`).
+ * @throws Error naming what is wrong, instead of undici's bare "Invalid URL".
+ */
+function parseHttpUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${JSON.stringify(value)} is not a URL; give one like http://127.0.0.1:8080`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`${JSON.stringify(value)} is not an http: or https: URL`);
+  }
+  return url;
+}
+
+/**
  * The send API key from `--api-key-file` (first line, trimmed) or else `SEND_API_KEY` (ADR 0014 decision 5).
  * @throws MissingSendApiKeyError when neither gives one.
  */
 function readSendApiKey(file: string | undefined): string {
   if (file !== undefined) {
-    const key = readFileSync(file, 'utf8').split(/\r?\n/, 1)[0]?.trim() ?? '';
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw toFileAccessError(err, 'read the API key file', file);
+    }
+    const key = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
     if (key === '') throw new MissingSendApiKeyError(`${file} holds no key`);
     return key;
   }
@@ -55,8 +81,8 @@ function readSendApiKey(file: string | undefined): string {
 
 /**
  * Registers `wa-lake send --to … --text …` (a quick manual send through `POST /api/v1/messages`) and
- * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). architecture.md §12, issue #10
- * item 9.
+ * `wa-lake sending pause|resume [--account]` (signals to the account's `sendGate`). architecture.md §12,
+ * ADR 0009.
  */
 export function registerSendCommands(program: Command): void {
   program
@@ -71,7 +97,7 @@ export function registerSendCommands(program: Command): void {
     .option(
       '--url <url>',
       'send API base URL (default: SEND_API_URL, which wa-lake dev prints, else http://127.0.0.1:8080)',
-      process.env['SEND_API_URL'] ?? 'http://127.0.0.1:8080'
+      asOptionParser(parseHttpUrl)
     )
     .action(
       async (options: {
@@ -81,9 +107,10 @@ export function registerSendCommands(program: Command): void {
         category: string;
         deliverBy?: string;
         idempotencyKey?: string;
-        url: string;
+        url?: URL;
       }) => {
-        const response = await fetch(new URL('/api/v1/messages', options.url), {
+        const baseUrl = options.url ?? parseHttpUrl(process.env['SEND_API_URL'] ?? 'http://127.0.0.1:8080');
+        const response = await fetch(new URL('/api/v1/messages', baseUrl), {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -98,7 +125,7 @@ export function registerSendCommands(program: Command): void {
           }),
         });
         const body = await response.text();
-        if (!response.ok) throw new SendRequestRefusedError(response.status, body);
+        if (!response.ok) throw new SendRequestRefusedError(response.status, body, baseUrl.origin);
         printLine(body);
       }
     );

@@ -9,7 +9,7 @@ import { toTerminalLine } from '../terminal-text.js';
 
 /**
  * The CLI's root logger; `LOG_LEVEL` (default `info`) picks the level (house style §6), `LOG_FORMAT` (`auto`,
- * `pretty`, `json`; default `auto`: readable on a terminal, JSON otherwise) the output (issue #26 item 4).
+ * `pretty`, `json`; default `auto`: readable on a terminal, JSON otherwise) the output.
  */
 export function createCliLogger(defaultLevel = 'info'): Logger {
   const config = parseConfig(
@@ -46,7 +46,7 @@ export async function connectTemporalClient(
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
-  // Imported here, not at the top: a command that never talks to Temporal does not load its client (issue #26).
+  // Imported here, not at the top: a command that never talks to Temporal does not load its client.
   const { Client: TemporalClient, Connection: TemporalConnection } = await import('@temporalio/client');
   let connection: Connection;
   try {
@@ -62,7 +62,7 @@ export async function connectTemporalClient(
 
 /**
  * Writes one line to stdout (CLI output for humans and scripts, not a log record). Control characters are shown
- * as `\uXXXX` escapes (tabs and line breaks kept): many lines carry a remote party's bytes (issue #25 item 7).
+ * as `\uXXXX` escapes (tabs and line breaks kept): many lines carry a remote party's bytes (ADR 0014).
  */
 export function printLine(line = ''): void {
   process.stdout.write(`${toTerminalLine(line)}\n`);

@@ -4,12 +4,14 @@ import {
   type CollectorConfig,
   type HistoryImportStatus,
   loadCollectorConfig,
+  pendingEtaMs,
   readCollectorStatus,
   OutboxStore,
 } from '../../collector/index.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { countDeadLetters } from '../../ops/index.js';
 import { withEncryptedPayloadHint } from '../../common/encrypted-payload-hint.js';
+import { dataDirLayout } from '../local-stack/data-dir.js';
 import { environmentOfDataDir } from '../local-stack/data-dir-environment.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -45,6 +47,16 @@ interface StatusReport {
   isHealthy: boolean;
 }
 
+/**
+ * `.data` when nothing names a stack (no `OUTBOX_PATH`, no `TEMPORAL_ADDRESS`) and `wa-lake dev` recorded one there:
+ * its outbox and its Temporal belong together, where the defaults would pair this folder's outbox with whatever
+ * listens on port 7233.
+ */
+function defaultStackDataDir(env: NodeJS.ProcessEnv): string | undefined {
+  if (env['OUTBOX_PATH'] !== undefined || env['TEMPORAL_ADDRESS'] !== undefined) return undefined;
+  return existsSync(dataDirLayout('.data').stackFile) ? '.data' : undefined;
+}
+
 /** Registers `wa-lake status` (architecture.md §10; `--healthcheck` is the container HEALTHCHECK). */
 export function registerStatusCommand(program: Command): void {
   program
@@ -59,7 +71,8 @@ export function registerStatusCommand(program: Command): void {
       'the data folder of a wa-lake dev stack: its outbox, status file, Temporal and keys (instead of the environment)'
     )
     .action(async (options: { json?: boolean; healthcheck?: boolean; dataDir?: string }) => {
-      const env = options.dataDir === undefined ? process.env : environmentOfDataDir(options.dataDir, process.env);
+      const dataDir = options.dataDir ?? defaultStackDataDir(process.env);
+      const env = dataDir === undefined ? process.env : environmentOfDataDir(dataDir, process.env);
       const config = loadCollectorConfig(env);
       const now = Date.now();
       const status = readCollectorStatus(config.COLLECTOR_STATUS_PATH);
@@ -154,11 +167,7 @@ function formatAge(ms: number | null): string {
 }
 
 function describeDrain(outboxDrainPerSecond: number | null, pending: number): StatusReport['delivery'] {
-  const isDraining = outboxDrainPerSecond !== null && outboxDrainPerSecond > 0;
-  return {
-    outboxDrainPerSecond,
-    pendingEtaMs: isDraining ? Math.round((pending / outboxDrainPerSecond) * 1000) : pending === 0 ? 0 : null,
-  };
+  return { outboxDrainPerSecond, pendingEtaMs: pendingEtaMs(pending, outboxDrainPerSecond) };
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');

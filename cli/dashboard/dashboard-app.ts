@@ -70,7 +70,7 @@ function presentedSecret(authorization: string | undefined): string | undefined 
 }
 
 /**
- * Builds `wa-lake dashboard` (issue #28 item 4, docs/engagement.md "Dashboard") without listening: the report's
+ * Builds `wa-lake dashboard` (ADR 0025, docs/engagement.md "Dashboard") without listening: the report's
  * pages with group, period and member filters (`/`), a member search (`/members?member=…`) and a page per person
  * (`/members/<participant>`), every request behind HTTP Basic auth (password = the token, any user name) or a
  * bearer token. Pages come with a CSP that lets them load scripts from the dashboard only: its own script and the

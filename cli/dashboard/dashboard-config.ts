@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { envInt, envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 
 /**
- * Environment of `wa-lake dashboard` (issue #28 item 4, docs/engagement.md "Dashboard"); keys are the env var names.
+ * Environment of `wa-lake dashboard` (ADR 0025, docs/engagement.md "Dashboard"); keys are the env var names.
  * The token is the password of HTTP Basic auth (any user name) or a bearer token.
  */
 export const dashboardEnvSchema = z.object({

@@ -4,7 +4,7 @@ import { chartBody, COUNT_AXIS, type ChartSpec } from '../report/chart-svg.js';
 import { maskPhone, memberLabel } from '../report/render-charts.js';
 import { describeReportScope, escapeHtml, REPORT_STYLE, renderReportSections } from '../report/render-html.js';
 
-/** The filters every page carries (issue #28 item 4): a group, a range of local days, a member search. */
+/** The filters every page carries (ADR 0025): a group, a range of local days, a member search. */
 export interface DashboardFilters {
   group: string | null;
   from: string | null;

@@ -52,7 +52,7 @@ export class DemoApiClient {
   }
 
   /**
-   * A request the API must refuse (issue #31 items 2–3), sent with `apiKey` (default: this client's key); not
+   * A request the API must refuse (ADR 0015), sent with `apiKey` (default: this client's key); not
    * counted as requested. @returns the status and `code` of the answer.
    */
   async refused(body: Record<string, unknown>, apiKey = this.apiKey): Promise<{ status: number; code: string }> {

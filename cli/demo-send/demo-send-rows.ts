@@ -4,9 +4,9 @@ import type { Accepted } from './demo-api-client.js';
 import { DEMO_GROUPS } from './send-demo-plan.js';
 import type { ObservedMessage } from './send-demo-summary.js';
 
-// What demo-send counts from PostgreSQL (issue #10 item 10): the send API's rows and the lake's raw table.
+// What demo-send counts from PostgreSQL: the send API's rows and the lake's raw table.
 
-/** Lake rows of ACK event types in the demo groups (issue #10 item 5: must stay 0). */
+/** Lake rows of ACK event types in the demo groups (must stay 0). */
 export async function countAckEventsInLake(pool: pg.Pool): Promise<number> {
   const result = await pool.query<{ count: string }>(
     `SELECT count(*) FROM whatsapp_event_logs

@@ -79,7 +79,7 @@ async function waitUntil(
 }
 
 /**
- * Runs the whole send path on one machine (issue #10 item 10, architecture.md §12): the local stack (embedded
+ * Runs the whole send path on one machine (architecture.md §12): the local stack (embedded
  * PostgreSQL, Temporal dev server, ingest API, `wa-lake worker`, collector with its dispatch worker)
  * against a {@link createDemoWhatsApp simulated WhatsApp}. Requests go over HTTP to `POST /api/v1/messages`
  * with a key created here. Faults: lost ACKs (two turn up later), one disconnect, one slow send (longer
@@ -116,7 +116,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       keyHash: generated.hash,
       keyPrefix: generated.prefix,
       webhookUrl: null,
-      // Issue #31 item 3: exactly the planned messages fit the day's quota; one more is refused.
+      // ADR 0015: exactly the planned messages fit the day's quota; one more is refused.
       dailyLimit: PHASE_1.length + PHASE_2.length,
     });
     const testKey = generateApiKey();
@@ -186,7 +186,7 @@ export async function runSendDemo(options: SendDemoOptions): Promise<SendDemoRes
       ...m,
       expected: expected.get(m.id) ?? m.expected,
     }));
-    // Issue #10 item 5: the group ACKs above went through the collector; none may have become a lake event.
+    // The group ACKs above went through the collector; none may have become a lake event.
     if (stack.collector) await waitForOutboxDrain(stack.collector.outbox, options.timeoutMs);
     const summary = summarizeSendDemo({
       ownAcksInLake: await countAckEventsInLake(pool),

@@ -52,13 +52,13 @@ export interface PlannedMessage {
   lateAck?: boolean;
   /** Milliseconds from request to `deliver_by`, or none. */
   deliverInMs?: number;
-  /** Sent as `{template, variables}` instead of text (issue #31 item 1). */
+  /** Sent as `{template, variables}` instead of text (ADR 0015). */
   template?: { name: string; variables: Record<string, string> };
   /** Its text links to the demo's local page: it goes out with a link preview (ADR 0015). */
   hasLink?: boolean;
 }
 
-/** The demo's template (issue #31 item 1): added and approved before the requests. */
+/** The demo's template (ADR 0015): added and approved before the requests. */
 export const DEMO_TEMPLATE = { name: 'demo-reminder', body: 'Reminder: {{event}} starts at {{time}}' } as const;
 
 /** Phase 1, while connected: normal sends, lost ACKs (two turn up later), one slow send, one unknown number. */

@@ -14,7 +14,7 @@ export interface ObservedMessage {
 }
 
 /**
- * What `wa-lake demo-send` prints as its last line (issue #10 item 10). `dispatched`/`sent`/`delivered`/`read`
+ * What `wa-lake demo-send` prints as its last line. `dispatched`/`sent`/`delivered`/`read`
  * count messages that reached at least that state (a funnel: a read message was also sent); `failed`
  * and `expired` are final states. Wire figures come from the simulated socket's log.
  */
@@ -41,7 +41,7 @@ export interface SendDemoSummary {
   unexpectedWireSends: number;
   /** Lake rows (`whatsapp_event_logs`) of ACK events in the demo groups: our ACKs never enter the lake (item 5). */
   ownAcksInLake: number;
-  /** Messages sent from a template (rendered at accept), and the refusals of issue #31 items 2–3. */
+  /** Messages sent from a template (rendered at accept), and the refusals of ADR 0015. */
   templateSends: number;
   /** Messages whose text links to the demo's page, and those of them that reached the wire with a preview. */
   linkSends: number;

@@ -48,7 +48,7 @@ function boomLike(statusCode: number, message: string): Error {
 }
 
 /**
- * WhatsApp on one machine, no network (issue #10 item 10): a {@link SocketFactory} whose sockets speak the
+ * WhatsApp on one machine, no network: a {@link SocketFactory} whose sockets speak the
  * part of Baileys 7 the collector uses (events through Baileys' own `makeEventBuffer`, rc14 shapes),
  * with a wire log shared across reconnects and scripted faults per recipient. ACKs arrive as Baileys
  * emits them: `messages.update` with `status` for direct chats and the server ack in groups,

@@ -3,7 +3,7 @@ import { readCapture } from '../../collector/index.js';
 /**
  * Reads `capture` (file or trail folder) only until its first record, before the demo starts the stack:
  * an empty, blank-only or malformed-only capture can prove nothing, and starting PostgreSQL and Temporal
- * for it only to print a MISMATCH misleads (issue #12 item 9).
+ * for it only to print a MISMATCH misleads.
  *
  * @returns null when the capture holds at least one record; otherwise the sentence to print.
  * @throws the `fs` error when `capture` does not exist or cannot be read.

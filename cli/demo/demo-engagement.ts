@@ -11,7 +11,7 @@ import { countNoun } from '../count-noun.js';
 import { memberLabel } from '../report/render-charts.js';
 import { renderReportHtml } from '../report/render-html.js';
 
-/** The engagement part of the demo summary (issue #11 item 5), counted from the lake. */
+/** The engagement part of the demo summary, counted from the lake. */
 export interface DemoEngagement {
   messages: number;
   activeMembers: number;
@@ -19,7 +19,7 @@ export interface DemoEngagement {
   reactions: number;
   /** Median minutes to another member's first response to a conversation start; null when none was answered. */
   firstResponseMedianMinutes: number | null;
-  /** Conversation starts with no response within 24 hours (issue #28 item 2). */
+  /** Conversation starts with no response within 24 hours (ADR 0020). */
   unanswered: number;
 }
 
@@ -32,7 +32,7 @@ export interface DemoEngagementResult {
 
 /**
  * Reads the engagement report of the demo's lake, writes it as `engagement-report.html` into the data
- * folder and sums it up in five lines (issue #11 item 5).
+ * folder and sums it up in five lines.
  *
  * @throws pg.DatabaseError when the lake cannot be read; NodeJS.ErrnoException when the file cannot be written.
  */
@@ -47,7 +47,8 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
     await pool.end();
   }
   const reportPath = resolve(join(dataDir, 'engagement-report.html'));
-  await writeFile(reportPath, renderReportHtml(report, new Date()), 'utf8');
+  // Private like every file of the data folder: the report names members (ADR 0014 decision 6).
+  await writeFile(reportPath, renderReportHtml(report, new Date()), { encoding: 'utf8', mode: 0o600 });
   const { messages, activeMembers, groups, reactions, joins, leaves } = report.totals;
   const last = report.activeMembers.at(-1);
   const top = report.topMembers[0];

@@ -2,7 +2,7 @@ import type { OutboxState } from '../../collector/index.js';
 import type { DeliveryTally } from './await-deliveries.js';
 import type { DemoEngagement } from './demo-engagement.js';
 
-/** What `wa-lake demo --json` prints as one JSON object on its last stdout line (issue #2 item 4). */
+/** What `wa-lake demo --json` prints as one JSON object on its last stdout line. */
 export interface DemoSummary {
   capture: string;
   /** Baileys events (capture lines) read. */
@@ -29,7 +29,7 @@ export interface DemoSummary {
   webUi: string | null;
   /** True when every distinct kept event is in the lake exactly once. */
   ok: boolean;
-  /** Engagement counted from the lake (issue #11 item 5). */
+  /** Engagement counted from the lake. */
   engagement?: DemoEngagement;
   /** Where the HTML engagement report was written. */
   engagementReport?: string;

@@ -29,7 +29,7 @@ async function loadParquetWriter(): Promise<ParquetWriterModule> {
 }
 
 /**
- * `wa-lake export --parquet DIR` (issue #28 item 6): writes the Parquet files and prints one line per file.
+ * `wa-lake export --parquet DIR` (ADR 0025): writes the Parquet files and prints one line per file.
  * @throws as writeParquetExport; ConfigError when `DATABASE_URL` is unset or invalid.
  */
 export async function runParquetExport(dir: string): Promise<void> {

@@ -23,7 +23,7 @@ async function stage(connection: DuckDBConnection, dataset: AnalystDataset): Pro
 
 /**
  * Writes the message read model and the daily views (`ANALYST_DATASETS`) as one Parquet file each into `dir`
- * (created when missing): `messages.parquet`, `member_activity_days.parquet`, … (issue #28 item 6, docs/engagement.md
+ * (created when missing): `messages.parquet`, `member_activity_days.parquet`, … (ADR 0025, docs/engagement.md
  * "Parquet"). The rows come from one repeatable-read transaction; an in-memory DuckDB (its node API) types them
  * and writes Parquet with snappy compression (the one every reader decodes), which pandas, polars and DuckDB read. A file replaces one of the same
  * name; a dataset with no rows is a file with its schema and no rows.

@@ -25,7 +25,7 @@ export interface ChatExportFile {
   chatEntry: string | null;
 }
 
-/** Bounds on hostile input (issue #30 item 4, ADR 0014): a chat text this large is no phone's export. */
+/** Bounds on hostile input (ADR 0023, ADR 0014): a chat text this large is no phone's export. */
 export interface ChatExportLimits {
   maxTextBytes: number;
   maxZipEntries: number;
@@ -132,7 +132,7 @@ async function readTextFile(path: string, maxBytes: number): Promise<Buffer> {
 }
 
 /**
- * Reads a WhatsApp "Export chat" file (issue #30 items 1 and 4): a `.txt` as it is; a `.zip` by its central
+ * Reads a WhatsApp "Export chat" file (ADR 0023): a `.txt` as it is; a `.zip` by its central
  * directory, reading only the chat text (`_chat.txt`, `WhatsApp Chat with ….txt`, else the only `.txt`) and
  * counting every other entry as media by its extension. Media bytes are never read or written anywhere. A `.zip`
  * is hostile input: entry names must be relative paths inside it (yauzl refuses `..` and absolute ones), at most

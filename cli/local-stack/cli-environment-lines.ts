@@ -20,9 +20,9 @@ export interface StackEnvironment {
 /**
  * The `export …` lines a user pastes into another terminal so CLI commands (`report`, `members`, `api-keys`,
  * `forget`, `rebuild`, `retention`, `dlq`, `status`, `send`…) reach the lake, Temporal, the outbox and the send API
- * of a running `wa-lake dev` and encrypt with its payload key (architecture.md §14). Before, `forget` skipped the
- * outbox and `status` found no collector, because `OUTBOX_PATH` and the status file were not among them (issue
- * #26 item 2); `SEND_API_URL` is the base URL `wa-lake send` posts to; `TEMPORAL_CODEC_ENDPOINT` and
+ * of a running `wa-lake dev` and encrypt with its payload key (architecture.md §14). `OUTBOX_PATH` and the status
+ * file are among them so that `forget` reaches the outbox and `status` finds the collector (ADR 0017);
+ * `SEND_API_URL` is the base URL `wa-lake send` posts to; `TEMPORAL_CODEC_ENDPOINT` and
  * `TEMPORAL_CODEC_AUTH` are the codec server and its bearer token, which the `temporal` CLI reads from the
  * environment, so the token stands on no command line (ADR 0022). Secrets are never printed: their lines read the
  * files.

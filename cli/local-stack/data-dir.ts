@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
@@ -68,8 +77,9 @@ export function readDevStackFile(stackFile: string): DevStackFile | null {
 /**
  * Creates (if needed) and describes the data folder: Temporal state, embedded PostgreSQL cluster,
  * outbox, WhatsApp auth state, generated webhook secret. The folder is private (ADR 0014 decision 6): 0700
- * (0711 for root, whose PostgreSQL runs as `postgres`), and every file and folder in it except PostgreSQL's own
- * cluster is narrowed to owner-only, each change reported in `tightened`.
+ * (0711 for root, whose PostgreSQL runs as `postgres`), and every file and folder the stack keeps in it except
+ * PostgreSQL's own cluster is narrowed to owner-only, each change reported in `tightened`; files the stack did not
+ * write keep their modes.
  *
  * @throws DataDirUnusableError when the folder cannot be created or written (e.g. `/proc/nope`, a read-only file
  *   system, no permission); PrivateModeError when a path in it is readable by others and cannot be narrowed.
@@ -91,11 +101,28 @@ export function prepareDataDir(root: string): DataDirLayout {
     }
     throw err;
   }
-  const tightened = tightenPrivateTree(absolute, { skip: ['postgres'], rootOtherBits: privateDirectoryMode() & 0o077 });
+  const tightened = tightenStackFiles(absolute);
   // Root's embedded PostgreSQL runs as `postgres`, which must pass through the folder to reach its cluster.
   const mode = statSync(absolute).mode & 0o777;
   if ((mode | privateDirectoryMode()) !== mode) chmodSync(absolute, mode | privateDirectoryMode());
   return { ...dataDirLayout(absolute), tightened };
+}
+
+/** Names the stack writes at the top of its data folder; PostgreSQL's cluster (`postgres`) checks its own modes. */
+const STACK_ENTRY =
+  /^(auth|webhook-secret|payload-encryption-keys|codec-server-token|dev-stack\.json|temporal-dev-server\.pid|engagement-report\.html|\.wa-lake-demo-folder|collector-status\.json.*|temporal\.sqlite.*|outbox\.sqlite.*|wa-lake-dev\..*)$/;
+
+/**
+ * Narrows what the stack keeps in the folder (ADR 0014 decision 6), never a file it did not write: a folder that
+ * holds only the stack's files (or nothing) is narrowed as a whole; in a folder shared with other files (`--data-dir`
+ * pointed at a folder of one's own) only the stack's entries are, and the folder keeps its mode.
+ */
+function tightenStackFiles(absolute: string): TightenedPath[] {
+  const entries = readdirSync(absolute).filter((name) => name !== 'postgres');
+  const stackOnly = entries.every((name) => STACK_ENTRY.test(name));
+  if (stackOnly)
+    return tightenPrivateTree(absolute, { skip: ['postgres'], rootOtherBits: privateDirectoryMode() & 0o077 });
+  return entries.filter((name) => STACK_ENTRY.test(name)).flatMap((name) => tightenPrivateTree(join(absolute, name)));
 }
 
 /** The folders above `root` (made absolute) that do not exist yet, outermost first. */

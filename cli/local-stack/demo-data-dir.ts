@@ -8,7 +8,7 @@ import { DemoDataDirRefusedError } from './errors.js';
 import { lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 
 /**
- * The file that marks a folder as made by `wa-lake demo` or `demo-send` (architecture.md §10, issue #26 item 1):
+ * The file that marks a folder as made by `wa-lake demo` or `demo-send` (architecture.md §10, ADR 0017):
  * only a folder holding it is ever wiped.
  */
 export const DEMO_MARKER_FILE = '.wa-lake-demo-folder';
@@ -58,7 +58,7 @@ function describeProtected(absolute: string, folders: ProtectedFolders): string 
 }
 
 /**
- * Makes `dataDir` ready for a demo run and returns its absolute path (architecture.md §10, issue #26 item 1): a
+ * Makes `dataDir` ready for a demo run and returns its absolute path (architecture.md §10, ADR 0017): a
  * missing or empty folder is created and marked ({@link DEMO_MARKER_FILE}); a marked folder is emptied (a
  * PostgreSQL or Temporal server a killed demo left on it is stopped first) and stays marked. Everything else is refused
  * before anything is deleted.
@@ -79,20 +79,13 @@ export async function claimDemoDataDir(
   if (existsSync(absolute) && !statSync(absolute).isDirectory()) {
     throw new DemoDataDirRefusedError(dataDir, 'it is not a folder');
   }
-  const existing = new Set(existsSync(absolute) ? readdirSync(absolute) : []);
+  const existing = existsSync(absolute) ? readdirSync(absolute) : [];
+  // A refused folder is left as it was found, modes included: the refusal comes before the folder is prepared.
+  if (existing.length > 0 && !existing.includes(DEMO_MARKER_FILE)) refuseForeignFolder(dataDir, absolute, existing);
   const layout = prepareDataDir(absolute);
   const lock = lockDataDir(layout.root);
   try {
     const entries = readdirSync(absolute).filter((entry) => !lock.paths.includes(join(absolute, entry)));
-    if (entries.length > 0 && !entries.includes(DEMO_MARKER_FILE)) {
-      // A refused folder is left as it was found: the lock file this call made goes too.
-      lock.release();
-      for (const path of lock.paths) if (!existing.has(basename(path))) rmSync(path, { force: true });
-      throw new DemoDataDirRefusedError(
-        dataDir,
-        `it is not empty and no demo made it (no ${DEMO_MARKER_FILE} inside); pass a new or empty folder`
-      );
-    }
     await stopOrphanPostgres(layout.postgresDir, logger);
     await stopOrphanTemporal(layout, logger);
     for (const entry of entries) rmSync(join(absolute, entry), { recursive: true, force: true });
@@ -104,8 +97,24 @@ export async function claimDemoDataDir(
 }
 
 /**
+ * Refuses a non-empty folder no demo made: one a live stack holds is named as in use (its lock says so), any other
+ * as not the demo's. The lock file this check makes is removed again.
+ *
+ * @throws DataDirInUseError, DemoDataDirRefusedError — always one of them.
+ */
+function refuseForeignFolder(dataDir: string, absolute: string, existing: readonly string[]): never {
+  const lock = lockDataDir(absolute);
+  lock.release();
+  for (const path of lock.paths) if (!existing.includes(basename(path))) rmSync(path, { force: true });
+  throw new DemoDataDirRefusedError(
+    dataDir,
+    `it is not empty and no demo made it (no ${DEMO_MARKER_FILE} inside); pass a new or empty folder`
+  );
+}
+
+/**
  * Removes the demo marker from a folder `wa-lake dev` takes as its data folder, so no later demo wipes what dev
- * stores there (issue #26 item 1). Returns true when there was one.
+ * stores there (ADR 0017). Returns true when there was one.
  */
 export function unmarkDemoDataDir(root: string): boolean {
   const marker = join(root, DEMO_MARKER_FILE);

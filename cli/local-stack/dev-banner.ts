@@ -12,12 +12,15 @@ export interface DevBannerStack extends StackEnvironment {
  * pastes before `report`, `forget`, `status`, `send`…, and a ready `temporal workflow show` that decrypts through
  * the codec server.
  */
-export function devBannerLines(stack: DevBannerStack): string[] {
+export function devBannerLines(
+  stack: DevBannerStack,
+  heading = 'wa-lake dev is running (Ctrl-C stops everything)'
+): string[] {
   const rule = '─'.repeat(100);
   const lines = [
     '',
     rule,
-    'wa-lake dev is running (Ctrl-C stops everything)',
+    heading,
     `  Temporal Web UI : ${stack.uiUrl ?? '(headless)'}`,
     `  Temporal        : ${stack.temporalAddress}`,
   ];

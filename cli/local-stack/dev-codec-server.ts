@@ -29,7 +29,7 @@ function loadOrCreateCodecToken(file: string): string {
 }
 
 /**
- * Starts `wa-lake codec-server` for `wa-lake dev` (architecture.md §14, issue #13 item 2): the data folder's
+ * Starts `wa-lake codec-server` for `wa-lake dev` (architecture.md §14, ADR 0010): the data folder's
  * payload keys (or `PAYLOAD_ENCRYPTION_KEYS` from `env`), a generated token, CORS for the Web UI on
  * `uiPort`, on `codecPort` (`--codec-port`; 0 = a free one) unless `CODEC_SERVER_PORT` is set. Returns null when
  * the UI is headless.

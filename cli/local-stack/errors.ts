@@ -53,8 +53,8 @@ export class DataDirUnusableError extends Error {
 }
 
 /**
- * Thrown by `claimDemoDataDir` when `demo`/`demo-send --data-dir` names a folder it must not wipe (issue #26
- * item 1): one it did not make, or `/`, `~`, `.`, the checkout. Nothing was deleted.
+ * Thrown by `claimDemoDataDir` when `demo`/`demo-send --data-dir` names a folder it must not wipe
+ * (ADR 0017): one it did not make, or `/`, `~`, `.`, the checkout. Nothing was deleted.
  */
 export class DemoDataDirRefusedError extends Error {
   override readonly name = 'DemoDataDirRefusedError';

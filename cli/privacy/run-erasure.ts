@@ -13,6 +13,7 @@ import {
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
+  inTransaction,
   keepPendingErasure,
   recordErasureRun,
   type LakeErasureResult,
@@ -49,7 +50,7 @@ export interface ErasureReport {
   /** Stores this run could not change, each with what the operator can do. */
   notReached: string[];
   /**
-   * False when the outbox or the dead-letter entries were not reached (issue #26 item 2): the erasure is then
+   * False when the outbox or the dead-letter entries were not reached (ADR 0017): the erasure is then
    * INCOMPLETE, and its identifiers are kept hashed (`whatsapp_pending_erasures`) for the rerun that completes it.
    */
   isComplete: boolean;
@@ -57,7 +58,7 @@ export interface ErasureReport {
   continuedPendingErasure: boolean;
   /**
    * True when no store held anything of the participant (every count zero, no earlier incomplete erasure): a
-   * mistyped identifier, or a member erased before (issue #26 item 5: it used to exit 0 with all zeros).
+   * mistyped identifier, or a member erased before, which the run refuses (`refused`) unless forced.
    */
   foundNothing: boolean;
   /**
@@ -91,11 +92,11 @@ const alwaysNotReached = (): string[] => [
 ];
 
 /**
- * `wa-lake forget --participant` (architecture.md §14, issue #13 item 4): erases one member's personal data in the
+ * `wa-lake forget --participant` (architecture.md §14, ADR 0010): erases one member's personal data in the
  * lake (one PostgreSQL transaction), the collector's outbox (one SQLite transaction, when `outboxPath`
  * exists on this host) and the dead-letter entries (one signal), with one random pseudonym for the run,
  * then records the run (who, when, counts, what was not reached). Idempotent: a rerun changes nothing.
- * A run that misses the outbox or the dead letters keeps the member's identifiers hashed (issue #26 item 2); a
+ * A run that misses the outbox or the dead letters keeps the member's identifiers hashed (ADR 0017); a
  * rerun under any one of them recognises the others in the outbox by those hashes, and a run that reaches every
  * store deletes them.
  *
@@ -269,19 +270,4 @@ async function refuseLinkedAccount(
 function recognisePendingUsers(outbox: OutboxStore, pending: readonly PendingErasure[]): string[] {
   if (pending.length === 0) return [];
   return findMemberUsersInOutbox(outbox, (user) => pending.some((erasure) => erasure.has(user)));
-}
-
-async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await run(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 
 /** Height of a chart unless its rows need more, in CSS pixels. */
 export const HEIGHT = 360;
-/** A value axis of counts (messages, members): ticks at whole numbers only, never 0.5 members (issue #26 item 5). */
+/** A value axis of counts (messages, members): ticks at whole numbers only, never 0.5 members. */
 export const COUNT_AXIS = { type: 'value', minInterval: 1 } as const;
 
 /** The part of the ECharts API used here: server-side rendering to an SVG string. */

@@ -68,8 +68,8 @@ function canonicalParticipant(input: string, line: number): { participantId: str
 }
 
 /**
- * Reads `participant_id,member_id` rows (issue #11 item 3). A header line naming those two columns is
- * required, in any order; an optional `name` column gives the member's name (issue #28 item 1: the report
+ * Reads `participant_id,member_id` rows. A header line naming those two columns is
+ * required, in any order; an optional `name` column gives the member's name (ADR 0020: the report
  * shows it instead of the participant id; a blank cell is no name); other columns are ignored. A participant listed twice with the same member id
  * is kept once; listed with two different member ids it is refused, naming both lines: the file is
  * ambiguous and a silent "last one wins" would hide an error in the user's export (docs/engagement.md).
@@ -77,7 +77,7 @@ function canonicalParticipant(input: string, line: number): { participantId: str
  * Participants are read by `linkMembers`' rule (`canonicalParticipantJid`) here already, so that a bad one is
  * reported with its line and two spellings of one participant count as one.
  *
- * Every bad line is reported, not only the first (issue #26 item 5: one problem per run made a long file a
+ * Every bad line is reported, not only the first (one problem per run made a long file a
  * dozen runs).
  *
  * @throws LinksCsvError for a missing header column, or naming every row without both values, participant that

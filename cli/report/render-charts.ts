@@ -24,7 +24,7 @@ export function maskPhone(phone: string): string {
 }
 
 /**
- * A person as the report's table and chart show them (issue #28 item 1, ADR 0020): the display name (member
+ * A person as the report's table and chart show them (ADR 0020): the display name (member
  * name, push name, business name), never a bare LID where a name is known; a phone number only when no name
  * exists, masked.
  */
@@ -33,9 +33,9 @@ export function memberLabel(member: { displayName: string; displayNameIsPhone: b
 }
 
 /**
- * Draws the charts of the report (issue #11 item 4): messages per day per group, DAU/WAU/MAU, top members, joins
+ * Draws the charts of the report: messages per day per group, DAU/WAU/MAU, top members, joins
  * vs leaves, the join-week cohort retention heatmap, lurkers per group; then the newcomer funnel, levels per month
- * and the weekday × hour heatmap (issue #28 item 3).
+ * and the weekday × hour heatmap (ADR 0025).
  */
 export function reportChartSpecs(report: EngagementReport): ChartSpec[] {
   const subjects = new Map(report.groups.map((group) => [group.groupJid, group.subject ?? group.groupJid]));

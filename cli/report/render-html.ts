@@ -7,7 +7,7 @@ import { memberLabel, reportChartSpecs } from './render-charts.js';
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-// Everything the page needs is inline: no script, font, image or style sheet is fetched (issue #11 item 4).
+// Everything the page needs is inline: no script, font, image or style sheet is fetched.
 export const REPORT_STYLE = `
   body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1000px; color: #222; }
   h1 { margin-bottom: 4px; } .meta { color: #666; margin-top: 0; }
@@ -21,7 +21,7 @@ export const REPORT_STYLE = `
 
 /**
  * When the report was made, to the minute, in the report's own time zone: `2026-12-03 18:19 (America/Sao_Paulo)`
- * instead of a raw ISO string with milliseconds (issue #26 item 5). The Swedish locale writes dates as ISO does.
+ * instead of a raw ISO string with milliseconds. The Swedish locale writes dates as ISO does.
  */
 export function formatGeneratedAt(generatedAt: Date, timeZone: string): string {
   const local = new Intl.DateTimeFormat('sv-SE', {
@@ -58,7 +58,7 @@ const TOTAL_LABELS: Record<keyof EngagementReport['totals'], string> = {
   leaves: 'leaves',
 };
 
-/** A total beside the previous period's (issue #28 item 3): `+12 (+10.8 %) vs 111`. */
+/** A total beside the previous period's (ADR 0025): `+12 (+10.8 %) vs 111`. */
 function renderTotals(report: EngagementReport): string {
   const previous = report.previousPeriod;
   return report.totalsComparison
@@ -131,7 +131,7 @@ function renderExportDays(report: EngagementReport): string {
 }
 
 /**
- * The report's content (issue #11 item 4, issue #28 item 3): each total beside the previous period's, the charts as
+ * The report's content (ADR 0025): each total beside the previous period's, the charts as
  * inline SVG, and the tables. The standalone file and the dashboard's pages both wrap it.
  */
 export function renderReportSections(report: EngagementReport, links: ReportLinks = {}): string {
@@ -157,7 +157,7 @@ export function describeReportScope(report: EngagementReport): string {
 }
 
 /**
- * The self-contained HTML report (issue #11 item 4): totals, the charts as inline SVG, and the tables. Opens
+ * The self-contained HTML report: totals, the charts as inline SVG, and the tables. Opens
  * offline; contains no script.
  */
 export function renderReportHtml(report: EngagementReport, generatedAt: Date): string {

@@ -17,7 +17,7 @@ const FUNNEL_STEPS = [
 ] as const;
 
 /**
- * The charts of issue #28 item 3 (docs/engagement.md "Newcomers", "Levels", "Hours"): the newcomer funnel per
+ * The charts of ADR 0025 (docs/engagement.md "Newcomers", "Levels", "Hours"): the newcomer funnel per
  * join week, members per level per month, and messages per weekday × local hour.
  */
 export function questionChartSpecs(report: EngagementReport): ChartSpec[] {

@@ -16,7 +16,7 @@ function toCsv(columns: readonly string[], rows: readonly object[]): string {
 type Columns<T> = ReadonlyArray<keyof T & string>;
 type Report = EngagementReport;
 
-// The header of every file, so an empty dataset is a header line, not a 0-byte file (issue #27 case 6).
+// The header of every file, so an empty dataset is a header line, not a 0-byte file (ADR 0019).
 const TOTALS: readonly string[] = [
   'timeZone',
   'from',

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openCollectorDatabase } from '../open-collector-database.js';
 import { OutboxOpenError } from '../errors.js';
 
 const BACKFILL_SCHEMA_SQL = `
@@ -26,7 +27,7 @@ CREATE TABLE IF NOT EXISTS history_backfills (
  */
 export type BackfillState = 'waiting' | 'asked' | 'covered' | 'exhausted' | 'unanswered';
 
-/** One group's backfill: fetch history older than the cursor until `sinceMs` (issue #29 item 3). */
+/** One group's backfill: fetch history older than the cursor until `sinceMs` (ADR 0016). */
 export interface Backfill {
   groupJid: string;
   sinceMs: number;
@@ -78,7 +79,7 @@ const toBackfill = (row: Row): Backfill => ({
 
 /**
  * The progress of history backfills, in the outbox file (own connection, WAL, `synchronous=FULL`) so a restart
- * resumes where the last answer left it and never re-asks what was answered (issue #29 item 3). One row per
+ * resumes where the last answer left it and never re-asks what was answered (ADR 0016). One row per
  * group; `wa-lake backfill` writes rows from another process, the collector's runner advances them.
  */
 export class BackfillStore {
@@ -94,10 +95,7 @@ export class BackfillStore {
   static open(options: { path: string; now?: () => number }): BackfillStore {
     let db: Database.Database | undefined;
     try {
-      db = new Database(options.path);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.pragma('busy_timeout = 5000');
+      db = openCollectorDatabase(options.path);
       db.exec(BACKFILL_SCHEMA_SQL);
       return new BackfillStore(db, options.now ?? Date.now);
     } catch (err) {

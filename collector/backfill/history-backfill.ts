@@ -55,7 +55,7 @@ function oldestOf(messages: Obj[]): Backfill['cursor'] {
 }
 
 /**
- * Fills gaps from WhatsApp's on-demand history (issue #29 item 3): for each group with a backfill, asks
+ * Fills gaps from WhatsApp's on-demand history (ADR 0016): for each group with a backfill, asks
  * `fetchMessageHistory(pageSize, cursor key, cursor time)` for the messages before the oldest one held, one
  * request per `requestIntervalMs` at most; each `ON_DEMAND` answer (a `messaging-history.set`, stored by the
  * pipeline like any push) moves the cursor to its oldest message, until the cursor reaches `since` (covered),

@@ -3,7 +3,7 @@ import type { CollectorConfig } from '../config.js';
 import { BackfillStore } from './backfill-store.js';
 import { HistoryBackfill, type HistoryFetchSocket } from './history-backfill.js';
 
-/** Event type telling the lake that a backfill finished, with the span it filled (issue #29 item 3). */
+/** Event type telling the lake that a backfill finished, with the span it filled (ADR 0016). */
 export const BACKFILL_EVENT_TYPE = 'collector.backfill';
 
 /** What a live collector does with its history backfill. */
@@ -18,7 +18,7 @@ export interface LiveBackfill {
 /**
  * Starts the paced {@link HistoryBackfill} of a live collector on its own connection to the outbox file; each
  * finished backfill is sent through the lake as a `collector.backfill` event (`from_ms`…`to_ms` filled, the
- * `whatsapp_backfilled_periods` view). Source: issue #29 item 3, ADR 0016.
+ * `whatsapp_backfilled_periods` view). Source:, ADR 0016.
  * @throws OutboxOpenError when the outbox file cannot be opened.
  */
 export function startLiveBackfill(deps: {

@@ -18,7 +18,7 @@ export type ParsedCaptureLine =
 /**
  * Serializes one event as a line of our capture format (no trailing newline):
  * `{"captured_at":"<ISO>","event":"<name>","data":<payload with Baileys' BufferJSON.replacer>}`.
- * JSON escapes `\n`, `\r` and U+0000, so the result is always one line. Source: issue #4 item 5, architecture.md §10.
+ * JSON escapes `\n`, `\r` and U+0000, so the result is always one line. Source:, architecture.md §10.
  *
  * @throws TypeError when `data` cannot be serialized (circular reference, BigInt).
  */
@@ -52,7 +52,7 @@ export function parseCaptureLine(line: string): ParsedCaptureLine {
   if (text.length === 0) return { kind: 'blank' };
   let value: unknown;
   try {
-    // Integers above 2^53 keep every digit, as a live session's Longs do (issue #14 item 7).
+    // Integers above 2^53 keep every digit, as a live session's Longs do.
     value = parseJsonExactly(text, BufferJSON.reviver as (key: string, value: unknown) => unknown);
   } catch {
     return { kind: 'malformed', reason: 'not JSON' };

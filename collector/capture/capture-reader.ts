@@ -112,7 +112,7 @@ async function advance(source: LineSource, onLine: (bytes: number, isBlank: bool
  * Reads a capture: one file in our format or the first collector's NDJSON trail, or a folder of
  * such files (the trail's `logs/<event>/<date>.json` layout). Files of one date are merged in
  * timestamp order (each file is assumed ordered, as written); dates follow each other in name order.
- * Reports progress with an ETA from bytes read. Source: architecture.md §10, issue #4 item 5.
+ * Reports progress with an ETA from bytes read. Source: architecture.md §10.
  *
  * @throws the `fs` error when `path` does not exist or cannot be read.
  */

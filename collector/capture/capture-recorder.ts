@@ -12,7 +12,7 @@ const NEVER_RECORDED = new Set(['creds.update']);
  * filtering, plus the synthetic `groups.metadata`), minus `creds.update`, one line per event in
  * our capture format (see `formatCaptureLine`). Appends with synchronous writes so a line is in
  * the OS before the event callback returns; `close()` fsyncs. The file holds personal data
- * (message text, phone numbers): it is created with mode 0600. Source: architecture.md §10, issue #4 item 5.
+ * (message text, phone numbers): it is created with mode 0600. Source: architecture.md §10.
  */
 export class CaptureRecorder {
   private fd: number | null;

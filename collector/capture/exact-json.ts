@@ -65,7 +65,7 @@ function quoteSpans(text: string, spans: Span[]): string {
  * such literals takes the native parser. A line nested deeper than {@link LOSSLESS_MAX_DEPTH}, where
  * lossless-json's recursion would overflow the stack, is parsed natively with those literals quoted:
  * the same decimal strings after normalization. Duplicate keys keep the last value, as `JSON.parse`
- * does. Source: issue #14 item 7.
+ * does. Source:.
  *
  * @throws SyntaxError when `text` is not JSON.
  */

@@ -3,7 +3,7 @@ import type { EventPipeline } from '../event-pipeline.js';
 import { readCapture, type CaptureProgress } from './capture-reader.js';
 
 /**
- * What a replay did. Every line of the capture is counted once (issue #12 follow-up):
+ * What a replay did. Every line of the capture is counted once:
  * `lines = records + malformedLines`, `records = records with items + recordsWithoutItems`, and blank
  * lines apart in `blankLines`; `lines` and `blankLines` equal the last progress report's. `eventIds`
  * holds every kept item's event_id (new or already in the outbox).
@@ -53,7 +53,7 @@ export interface ReplayCaptureOptions {
  * Feeds a capture through the same `EventPipeline.handle(event, data, capturedAt)` as a live session,
  * with each record's own capture time. Malformed lines are counted and reported, never fatal. As
  * the outbox inserts with `INSERT OR IGNORE` on event_id, replaying the same capture twice adds
- * nothing (the second run reports every kept item as a duplicate). Source: architecture.md §10, issue #4 item 5.
+ * nothing (the second run reports every kept item as a duplicate). Source: architecture.md §10.
  *
  * @throws the `fs` error when `path` cannot be read; errors thrown by the pipeline (outbox I/O).
  */

@@ -3,8 +3,7 @@ import type { ReplaySummary } from './replay-capture.js';
 /**
  * Says why a replay fed nothing to the pipeline: the capture held no lines, every line was malformed,
  * or no record carried an item (`data: null`, `messages: []`). Either way the user pointed at the wrong
- * file (or a truncated one), and a replay that reports "0 kept" and exits 0 hides that. Source: issue
- * #12 item 9.
+ * file (or a truncated one), and a replay that reports "0 kept" and exits 0 hides that.
  *
  * @param summary - the counts of a finished replay (`lines` counts records and malformed lines).
  * @returns one sentence for the user, or null when at least one item was read.

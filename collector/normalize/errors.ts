@@ -1,6 +1,6 @@
 /**
  * Errors of normalization (house style §4). They live beside the code that throws them so nothing in
- * `normalize/` imports from the collector above it (issue #15).
+ * `normalize/` imports from the collector above it.
  */
 
 /**

@@ -53,7 +53,7 @@ export function extractAcks(event: string, data: unknown): ExtractedAck[] {
 
 /**
  * Routes ACKs of messages this account sent through wa-lake to `send-<message_id>` by signal (architecture.md §12,
- * issue #10 item 5). Runs beside the edge filter, which still decides alone what enters the lake: direct
+ *). Runs beside the edge filter, which still decides alone what enters the lake: direct
  * chats, receipts and the status items of our own messages (`own_message_ack`) never do. A failed signal is retried a few times and then logged; the workflow's
  * missing-ACK alert covers the rest. An ACK for a workflow that has ended is dropped quietly.
  */

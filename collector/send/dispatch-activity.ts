@@ -38,7 +38,7 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, step: Send
 }
 
 /**
- * Builds the collector's `dispatchWhatsAppMessage` activity (architecture.md §12, issue #10 items 3, 7): refuses
+ * Builds the collector's `dispatchWhatsAppMessage` activity (architecture.md §12): refuses
  * when the deadline passed or the session is not open; checks a phone recipient is on WhatsApp;
  * "typing…" presence ≤ 5 s (cosmetic: a failure is logged, not fatal); `sendMessage` ≤ 20 s with
  * `messageId = waMessageId`, so a retry after an ambiguous timeout re-sends the same WhatsApp message.

@@ -14,7 +14,7 @@ import { SentMessageIndex } from './sent-message-index.js';
 /** Options of {@link startSessionSendSide}. */
 export interface SessionSendSideOptions {
   accountId: string;
-  /** Used to connect the worker when `connection` is not given; retried with backoff until it answers. */
+  /** What the worker connects with when `connection` is not given; retried with backoff until it answers. */
   temporal: TemporalConnection;
   /** Existing worker connection (tests); not closed on stop. */
   connection?: NativeConnection;
@@ -43,7 +43,7 @@ export interface SessionSendSide {
 }
 
 /**
- * Starts the send side of a collector (architecture.md §12, issue #10 items 3, 5): a second Temporal `Worker` in
+ * Starts the send side of a collector (architecture.md §12): a second Temporal `Worker` in
  * the collector process on the account's session task queue, running only `dispatchWhatsAppMessage` (it
  * needs the live socket); an {@link AckRouter} that signals ACKs of our messages to their workflow; and a
  * resume signal to the account's gate on every open. If Temporal is down the worker keeps trying to
@@ -62,7 +62,7 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
   const router = new AckRouter({ client: options.client, lookup: (id) => index.lookup(id), logger: options.logger });
   let worker: Worker | null = null;
   // Aborted by stop(): ends a connect attempt or a back-off sleep at once, so a collector whose Temporal is
-  // down still stops within seconds (issue #32 item 2; the back-off alone grows to 60 s).
+  // down still stops within seconds (ADR 0018; the back-off alone grows to 60 s).
   const stopping = new AbortController();
   const running = (async () => {
     for (let delayMs = 1_000; !stopping.signal.aborted; delayMs = Math.min(delayMs * 2, 60_000)) {

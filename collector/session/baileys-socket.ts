@@ -26,7 +26,7 @@ export interface SessionSocket {
   sendPresenceUpdate?: SendSocket['sendPresenceUpdate'];
   sendMessage?: SendSocket['sendMessage'];
   onWhatsApp?: SendSocket['onWhatsApp'];
-  /** On-demand history (issue #29 item 3): rc14 `fetchMessageHistory(count, oldestMsgKey, oldestMsgTimestamp)`. */
+  /** On-demand history (ADR 0016): rc14 `fetchMessageHistory(count, oldestMsgKey, oldestMsgTimestamp)`. */
   fetchMessageHistory?: HistoryFetchSocket['fetchMessageHistory'];
 }
 

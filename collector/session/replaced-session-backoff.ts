@@ -1,4 +1,4 @@
-/** A 440 that arrives within this long after the reconnect it answers continues a fight (issue #12 item 7). */
+/** A 440 that arrives within this long after the reconnect it answers continues a fight. */
 export const REPLACED_FIGHT_GAP_MS = 60_000;
 /** The 440 at which the fight is recognised: from this one on, the reconnect waits at least the minimum below. */
 export const REPLACED_FIGHT_COUNT = 3;
@@ -18,7 +18,7 @@ export interface ReplacedSessionBackoffOptions {
  * session back, forever. A 440 continues a fight when it arrives within {@link REPLACED_FIGHT_GAP_MS}
  * of the reconnect that answered the previous one; from the {@link REPLACED_FIGHT_COUNT}th such 440 the
  * reconnect waits at least {@link REPLACED_FIGHT_MIN_DELAY_MS}, doubling each time, up to `maxDelayMs`.
- * A connection that survives longer than the gap ends the fight. Source: issue #12 item 7, architecture.md §10.
+ * A connection that survives longer than the gap ends the fight. Source:, architecture.md §10.
  */
 export class ReplacedSessionBackoff {
   private fightLength = 0;

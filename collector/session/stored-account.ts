@@ -10,7 +10,7 @@ export interface StoredAccount {
 
 /**
  * The account of the auth folder's `creds.json` (`me.id`, `me.lid`, which Baileys writes at login), for a
- * replay, which has no session to ask (issue #27 case 5): the replayed account's own reactions then get the same
+ * replay, which has no session to ask (ADR 0019): the replayed account's own reactions then get the same
  * `event_id` as live (the reactor is the account's JID), and its own messages the `account_jid` they need.
  * Reads only `me`; nothing else of the file is kept. A missing or unreadable file gives nulls.
  */

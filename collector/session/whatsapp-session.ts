@@ -39,7 +39,7 @@ export interface WhatsAppSessionOptions {
   now?: () => number;
   random?: () => number;
   onStateChange?: (state: SessionState) => void;
-  /** After each `open`'s group snapshots: the group JIDs, or null when the fetch failed (coverage, issue #29). */
+  /** After each `open`'s group snapshots: the group JIDs, or null when the fetch failed (coverage, ADR 0016). */
   onGroupsCaptured?: (groupJids: string[] | null) => void;
 }
 
@@ -247,7 +247,7 @@ export class WhatsAppSession {
     }
     let delayMs = this.backoff.recordDisconnect(decision.reason === 'restart_required');
     if (decision.reason === 'replaced') {
-      // Issue #12 item 7: two collectors on one session must not take it from each other every few seconds.
+      // Two collectors on one session must not take it from each other every few seconds.
       delayMs = this.replacedBackoff.recordReplaced(delayMs);
       const isRepeated = this.replacedCounter.record() >= this.options.replacedAlertCount;
       if (isRepeated || this.replacedBackoff.isFighting) this.alert(reconnectAlerts.replaced());

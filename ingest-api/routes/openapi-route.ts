@@ -2,11 +2,11 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { PUBLIC_API_TAG } from './send-route-docs.js';
 
-/** Where the public API's OpenAPI 3.1 document is served (issue #31 item 6). */
+/** Where the public API's OpenAPI 3.1 document is served (ADR 0015). */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /**
- * Registers the public API with its OpenAPI 3.1 description (issue #31 item 6, ADR 0015): `@fastify/swagger`
+ * Registers the public API with its OpenAPI 3.1 description (ADR 0015): `@fastify/swagger`
  * collects the schemas of the routes `registerRoutes` adds (generated from the zod schemas they validate with,
  * `send/send-api-schemas.ts`; only routes tagged `messages` are published) and `GET /api/v1/openapi.json`
  * serves the document. The routes are added inside a plugin so that swagger's route hook sees them.

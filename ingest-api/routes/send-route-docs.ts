@@ -30,7 +30,7 @@ const documentationOnly: Pick<RouteShorthandOptions, 'validatorCompiler' | 'seri
   serializerCompiler: () => (data) => JSON.stringify(data),
 };
 
-/** Route options of `POST /api/v1/messages`: its OpenAPI description (issue #31 item 6). */
+/** Route options of `POST /api/v1/messages`: its OpenAPI description (ADR 0015). */
 export const postMessageRouteOptions: RouteShorthandOptions = {
   ...documentationOnly,
   schema: {
@@ -57,7 +57,7 @@ export const postMessageRouteOptions: RouteShorthandOptions = {
   },
 };
 
-/** Route options of `GET /api/v1/messages/:id` (issue #31 item 6). */
+/** Route options of `GET /api/v1/messages/:id` (ADR 0015). */
 export const getMessageRouteOptions: RouteShorthandOptions = {
   ...documentationOnly,
   schema: {

@@ -40,7 +40,7 @@ export interface SendRouteDeps {
   onAccepted: (message: OutboundMessage) => void;
   /** Longest accepted text, in characters (`SEND_TEXT_MAX_CHARS`). */
   textMaxChars: number;
-  /** Template lookup for `{template, variables}` requests (issue #31 item 1). */
+  /** Template lookup for `{template, variables}` requests (ADR 0015). */
   templates: Pick<SendTemplatesRepository, 'resolve'>;
   metrics?: SendMetrics | undefined;
   /** Per-key rate of accepted requests; `buildApp` supplies it (`installRequestGuards`). */
@@ -159,12 +159,12 @@ function acceptedMessage(
 }
 
 /**
- * Registers the send request API (architecture.md §12, issue #10):
+ * Registers the send request API (architecture.md §12, ADR 0009):
  * - `POST /api/v1/messages` (`x-api-key`, `Idempotency-Key`, body `{to, text, category, deliver_by?,
  *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → replay of the same key: 200
  *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
  *   not-allowed recipient → 429 `WA_ERR_QUOTA_EXCEEDED` (key's daily/monthly quota, with `Retry-After` and
- *   RateLimit fields; issue #31 item 3) → commit → `202 {id, status: 'queued'}` (RateLimit fields when limited); the workflow start follows the answer.
+ *   RateLimit fields; ADR 0015) → commit → `202 {id, status: 'queued'}` (RateLimit fields when limited); the workflow start follows the answer.
  *   Everything after the body checks is one group-committed statement (`lake/send/send-intent-statement.ts`),
  *   which also re-checks that the (possibly cached) key is not revoked.
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.

@@ -24,7 +24,7 @@ const prepareSchema = z.object({
 });
 
 /**
- * Registers `POST /api/internal/send-status-webhooks` (issue #10 item 8, ADR 0011): the worker's
+ * Registers `POST /api/internal/send-status-webhooks` (ADR 0011): the worker's
  * `postSendStatusWebhook` activity asks, per attempt, for the signed Standard Webhooks request of one
  * status change; the key's secret is opened here and never leaves this process. Signed with method, path and
  * time (`X-Event-Id` = message id; `verifyInternalRequest`, ADR 0022). Answers 200 {@link PreparedStatusWebhook}; `url: null` when the

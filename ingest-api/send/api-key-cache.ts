@@ -10,7 +10,7 @@ export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
 /**
  * Remembers `hash(key) → {id, accountId}` of keys found active, so `POST /api/v1/messages` does not
- * look its key up on every request (issue #10 item 11). Keys are 256 random bits, so their plain
+ * look its key up on every request. Keys are 256 random bits, so their plain
  * SHA-256 is the right stored form (no slow KDF: there is nothing to brute-force) and hashing costs
  * about a microsecond; the saving is the database round trip.
  *

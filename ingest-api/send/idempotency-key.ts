@@ -4,7 +4,7 @@ import { parseItem } from 'structured-headers';
 export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
 
 /**
- * How long an `Idempotency-Key` is remembered for replay (issue #31 item 4, ADR 0015): 24 h from the request
+ * How long an `Idempotency-Key` is remembered for replay (ADR 0015): 24 h from the request
  * that first used it. A reuse after that is refused (422 `WA_ERR_IDEMPOTENCY_KEY_EXPIRED`) and sends nothing.
  */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -13,7 +13,7 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 const BARE_KEY = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x7e]+$/;
 
 /**
- * Reads the `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header §2, issue #31 item 4,
+ * Reads the `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header §2, ADR 0015,
  * ADR 0015). Two forms name the same key:
  * - the draft's Structured Field String (RFC 9651 §3.3.3): `"abc"`, with `\"` and `\\` escapes; parameters
  *   are ignored;

@@ -41,7 +41,7 @@ function windowsOf(usage: QuotaUsage, nowMs: number): QuotaWindow[] {
 }
 
 /**
- * The quota headers of a send answer (issue #31 item 3, ADR 0015), in the syntax of
+ * The quota headers of a send answer (ADR 0015), in the syntax of
  * draft-ietf-httpapi-ratelimit-headers (-09): `RateLimit-Policy` lists each limit of the key
  * (`"daily";q=100;w=86400`), `RateLimit` what is left and when it resets (`"daily";r=0;t=3600`). On a 429
  * (`isExceeded`), `Retry-After` is the wait until every exhausted window has reset. Windows are UTC days and

@@ -10,7 +10,7 @@ export interface MessageText {
 }
 
 /**
- * The text of a send request (issue #31 item 1, ADR 0015): the free `text`, or the template's version rendered
+ * The text of a send request (ADR 0015): the free `text`, or the template's version rendered
  * with `variables`. A live key (`mayUseDrafts` false) renders the newest approved version; a test key the newest
  * version that is not archived, so a draft can be tried before approval. Errors are returned, not thrown,
  * because the route answers them only after the idempotency lookup (a replay still gets 200):

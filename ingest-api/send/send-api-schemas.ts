@@ -4,7 +4,7 @@ import { IDEMPOTENCY_KEY_MAX_CHARS } from './idempotency-key.js';
 import { sendRequestBodySchema } from './send-request.js';
 
 /**
- * The public send API's shapes as zod schemas (issue #31 item 6): the request body the route validates with
+ * The public send API's shapes as zod schemas (ADR 0015): the request body the route validates with
  * (`sendRequestBodySchema`), and the answers the routes send. `openApiSchema` turns each into the JSON Schema
  * (2020-12, OpenAPI 3.1's dialect) that `/api/v1/openapi.json` publishes.
  */

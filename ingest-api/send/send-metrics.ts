@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 
-/** Prometheus metrics of outbound send (architecture.md §12 "Operations", issue #10 item 9). */
+/** Prometheus metrics of outbound send (architecture.md §12 "Operations"). */
 export interface SendMetrics {
   /** `wa_send_accepted_total{category}`: requests committed (202). */
   accepted: Counter<'category'>;

@@ -6,7 +6,7 @@ import { stringifyJsonExactly } from '../../common/exact-json-text.js';
 
 /**
  * Farthest `deliver_by` accepted, from the time of the request (ADR 0017): 30 days. A `sendMessage` workflow
- * waits for a slot until its deadline, so `9999-12-31` used to start a workflow meant to run 8,000 years.
+ * waits for a slot until its deadline, so `9999-12-31` would start a workflow meant to run 8,000 years.
  */
 export const DELIVER_BY_MAX_HORIZON_MS = 30 * 24 * 60 * 60_000;
 
@@ -16,7 +16,7 @@ export const SEND_METADATA_MAX_BYTES = 16 * 1024;
 /** A send request after shape validation (architecture.md §12). */
 export interface SendRequest {
   to: string;
-  /** The free text; null when the message comes from a template (rendered at accept, issue #31 item 1). */
+  /** The free text; null when the message comes from a template (rendered at accept, ADR 0015). */
   text: string | null;
   /** The template (id or friendly name) and its variables; absent for free text (keeps its request hash). */
   template?: { ref: string; variables: Record<string, string | number> };
@@ -28,7 +28,7 @@ export interface SendRequest {
 
 /**
  * The body schema `POST /api/v1/messages` validates with, and the one its OpenAPI document is generated from
- * (issue #31 item 6). Strict (issue #10 follow-up): a misspelt `deliverBy` must not silently drop the caller's
+ * (ADR 0015). Strict (ADR 0009): a misspelt `deliverBy` must not silently drop the caller's
  * deadline.
  */
 export const sendRequestBodySchema = z.strictObject({
@@ -51,7 +51,7 @@ export const sendRequestBodySchema = z.strictObject({
 
 /**
  * Validates the JSON body of `POST /api/v1/messages`: exactly one of `text` or `template` (+ `variables`,
- * issue #31 item 1; 422 `WA_ERR_INVALID_BODY` otherwise); top-level fields other than `to`, `text`, `template`, `variables`, `category`,
+ * ADR 0015; 422 `WA_ERR_INVALID_BODY` otherwise); top-level fields other than `to`, `text`, `template`, `variables`, `category`,
  * `deliver_by`, `metadata` (422 `WA_ERR_UNKNOWN_FIELD` naming them; `metadata` stays free-form), shape
  * (422 `WA_ERR_INVALID_BODY` with fields),
  * category (422 `WA_ERR_UNKNOWN_CATEGORY`), text length in characters (422 `WA_ERR_TEXT_TOO_LONG`), `metadata` over

@@ -34,7 +34,7 @@ export function toSendMessageInput(message: OutboundMessage): SendMessageInput {
     category: message.category,
     deliverBy: message.deliverBy ? message.deliverBy.toISOString() : null,
     waMessageId: message.waMessageId,
-    // Only when true: inputs of keys without a webhook stay exactly as before (issue #10 item 8).
+    // Only when true: inputs of keys without a webhook stay exactly as before (ADR 0011).
     ...(message.hasStatusWebhook ? { statusWebhook: true } : {}),
   };
 }
@@ -58,7 +58,7 @@ const MAX_BATCHES_PER_SWEEP = 50;
  * counts as started (the workflow id is the idempotency barrier).
  *
  * At most {@link MAX_CONCURRENT_STARTS} starts run at once and each one's deadline counts from when it
- * runs (issue #10 item 11): a burst of accepts queues here instead of sending Temporal hundreds of
+ * runs: a burst of accepts queues here instead of sending Temporal hundreds of
  * concurrent starts that all miss their deadline and leave the backlog to the sweeper. A message queued or
  * in flight is never started twice by this process; the sweeper sweeps again at once while it finds full
  * batches and they start. Just-accepted messages take the next free slot before swept ones, so draining a

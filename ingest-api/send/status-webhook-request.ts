@@ -5,7 +5,7 @@ import type { SendStatusDeliveryInput } from '../../workflows/send-contracts.js'
 import { sendStatusWebhookId } from '../../workflows/send-contracts.js';
 
 /**
- * Builds the signed Standard Webhooks request for one status change (issue #10 item 8, ADR 0011):
+ * Builds the signed Standard Webhooks request for one status change (ADR 0011):
  * `webhook-id` = `send-status-<message_id>-<state>` (constant across retries: the receiver's
  * idempotency key), `webhook-timestamp` = `nowMs` in unix seconds (fresh per attempt, so a retry hours
  * later still passes the receivers' 5-minute tolerance), `webhook-signature` = `v1,<base64>`.

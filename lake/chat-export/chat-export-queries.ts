@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-/** One local day (engagement time zone) of a group with exported messages (issue #30 item 2). */
+/** One local day (engagement time zone) of a group with exported messages (ADR 0023). */
 export interface ExportDay {
   day: string;
   messages: number;
@@ -8,7 +8,7 @@ export interface ExportDay {
   isObserved: boolean;
 }
 
-/** A sender of exported messages no participant could be found for (issue #30 item 3). */
+/** A sender of exported messages no participant could be found for (ADR 0023). */
 export interface UnresolvedExportSender {
   /** The sender as the export wrote it. */
   sender: string;
@@ -67,7 +67,7 @@ export async function readExportSenders(pool: pg.Pool, groupJid: string): Promis
 }
 
 /**
- * Per group, the local days whose engagement numbers come from exported messages (issue #30 item 2): `wa-lake
+ * Per group, the local days whose engagement numbers come from exported messages (ADR 0023): `wa-lake
  * coverage` marks them.
  * @throws pg.DatabaseError when the query fails.
  */

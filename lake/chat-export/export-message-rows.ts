@@ -4,7 +4,7 @@ import { phoneJidOf } from '../../common/whatsapp-jid.js';
 import type { EventLogRow } from '../events/event-log-rows.js';
 import type { ExportedMessage } from './parse-chat-export.js';
 
-/** Event type of a message read from a chat export (issue #30, ADR 0023). */
+/** Event type of a message read from a chat export (ADR 0023). */
 export const EXPORT_MESSAGE_TYPE = 'export.message';
 
 /** `source` of its raw row: never the capture's `live`, `history`, `on_demand` or `replay`. */

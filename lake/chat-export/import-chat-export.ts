@@ -34,7 +34,7 @@ export class NoChatMessagesError extends Error {
   }
 }
 
-/** What one import read and stored (issue #30). */
+/** What one import read and stored (ADR 0023). */
 export interface ChatExportImport {
   lines: number;
   messages: number;
@@ -116,7 +116,7 @@ async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<strin
 }
 
 /**
- * Imports one WhatsApp "Export chat" text into the lake (issue #30, ADR 0023): reads it
+ * Imports one WhatsApp "Export chat" text into the lake (ADR 0023): reads it
  * ({@link parseChatExport}), reads the written times in `timeZone`, and stores each message as an `export.message`
  * row (`source` `export`) with `ON CONFLICT (event_id) DO NOTHING`, so a message already imported adds nothing.
  * System lines are counted, not stored; unreadable lines are returned with their numbers.

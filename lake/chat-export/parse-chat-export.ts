@@ -15,7 +15,7 @@ import {
  */
 export type ExportedMessageKind = 'text' | 'edited' | 'media' | 'deleted';
 
-/** One message of a chat export, as written (issue #30 item 1). */
+/** One message of a chat export, as written (ADR 0023). */
 export interface ExportedMessage {
   /** 1-based number of its first line in the file. */
   line: number;
@@ -219,7 +219,7 @@ function finishMessages(result: ParsedChatExport): void {
  * 24-hour clock) with `whatsapp-chat-parser`, one line at a time so that every message keeps its line number and
  * every line the parser cannot place is reported: a line before the first message, a message header whose date or
  * time does not exist as written or is out of range, a line with undecodable characters, and a line that starts
- * like a header the parser did not take (issue #30 item 1). A message's other lines are continuation lines, as the
+ * like a header the parser did not take (ADR 0023). A message's other lines are continuation lines, as the
  * parser joins them. The day/month order is decided once for the file ({@link decideDateOrder}).
  *
  * @param text - the decoded file (UTF-8, BOM allowed).

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-/** How much of one local day the lake observed a group (issue #29 item 2). */
+/** How much of one local day the lake observed a group (ADR 0016). */
 export type DayCoverage = 'full' | 'partly' | 'none';
 
 /** One group's days, from its first day in the lake (first event or first observed moment) to today. */
@@ -24,7 +24,7 @@ const PERIODS_SQL = `
 /**
  * Per group, each local day (engagement time zone) from the group's first day in the lake to the day of
  * `now`: fully observed (inside one observed period of `whatsapp_group_coverage`), partly observed, or not
- * observed (issue #29 item 2, docs/engagement.md "Coverage"). Today is at most partly observed.
+ * observed (ADR 0016, docs/engagement.md "Coverage"). Today is at most partly observed.
  *
  * @param options.groupJid - only this group.
  * @param options.now - the last day's instant (default the current time).
@@ -107,7 +107,7 @@ export interface StoredMessageKey {
 }
 
 /**
- * The oldest group message the lake holds at or after `sinceMs` (issue #29 item 3): `wa-lake backfill` asks
+ * The oldest group message the lake holds at or after `sinceMs` (ADR 0016): `wa-lake backfill` asks
  * WhatsApp for the history before it, back to `since`. Null when the lake holds none.
  * @throws pg.DatabaseError when the query fails.
  */

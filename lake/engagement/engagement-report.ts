@@ -7,7 +7,7 @@ import type {
   TotalComparison,
 } from './report-questions-queries.js';
 
-/** What `wa-lake report` covers (issue #11 item 4). Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
+/** What `wa-lake report` covers. Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
 export interface EngagementReportOptions {
   groupJid: string | null;
   /** First day; null = the first day with activity. */
@@ -28,14 +28,14 @@ export interface EngagementReport {
   to: string | null;
   lurkerDays: number;
   totals: ReportTotals;
-  /** The range of equal length just before this one, and its totals (issue #28 item 3); null without a range. */
+  /** The range of equal length just before this one, and its totals (ADR 0025); null without a range. */
   previousPeriod: { from: string; to: string; totals: ReportTotals } | null;
   /** Each total beside the previous period's, with the change (`engagement_period_totals`). */
   totalsComparison: TotalComparison[];
   groups: { groupJid: string; subject: string | null; messages: number; activeMembers: number }[];
   messagesPerDay: { day: string; groupJid: string; messages: number }[];
   activeMembers: { day: string; dau: number; wau: number; mau: number }[];
-  /** One row per person (issue #11 item 3: a linked member id joins its participants into one person). */
+  /** One row per person (a linked member id joins its participants into one person). */
   topMembers: {
     /** The person's participant (LID-first key); several, space-separated, when a member id links them. */
     participantId: string;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-/** Time to first response over the whole lake (issue #28 item 2, docs/engagement.md "First response"). */
+/** Time to first response over the whole lake (ADR 0020, docs/engagement.md "First response"). */
 export interface FirstResponseSummary {
   /** Conversations started (`engagement_first_responses` rows). */
   conversations: number;

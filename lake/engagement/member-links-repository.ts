@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { canonicalParticipantJid, InvalidParticipantIdentifierError } from '../../common/participant-identifier.js';
 
-/** One row of `whatsapp_member_links` (issue #11 item 3). */
+/** One row of `whatsapp_member_links`. */
 export interface MemberLink {
   participantId: string;
   memberId: string;
@@ -28,8 +28,8 @@ export interface WrittenMemberLink extends MemberLinkRequest {
 }
 
 /**
- * The key an exported message's sender counts under while no participant is known for its name (`name:Ana`, issue
- * #30 item 3, ADR 0023), trimmed; undefined for anything else.
+ * The key an exported message's sender counts under while no participant is known for its name (`name:Ana`,
+ * ADR 0023), trimmed; undefined for anything else.
  */
 function exportSenderKeyOf(participantId: string): string | undefined {
   const name = participantId.startsWith('name:') ? participantId.slice('name:'.length).trim() : '';
@@ -56,10 +56,10 @@ function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkReque
 /**
  * Links participants to community member ids (for example Discord user ids), replacing an earlier link
  * of the same participant. All rows in one statement, so a CSV import is all or nothing. The rules live
- * here, whatever the caller (issue #11 item 3): a participant is stored as its canonical JID
+ * here, whatever the caller: a participant is stored as its canonical JID
  * (`canonicalParticipantJid`: the key the projections use, so `…@c.us` or a device suffix would never
  * match), a member id trimmed, and a blank one is refused, because every participant linked to '' would
- * become one person in the engagement views (fresh-user defect).
+ * become one person in the engagement views.
  *
  * @returns the links as written (canonical participant JIDs, trimmed member ids), in the order given, each with
  *   the member id it replaced, so a caller can say a link changed rather than replace it silently.

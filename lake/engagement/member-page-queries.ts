@@ -1,8 +1,9 @@
 import type pg from 'pg';
+import { inTransaction } from '../pool.js';
 import { readLevelMonths } from './report-questions-queries.js';
 import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
-/** What the dashboard's member page covers (issue #28 item 4): one person, a range of local days, one group or all. */
+/** What the dashboard's member page covers (ADR 0025): one person, a range of local days, one group or all. */
 export interface MemberPageOptions {
   /** A participant JID (LID or phone JID, canonical) of the person. */
   participantId: string;
@@ -131,91 +132,84 @@ interface PersonRow extends NamedParticipant {
 }
 
 /**
- * Reads the member page of the person a participant belongs to (issue #28 item 4) in one repeatable-read
+ * Reads the member page of the person a participant belongs to (ADR 0025) in one repeatable-read
  * transaction. Null when the lake has never seen the participant (nor any participant of its person).
  * @throws pg.DatabaseError when a query fails.
  */
 export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions): Promise<MemberPage | null> {
-  const client = await pool.connect();
-  try {
-    await catchUpEngagementRollup(client);
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    const people = (await client.query<PersonRow>(PERSON_SQL, [options.participantId])).rows;
-    const [person] = people;
-    if (!person || !people.some((row) => row.isKnown)) {
-      await client.query('COMMIT');
-      return null;
-    }
-    const ids = people.map((row) => row.participantId);
-    const { groupJid } = options;
-    const range = await client.query<{ from: string; to: string }>(
-      `WITH last AS (
+  await catchUpEngagementRollup(pool);
+  return inTransaction(
+    pool,
+    async (client) => {
+      const people = (await client.query<PersonRow>(PERSON_SQL, [options.participantId])).rows;
+      const [person] = people;
+      if (!person || !people.some((row) => row.isKnown)) return null;
+      const ids = people.map((row) => row.participantId);
+      const { groupJid } = options;
+      const range = await client.query<{ from: string; to: string }>(
+        `WITH last AS (
          SELECT COALESCE($2::date, (SELECT (max(sent_at) AT TIME ZONE wa_engagement_time_zone())::date
                                       FROM whatsapp_message_records WHERE is_message),
                         (now() AT TIME ZONE wa_engagement_time_zone())::date) AS day)
        SELECT to_char(COALESCE($1::date, day - 89), 'YYYY-MM-DD') AS from, to_char(day, 'YYYY-MM-DD') AS to FROM last`,
-      [options.from, options.to]
-    );
-    const { from, to } = range.rows[0] ?? { from: '', to: '' };
-    const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
-      (await client.query<T>(sql, values)).rows;
-    const page: MemberPage = {
-      from,
-      to,
-      personKey: person.personKey,
-      memberId: person.memberId,
-      displayName: person.memberId !== null && person.displayNameIsPhone ? person.memberId : person.displayName,
-      displayNameIsPhone: person.memberId === null && person.displayNameIsPhone,
-      participants: people.map(({ participantId, displayName, displayNameIsPhone, phoneJid, succeededBy }) => ({
-        participantId,
-        displayName,
-        displayNameIsPhone,
-        phoneJid,
-        succeededBy,
-      })),
-      names: await q(
-        `SELECT participant_id AS "participantId", kind, name, first_seen_at::text AS "firstSeenAt",
+        [options.from, options.to]
+      );
+      const { from, to } = range.rows[0] ?? { from: '', to: '' };
+      const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
+        (await client.query<T>(sql, values)).rows;
+      const page: MemberPage = {
+        from,
+        to,
+        personKey: person.personKey,
+        memberId: person.memberId,
+        displayName: person.memberId !== null && person.displayNameIsPhone ? person.memberId : person.displayName,
+        displayNameIsPhone: person.memberId === null && person.displayNameIsPhone,
+        participants: people.map(({ participantId, displayName, displayNameIsPhone, phoneJid, succeededBy }) => ({
+          participantId,
+          displayName,
+          displayNameIsPhone,
+          phoneJid,
+          succeededBy,
+        })),
+        names: await q(
+          `SELECT participant_id AS "participantId", kind, name, first_seen_at::text AS "firstSeenAt",
                 last_seen_at::text AS "lastSeenAt"
            FROM whatsapp_participant_names WHERE participant_id = ANY($1) ORDER BY last_seen_at DESC, name`,
-        [ids]
-      ),
-      groups: await q(GROUPS_SQL, [person.personKey, ids, from, to, groupJid]),
-      days: await q(
-        `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(messages)::int AS messages, sum(replies)::int AS replies,
+          [ids]
+        ),
+        groups: await q(GROUPS_SQL, [person.personKey, ids, from, to, groupJid]),
+        days: await q(
+          `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(messages)::int AS messages, sum(replies)::int AS replies,
                 sum(reactions_given)::int AS "reactionsGiven"
            FROM engagement_member_activity_days
           WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
           GROUP BY day ORDER BY day`,
-        [person.personKey, from, to, groupJid]
-      ),
-      levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
-      replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
-      conversations: (
-        await q<MemberPage['conversations']>(
-          `SELECT count(*)::int AS started, count(first_response_at)::int AS answered,
+          [person.personKey, from, to, groupJid]
+        ),
+        levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
+        replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
+        conversations: (
+          await q<MemberPage['conversations']>(
+            `SELECT count(*)::int AS started, count(first_response_at)::int AS answered,
                   (percentile_cont(0.5) WITHIN GROUP (ORDER BY response_seconds) / 60.0)::float8 AS "medianMinutes"
              FROM engagement_first_responses
             WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)`,
-          [ids, from, to, groupJid]
-        )
-      )[0] ?? { started: 0, answered: 0, medianMinutes: null },
-      unanswered: await q(
-        `SELECT group_jid AS "groupJid", message_id AS "messageId", sent_at::text AS "sentAt",
+            [ids, from, to, groupJid]
+          )
+        )[0] ?? { started: 0, answered: 0, medianMinutes: null },
+        unanswered: await q(
+          `SELECT group_jid AS "groupJid", message_id AS "messageId", sent_at::text AS "sentAt",
                 is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
            FROM engagement_unanswered
           WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
           ORDER BY sent_at DESC LIMIT 20`,
-        [ids, from, to, groupJid]
-      ),
-    };
-    await client.query('COMMIT');
-    return page;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+          [ids, from, to, groupJid]
+        ),
+      };
+      return page;
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ'
+  );
 }
 
 const LEVEL_NAMES = ['advocate', 'contributor', 'participant', 'explorer'] as const;
@@ -255,7 +249,7 @@ export interface MemberSearchHit extends NamedParticipant {
 
 /**
  * Participants whose display name contains `text` (case-insensitive), or whose participant id or member id is
- * `text` (issue #28 item 4: the dashboard's member filter). At most `limit`, by name.
+ * `text` (ADR 0025: the dashboard's member filter). At most `limit`, by name.
  * @throws pg.DatabaseError when the query fails.
  */
 export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearchHit[]> {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * The report's parts that answer a community manager's next questions (issue #28 item 3, ADR 0025): totals beside
+ * The report's parts that answer a community manager's next questions (ADR 0025): totals beside
  * the previous period, levels and their monthly movements, the newcomer funnel and the weekday × hour heatmap.
  * Each reads the report's temp tables (`report_days`, `report_cohorts`) where the views would count the whole
  * lake again, and follows the rule of the view named in its doc (docs/engagement.md); a test compares them.

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from '../pool.js';
 
 /**
  * Folds the rows that arrived since the last catch-up into the rollup tables (`engagement_rollup_catch_up()`,
@@ -9,14 +10,11 @@ import type pg from 'pg';
  * @returns the marks folded, or -1 when another catch-up was running (nothing to wait for: the views stay exact).
  * @throws pg.DatabaseError when the lake is not migrated or the statement fails.
  */
-export async function catchUpEngagementRollup(client: pg.PoolClient): Promise<number> {
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    const result = await client.query<{ folded: number }>('SELECT engagement_rollup_catch_up() AS folded');
-    await client.query('COMMIT');
-    return result.rows[0]?.folded ?? 0;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  }
+export async function catchUpEngagementRollup(pool: pg.Pool): Promise<number> {
+  return inTransaction(
+    pool,
+    async (client) =>
+      (await client.query<{ folded: number }>('SELECT engagement_rollup_catch_up() AS folded')).rows[0]?.folded ?? 0,
+    'BEGIN ISOLATION LEVEL REPEATABLE READ'
+  );
 }

@@ -14,10 +14,10 @@ export interface IdentityStatement {
 }
 
 /**
- * Records the aliases and participant rows of many events at once (issue #12 item 4), with the same
+ * Records the aliases and participant rows of many events at once, with the same
  * rules and lock protocol as `applyProjections` (`lake/events/projection-locks.ts`: phones, then the groups an
  * owner change touches, then LIDs): one set-based statement per step, whatever the number of events.
- * When an alias gives a phone another owner, every group naming that phone is recomputed (issue #5).
+ * When an alias gives a phone another owner, every group naming that phone is recomputed (ADR 0004).
  * Runs inside the caller's transaction.
  *
  * @throws pg.DatabaseError when a statement fails (for example an id longer than its column).

@@ -6,7 +6,7 @@ import type { EncodedMessageFacts } from './messages-repository.js';
 import { recordProjectionError } from './projection-errors.js';
 
 /**
- * Projects the events of one batch statement (ADR 0006, issue #12 item 4) inside the caller's
+ * Projects the events of one batch statement (ADR 0006) inside the caller's
  * transaction, under `SAVEPOINT message_projections`: set-based steps over all items at once, one per
  * field of `MessageFacts` (identities today; a new per-message read model adds its step here). When a
  * step fails, the savepoint is rolled back and each item is retried alone in its own savepoint, so
@@ -54,7 +54,7 @@ async function trySavepoint(client: pg.ClientBase, items: readonly MessageProjec
 }
 
 /**
- * The batch statement of rows that have message projections (ADR 0006, issue #12 item 4): `BEGIN`,
+ * The batch statement of rows that have message projections (ADR 0006): `BEGIN`,
  * the one raw-row INSERT, {@link applyMessageProjections} for the rows inserted now, `COMMIT`, on one
  * client released in `finally` (a failed one destroyed, never returned mid-transaction).
  *

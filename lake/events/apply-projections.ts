@@ -13,7 +13,7 @@ import { recordProjectionError } from './projection-errors.js';
 import { lockGroupsThenIdentities, lockPhones } from './projection-locks.js';
 
 /**
- * Updates groups, participants, aliases and memberships from one stored event (architecture.md §9, issue #5),
+ * Updates groups, participants, aliases and memberships from one stored event (architecture.md §9, ADR 0004),
  * inside the caller's transaction. Order-independent: every visible row is recomputed from stored
  * facts, with phone-JID keys resolved to the LID that owns them, so an alias learnt late merges the
  * phone's participant row and memberships into the LID (and moves them again if the phone changes
@@ -61,7 +61,7 @@ const LOCKS_WITHOUT_CHECK = 2_100;
 
 /**
  * Thrown before any lock is taken when an event names more participants than PostgreSQL's shared lock table can
- * lock at once (ADR 0014 decision 8): a `groups.metadata` of 60,000 participants used to exhaust it, failing other
+ * lock at once (ADR 0014 decision 8): a `groups.metadata` of 60,000 participants would exhaust it, failing other
  * transactions too. Recorded in `whatsapp_projection_errors`; the raw row is stored, and `wa-lake rebuild`
  * projects it once `max_locks_per_transaction` is raised.
  */

@@ -28,9 +28,9 @@ interface PendingRow {
   recordJson: string;
   /** `recordJson.length`: what the batch limit counts. */
   size: number;
-  /** Message projections to apply in the statement's transaction (issue #12 item 4), or null. */
+  /** Message projections to apply in the statement's transaction, or null. */
   work: MessageProjectionItem | null;
-  /** Message read-model facts of the row (issue #11), written by the INSERT statement itself; null when none. */
+  /** Message read-model facts of the row, written by the INSERT statement itself; null when none. */
   readModel: EncodedMessageFacts | null;
   resolve: (outcome: EventLogInsertOutcome) => void;
   reject: (err: unknown) => void;
@@ -48,7 +48,7 @@ interface PendingRow {
  * - a row's promise resolves only after the statement that wrote it has committed;
  * - a statement error that is not about availability is retried row by row, so one unstorable body
  *   fails only its own request;
- * - rows with message projections (identities, issue #12 item 4) are projected in the statement's
+ * - rows with message projections (identities) are projected in the statement's
  *   transaction by set-based steps (`applyMessageProjections`); a batch without any stays autocommit, and
  *   so does one whose identities are only lone LIDs: the INSERT writes their participant rows itself
  *   (`lone-lid-participants.ts`); if that statement fails, its rows are retried alone on the transaction path;
@@ -63,7 +63,7 @@ export class EventLogBatchWriter {
     private readonly pool: pg.Pool,
     limits: Partial<EventLogBatchLimits> = {},
     private readonly onBatch: (rows: number) => void = () => undefined,
-    /** Told the identity generation each statement read, before its rows resolve (issue #27 case 8). */
+    /** Told the identity generation each statement read, before its rows resolve (ADR 0019). */
     private readonly onGeneration: (generation: number) => void = () => undefined
   ) {
     this.batches = new GroupCommitQueue(
@@ -136,7 +136,7 @@ export class EventLogBatchWriter {
 
   /**
    * Runs the statement on the pool (autocommit) — with the identity work inline when it is only lone LIDs
-   * (`loneLidsOf`, issue #12 item 4) — or in a transaction with the message projections of its rows;
+   * (`loneLidsOf`) — or in a transaction with the message projections of its rows;
    * resolves to the event ids it inserted and those whose projection failed.
    */
   private runStatement(

@@ -20,11 +20,11 @@ export interface EventLogRow {
   isSanitized: boolean;
   /** The linked account's JID as the collector sent it (`account_jid`); absent or null when not sent. */
   accountJid?: string | null;
-  /** The linked account's LID as the collector sent it (`account_lid`, issue #27 case 7); absent or null when not sent. */
+  /** The linked account's LID as the collector sent it (`account_lid`, ADR 0019); absent or null when not sent. */
   accountLid?: string | null;
-  /** The first collector's id of the same item, when it differs (issue #12 item 8); absent or null otherwise. */
+  /** The first collector's id of the same item, when it differs; absent or null otherwise. */
   legacyEventId?: string | null;
-  /** Where the collector got the item (`live`, `history`, `on_demand`, `replay`; issue #29); absent or null = `live`. */
+  /** Where the collector got the item (`live`, `history`, `on_demand`, `replay`; ADR 0016); absent or null = `live`. */
   source?: string | null;
 }
 
@@ -43,8 +43,8 @@ const INSERT_BATCH_SQL = `
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id, (SELECT generation FROM whatsapp_identity_generation) AS generation`;
 
-// The same insert plus the message read model (issue #11 item 1, ADR 0006) and/or the participant rows of
-// lone LIDs (issue #12 item 4, `lone-lid-participants.ts`): one statement, one commit; facts apply only for
+// The same insert plus the message read model (ADR 0006) and/or the participant rows of
+// lone LIDs (`lone-lid-participants.ts`): one statement, one commit; facts apply only for
 // rows inserted now, so a redelivery changes nothing. Each text is named (prepared once per connection): one
 // per combination of the fact kinds present (ADR 0012: an empty CTE still costs) and of lone LIDs.
 const INSERTED_NOW = (alias: string): string => `${alias}.ev IN (SELECT event_id FROM wa_inserted)`;
@@ -80,13 +80,13 @@ function buildInsertStatement(kinds: PresentFactKinds | null, hasLoneLids: boole
  * The one raw-row INSERT of the lake (architecture.md §9): writes rows encoded by {@link encodeEventLogRow}
  * with `ON CONFLICT (event_id) DO NOTHING`, on the pool (autocommit) or inside a caller's transaction.
  * DO NOTHING also skips a repeat of an id inserted earlier by the same statement, and a row whose
- * legacy id (the first collector's id of the same item) is already stored is skipped too (issue #12 item 8).
- * With `readModel`, the same statement writes the message read model of the rows inserted now (issue #11);
- * with `loneLids` (from `loneLidsOf`), their participant rows (issue #12 item 4).
+ * legacy id (the first collector's id of the same item) is already stored is skipped too.
+ * With `readModel`, the same statement writes the message read model of the rows inserted now;
+ * with `loneLids` (from `loneLidsOf`), their participant rows.
  *
  * `observeGeneration` is told the identity generation the statement read (`whatsapp_identity_generation`, bumped by
  * `forget` and `rebuild`), when it inserted anything: what the caller's identity cache must be checked against
- * (issue #27 case 8, `known-identities.ts`).
+ * (ADR 0019, `known-identities.ts`).
  *
  * @returns the event ids inserted now (once each); an id missing from it was already stored.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.

@@ -25,7 +25,7 @@ export type StoreOutcome = { status: 'stored'; isProjectionFailed: boolean } | {
 
 /** Options of {@link EventsRepository}. */
 export interface EventsRepositoryOptions {
-  /** Maintain the message read model (issue #11; default true). False only to measure its cost (bench). */
+  /** Maintain the message read model (default true). False only to measure its cost (bench). */
   isMessageReadModelEnabled?: boolean;
   /** Limits of the group commit of events without projection work. */
   batchLimits?: Partial<EventLogBatchLimits>;
@@ -148,7 +148,7 @@ export class EventsRepository {
 
   /**
    * Writes identities a skip left out, after a `forget` or `rebuild` emptied the rows the skip relied on
-   * (issue #27 case 8). @returns false (logged) when the write failed: the raw row is stored, as with any
+   * (ADR 0019). @returns false (logged) when the write failed: the raw row is stored, as with any
    * projection failure.
    */
   private async writeSkippedIdentities(eventId: string, at: Date, refs: ParticipantRef[]): Promise<boolean> {
@@ -170,7 +170,7 @@ export class EventsRepository {
   }
 
   /**
-   * The message read-model facts of one event (issue #11), encoded; null when it has none. A fact naming an id
+   * The message read-model facts of one event, encoded; null when it has none. A fact naming an id
    * longer than the read model's columns is left out (the raw row is still stored) and said in a warning.
    */
   private encodeReadModel(event: ProjectionEvent): EncodedMessageFacts | null {

@@ -10,7 +10,7 @@ export interface PhoneOwnerChange {
 }
 
 /**
- * The owner rule (architecture.md §9, issue #5), in one place: a phone JID belongs to the LID of its alias with
+ * The owner rule (architecture.md §9, ADR 0004), in one place: a phone JID belongs to the LID of its alias with
  * the latest `last_seen_at` (event time), ties broken by the greater LID in byte order. Both inputs
  * only grow (`last_seen_at` is a maximum over events), so the owner is a function of the set of events.
  * `aliases` names the alias rows to read, `phonesSql` selects the phone JIDs to resolve.
@@ -83,7 +83,7 @@ export interface AliasStatement {
  * holds the phone locks of every alias phone (`lockPhones`).
  *
  * @param at - event time of the statement.
- * @returns the phones whose owner changed: their facts now count for another participant (issue #5).
+ * @returns the phones whose owner changed: their facts now count for another participant (ADR 0004).
  */
 export async function recordAliases(
   client: pg.ClientBase,
@@ -100,7 +100,7 @@ export async function recordAliases(
 }
 
 /**
- * {@link recordAliases} for many events at once (the batch of messages, issue #12 item 4): one
+ * {@link recordAliases} for many events at once (the batch of messages): one
  * set-based statement, each pair with its own first and last event time. Caller holds the phone locks.
  *
  * @returns `changes`: the phones whose owner changed; `writtenLids`: the LIDs whose alias rows this
@@ -163,7 +163,7 @@ export async function recordAliasStatements(
 
 /**
  * Recomputes the `whatsapp_participants` rows of the given keys from the alias table (architecture.md §9, ADR 0004,
- * issue #5): a LID gets a row whose `phone_jid` is the most recently seen phone it owns (ties by the
+ * ADR 0004): a LID gets a row whose `phone_jid` is the most recently seen phone it owns (ties by the
  * greater phone JID), or null; a phone JID owned by a LID has no row of its own (it was merged into
  * that LID), an unowned one keeps `(phone, null, phone)`; any other key gets `(key, null, null)`. A LID
  * never lands in a phone column. Caller holds the phone locks of the phone keys and the identity

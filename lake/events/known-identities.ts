@@ -5,8 +5,8 @@ import { isLidUser } from '../../common/whatsapp-jid.js';
 const MAX_KNOWN = 50_000;
 
 /**
- * Identities this process has committed, to leave out statements that would change nothing (issue
- * #12 item 4, ADR 0006), so messages of known senders stay on the autocommit batch path:
+ * Identities this process has committed, to leave out statements that would change nothing (ADR 0006), so
+ * messages of known senders stay on the autocommit batch path:
  * - a lone LID (no phone alias) whose participant row committed: its phone column follows the alias table,
  *   which a lone LID does not touch;
  * - a LID↔phone pair stated at a time inside the span of times already committed for it: the alias
@@ -15,11 +15,11 @@ const MAX_KNOWN = 50_000;
  * A pair stated outside its known span is never skipped: it moves `first_seen_at` or `last_seen_at`.
  * Only `forget` and `rebuild` delete these rows, and both bump the lake's identity generation: every statement
  * reports the generation it read ({@link KnownIdentities.observe}), and a caller whose skip relied on an older
- * one writes what it skipped (`EventsRepository`), so no cached entry outlives its rows (issue #27 case 8).
+ * one writes what it skipped (`EventsRepository`), so no cached entry outlives its rows (ADR 0019).
  */
 export class KnownIdentities {
   /**
-   * The lake's identity generation the entries hold for (`whatsapp_identity_generation`, issue #27 case 8):
+   * The lake's identity generation the entries hold for (`whatsapp_identity_generation`, ADR 0019):
    * `forget` and `rebuild` delete identity rows under a running API and bump it in the same transaction.
    * Null until a statement told it.
    */

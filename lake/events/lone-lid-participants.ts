@@ -11,7 +11,7 @@ export interface LoneLidFact {
 }
 
 /**
- * The identity work of a batch (issue #12 item 4) when it is only lone LIDs — the sender of a group
+ * The identity work of a batch when it is only lone LIDs — the sender of a group
  * message that carries no `participantAlt`, the usual unknown sender — so the raw-row INSERT can do it
  * inline ({@link loneLidParticipantCtes}): one autocommit statement instead of `BEGIN; INSERT; SAVEPOINT;
  * locks; upsert; RELEASE; COMMIT`.

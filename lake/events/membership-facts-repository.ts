@@ -59,7 +59,7 @@ export async function insertMembershipFacts(
 
 /**
  * Finds the groups whose stored facts or snapshots use one of `keys` as a participant key: the groups
- * to recompute when the owner of a phone JID changes (issue #5). Caller holds the phone locks of
+ * to recompute when the owner of a phone JID changes (ADR 0004). Caller holds the phone locks of
  * `keys`, so no other transaction can add such a group before it commits.
  *
  * @returns group JIDs, sorted.

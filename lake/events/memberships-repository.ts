@@ -11,7 +11,7 @@ import { readFacts, readSnapshots } from './membership-facts-repository.js';
 
 /**
  * Recomputes `whatsapp_group_memberships` rows of a group from every fact and snapshot stored for it
- * (architecture.md §9), with participant keys resolved through the LID↔phone aliases (issue #5, rules in
+ * (architecture.md §9), with participant keys resolved through the LID↔phone aliases (ADR 0004, rules in
  * `foldGroupMemberships`). Rows of keys merged into a LID, or left without any fact, are deleted.
  * Caller holds the group lock, and the phone locks of any phone whose owner it changed.
  *

@@ -1,6 +1,6 @@
 import type { MessageFacts } from '../projections/message-facts.js';
 
-/** One stored event of a batch statement whose {@link MessageFacts} have work (ADR 0006, issue #12 item 4). */
+/** One stored event of a batch statement whose {@link MessageFacts} have work (ADR 0006). */
 export interface MessageProjectionItem {
   eventId: string;
   type: string;

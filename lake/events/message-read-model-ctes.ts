@@ -22,7 +22,7 @@ export interface MessageReadModelCtes {
 }
 
 /**
- * SQL of the message read model (issue #11 item 1): data-modifying CTEs that write the facts of many
+ * SQL of the message read model: data-modifying CTEs that write the facts of many
  * events in one statement, set-based, with order-independent merge rules — the record with the
  * greatest (rank, time, event id) wins, edits are a set, a revoke keeps the earliest time, a reaction
  * the latest (time, event id). Rows are written in key order, so concurrent statements lock in one order.
@@ -79,7 +79,7 @@ const editsCte = (factsParam: string, source: string): string => `
     ON CONFLICT DO NOTHING
     RETURNING 1)`;
 
-// The earliest time wins; the attribution (revoke id and target author, issue #27 case 3) is the one of the
+// The earliest time wins; the attribution (revoke id and target author, ADR 0019) is the one of the
 // least revoke id stated, so any order of arrival keeps the same one.
 const revokesCte = (factsParam: string, source: string): string => `
   wa_revokes AS (

@@ -13,15 +13,15 @@ export interface ParsedIngestBody {
   capturedAt: Date | null;
   upsertType: string | null;
   occurredAt: Date | null;
-  /** The linked account's JID (`account_jid`), to tell its own removal from a group (issue #12 item 5). */
+  /** The linked account's JID (`account_jid`), to tell its own removal from a group (ADR 0007). */
   accountJid: string | null;
-  /** The linked account's LID (`account_lid`), its other JID (issue #27 case 7). */
+  /** The linked account's LID (`account_lid`), its other JID (ADR 0019). */
   accountLid: string | null;
   /**
    * The id the first collector gave this item (`legacy_event_id`, lower case), sent only when its key
-   * rules give another id: a lake row under either id makes this delivery a duplicate (issue #12 item 8).
+   * rules give another id: a lake row under either id makes this delivery a duplicate.
    */
   legacyEventId: string | null;
-  /** Where the collector got the item (`source`, issue #29 item 1); `live` when not sent (live bodies, older collectors). */
+  /** Where the collector got the item (`source`, ADR 0016); `live` when not sent (live bodies, older collectors). */
   source: IngestSource;
 }

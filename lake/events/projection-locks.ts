@@ -7,7 +7,7 @@ export const IDENTITY_LOCK_CLASS = 2;
 const PHONE_LOCK_CLASS = 3;
 
 /*
- * Lock protocol of the projections (architecture.md §9, issue #5). A transaction takes its locks in three
+ * Lock protocol of the projections (architecture.md §9, ADR 0004). A transaction takes its locks in three
  * phases and never goes back to an earlier phase: phone JIDs, then groups, then the other identity
  * keys (LIDs and raw ids). Inside a phase it locks in ascending order of the 32-bit lock key itself:
  * two different keys can share a hash, and sorting by the text would then let two transactions take

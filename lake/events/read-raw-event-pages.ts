@@ -28,7 +28,7 @@ const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 /**
  * Reads the raw table in `id` order, one page at a time, through `client` (so inside the caller's
  * transaction and its `SHARE` lock): the keyset paging loop of the rebuilds (`wa-lake rebuild`,
- * architecture.md §9, issue #11 item 1). Pages are read lazily; the last one is shorter than `pageSize`
+ * architecture.md §9). Pages are read lazily; the last one is shorter than `pageSize`
  * (an empty page is never yielded). Event time is `occurred_at`, else `captured_at`, else `received_at`.
  *
  * @param options.pageSize - rows per page (≥ 1).
@@ -53,7 +53,7 @@ export async function* readRawEventPages(
   let lastId = FIRST_ID;
   for (;;) {
     // Ids first (no payload rendered), then the page's rows: one row PostgreSQL cannot render is skipped
-    // and reported, never the rebuild's end (issue #25 item 1, ADR 0014).
+    // and reported, never the rebuild's end (ADR 0014).
     const { rows: keys } = await client.query<{ id: string; event_id: string }>(
       `SELECT id, event_id FROM whatsapp_event_logs WHERE id > $1 ${typeFilter} ORDER BY id LIMIT $2`,
       params(lastId)

@@ -18,7 +18,7 @@ const MESSAGE_TABLES = [
 
 /**
  * Checks that `timeZone` is an IANA time zone name PostgreSQL knows (`America/Sao_Paulo`, `UTC`), before any
- * work depends on it (issue #11 item 6).
+ * work depends on it (ADR 0013).
  *
  * @throws pg.DatabaseError with PostgreSQL's own message (`time zone "…" not recognized`) when it does not know it.
  * @throws UnnamedTimeZoneError for a zone PostgreSQL accepts that is no IANA name (`+05:00`, `UTC+5`): it would
@@ -34,7 +34,7 @@ export async function checkTimeZone(client: pg.ClientBase, timeZone: string): Pr
 }
 
 /**
- * Rebuilds the message read model from the raw table (issue #11 item 1, `wa-lake rebuild`), inside the
+ * Rebuilds the message read model from the raw table (`wa-lake rebuild`), inside the
  * caller's transaction (which holds the raw table in SHARE mode): empties the tables and replays every
  * message event page by page through the same set-based statement as live ingest. The rollups need no
  * step of their own: the engagement views count the read model when read (ADR 0013). `timeZone`, when
@@ -61,7 +61,7 @@ export async function rebuildMessageReadModel(
   for await (const page of readRawEventPages(client, {
     pageSize: PAGE_SIZE,
     types: MESSAGE_TYPES,
-    // Rows the projection pass already found unrenderable are left out (issue #25 item 1, ADR 0014).
+    // Rows the projection pass already found unrenderable are left out (ADR 0014).
     ...(skipped
       ? { onSkipped: (row: SkippedRow) => skipped.push(row), knownSkipped: new Set(skipped.map((row) => row.eventId)) }
       : {}),

@@ -27,9 +27,9 @@ const PROJECTION_TABLES = [
  * projection tables are emptied and every event is applied again in `id` order with the same code
  * as live ingest — projections are order-independent, so the result equals the incremental one.
  *
- * Every raw row is read: any event may name people (issue #12 item 4).
+ * Every raw row is read: any event may name people.
  *
- * Then the message read model (`lake/events/rebuild-messages.ts`, issue #11), and the engagement time zone set to
+ * Then the message read model (`lake/events/rebuild-messages.ts`), and the engagement time zone set to
  * `engagementTimeZone` when given; `messageEvents` counts the raw events replayed for it. With `onProgress`, each
  * page of each pass is reported with its share done, rate and ETA (ADR 0017; the raw rows are counted first).
  * @returns `{ events }`: how many raw events were replayed.
@@ -49,7 +49,7 @@ export async function rebuildProjections(
     if (options.engagementTimeZone !== undefined) await checkTimeZone(client, options.engagementTimeZone);
     await client.query('LOCK TABLE whatsapp_event_logs IN SHARE MODE');
     await client.query(`TRUNCATE ${PROJECTION_TABLES.join(', ')}`);
-    // A running ingest API drops the identities it remembers at its next statement (issue #27 case 8).
+    // A running ingest API drops the identities it remembers at its next statement (ADR 0019).
     await client.query(`UPDATE whatsapp_identity_generation SET generation = generation + 1`);
     const meter = options.onProgress ? new ProgressMeter('projections', await countRawEvents(client)) : null;
     for await (const page of readRawEventPages(client, {
@@ -77,7 +77,7 @@ export async function rebuildProjections(
       events += page.length;
       if (meter) options.onProgress?.(meter.advance(page.length));
     }
-    // The message read model (issue #11) in the same transaction: all projections change at once.
+    // The message read model in the same transaction: all projections change at once.
     const messageEvents = await rebuildMessageReadModel(
       client,
       options.engagementTimeZone,

@@ -1,7 +1,7 @@
 import pg from 'pg';
 
 /**
- * SQLSTATEs of a row PostgreSQL cannot render or hold in memory (issue #25 item 1, ADR 0014):
+ * SQLSTATEs of a row PostgreSQL cannot render or hold in memory (ADR 0014):
  * out_of_memory, program_limit_exceeded, statement_too_complex, and internal_error (which
  * "invalid memory alloc request size" raises past 1 GB). Only these make maintenance skip a row.
  */

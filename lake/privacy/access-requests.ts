@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ParticipantExport } from './participant-export-queries.js';
+import type { ParticipantExport } from './participant-export.js';
 
 /** Counts of one export, for its run record: how many rows of each section, nothing else. */
 export function countExport(data: ParticipantExport): Record<string, number> {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LakeErasureResult } from './forget-participant.js';
+import type { LakeErasureResult } from './lake-erasure-result.js';
 
 const NAME_KEY_PREFIX = 'name:';
 

@@ -3,28 +3,8 @@ import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-messa
 import { jidPatternSource, jidUsers } from '../../common/whatsapp-jid.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
 import { forgetLinkedExportSenders } from './forget-export-sender.js';
-import { forgetParticipantInSendTables, type SendErasureResult } from './forget-send-side.js';
-
-/** What {@link forgetParticipantInLake} changed; counts only, never the erased values. */
-export interface LakeErasureResult {
-  /** Every JID found for the member (input plus LID↔phone aliases); for the other stores, not for storage. */
-  jids: string[];
-  /** `event_id`s of raw rows that named the member; to match dead-letter entries, not for storage. */
-  eventIds: string[];
-  /** Raw rows PostgreSQL could not render: not searched, named so an operator can repair them (ADR 0014). */
-  skipped: SkippedRow[];
-  /** Ids of the messages sent to the member (ADR 0014 decision 5): their Temporal histories are not reached. */
-  sentMessages: Pick<SendErasureResult, 'sentMessageIds' | 'unfinishedMessageIds'>;
-  counts: {
-    messageBodiesRedacted: number;
-    aliasesDeleted: number;
-    participantsDeleted: number;
-    /** Community-member links of the member (`whatsapp_member_links`), deleted: the link itself is personal data. */
-    memberLinksDeleted: number;
-    /** `table.column` → rows whose values had the member's JIDs replaced by the pseudonym. */
-    pseudonymized: Record<string, number>;
-  } & SendErasureResult['counts'];
-}
+import { forgetParticipantInSendTables } from './forget-send-side.js';
+import type { LakeErasureResult } from './lake-erasure-result.js';
 
 // Run records are not personal data; identity rows are handled explicitly before the generic pass.
 const SKIPPED_TABLES = [
@@ -37,7 +17,7 @@ const SKIPPED_TABLES = [
 const CHUNKED_COLUMNS = new Set(['whatsapp_event_logs.payload']);
 
 /**
- * Erasure in the lake (architecture.md §14, issue #13 item 4), in ONE transaction of `client` (the caller
+ * Erasure in the lake (architecture.md §14, ADR 0010), in ONE transaction of `client` (the caller
  * begins and commits). Finds the member's JIDs through `whatsapp_lid_aliases` and `whatsapp_participants`;
  * redacts the content and sender name of messages they wrote; deletes their alias and participant rows;
  * then replaces every occurrence of their JIDs (any device suffix) in every text/jsonb column of every
@@ -54,7 +34,7 @@ export async function forgetParticipantInLake(
   jids: readonly string[],
   pseudonym: string
 ): Promise<LakeErasureResult> {
-  // A running ingest API drops the identities it remembers at its next statement (issue #27 case 8).
+  // A running ingest API drops the identities it remembers at its next statement (ADR 0019).
   await client.query(`UPDATE whatsapp_identity_generation SET generation = generation + 1`);
   const allJids = await expandAliases(client, jids);
   const pattern = jidPatternSource(jidUsers(allJids));
@@ -64,7 +44,7 @@ export async function forgetParticipantInLake(
   const linkedExports = await forgetLinkedExportSenders(client, pattern, pseudonym);
   const messageBodiesRedacted =
     exportedRedacted + linkedExports.messagesRedacted + (await redactAuthoredMessages(client, pattern, skipped));
-  // The raw table first, in chunks: one row PostgreSQL cannot render is skipped and named (issue #25 item 1).
+  // The raw table first, in chunks: one row PostgreSQL cannot render is skipped and named (ADR 0014).
   const rawPass = await pseudonymizeRawPayloads(client, pattern, pseudonym, skipped);
   const aliases = await client.query(`DELETE FROM whatsapp_lid_aliases WHERE lid ~ $1 OR phone_jid ~ $1`, [pattern]);
   const participants = await client.query(
@@ -135,7 +115,7 @@ export async function expandAliases(client: pg.ClientBase | pg.Pool, jids: reado
 }
 
 /**
- * Exported messages the member wrote (issue #30 item 4, ADR 0023): the sender resolves to one of `jids` when read
+ * Exported messages the member wrote (ADR 0023): the sender resolves to one of `jids` when read
  * (a phone number they own, or a name of theirs), so the name, the text and the phone JID go now, while the names
  * and links that resolve it still exist; the message keeps counting for `pseudonym`.
  */
@@ -268,7 +248,7 @@ async function pseudonymizeEverywhere(
 }
 
 /**
- * Records one erasure run in `whatsapp_erasure_runs` (issue #13 item 4): who, when, counts and what was
+ * Records one erasure run in `whatsapp_erasure_runs` (ADR 0010): who, when, counts and what was
  * not reached — never the identifier or the erased data (the caller passes counts only).
  */
 export async function recordErasureRun(

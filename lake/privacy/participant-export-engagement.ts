@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ParticipantExport } from './participant-export-queries.js';
+import type { ParticipantExport } from './participant-export.js';
 
 /** Days without a message, reaction or poll vote after which a current member is a lurker (as `report`). */
 export const LURKER_DAYS = 30;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { parseJsonKeepingIntegers } from '../../common/exact-json-text.js';
-import type { ParticipantExport } from './participant-export-queries.js';
+import type { ParticipantExport } from './participant-export.js';
 
 /** Messages the send API sent to the person (text and metadata as stored), for `wa-lake export`. */
 export async function readExportMessagesSent(

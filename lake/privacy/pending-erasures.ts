@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 
 /**
- * An erasure that has not reached every store yet (issue #26 item 2): its salted hashes of the member's JID user
+ * An erasure that has not reached every store yet (ADR 0017): its salted hashes of the member's JID user
  * parts (digits), so a rerun recognises the member's other identifiers after the lake's aliases are gone.
  */
 export interface PendingErasure {

@@ -8,7 +8,7 @@ import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreada
 export interface RetentionResult {
   /** Raw rows whose message content was redacted by this run. */
   redactedEvents: number;
-  /** Rows PostgreSQL could not render, left as they were and named (issue #25 item 1, ADR 0014). */
+  /** Rows PostgreSQL could not render, left as they were and named (ADR 0014). */
   skipped: SkippedRow[];
   /** Event time before which bodies are redacted (ISO-8601). */
   cutoff: string;
@@ -17,7 +17,7 @@ export interface RetentionResult {
 const DEFAULT_BATCH_SIZE = 500;
 
 /**
- * Retention (architecture.md §14, issue #13 item 3): redacts the message content of `messages.upsert` and
+ * Retention (architecture.md §14, ADR 0010): redacts the message content of `messages.upsert` and
  * `messages.update` rows whose event time (`occurred_at`, else `captured_at`, else `received_at`: the time engagement counts by) is before `cutoff`,
  * keeping ids, times, type, group, participant and message kind (`common/redact-message-body.ts`), and
  * stamps `body_redacted_at`. Batches of `batchSize` rows, one transaction each, `FOR UPDATE SKIP LOCKED`

@@ -5,7 +5,7 @@ import type { ParticipantRef } from './participant-ref.js';
 type JsonObject = { [key: string]: JsonValue };
 
 /**
- * Marks the membership facts about the linked account itself (issue #12 item 5): a participant named
+ * Marks the membership facts about the linked account itself (ADR 0007): a participant named
  * by one of `event.accountJids` (as LID, phone JID or id), or the one participant of a leave stub the
  * account sent itself (`key.fromMe`: the leaver is the actor). Mutates `memberships` in place.
  */
@@ -30,7 +30,7 @@ const isLeaveStub = (payload: JsonObject): boolean =>
   payload['messageStubType'] === 32 || payload['messageStubType'] === 'GROUP_PARTICIPANT_LEAVE';
 
 /**
- * The linked account's JIDs as a delivery names them (issue #27 case 7): its phone JID first, then its LID, so the
+ * The linked account's JIDs as a delivery names them (ADR 0019): its phone JID first, then its LID, so the
  * account is known under both, as the membership facts and the read model need.
  */
 export function accountJidsOf(accountJid: string | null, accountLid: string | null): string[] {

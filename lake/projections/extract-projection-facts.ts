@@ -15,10 +15,10 @@ export interface ProjectionEvent {
   effectiveAt: Date;
   /** True when the payload carried the event's own time (`occurred_at` not null). ADR 0007. */
   hasOwnTime: boolean;
-  /** JIDs of the linked account (`account_jid` of the delivery), to tell its own removal (issue #12 item 5). */
+  /** JIDs of the linked account (`account_jid` of the delivery), to tell its own removal (ADR 0007). */
   accountJids?: readonly string[];
   /**
-   * Where the collector got the event (`whatsapp_event_logs.source`, issue #29): in a `history` or `on_demand`
+   * Where the collector got the event (`whatsapp_event_logs.source`, ADR 0016): in a `history` or `on_demand`
    * copy a REVOKE stub stands for a message whose content the lake may hold from live. Absent = `live`.
    */
   source?: string;
@@ -29,7 +29,7 @@ export interface MembershipFact {
   participant: ParticipantRef;
   isPresent: boolean;
   role: MembershipRole | null;
-  /** True when the participant is the linked account itself (issue #12 item 5). */
+  /** True when the participant is the linked account itself (ADR 0007). */
   isAccount?: boolean;
 }
 
@@ -67,7 +67,7 @@ const SETTINGS_KEYS = [
   'linkedParent',
   'owner',
   'creation',
-  // Written by GROUP_CHANGE_INVITE_LINK stubs and their groups.update hint (issue #12 item 2).
+  // Written by GROUP_CHANGE_INVITE_LINK stubs and their groups.update hint (ADR 0007).
   'inviteCode',
 ];
 const GPU_ACTIONS: ReadonlyMap<string, { isPresent: boolean; role: MembershipRole | null }> = new Map([
@@ -84,7 +84,7 @@ const asString = (value: JsonValue | undefined): string | null =>
   typeof value === 'string' && value.length > 0 ? value : null;
 
 /**
- * Reads the projection facts of one event (architecture.md §9, issue #5): `groups.metadata` / `groups.upsert`
+ * Reads the projection facts of one event (architecture.md §9, ADR 0004): `groups.metadata` / `groups.upsert`
  * snapshots, `groups.update`, `group-participants.update`, participant and settings stub messages in
  * `messages.upsert`, and `lid-mapping.update`. Other types yield empty facts.
  */

@@ -16,7 +16,7 @@ import { lidFirstId } from './participant-ref.js';
 
 /**
  * Rank of a record: the row of an id keeps the record with the greatest (rank, event time, event id)
- * (issue #11: an undecryptable placeholder followed by the real message with the same id is one row
+ * (an undecryptable placeholder followed by the real message with the same id is one row
  * with the real kind). `merged revoke` outranks the revoke message that shares its id (architecture.md §4).
  */
 export const RECORD_RANK = { undecryptable: 1, content: 2, mergedRevoke: 3 } as const;
@@ -44,7 +44,7 @@ export interface MessageEditFact {
 /**
  * A revoke (delete for everyone) of `targetId` at `deletedAt`. A revoke protocol message also says its own id
  * (`revokeId`) and the target's LID-first author (`targetSenderId`): Baileys' buffer can merge the revoke into
- * its target, leaving only an item under the revoke's id, which these two re-attribute (issue #27 case 3).
+ * its target, leaving only an item under the revoke's id, which these two re-attribute (ADR 0019).
  */
 export interface MessageRevokeFact {
   chatJid: string;
@@ -80,7 +80,7 @@ export function isEmptyReadModelFacts(facts: ReadModelFacts): boolean {
 }
 
 /**
- * Reads the message read-model facts of one event (issue #11 item 1, architecture.md §13): group messages from
+ * Reads the message read-model facts of one event (architecture.md §13): group messages from
  * `messages.upsert`, edits and revokes from protocol messages, `messages.update` and Baileys' merged
  * revoke stubs, reactions from `messages.reaction` and reaction messages. Group-change stubs, poll
  * votes, reactions, edits and revokes never become messages of their own. Non-group chats yield nothing.
@@ -105,7 +105,7 @@ type JsonObject = { [key: string]: JsonValue };
 /**
  * The group JID, id and LID-first participant of a message key; null outside groups. A key the linked account
  * wrote (`fromMe`, no `participant`: its messages, from the send API or the phone, and its reactions) names the
- * account (issue #27 case 5): the item's top-level `participant` (Baileys sets the account's own JID there on
+ * account (ADR 0019): the item's top-level `participant` (Baileys sets the account's own JID there on
  * its messages), else the account JID the collector sent with the item.
  */
 function readKey(
@@ -142,7 +142,7 @@ function readUpsert(
   if (!message) {
     const stubType = Number(payload['messageStubType'] ?? Number.NaN);
     if (stubType !== STUB_REVOKE && asObject(payload['key'])?.['isViewOnce'] === true) {
-      // A view-once photo or video on a linked device: a placeholder without content (issue #27 case 4). It is
+      // A view-once photo or video on a linked device: a placeholder without content (ADR 0019). It is
       // the message; its content, should it arrive under the same id, outranks it.
       facts.records.push(recordOf(key, at, 'view_once', RECORD_RANK.undecryptable, null, 0));
     } else if (stubType === STUB_CIPHERTEXT) {
@@ -150,7 +150,7 @@ function readUpsert(
     } else if (stubType === STUB_REVOKE) {
       // Live, Baileys' buffer merged a revoke into the message it deletes: the item is that message, deleted.
       // In history the phone keeps a deleted message as this stub: the content the lake may hold from live
-      // wins, as over a placeholder, so a history copy changes no reply or mention (issue #29 item 1).
+      // wins, as over a placeholder, so a history copy changes no reply or mention (ADR 0016).
       const rank = isHistory ? RECORD_RANK.undecryptable : RECORD_RANK.mergedRevoke;
       facts.records.push(recordOf(key, at, 'revoked', rank, null, 0));
       const revokedAtMs = toEpochMs(payload['revokeMessageTimestamp'] ?? null, 'seconds');

@@ -13,7 +13,7 @@ export interface StoredSnapshot {
   eventId: string;
   members: Readonly<Record<string, MembershipRole>>;
   /**
-   * False for a partial snapshot (fewer participants than its `size`, architecture.md §9, issue #12): it adds
+   * False for a partial snapshot (fewer participants than its `size`, architecture.md §9): it adds
    * and updates the members it lists and removes no one. Absent or true: complete.
    */
   isComplete?: boolean;
@@ -31,7 +31,7 @@ export interface GroupMembershipInput {
 
 /**
  * Computes `whatsapp_group_memberships` rows of one group from its stored facts and snapshots, with
- * every participant key resolved through the LID↔phone aliases (architecture.md §9, issue #5): the facts of a
+ * every participant key resolved through the LID↔phone aliases (architecture.md §9, ADR 0004): the facts of a
  * phone JID count for the LID that owns it. A pure function of the sets it is given, so any order of
  * arrival gives the same rows.
  *

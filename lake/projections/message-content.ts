@@ -13,7 +13,7 @@ export const asString = (value: JsonValue | undefined): string | null =>
   typeof value === 'string' && value.length > 0 ? value : null;
 
 /**
- * Kinds of `whatsapp_messages` rows that are group messages (issue #11 item 1). `revoked` is a
+ * Kinds of `whatsapp_messages` rows that are group messages. `revoked` is a
  * message Baileys' buffer merged with its revoke, so its content is gone; `undecryptable` is a
  * CIPHERTEXT placeholder that was never followed by the real message.
  */
@@ -94,7 +94,7 @@ export function unwrapContent(message: JsonObject): UnwrappedContent {
   return { content, isViewOnce };
 }
 
-// A plain loop: this runs for every stored message on the ingest API's thread (issue #11 item 7).
+// A plain loop: this runs for every stored message on the ingest API's thread (ADR 0013).
 function firstObjectField(content: JsonObject, fields: readonly string[]): JsonObject | null {
   for (const field of fields) {
     const inner = asObject(content[field]);
@@ -111,7 +111,7 @@ export function kindOf({ content, isViewOnce }: UnwrappedContent): MessageKind {
     return type === PROTOCOL_REVOKE ? 'revoke' : type === PROTOCOL_MESSAGE_EDIT ? 'edit' : 'protocol';
   }
   // Retention redacts `conversation: "…"` to `conversation: null` and marks the content: the key still
-  // names the kind (issue #13 item 3), so engagement counts stay the same after a rebuild.
+  // names the kind (ADR 0010), so engagement counts stay the same after a rebuild.
   const isRedacted = content[REDACTED_MARKER] === true;
   const match = firstKindField(content, isRedacted);
   if (!match) {

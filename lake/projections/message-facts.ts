@@ -8,7 +8,7 @@ import type { ParticipantRef } from './participant-ref.js';
  * read model adds its own field and step beside `identities`.
  */
 export interface MessageFacts {
-  /** People the event names, with their LID↔phone pairs (issue #12 item 4). */
+  /** People the event names, with their LID↔phone pairs. */
   identities: ParticipantRef[];
 }
 

@@ -15,7 +15,7 @@ const RENAMED_PAIRS: ReadonlyArray<readonly [string, string]> = [['from', 'calle
 const MAX_DEPTH = 8;
 
 /**
- * Every person a message names, with the LID↔phone pairs it carries (issue #12 item 4): in Baileys 7
+ * Every person a message names, with the LID↔phone pairs it carries: in Baileys 7
  * a group message's `key.participant` is the sender's LID and `key.participantAlt` its phone JID — the
  * richest source of aliases. The walk reads, in any object of the item (keys, reaction keys,
  * `contextInfo`, quoted messages, call offers …):

@@ -33,7 +33,7 @@ const MAX_MS = Date.UTC(9999, 11, 31);
  * The event's own time taken from its payload (`occurred_at`, architecture.md §9), or null when the type
  * carries none (`group-participants.update`, `messages.delete`, `lid-mapping.update`, …) or the value
  * is unusable. `groups.metadata` is a snapshot: its `subjectTime`/`creation` are not the time of the
- * snapshot, so it gets null and projections use `captured_at` (issue #5).
+ * snapshot, so it gets null and projections use `captured_at`.
  *
  * Accepted encodings (architecture.md §4 normalization and raw Baileys): number, decimal string, protobuf Long
  * as `{low, high, unsigned}`, ISO-8601 string (call `date`). Seconds vs milliseconds follow the field.

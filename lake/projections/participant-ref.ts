@@ -47,7 +47,7 @@ export function parseParticipantRef(raw: JsonValue | undefined): ParticipantRef 
  * The identity key of an id and one alternate (Baileys' `participant` / `participantAlt`): the same
  * `participantId` as {@link fromIds}`(id, alternate, undefined, null)` — the LID, else the phone JID, else
  * `id`, canonical (`canonicalParticipantKey`) — without building a reference (it runs for every stored
- * message, issue #11 item 7).
+ * message, ADR 0013).
  */
 export function lidFirstId(rawId: string, alternate: JsonValue | undefined): string {
   const id = canonicalParticipantKey(rawId);
@@ -68,7 +68,7 @@ export function fromIds(
   phoneField: JsonValue | undefined,
   role: MembershipRole | null
 ): ParticipantRef {
-  // One key per person, whatever device wrote (issue #27 case 1): every id is canonical before it is compared.
+  // One key per person, whatever device wrote (ADR 0019): every id is canonical before it is compared.
   const candidates = [id, lidField, phoneField].flatMap((jid) =>
     typeof jid === 'string' ? [canonicalParticipantKey(jid)] : []
   );

@@ -8,7 +8,7 @@ const asObject = (value: JsonValue | undefined): JsonObject | null =>
   value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value) ? value : null;
 
 /**
- * Group settings a protocol message states (issue #12 item 2): type 3 EPHEMERAL_SETTING sets the
+ * Group settings a protocol message states (ADR 0007): type 3 EPHEMERAL_SETTING sets the
  * disappearing-messages timer (`ephemeralDuration`, seconds; 0 = off), as Baileys builds it from a
  * group's `ephemeral` / `not_ephemeral` notification. The message may be wrapped in
  * `ephemeralMessage` (a chat whose timer is already on). Enum names are accepted for old captures.

@@ -40,7 +40,7 @@ const allMembersAdd = (value: JsonValue | undefined): JsonValue =>
 const unlinked = (): null => null;
 
 /**
- * Every group-settings stub type of rc14's `WebMessageInfo.StubType` (issue #12 item 2), with the
+ * Every group-settings stub type of rc14's `WebMessageInfo.StubType` (ADR 0007), with the
  * field it writes — the snapshot's key (`GroupMetadata`) where the snapshot has one, so stubs, protocol
  * messages, `groups.update` and snapshots all write the same field. Types with a known parameter
  * format follow Baileys' `process-message.js` / `messages-recv.js`; the others keep their first

@@ -7,7 +7,7 @@ export interface UnobservedPeriod {
 }
 
 /**
- * The periods in which one linked account was out of a group (issue #12 item 5), from every
+ * The periods in which one linked account was out of a group (ADR 0007), from every
  * membership fact about the account there (under any of its JIDs): a removal or leave starts a
  * period, the next presence (re-added, joined) ends it. Engagement reads no silence into these
  * spans. Facts are ordered as memberships are (ADR 0007), and each run starts at its earliest event

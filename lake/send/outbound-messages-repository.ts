@@ -19,9 +19,9 @@ export interface OutboundMessage {
   waMessageId: string;
   workflowStartedAt: Date | null;
   createdAt: Date;
-  /** Whether the message's API key has a status webhook (URL and secret; issue #10 item 8). */
+  /** Whether the message's API key has a status webhook (URL and secret; ADR 0011). */
   hasStatusWebhook: boolean;
-  /** The template version `text` was rendered from (issue #31 item 1); null for free text. */
+  /** The template version `text` was rendered from (ADR 0015); null for free text. */
   template?: { id: string; name: string; version: number } | null;
 }
 
@@ -77,7 +77,7 @@ function toMessage(row: Record<string, unknown>): OutboundMessage {
 }
 
 /**
- * The `outbound_messages` / `outbound_message_transitions` tables (architecture.md §12, issue #10): the intent
+ * The `outbound_messages` / `outbound_message_transitions` tables (architecture.md §12, ADR 0009): the intent
  * committed before 202 (inserted by `send-intent-statement.ts`), idempotency lookups, the sweeper's "not yet started" list and monotonic state
  * updates reported by the `sendMessage` workflow. Methods throw DatabaseUnavailableError /
  * DatabaseBusyError when PostgreSQL cannot serve them.

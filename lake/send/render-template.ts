@@ -1,7 +1,7 @@
 // `{{ name }}`: a variable name is a letter or underscore, then letters, digits or underscores.
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
-/** Variable names a template body uses, each once, in order of first use (issue #31 item 1). */
+/** Variable names a template body uses, each once, in order of first use (ADR 0015). */
 export function placeholdersOf(body: string): string[] {
   return [...new Set([...body.matchAll(PLACEHOLDER)].map((match) => match[1] ?? ''))];
 }
@@ -13,7 +13,7 @@ export interface TemplateVariableProblem {
 }
 
 /**
- * Renders a template version's body with the caller's variables (issue #31 item 1, ADR 0015): each
+ * Renders a template version's body with the caller's variables (ADR 0015): each
  * `{{name}}` becomes the value's text, in one pass (a value that itself contains `{{x}}` stays as it is).
  * Rendered once, at accept time: the stored text is what every retry sends.
  *

@@ -18,16 +18,16 @@ export interface ApiKeyRecord {
   hasWebhookSecret: boolean;
   createdAt: Date;
   revokedAt: Date | null;
-  /** Most messages accepted per UTC day / month (issue #31 item 3); null = no limit. */
+  /** Most messages accepted per UTC day / month (ADR 0015); null = no limit. */
   dailyLimit: number | null;
   monthlyLimit: number | null;
-  /** `test`: sends only to test recipients; `live`: only for an approved account (issue #31 item 2). */
+  /** `test`: sends only to test recipients; `live`: only for an approved account (ADR 0015). */
   environment: SendEnvironment;
   /** Whether the key's account is approved for live sending (`wa-lake accounts approve`). */
   isAccountApproved: boolean;
 }
 
-/** The environment of an API key (issue #31 item 2). */
+/** The environment of an API key (ADR 0015). */
 export type SendEnvironment = 'test' | 'live';
 
 /** A number or group a test key may send to. */
@@ -53,7 +53,7 @@ const SELECT_KEY = `SELECT k.*, COALESCE((SELECT a.approved_at IS NOT NULL FROM 
 const run = queryRows;
 
 /**
- * API keys, sending accounts and opt-ins of outbound send (architecture.md §12, issue #10): the SQL behind
+ * API keys, sending accounts and opt-ins of outbound send (architecture.md §12, ADR 0009): the SQL behind
  * `wa-lake api-keys …`, `wa-lake opt-in …` and the request API's key and recipient checks.
  * Methods throw DatabaseUnavailableError/DatabaseBusyError when PostgreSQL cannot serve them.
  */
@@ -69,10 +69,10 @@ export class SendAdminRepository {
     webhookUrl: string | null;
     /** The status-webhook signing secret as sealed by `sealWebhookSecret` (ADR 0011); null without a webhook. */
     sealedWebhookSecret?: string | null;
-    /** Quotas (issue #31 item 3): most accepted messages per UTC day / month; null or absent = none. */
+    /** Quotas (ADR 0015): most accepted messages per UTC day / month; null or absent = none. */
     dailyLimit?: number | null;
     monthlyLimit?: number | null;
-    /** Default `live` (issue #31 item 2). */
+    /** Default `live` (ADR 0015). */
     environment?: SendEnvironment;
   }): Promise<string> {
     const id = randomUUID();
@@ -120,7 +120,7 @@ export class SendAdminRepository {
   }
 
   /**
-   * Keys (active or revoked) whose id or shown key prefix starts with `prefix` (issue #10 follow-up: an
+   * Keys (active or revoked) whose id or shown key prefix starts with `prefix` (ADR 0009: an
    * operator types as much of either as they see). Empty `prefix` matches nothing.
    */
   async findApiKeysByPrefix(prefix: string): Promise<ApiKeyRecord[]> {
@@ -199,7 +199,7 @@ export class SendAdminRepository {
     return rows[0]?.participant_ids ?? [];
   }
 
-  /** Records the account's own participant ids (LID and/or phone JID), used to check group membership. */
+  /** Records the account's own participant ids (LID and/or phone JID), which the group-membership check reads. */
   async setAccountParticipants(accountId: string, participantIds: readonly string[]): Promise<void> {
     await run(
       this.pool,
@@ -210,7 +210,7 @@ export class SendAdminRepository {
   }
 
   /**
-   * Marks the account approved for live sending (issue #31 item 2). @returns false when it was approved already.
+   * Marks the account approved for live sending (ADR 0015). @returns false when it was approved already.
    */
   async approveAccount(accountId: string): Promise<boolean> {
     const rows = await run<{ was_approved: boolean }>(

@@ -32,7 +32,7 @@ interface PendingIntent {
 }
 
 /**
- * Group commit for `POST /api/v1/messages` (issue #10 item 11; the ingest's ADR 0006 applied to send):
+ * Group commit for `POST /api/v1/messages` (the ingest's ADR 0006 applied to send):
  * the checks and inserts of concurrent requests run as one statement (`acceptSendIntents`: one round
  * trip, one commit) instead of four round trips each. No timer: a batch is whatever queued while up to
  * `maxConcurrentBatches` earlier batches ran, so a lone request is written at once.
@@ -41,7 +41,7 @@ interface PendingIntent {
  * it has committed, so 202 still means "intent committed"; a statement error that is not about
  * availability is retried request by request, so one unstorable body fails only its own request; a
  * concurrent twin (same key and `Idempotency-Key` in another request) is looked up after the commit
- * and answered as an existing message, and the quota slot it took is given back (issue #31 item 3: a replay
+ * and answered as an existing message, and the quota slot it took is given back (ADR 0015: a replay
  * never counts).
  */
 export class SendIntentBatchWriter {

@@ -18,7 +18,7 @@ export interface SendIntentCandidate {
   /** Normalized recipient JID, or null when `to` is not a recipient (never inserted then). */
   toJid: string | null;
   isGroup: boolean;
-  /** The text to send: the request's, or its template rendered once now (issue #31 item 1). */
+  /** The text to send: the request's, or its template rendered once now (ADR 0015). */
   text: string;
   /** The template and version `text` was rendered from; null for free text. */
   templateId: string | null;
@@ -40,11 +40,11 @@ export type SendIntentOutcome =
   | { kind: 'existing'; id: string; requestHash: string; state: SendState; createdAt: Date }
   | { kind: 'not-insertable' }
   | { kind: 'not-allowed'; accountId: string }
-  /** A test key's recipient is not one of the account's test recipients (issue #31 item 2). */
+  /** A test key's recipient is not one of the account's test recipients (ADR 0015). */
   | { kind: 'not-a-test-recipient' }
-  /** A live key of an account not approved for production (issue #31 item 2). */
+  /** A live key of an account not approved for production (ADR 0015). */
   | { kind: 'account-not-approved'; accountId: string }
-  /** The key's daily or monthly quota (issue #31 item 3) has no slot left for this request. */
+  /** The key's daily or monthly quota (ADR 0015) has no slot left for this request. */
   | { kind: 'over-quota'; usage: QuotaUsage }
   /** `hasStatusWebhook`: the key has a webhook URL and a sealed secret (ADR 0011), so the workflow reports states. */
   | { kind: 'inserted'; accountId: string; createdAt: Date; hasStatusWebhook: boolean; usage: QuotaUsage | null }
@@ -54,7 +54,7 @@ export type SendIntentOutcome =
    */
   | { kind: 'raced'; wasCounted: boolean };
 
-/** A limited key's quota after the statement (issue #31 item 3): limits (null = none) and what is used. */
+/** A limited key's quota after the statement (ADR 0015): limits (null = none) and what is used. */
 export interface QuotaUsage {
   dailyLimit: number | null;
   monthlyLimit: number | null;
@@ -203,7 +203,7 @@ export function encodeSendIntent(c: SendIntentCandidate): string {
  * every insert is committed when this resolves). Check order per candidate, as the route answers: key
  * revoked → idempotency key already used → not insertable → environment (a test key's recipient must be a
  * test recipient; a live key's account must be approved) → recipient not allowed (`send-recipient-allow-list.ts`) → over the key's quota (`send-quota-sql.ts`) → inserted (or raced by a concurrent twin). Source: architecture.md §12
- * "Validation before accepting", ADR 0009, issue #10 item 11.
+ * "Validation before accepting", ADR 0009.
  *
  * @returns one outcome per candidate, same order.
  * @throws pg.DatabaseError (or a connection error) as `pg` reports it.

@@ -1,5 +1,5 @@
 /**
- * SQL of the per-key send quotas (issue #31 item 3, ADR 0015), pasted into the accept statement
+ * SQL of the per-key send quotas (ADR 0015), pasted into the accept statement
  * (`send-intent-statement.ts`). Periods are UTC calendar days and months. The usage row of each limited key
  * in a batch is locked in key order (two batches over the same keys cannot deadlock), then updated once with
  * how many of the batch's allowed requests it takes: at most what is left of both the day and the month. A

@@ -12,7 +12,7 @@ export interface AllowListInputs {
 }
 
 /**
- * The send allow-list (architecture.md §12 "Validation before accepting", issue #10), written once for
+ * The send allow-list (architecture.md §12 "Validation before accepting", ADR 0009), written once for
  * both places that apply it: the accept statement (`send-intent-statement.ts`) and the ask-only check
  * `SendAdminRepository.isRecipientAllowed` (which the send demo waits on). Allowed: a phone JID with an
  * opt-in for the account; a group known to the lake (the collector snapshots every group it is in) in
@@ -40,7 +40,7 @@ export function recipientAllowListJoins(inputs: AllowListInputs): string {
 }
 
 /**
- * The allow-list's verdict (architecture.md §12, issue #10; the rule is stated on
+ * The allow-list's verdict (architecture.md §12, ADR 0009; the rule is stated on
  * {@link recipientAllowListJoins}) as a `boolean` SQL expression over the `allow_*` aliases those joins
  * add: true when the recipient is allowed, never null.
  *

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { queryRows } from '../pool.js';
 import { isUuidText } from '../../common/uuid-text.js';
 
-/** State of one template version (issue #31 item 1). */
+/** State of one template version (ADR 0015). */
 export type TemplateVersionStatus = 'draft' | 'approved' | 'archived';
 
 /** One version of a template, as listed and as rendered. */
@@ -44,7 +44,7 @@ function toVersion(row: Record<string, unknown>): TemplateVersion {
 }
 
 /**
- * Message templates (issue #31 item 1, ADR 0015): the SQL behind `wa-lake templates add|list|approve|archive`
+ * Message templates (ADR 0015): the SQL behind `wa-lake templates add|list|approve|archive`
  * and the send API's template lookup. Methods throw DatabaseUnavailableError / DatabaseBusyError when
  * PostgreSQL cannot serve them.
  */

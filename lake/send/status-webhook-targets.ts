@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { parseJsonKeepingIntegers } from '../../common/exact-json-text.js';
 import { toDatabaseAvailabilityError } from '../pool.js';
 
-/** Where and how one message's status changes are delivered (issue #10 item 8). */
+/** Where and how one message's status changes are delivered (ADR 0011). */
 export interface StatusWebhookTarget {
   url: string;
   /** The key's signing secret as stored (`aes256gcm:…` or `clear:…`, ADR 0011). */

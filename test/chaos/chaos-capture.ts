@@ -37,7 +37,7 @@ function seededRandom(seed: number): () => number {
 }
 
 /**
- * Writes a capture for the chaos test (issue #14 item 8): one `groups.metadata` snapshot per group,
+ * Writes a capture for the chaos test: one `groups.metadata` snapshot per group,
  * then `events` group text messages from several members, about 30 % of them emitted again later
  * (re-emits), about 1 % poison (half too big for the ingest, half too big for the outbox), and a
  * membership change per group. Deterministic for a given `seed`.

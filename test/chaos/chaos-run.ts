@@ -177,7 +177,7 @@ async function injectFaults(stack: ChaosStack, total: number, options: ChaosOpti
 }
 
 /**
- * The chaos test of issue #14 item 8: generates a capture, replays it through a fault-free stack
+ * The chaos test of: generates a capture, replays it through a fault-free stack
  * (the reference), then through a second stack while killing and restarting its parts, lets both
  * settle, and compares the lakes row for row, the projections, the dead letters and the alerts.
  *

@@ -7,7 +7,7 @@ import { startTsScript } from './cli-process.js';
 const SIMULATED_COLLECTOR = fileURLToPath(new URL('./simulated-collector.ts', import.meta.url));
 
 /**
- * The deployment of the chaos send phase (issue #31 item 8): the chaos stack's PostgreSQL, Temporal dev server,
+ * The deployment of the chaos send phase (ADR 0015): the chaos stack's PostgreSQL, Temporal dev server,
  * `wa-lake ingest-api` and `wa-lake worker`, each its own process, with the send settings below, and a
  * collector process on the simulated WhatsApp (`simulated-collector.ts`) instead of a capture replay.
  */

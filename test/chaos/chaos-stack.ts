@@ -18,7 +18,7 @@ const WRONG_SECRET = 'wrong-secret-0123456789abcdefghij';
 export type AlertLog = Array<{ kind: string; atMs: number }>;
 
 /**
- * One wa-lake deployment on this machine for the chaos test (issue #14 item 8): every part its own
+ * One wa-lake deployment on this machine for the chaos test: every part its own
  * process — Temporal dev server and embedded PostgreSQL (children of this process, with their state
  * in files that survive a restart), and `wa-lake ingest-api`, `wa-lake worker`, `wa-lake replay` as
  * separate CLI processes on fixed ports — so each can be killed and restarted on the same state.

@@ -1,11 +1,11 @@
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import type { DeliverEventInput, DeliverEventResult } from '../../workflows/contracts.js';
 import { deliverEvent } from '../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from './fake-ingest.js';
-import { bundleWorkflows, createTimeSkippingEnv } from './temporal-env.js';
+import { useTemporalTestbed } from './temporal-testbed.js';
 import { startTestWorker, type TestWorker } from './temporal-worker.js';
 
 /** Where a test worker sends events and alerts: a fake ingest, or bare URLs (e.g. a port nobody listens on). */
@@ -15,9 +15,8 @@ export type IngestTarget = FakeIngest | { webhookUrl: string; alertUrl: string }
 export type TestWorkerOptions = Parameters<typeof startTestWorker>[3];
 
 /**
- * The delivery tests' shared lifecycle, after the Temporal SDK's own integration-test helpers
- * (`makeTestFunction` + `helpers(t)` in sdk-typescript): one time-skipping environment and one workflow
- * bundle per test file, a worker with a fresh task queue per test, and everything a test starts
+ * The delivery tests' shared lifecycle on the one Temporal harness (`temporal-testbed.ts`): its time-skipping
+ * environment and workflow bundle, a real worker with a fresh task queue per test, and everything a test starts
  * (workers, fake ingests, deferred closers) cleaned up after that test.
  */
 export interface DeliveryTestbed {
@@ -52,50 +51,34 @@ export interface DeliveryTestbed {
  * `afterAll` hooks registered later (vitest runs after-hooks as a stack).
  */
 export function useDeliveryTestbed(): DeliveryTestbed {
-  let env: TestWorkflowEnvironment | undefined;
-  let bundle: WorkflowBundleWithSourceMap | undefined;
+  const harness = useTemporalTestbed();
   let workers: TestWorker[] = [];
-  let closers: Array<() => Promise<unknown>> = [];
-
-  beforeAll(async () => {
-    [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows()]);
-  });
+  // Registered after the harness's hooks, so it runs before them: workers stop before the closers run.
   afterEach(async () => {
     const stopping = workers;
-    const closing = closers;
     workers = [];
-    closers = [];
     await Promise.all(stopping.map((worker) => worker.running.stop()));
-    for (const close of closing.reverse()) await close();
   });
-  afterAll(async () => {
-    await env?.teardown();
-  });
-
-  const required = <T>(value: T | undefined, name: string): T => {
-    if (value === undefined) throw new Error(`delivery testbed: ${name} is not ready (used before beforeAll?)`);
-    return value;
-  };
 
   const testbed: DeliveryTestbed = {
     get env() {
-      return required(env, 'env');
+      return harness.env;
     },
     get bundle() {
-      return required(bundle, 'bundle');
+      return harness.bundle;
     },
     async startFakeIngest(options) {
       const ingest = await startFakeIngest(options);
-      closers.push(() => ingest.close());
+      harness.defer(() => ingest.close());
       return ingest;
     },
     async startWorker(target, options) {
-      const worker = await startTestWorker(testbed.env, testbed.bundle, target, options);
+      const worker = await startTestWorker(harness.env, harness.bundle, target, options);
       workers.push(worker);
       return worker;
     },
     startDeliverEvent(taskQueue, input, options = {}) {
-      return testbed.env.client.workflow.start(deliverEvent, {
+      return harness.env.client.workflow.start(deliverEvent, {
         taskQueue,
         workflowId: options.workflowId ?? input.eventId,
         args: [input],
@@ -105,7 +88,7 @@ export function useDeliveryTestbed(): DeliveryTestbed {
       return (await testbed.startDeliverEvent(taskQueue, input, options)).result();
     },
     defer(close) {
-      closers.push(close);
+      harness.defer(close);
     },
   };
   return testbed;

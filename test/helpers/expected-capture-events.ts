@@ -57,7 +57,7 @@ export function expectedDistinctEventIds(capturePath: string): Set<string> {
     if (!line.trim()) continue;
     const { event, data } = JSON.parse(line, BufferJSON.reviver) as { event: string; data: Record<string, unknown> };
     if (event === 'messaging-history.set') {
-      // Issue #29: group messages of a history push are kept like their live copies; DMs never.
+      // ADR 0016: group messages of a history push are kept like their live copies; DMs never.
       for (const message of (data['messages'] as Array<Record<string, unknown>> | undefined) ?? []) {
         const group = (message['key'] as Record<string, unknown> | undefined)?.['remoteJid'];
         if (typeof group === 'string' && group.endsWith('@g.us')) add('messages.upsert', group, message);

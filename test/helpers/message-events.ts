@@ -1,6 +1,6 @@
 /**
  * Delivery bodies of group message events as the collector sends them (Baileys 7 shapes, see
- * /work/shared/samples and WAProto), for the message read-model tests (issue #11).
+ * /work/shared/samples and WAProto), for the message read-model tests.
  * Times are epoch seconds.
  */
 export type Body = Record<string, unknown>;

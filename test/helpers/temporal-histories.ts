@@ -41,7 +41,7 @@ export function readHistoryFixture(text: string): temporal.api.history.v1.Histor
 
 /**
  * Re-records the replay fixtures (`RECORD_HISTORIES=true`): runs each workflow path on the time-skipping
- * server and writes its history as JSON (protobufjs `toObject`) to `<dir>/<path>.json`. Source: issue #3 item 8.
+ * server and writes its history as JSON (protobufjs `toObject`) to `<dir>/<path>.json`. Source: ADR 0002.
  */
 export async function recordHistories(
   env: TestWorkflowEnvironment,

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatChaosFigures, runChaos } from '../../chaos/chaos-run.js';
 
-// Issue #14 item 8 at CI size (`npm run chaos -- --events 3000` is the full-size run, see README).
+// The chaos run at CI size (`npm run chaos -- --events 3000` is the full-size run, see README).
 const EVENTS = 40;
 
-describe('chaos test (issue #14 item 8)', () => {
+describe('chaos test', () => {
   it('a lake built through kills and restarts of every part equals the fault-free reference', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wa-lake-chaos-ci-'));
     const report = await runChaos({ events: EVENTS, dir, wrongSecretMs: 8_000, settleTimeoutMs: 240_000 });

@@ -11,7 +11,7 @@ function touchLater(path: string, seconds: number): void {
   utimesSync(path, at, at);
 }
 
-// Issue #26 item 3: `bin/wa-lake.js` preferred dist/ whenever it existed, so after a build and a `git pull` it
+// ADR 0017: `bin/wa-lake.js` preferred dist/ whenever it existed, so after a build and a `git pull` it
 // ran stale code without a word. Here a small checkout of its own shows the rule: build, rebuild, refuse.
 describe('ensureCompiled (the CLI never runs code older than its sources)', () => {
   let root: string;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 /** Set to write the screenshots of docs/engagement.md "Dashboard" into docs/images. */
@@ -110,7 +110,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
   expect(readFileSync(path).subarray(1, 4).toString('latin1')).toBe('PNG');
 }
 
-describe('wa-lake dashboard (issue #28 item 4, ADR 0025)', () => {
+describe('wa-lake dashboard (ADR 0025)', () => {
   it('answers nothing without the token, by Basic auth or bearer', async () => {
     const plain = await fetch(`${base}/`);
     expect(plain.status).toBe(401);

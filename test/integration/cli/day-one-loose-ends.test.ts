@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
-// Issue #26 item 5: loose ends an operator meets on day one, each refused with a sentence before anything starts.
+// Loose ends an operator meets on day one, each refused with a sentence before anything starts.
 describe('wa-lake day-one refusals', () => {
   let dir: string;
   beforeAll(() => {
@@ -24,7 +24,7 @@ describe('wa-lake day-one refusals', () => {
     expect(existsSync(outboxPath)).toBe(false);
   });
 
-  it('replay reports its progress with the share done, a rate and an ETA (issue #26 item 4)', async () => {
+  it('replay reports its progress with the share done, a rate and an ETA', async () => {
     const capture = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
     const run = await runCli(['replay', capture, '--wait-ms', '0'], {
       env: {
@@ -64,6 +64,15 @@ describe('wa-lake day-one refusals', () => {
     expect(missing.stderr).toContain(`no data folder at ${join(dir, 'nope')} (--data-dir)`);
   });
 
+  it('status with nothing set reads the stack wa-lake dev recorded in ./.data, not the default port', async () => {
+    const checkout = join(dir, 'checkout');
+    mkdirSync(join(checkout, '.data'), { recursive: true });
+    writeFileSync(join(checkout, '.data', 'dev-stack.json'), '{"temporalAddress":"127.0.0.1:1"}\n');
+    const run = await runCli(['status'], { cwd: checkout });
+    expect(run.stdout).toContain(`outbox       : none at ${join(checkout, '.data', 'outbox.sqlite')}`);
+    expect(run.stdout).toContain('cannot reach Temporal at 127.0.0.1:1');
+  });
+
   it('dev with a taken port names it with its option before any part starts (ADR 0017)', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -71,7 +80,19 @@ describe('wa-lake day-one refusals', () => {
     const port = typeof address === 'object' && address ? address.port : 0;
     const dataDir = join(dir, 'taken-port');
     try {
-      const run = await runCli(['dev', '--data-dir', dataDir, '--postgres-port', String(port)]);
+      // The other parts get ports of their own: another stack on this machine may hold the defaults.
+      const others = await freePorts(4);
+      const run = await runCli([
+        'dev',
+        '--data-dir',
+        dataDir,
+        '--postgres-port',
+        String(port),
+        ...['--temporal-port', '--ui-port', '--ingest-port', '--codec-port'].flatMap((option, index) => [
+          option,
+          String(others[index]),
+        ]),
+      ]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`port ${port} for embedded PostgreSQL (--postgres-port) is already in use`);
       // Neither Temporal (its state file) nor PostgreSQL (its cluster) was started.
@@ -81,3 +102,15 @@ describe('wa-lake day-one refusals', () => {
     }
   });
 });
+
+/** `count` distinct ports free at this moment (each bound to 0 by the kernel, then released). */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  });
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}

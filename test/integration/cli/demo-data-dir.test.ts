@@ -10,7 +10,7 @@ const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\
 const CAPTURE = join(CHECKOUT, 'examples', 'capture.jsonl');
 const MARKER = '.wa-lake-demo-folder';
 
-// Issue #26 item 1: `demo --data-dir DIR` deleted DIR whatever it held (a photo folder, a running dev's data).
+// ADR 0017: `demo --data-dir DIR` deleted DIR whatever it held (a photo folder, a running dev's data).
 describe.each(['demo', 'demo-send'])('wa-lake %s --data-dir', (command) => {
   let dir: string;
   const args = (dataDir: string): string[] =>

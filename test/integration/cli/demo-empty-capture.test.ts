@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
-// Fix-a-thon defect 2: `demo /tmp/empty.jsonl` started PostgreSQL and Temporal, then printed MISMATCH.
 describe('wa-lake demo with a capture that holds no events', () => {
   let dir: string;
   beforeAll(() => {
@@ -31,4 +30,13 @@ describe('wa-lake demo with a capture that holds no events', () => {
     },
     60_000
   );
+
+  it('names a capture that does not exist, in words, before starting the stack', async () => {
+    const capture = join(dir, 'no-such-capture.jsonl');
+    const dataDir = join(dir, 'data-missing');
+    const run = await runCli(['demo', capture, '--data-dir', dataDir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`cannot read the capture ${capture}: there is no such file or folder`);
+    expect(existsSync(dataDir)).toBe(false);
+  }, 60_000);
 });

@@ -50,7 +50,7 @@ describe('wa-lake demo stopped by Ctrl-C', () => {
         interval: 500,
       });
       child.kill('SIGINT');
-      // Generous for a loaded box; before the fix the demo waited for its (here hour-long) timeout.
+      // Generous for a loaded box, and far below the demo's (here hour-long) timeout it must not wait for.
       const code = await Promise.race([
         exited,
         new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 90_000)),

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const SEEN = '100000000000031@lid';
 const UNSEEN = '100000000000032@lid';
 
-// Issue #26 item 5: what `members` and `report` print for people, and the file errors they used to print bare.
+// What `members` and `report` print for people, and the file errors they explain instead of printing bare.
 describe('wa-lake members and report output for people', () => {
   const fresh = useFreshLake();
   let dir: string;

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
-// Issue #26 item 4: a terminal got pino's JSON. Readable lines on a TTY or with LOG_FORMAT=pretty; JSON lines when
+// A terminal got pino's JSON. Readable lines on a TTY or with LOG_FORMAT=pretty; JSON lines when
 // stdout is not a terminal (here: a pipe) or LOG_FORMAT=json.
 describe('wa-lake log output', () => {
   const migrate = (env: Record<string, string>) =>

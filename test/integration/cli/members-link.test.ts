@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 import { InvalidParticipantIdentifierError } from '../../../common/participant-identifier.js';
 import { InvalidMemberLinkError, linkMembers } from '../../../lake/index.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const LID = '100000000000001@lid';
 
-// Fresh-user defects: `members link` stored a blank member id (every participant linked to '' became one
-// person in the engagement views) and any participant string (e.g. `garbage`), exit 0 both times.
+// `members link` refuses a blank member id (every participant linked to '' would become one person in the
+// engagement views) and any participant string that is no JID (e.g. `garbage`), with a non-zero exit.
 describe('wa-lake members link refuses what the lake cannot key by', () => {
   const fresh = useFreshLake();
   const links = async (): Promise<{ participant_id: string; member_id: string }[]> =>

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 
-// Fresh-user defects after issue #12: bad values reached pg, Temporal or the dev server and failed late
-// with a misleading message (or not at all). Each must fail before anything starts, naming the value.
+// A bad value must not reach pg, Temporal or the dev server to fail late with a misleading message (or
+// not at all): each fails before anything starts, naming the value.
 describe('wa-lake rejects invalid options and settings before doing anything', () => {
   let dir: string;
   beforeAll(() => {

@@ -7,7 +7,7 @@ import { writeParquetExport } from '../../../cli/export/write-parquet-export.js'
 import { ANALYST_DATASETS } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000951@g.us';
 const ANA = '100000000000951@lid';
@@ -52,7 +52,7 @@ async function readParquet(path: string): Promise<{ rows: Record<string, unknown
   return { rows: await parquetReadObjects({ file }), numRows: metadata.num_rows };
 }
 
-describe('wa-lake export --parquet (issue #28 item 6, ADR 0025)', () => {
+describe('wa-lake export --parquet (ADR 0025)', () => {
   it('writes the message read model and the daily views, read back by an independent reader with the views’ counts', async () => {
     const files = await writeParquetExport(fresh.lake.pool, join(dir, 'function'));
     expect(files.map((file) => file.dataset)).toEqual(ANALYST_DATASETS.map((dataset) => dataset.name));

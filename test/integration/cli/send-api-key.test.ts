@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
-// Issue #25 item 9: `wa-lake send --api-key K` put the key in `ps` and shell history.
+// ADR 0014: `wa-lake send --api-key K` put the key in `ps` and shell history.
 describe('wa-lake send takes its key from SEND_API_KEY or a file, never an argument', () => {
   const seenKeys: string[] = [];
   let server: Server;
@@ -48,6 +48,21 @@ describe('wa-lake send takes its key from SEND_API_KEY or a file, never an argum
     const argument = await send(['--api-key', 'wlk_visible_in_ps']);
     expect(argument.code).toBe(1);
     expect(argument.stderr).toContain("unknown option '--api-key'");
+    expect(seenKeys.length).toBe(before);
+  });
+
+  it('names a key file it cannot read and a base URL that is not one, in words, sending nothing', async () => {
+    const before = seenKeys.length;
+    const missing = await send(['--api-key-file', join(dir, 'no-such-key')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`cannot read the API key file ${join(dir, 'no-such-key')}: there is no such file`);
+    const folder = await send(['--api-key-file', dir]);
+    expect(folder.stderr).toContain('it is a folder, not a file');
+    const badUrl = await runCli(['send', '--to', '5511999990000', '--text', 'hi', '--url', 'not-a-url'], {
+      env: { SEND_API_KEY: 'wlk_from_env' },
+    });
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toContain('"not-a-url" is not a URL');
     expect(seenKeys.length).toBe(before);
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers } from '../../../lake/index.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const LID = '100000000000021@lid';
 const CLEAR_SCREEN = '\u001b[2J\u001b[H';
 const CLIPBOARD_WRITE = '\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\u0007';
 
-// Issue #25 item 7: a member id comes from a CSV or another system; `members list` printed its bytes raw.
+// ADR 0014: a member id comes from a CSV or another system; `members list` printed its bytes raw.
 describe('wa-lake members list never lets a stored string drive the terminal', () => {
   const fresh = useFreshLake();
 

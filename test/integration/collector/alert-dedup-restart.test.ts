@@ -13,7 +13,7 @@ import {
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -21,7 +21,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('collector alerts survive restarts (issue #14 item 5)', () => {
+describe('collector alerts survive restarts', () => {
   it('a collector restarted during one Temporal outage sends one temporal_unreachable', async () => {
     const { dir, cleanup } = createTempDir('alert-outage');
     cleanups.push(cleanup);

@@ -8,7 +8,7 @@ import { replayCapture } from '../../../collector/capture/replay-capture.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { EVENT_KINDS, EVENT_PREFIX_KINDS } from '../../../collector/event-kinds.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
-import { createRecordingLogger, createTempDir } from './collector-test-kit.js';
+import { createRecordingLogger, createTempDir } from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 const cleanups: Array<() => void> = [];
@@ -56,7 +56,7 @@ describe('replayCapture', () => {
     expect(outbox.countByState().pending + outbox.countByState().dead).toBe(first.eventIds.size);
   });
 
-  it('keeps integers above 2^53 digit for digit from the capture line to the outbox body (issue #14 item 7)', async () => {
+  it('keeps integers above 2^53 digit for digit from the capture line to the outbox body', async () => {
     const { outbox, pipeline, dir } = openPipeline();
     const capture = join(dir, 'big-integers.jsonl');
     const group = '120363000000000001@g.us';

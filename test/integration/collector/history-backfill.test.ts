@@ -4,13 +4,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCollector } from '../../../collector/run-collector.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -24,7 +24,7 @@ const message = (id: string, minutesAgo: number) => ({
   message: { conversation: `message ${id}` },
 });
 
-describe('wa-lake backfill through a live collector (issue #29 item 3)', () => {
+describe('wa-lake backfill through a live collector (ADR 0016)', () => {
   it('queues a backfill; the collector asks WhatsApp page by page and tells the lake what it filled', async () => {
     const { dir, cleanup } = createTempDir('backfill');
     cleanups.push(cleanup);

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCollector } from '../../../collector/run-collector.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
-import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -20,7 +20,7 @@ const text = (id: string, seconds: number) => ({
   message: { conversation: `history ${id}` },
 });
 
-describe('a history push through a live collector (issue #29 item 6)', () => {
+describe('a history push through a live collector (ADR 0016)', () => {
   it('keeps what arrived before a disconnect, and a resent chunk after the reconnect adds no row', async () => {
     const { dir, cleanup } = createTempDir('history');
     cleanups.push(cleanup);

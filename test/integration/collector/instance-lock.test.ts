@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireInstanceLock, InstanceLockedError } from '../../../collector/instance-lock.js';
-import { createTempDir } from './collector-test-kit.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../../collector/instance-lock.ts', import.meta.url));
 

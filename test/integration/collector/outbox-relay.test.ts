@@ -2,33 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { OutboxRelay, type OutboxRelayOptions } from '../../../collector/outbox-relay.js';
 import { WA_CHAT_JID, WA_DELIVERY_STATE, WA_EVENT_TYPE } from '../../../workflows/contracts.js';
 import { runCollector } from '../../../collector/run-collector.js';
-import { createLocalEnv, createTestClient, createTestWorker } from '../../helpers/temporal-env.js';
+import { createTestClient, createTestWorker } from '../../helpers/temporal-env.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
+const harness = useTemporalTestbed({ server: 'local', bundle: false });
 const EXAMPLE = new URL('../../../examples/capture.jsonl', import.meta.url).pathname;
 
-let env: TestWorkflowEnvironment;
 const cleanups: Array<() => Promise<void> | void> = [];
 
-beforeAll(async () => {
-  env = await createLocalEnv();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -81,7 +75,7 @@ describe('OutboxRelay', () => {
     const first = pipeline.handle('messages.upsert', groupMessage(messageId), new Date());
     pipeline.handle('messages.upsert', groupMessage(messageId), new Date());
     const eventId = first.eventIds[0]!;
-    const { sender } = makeSender({ client: env.client, outbox });
+    const { sender } = makeSender({ client: harness.env.client, outbox });
 
     await expect(sender.waitUntilIdle()).resolves.toMatchObject({
       due: 1,
@@ -90,7 +84,7 @@ describe('OutboxRelay', () => {
       failed: 0,
     });
     expect(outbox.get(eventId)?.state).toBe('started');
-    const description = await env.client.workflow.getHandle(eventId).describe();
+    const description = await harness.env.client.workflow.getHandle(eventId).describe();
     expect(description.type).toBe('deliverEvent');
     expect(description.workflowId).toBe(eventId);
     expect(description.typedSearchAttributes.get(WA_EVENT_TYPE)).toBe('messages.upsert');
@@ -100,42 +94,42 @@ describe('OutboxRelay', () => {
     // After the outbox was pruned (or on another machine), the same event is handed over again: still one workflow.
     const again = openOutbox();
     again.pipeline.handle('messages.upsert', groupMessage(messageId), new Date());
-    const { sender: secondSender } = makeSender({ client: env.client, outbox: again.outbox });
+    const { sender: secondSender } = makeSender({ client: harness.env.client, outbox: again.outbox });
     await expect(secondSender.drainOnce()).resolves.toMatchObject({ started: 0, alreadyStarted: 1 });
     expect(again.outbox.get(eventId)?.state).toBe('started');
-    const runs = await env.client.workflow.count(`WorkflowId = '${eventId}'`).catch(() => null);
+    const runs = await harness.env.client.workflow.count(`WorkflowId = '${eventId}'`).catch(() => null);
     if (runs !== null) expect(runs.count).toBeLessThanOrEqual(1);
   });
 
   it('a stub worker completes the workflow; handing the same event over again still makes no second workflow', async () => {
     const taskQueue = `sender-worker-${randomUUID()}`;
     const worker = await createTestWorker({
-      connection: env.nativeConnection,
+      connection: harness.env.nativeConnection,
       taskQueue,
-      workflowsPath: fileURLToPath(new URL('./stub-workflows.ts', import.meta.url)),
+      workflowsPath: fileURLToPath(new URL('../../helpers/stub-workflows.ts', import.meta.url)),
     });
     const { outbox, pipeline } = openOutbox();
     const messageId = `3EB0WORKER${randomUUID().slice(0, 8)}`;
     const [eventId] = pipeline.handle('messages.upsert', groupMessage(messageId), new Date()).eventIds;
-    const { sender } = makeSender({ client: env.client, outbox, taskQueue });
+    const { sender } = makeSender({ client: harness.env.client, outbox, taskQueue });
     await worker.runUntil(async () => {
       await expect(sender.waitUntilIdle()).resolves.toMatchObject({ started: 1 });
-      await expect(env.client.workflow.getHandle(eventId!).result()).resolves.toMatchObject({
+      await expect(harness.env.client.workflow.getHandle(eventId!).result()).resolves.toMatchObject({
         eventId,
         outcome: 'stored',
       });
     });
     const again = openOutbox();
     again.pipeline.handle('messages.upsert', groupMessage(messageId), new Date());
-    const { sender: secondSender } = makeSender({ client: env.client, outbox: again.outbox, taskQueue });
+    const { sender: secondSender } = makeSender({ client: harness.env.client, outbox: again.outbox, taskQueue });
     await expect(secondSender.drainOnce()).resolves.toMatchObject({ started: 0, alreadyStarted: 1 });
     expect(again.outbox.get(eventId!)?.state).toBe('started');
   });
 
-  it('is woken by the enqueue itself: a row is started without waiting for the poll (issue #14 item 1)', async () => {
+  it('is woken by the enqueue itself: a row is started without waiting for the poll (ADR 0008)', async () => {
     const { outbox, pipeline } = openOutbox();
     // An hour-long poll interval: only the outbox's commit notification can start this row.
-    const { sender } = makeSender({ client: env.client, outbox, pollIntervalMs: 3_600_000 });
+    const { sender } = makeSender({ client: harness.env.client, outbox, pollIntervalMs: 3_600_000 });
     sender.start();
     await sender.drainOnce(); // the start-up drain has run; the loop now sleeps for the poll interval
     const [eventId] = pipeline.handle(
@@ -144,7 +138,9 @@ describe('OutboxRelay', () => {
       new Date()
     ).eventIds;
     await expect.poll(() => outbox.get(eventId!)?.state, { timeout: 30_000, interval: 50 }).toBe('started');
-    await expect(env.client.workflow.getHandle(eventId!).describe()).resolves.toMatchObject({ type: 'deliverEvent' });
+    await expect(harness.env.client.workflow.getHandle(eventId!).describe()).resolves.toMatchObject({
+      type: 'deliverEvent',
+    });
   });
 
   it('keeps rows pending with backoff and alerts once while Temporal is unreachable; capture goes on', async () => {
@@ -175,7 +171,7 @@ describe('OutboxRelay', () => {
     const [lateId] = pipeline.handle('messages.upsert', groupMessage('3EB0DOWNLATE'), new Date()).eventIds;
     clock.now += 120_000;
     // In the outage one row (the oldest due) probes; the three others are not tried, so their start
-    // attempts and backoff do not grow (issue #14 item 6): they wait until the probe's retry.
+    // attempts and backoff do not grow (ADR 0008): they wait until the probe's retry.
     await expect(sender.drainOnce()).resolves.toMatchObject({ due: 4, failed: 1, postponed: 3 });
     const rows = [...ids, lateId!].map((id) => outbox.get(id)!);
     expect(rows.map((row) => row.state)).toEqual(['pending', 'pending', 'pending', 'pending']);
@@ -192,7 +188,7 @@ describe('OutboxRelay', () => {
       config,
       logger: createRecordingLogger().logger,
       alertSink: createRecordingAlertSink().sink,
-      temporalClient: env.client,
+      temporalClient: harness.env.client,
       source: { kind: 'replay', path: EXAMPLE },
     });
     cleanups.push(() => collector.stop());
@@ -203,7 +199,7 @@ describe('OutboxRelay', () => {
       dead: summary.dead,
     });
     const someId = [...summary.eventIds][0]!;
-    await expect(env.client.workflow.getHandle(someId).describe()).resolves.toMatchObject({
+    await expect(harness.env.client.workflow.getHandle(someId).describe()).resolves.toMatchObject({
       workflowId: someId,
       type: 'deliverEvent',
     });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempDir } from './collector-test-kit.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 const run = promisify(execFile);
@@ -33,7 +33,7 @@ async function replayCli(content: string): Promise<{ code: number; stdout: strin
   }
 }
 
-describe('wa-lake replay (issue #12 item 9)', () => {
+describe('wa-lake replay', () => {
   it('says an empty capture holds nothing and exits non-zero', async () => {
     const result = await replayCli('\n\n');
     expect(result.code).toBe(1);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vi, afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
-import { createTempDir } from './collector-test-kit.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 const CAPTURE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));

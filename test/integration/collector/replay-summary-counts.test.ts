@@ -7,7 +7,7 @@ import { replayCapture } from '../../../collector/capture/replay-capture.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import * as b from '../../../examples/capture-builders.js';
-import { createRecordingLogger, createTempDir } from './collector-test-kit.js';
+import { createRecordingLogger, createTempDir } from '../../helpers/collector-test-kit.js';
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 const cleanups: Array<() => void> = [];
@@ -41,7 +41,7 @@ function writeCapture(path: string): void {
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
 
-describe('wa-lake replay summary (fresh-user defect: 400 + 104 + 7 = 511 of 510 kept)', () => {
+describe('wa-lake replay summary (new + already there + dead = kept)', () => {
   it('partitions kept items into new, already there and dead, and dead matches the dead rows written, on both runs', async () => {
     const { dir, cleanup } = createTempDir('replay-counts');
     const outbox = OutboxStore.open({ path: join(dir, 'outbox.sqlite') });

@@ -5,13 +5,13 @@ import { vi, afterEach, describe, expect, it } from 'vitest';
 import { readCollectorStatus } from '../../../collector/heartbeat.js';
 import { InstanceLockedError } from '../../../collector/instance-lock.js';
 import { runCollector, type CollectorHandle } from '../../../collector/run-collector.js';
-import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -57,7 +57,7 @@ describe('runCollector', () => {
     socket.ev.emit('connection.update', { connection: 'open' });
     socket.ev.emit('messages.upsert', message(GROUP_A, '3EB0RUN000000000000001'));
     socket.ev.emit('messages.upsert', message('5500000000002@s.whatsapp.net', '3EB0RUN000000000000002'));
-    // One group message, two snapshots, and the collector's own `collector.session` open (issue #29 item 2).
+    // One group message, two snapshots, and the collector's own `collector.session` open (ADR 0016).
     await vi.waitFor(() => expect(collector.outbox.countByState().pending).toBe(4));
     expect(collector.outbox.listDue(100, Date.now() + 1).map((row) => row.type)).toContain('collector.session');
     const bodies = collector.outbox.listDue(100, Date.now() + 1).map((row) => row.body);

@@ -5,13 +5,13 @@ import { vi, afterEach, describe, expect, it } from 'vitest';
 import { runCollector } from '../../../collector/run-collector.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

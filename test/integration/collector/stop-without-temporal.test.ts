@@ -4,15 +4,15 @@ import { runCollector, type CollectorHandle } from '../../../collector/run-colle
 import type { SocketFactory } from '../../../collector/session/baileys-socket.js';
 import { createLazyTemporalClient } from '../../../common/lazy-temporal-client.js';
 import { startDevTemporal } from '../../helpers/temporal-dev.js';
-import { createDoubleFactory, GROUP_A } from '../../unit/collector/session/socket-double.js';
+import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
-// Issue #32 item 2: SIGTERM while Temporal (and WhatsApp) are unreachable must not wait out a back-off or a
+// ADR 0018: SIGTERM while Temporal (and WhatsApp) are unreachable must not wait out a back-off or a
 // workflow start's deadline; `docker stop` kills after 10 s. The bound below is generous (the fixed stop
 // takes well under a second); what it rules out is waiting for the 8 s back-off or the 60 s start deadline.
 // The 5 s figure itself is measured on the real process by scripts/test-container.sh.
@@ -65,7 +65,7 @@ async function timedStop(collector: CollectorHandle): Promise<number> {
   return performance.now() - startedAt;
 }
 
-describe('collector stop with Temporal unreachable (issue #32 item 2)', () => {
+describe('collector stop with Temporal unreachable (ADR 0018)', () => {
   it('Temporal killed under a running collector: stops at once with a workflow start in flight, stop recorded', async () => {
     const temporal = await startDevTemporal();
     cleanups.push(() => temporal.close().catch(() => undefined));
@@ -92,7 +92,7 @@ describe('collector stop with Temporal unreachable (issue #32 item 2)', () => {
     const address = temporal.server.address;
     await temporal.close();
     const { config, collector, records } = await startCollector(address, unreachableWhatsApp);
-    // Stop right as the fourth back-off (8 s) begins: before the fix the stop waited it out.
+    // Stop right as the fourth back-off (8 s) begins: the stop must not wait it out.
     await vi.waitFor(
       () =>
         expect(

@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { runCollector, type CollectorHandle } from '../../../collector/run-collector.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
-import { createDoubleFactory, GROUP_A, type SocketDouble } from '../../unit/collector/session/socket-double.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
+import { createDoubleFactory, GROUP_A, type SocketDouble } from '../../helpers/socket-double.js';
 import {
   collectorConfigIn,
   createRecordingAlertSink,
   createRecordingLogger,
   createTempDir,
-} from './collector-test-kit.js';
+} from '../../helpers/collector-test-kit.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -63,7 +63,7 @@ async function deliver(dir: string): Promise<void> {
   }
 }
 
-describe('two linked accounts in the same groups (issue #29 item 4)', () => {
+describe('two linked accounts in the same groups (ADR 0016)', () => {
   it('feed one lake: a message both saw is one row, one down loses nothing the other saw, coverage combines', async () => {
     const dirA = createTempDir('account-a');
     const dirB = createTempDir('account-b');

@@ -6,10 +6,10 @@ import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import { bundleWorkflows, testWorkerConfig, uniqueTaskQueue } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
-// Issue #14 item 5 on the real dev server (real time: the blocked loop retries after 5 s, then 10 s).
+// One alert across workers, on the real dev server (real time: the blocked loop retries after 5 s, then 10 s).
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
 
 let temporal: DevTemporal;
@@ -62,23 +62,25 @@ async function terminate(eventIds: string[]): Promise<void> {
   );
 }
 
-describe('one ingest_unauthorized alert per window across workers and restarts (issue #14 item 5)', () => {
+describe('one ingest_unauthorized alert per window across workers and restarts', () => {
   it('a worker restarted inside the window sends no second alert', async () => {
     const taskQueue = uniqueTaskQueue('alert-restart');
     const eventIds: string[] = [];
     let worker = await startWorker(taskQueue);
     try {
       eventIds.push(await startBlocked(taskQueue));
-      await waitUntil('the first worker alerted', () => unauthorizedAlerts(taskQueue) === 1, 60_000);
+      await waitUntil(() => unauthorizedAlerts(taskQueue) === 1, {
+        what: 'the first worker alerted',
+        timeoutMs: 60_000,
+      });
       await worker.stop();
       worker = await startWorker(taskQueue);
       // A new event and the old one are both refused again (each blocked turn raises the alert).
       eventIds.push(await startBlocked(taskQueue));
-      await waitUntil(
-        'both events were refused twice by the restarted worker',
-        () => eventIds.every((id) => refusals(id) >= 2),
-        90_000
-      );
+      await waitUntil(() => eventIds.every((id) => refusals(id) >= 2), {
+        what: 'both events were refused twice by the restarted worker',
+        timeoutMs: 90_000,
+      });
       expect(unauthorizedAlerts(taskQueue)).toBe(1);
     } finally {
       await terminate(eventIds);
@@ -92,7 +94,10 @@ describe('one ingest_unauthorized alert per window across workers and restarts (
     const eventIds: string[] = [];
     try {
       for (let i = 0; i < 20; i++) eventIds.push(await startBlocked(taskQueue));
-      await waitUntil('every event was refused twice', () => eventIds.every((id) => refusals(id) >= 2), 120_000);
+      await waitUntil(() => eventIds.every((id) => refusals(id) >= 2), {
+        what: 'every event was refused twice',
+        timeoutMs: 120_000,
+      });
       expect(unauthorizedAlerts(taskQueue)).toBe(1);
     } finally {
       await terminate(eventIds);

@@ -8,10 +8,10 @@ import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import { bundleWorkflows, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
-// Issue #3 item 3 at its stated size. It runs on the real dev server: the time-skipping test server
+// ADR 0002 at its stated size. It runs on the real dev server: the time-skipping test server
 // loses its time lock under hundreds of concurrent activity failures ("Unbalanced lock and unlock calls").
 const EVENT_COUNT = 500;
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
@@ -63,15 +63,14 @@ describe('deliverEvent behind a wrong secret at scale', () => {
       }
       const refusedIds = (): number =>
         new Set(ingest.requests.filter((request) => !request.isSignatureValid).map((request) => request.eventId)).size;
-      await waitUntil(
-        'every event was refused',
-        () => refusedIds() === EVENT_COUNT && raisedCount >= EVENT_COUNT,
-        400_000
-      );
+      await waitUntil(() => refusedIds() === EVENT_COUNT && raisedCount >= EVENT_COUNT, {
+        what: 'every event was refused',
+        timeoutMs: 400_000,
+      });
       const lastHandle = handles[EVENT_COUNT - 1];
       await waitUntil(
-        'the last event is marked auth_blocked',
-        async () => (await lastHandle?.describe())?.typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked'
+        async () => (await lastHandle?.describe())?.typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked',
+        { what: 'the last event is marked auth_blocked' }
       );
       expect(ingest.rows.size).toBe(0);
 

@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRecordDeadLetter, DEAD_LETTERED_ALERT_KIND } from '../../../activities/record-dead-letter.js';
 import { createRootLogger } from '../../../common/logger.js';
 import { createWindowedAlertSink } from '../../../common/windowed-alert-sink.js';
 import { listDeadLetters, selectDeadLettersToReplay } from '../../../ops/index.js';
 import { DEAD_LETTER_WORKFLOW_ID, type DeadLetterEntry, type DeadLetterPage } from '../../../workflows/contracts.js';
-import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { startTestWorker } from '../../helpers/temporal-worker.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows()]);
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const harness = useTemporalTestbed();
 
 const DEAD_LETTERS = 5_000;
 
@@ -42,17 +32,17 @@ async function listAllOpen(): Promise<DeadLetterEntry[]> {
   const listed: DeadLetterEntry[] = [];
   let offset: number | null = 0;
   while (offset !== null) {
-    const page: DeadLetterPage = await listDeadLetters(env.client, { pageSize: 1_000, offset });
+    const page: DeadLetterPage = await listDeadLetters(harness.env.client, { pageSize: 1_000, offset });
     listed.push(...page.entries);
     offset = page.nextOffset;
   }
   return listed;
 }
 
-describe('dead letters at scale (issue #12 item 6)', () => {
+describe('dead letters at scale', () => {
   it('keeps 5,000 dead letters in reach across continue-as-new, and alerts once for them', async () => {
     const unused = 'http://127.0.0.1:9/unused';
-    const worker = await startTestWorker(env, bundle, { webhookUrl: unused, alertUrl: unused });
+    const worker = await startTestWorker(harness.env, harness.bundle, { webhookUrl: unused, alertUrl: unused });
     const alertLines: string[] = [];
     const alertSink = createWindowedAlertSink({
       windowMs: 15 * 60_000,
@@ -62,7 +52,11 @@ describe('dead letters at scale (issue #12 item 6)', () => {
       }),
     });
     // The real activity: signal-with-start of the dead-letter workflow with its default thresholds.
-    const recordDeadLetter = createRecordDeadLetter({ client: env.client, taskQueue: worker.taskQueue, alertSink });
+    const recordDeadLetter = createRecordDeadLetter({
+      client: harness.env.client,
+      taskQueue: worker.taskQueue,
+      alertSink,
+    });
     const entries = Array.from({ length: DEAD_LETTERS }, (_, index) => entry(index));
     try {
       const inFlight = 16;
@@ -74,12 +68,11 @@ describe('dead letters at scale (issue #12 item 6)', () => {
         const sent = start + inFlight;
         if (sent % 256 === 0) {
           await waitUntil(
-            'the dead-letter workflow took the signals in',
             async () =>
               // A query that lands while the run continues as new fails; the next poll asks the new run.
-              ((await listDeadLetters(env.client, { pageSize: 1 }).catch(() => null))?.unresolvedCount ?? 0) >= sent,
-            120_000,
-            200
+              ((await listDeadLetters(harness.env.client, { pageSize: 1 }).catch(() => null))?.unresolvedCount ?? 0) >=
+              sent,
+            { what: 'the dead-letter workflow took the signals in', timeoutMs: 120_000, intervalMs: 200 }
           );
         }
       }
@@ -87,13 +80,13 @@ describe('dead letters at scale (issue #12 item 6)', () => {
       const listed = await listAllOpen();
       expect(listed).toHaveLength(DEAD_LETTERS);
       expect(new Set(listed.map((item) => item.eventId))).toEqual(new Set(entries.map((item) => item.eventId)));
-      const page = await listDeadLetters(env.client, { pageSize: 1 });
+      const page = await listDeadLetters(harness.env.client, { pageSize: 1 });
       expect(page.unresolvedCount).toBe(DEAD_LETTERS);
       // Entries come back whole, excerpt included, after the workflow carried them across runs.
       const first = listed.find((item) => item.eventId === entries[0]!.eventId);
       expect(first).toEqual(entries[0]);
 
-      const selected = await selectDeadLettersToReplay(env.client, { all: true });
+      const selected = await selectDeadLettersToReplay(harness.env.client, { all: true });
       expect(selected).toHaveLength(DEAD_LETTERS);
       expect(new Set(selected)).toEqual(new Set(entries.map((item) => item.eventId)));
 
@@ -102,10 +95,10 @@ describe('dead letters at scale (issue #12 item 6)', () => {
         DEAD_LETTERED_ALERT_KIND,
       ]);
       // More than one run received the signals: the entries really crossed continue-as-new.
-      const history = await env.client.workflow.getHandle(DEAD_LETTER_WORKFLOW_ID).fetchHistory();
+      const history = await harness.env.client.workflow.getHandle(DEAD_LETTER_WORKFLOW_ID).fetchHistory();
       expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
     } finally {
-      await env.client.workflow
+      await harness.env.client.workflow
         .getHandle(DEAD_LETTER_WORKFLOW_ID)
         .terminate('test done')
         .catch(() => undefined);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WA_DELIVERY_STATE } from '../../../workflows/contracts.js';
 import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
@@ -16,8 +16,8 @@ describe('deliverEvent while the whole endpoint is blocked', () => {
     const input = newDeliverInput();
     const handle = await testbed.startDeliverEvent(worker.taskQueue, input);
     await waitUntil(
-      'the workflow is marked auth_blocked',
-      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked'
+      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked',
+      { what: 'the workflow is marked auth_blocked' }
     );
     // A day at the 5-minute cap is ~290 blocked turns: the loop must continue-as-new to bound history.
     await testbed.env.sleep('1 day');
@@ -40,8 +40,8 @@ describe('deliverEvent while the whole endpoint is blocked', () => {
     const input = newDeliverInput();
     const handle = await testbed.startDeliverEvent(worker.taskQueue, input);
     await waitUntil(
-      'the workflow is marked misconfigured',
-      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'misconfigured'
+      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'misconfigured',
+      { what: 'the workflow is marked misconfigured' }
     );
     expect(worker.raised.map((alert) => alert.kind)).toContain('ingest_misconfigured');
     isMisrouted = false;

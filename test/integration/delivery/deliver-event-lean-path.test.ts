@@ -1,6 +1,4 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningWorker } from '../../../worker/run-worker.js';
 import {
   DELIVER_EVENT_LEAN_VERSION,
@@ -10,10 +8,12 @@ import {
 } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest, type FakeIngestAction } from '../../helpers/fake-ingest.js';
-import { bundleWorkflows, createTimeSkippingEnv, TEST_SECRET } from '../../helpers/temporal-env.js';
+import { TEST_SECRET } from '../../helpers/temporal-env.js';
 import { newDeliverInput, startTestWorker } from '../../helpers/temporal-worker.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
-// Issue #14 items 1–2 (ADR 0008): with the sender's workflowVersion the first POST runs as a local activity
+const harness = useTemporalTestbed();
+// ADR 0008: with the sender's workflowVersion the first POST runs as a local activity
 // inside the first workflow task and a first-try delivery writes no search attribute; failures of that
 // attempt keep every outcome of the contract (states, Retry-After, dead letters).
 
@@ -29,17 +29,9 @@ const EVENT = {
   UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: 40,
 } as const;
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
 let ingest: FakeIngest | undefined;
 let running: RunningWorker | undefined;
 
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows()]);
-});
-afterAll(async () => {
-  await env?.teardown();
-});
 afterEach(async () => {
   await running?.stop();
   running = undefined;
@@ -52,10 +44,10 @@ const leanInput = (): DeliverEventInput => ({ ...newDeliverInput(), workflowVers
 async function startLean(script: (index: number) => FakeIngestAction | undefined) {
   ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
   ingest.script((_request, index) => script(index));
-  const worker = await startTestWorker(env, bundle, ingest);
+  const worker = await startTestWorker(harness.env, harness.bundle, ingest);
   running = worker.running;
   const input = leanInput();
-  const handle = await env.client.workflow.start(deliverEvent, {
+  const handle = await harness.env.client.workflow.start(deliverEvent, {
     taskQueue: worker.taskQueue,
     workflowId: input.eventId,
     args: [input],

@@ -17,9 +17,9 @@ import {
 } from '../../helpers/temporal-env.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
-// Issue #14 item 6: a delivery in flight on a worker that is killed (SIGKILL of a real `wa-lake worker`
+// ADR 0008: a delivery in flight on a worker that is killed (SIGKILL of a real `wa-lake worker`
 // process, no graceful shutdown) is retried within seconds by another worker, not after the 60 s
 // start-to-close timeout: the regular attempt heartbeats (heartbeat timeout 5 s), and the lean path's
 // local first attempt lives in a workflow task whose timeout (10 s) hands it to the next worker.
@@ -79,7 +79,7 @@ async function killMidPostThenRecover(input: DeliverEventInput): Promise<Workflo
     workflowId: input.eventId,
     args: [input],
   });
-  await waitUntil('the first POST is in flight', () => ingest!.requests.length >= 1, 120_000);
+  await waitUntil(() => ingest!.requests.length >= 1, { what: 'the first POST is in flight', timeoutMs: 120_000 });
   const exited = new Promise((resolve) => doomed.once('exit', resolve));
   doomed.kill('SIGKILL');
   await exited;

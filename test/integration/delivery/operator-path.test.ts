@@ -8,11 +8,11 @@ import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import { bundleWorkflows, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { readRunbookCommand, runBinary, splitShellWords } from '../../helpers/temporal-runbook.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
-// Issue #3 items 5 and 6 against a real dev server: visibility queries exactly as typed into the Web UI,
+// ADR 0002 against a real dev server: visibility queries exactly as typed into the Web UI,
 // the runbook's `temporal workflow reset` with the real binary, and `wa-lake dlq list|replay` (ops/).
 let temporal: DevTemporal;
 let ingest: FakeIngest;
@@ -70,13 +70,16 @@ describe('operator path', () => {
     refusedIds.add(blocked.eventId);
     await temporal.client.workflow.start(deliverEvent, { taskQueue, workflowId: blocked.eventId, args: [blocked] });
     const rejected = await startDeadLettered();
-    await waitUntil('visibility shows both', async () => {
-      const [authBlocked, deadLettered] = await Promise.all([
-        listIds("WaDeliveryState = 'auth_blocked'"),
-        listIds("WaDeliveryState = 'dead_lettered'"),
-      ]);
-      return authBlocked.includes(blocked.eventId) && deadLettered.includes(rejected.eventId);
-    });
+    await waitUntil(
+      async () => {
+        const [authBlocked, deadLettered] = await Promise.all([
+          listIds("WaDeliveryState = 'auth_blocked'"),
+          listIds("WaDeliveryState = 'dead_lettered'"),
+        ]);
+        return authBlocked.includes(blocked.eventId) && deadLettered.includes(rejected.eventId);
+      },
+      { what: 'visibility shows both' }
+    );
     expect(
       await listIds(
         `WaDeliveryState = 'dead_lettered' AND WaLastHttpStatus = 422 AND WorkflowId = '${rejected.eventId}'`
@@ -89,7 +92,9 @@ describe('operator path', () => {
     const input = { ...newDeliverInput(), workflowVersion: DELIVER_EVENT_LEAN_VERSION };
     await temporal.client.workflow.execute(deliverEvent, { taskQueue, workflowId: input.eventId, args: [input] });
     const delivered = `ExecutionStatus = 'Completed' AND WorkflowType = 'deliverEvent' AND WorkflowId = '${input.eventId}'`;
-    await waitUntil('visibility shows the delivery', async () => (await listIds(delivered)).includes(input.eventId));
+    await waitUntil(async () => (await listIds(delivered)).includes(input.eventId), {
+      what: 'visibility shows the delivery',
+    });
     const failureStates = "WaDeliveryState IN ('delivering', 'auth_blocked', 'misconfigured', 'dead_lettered')";
     expect(await listIds(`${failureStates} AND WorkflowId = '${input.eventId}'`)).toEqual([]);
   });
@@ -110,10 +115,13 @@ describe('operator path', () => {
       outcome: 'stored',
     });
     expect(ingest.rows.get(input.eventId)).toBe(input.body);
-    await waitUntil('the dead-letter entry is resolved', async () => {
-      const page = await listDeadLetters(temporal.client, { pageSize: 100, includeResolved: true });
-      return page.entries.find((entry) => entry.eventId === input.eventId)?.resolvedAt != null;
-    });
+    await waitUntil(
+      async () => {
+        const page = await listDeadLetters(temporal.client, { pageSize: 100, includeResolved: true });
+        return page.entries.find((entry) => entry.eventId === input.eventId)?.resolvedAt != null;
+      },
+      { what: 'the dead-letter entry is resolved' }
+    );
   });
 
   it('replays every open dead letter with dlq replay --all, keeping workflowId = event_id', async () => {
@@ -129,6 +137,8 @@ describe('operator path', () => {
       expect(await temporal.client.workflow.getHandle(eventId).result()).toMatchObject({ status: 201 });
       expect(ingest.rows.has(eventId)).toBe(true);
     }
-    await waitUntil('no open dead letters remain', async () => (await countDeadLetters(temporal.client)) === 0);
+    await waitUntil(async () => (await countDeadLetters(temporal.client)) === 0, {
+      what: 'no open dead letters remain',
+    });
   });
 });

@@ -5,7 +5,7 @@ import { createPostEventToIngest } from '../../../activities/post-event.js';
 import { computeSignature } from '../../../common/hmac-signature.js';
 import { startFakeIngest, type FakeIngest, type FakeIngestAction } from '../../helpers/fake-ingest.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
 // The postEventToIngest activity against a real HTTP server, inside MockActivityEnvironment.
@@ -86,7 +86,7 @@ describe('postEventToIngest', () => {
     const input = newDeliverInput();
     const running = env.run(post, { eventId: input.eventId, body: input.body }).catch((err: unknown) => err);
     const fake = ingest;
-    await waitUntil('the request reached the server', () => fake.requests.length === 1);
+    await waitUntil(() => fake.requests.length === 1, { what: 'the request reached the server' });
     env.cancel();
     const outcome = await running;
     expect(outcome).toBeInstanceOf(Error);

@@ -5,10 +5,10 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleWorkflows, createTimeSkippingEnv, testDataConverter } from '../../helpers/temporal-env.js';
 import { readHistoryFixture, recordHistories } from '../../helpers/temporal-histories.js';
-import { SEND_HISTORY_NAMES, recordSendHistories } from '../send/send-history-recorder.js';
+import { SEND_HISTORY_NAMES, recordSendHistories } from '../../helpers/send-history-recorder.js';
 
-// Issue #3 item 8: recorded histories of every workflow path replay against the current workflow code,
-// so a change that breaks determinism fails the build; the sendMessage ones (issue #10) too. Re-record (after an
+// ADR 0002: recorded histories of every workflow path replay against the current workflow code,
+// so a change that breaks determinism fails the build; the sendMessage ones (ADR 0009) too. Re-record (after an
 // intended, versioned change) with
 //   RECORD_HISTORIES=true npx vitest run --project integration test/integration/delivery/replay-histories.test.ts
 // or RECORD_HISTORIES=send to re-record only the sendMessage ones (the others then stay as first recorded).

@@ -12,10 +12,10 @@ import { useDeliveryTestbed } from '../../helpers/delivery-testbed.js';
 import { startFakeIngest, type FakeIngest } from '../../helpers/fake-ingest.js';
 import { startCuttableTcpProxy, startFrontProxy, type CuttableTcpProxy } from '../../helpers/fake-ingest-proxies.js';
 import { decodeFailureMessage, decodeStoredPayload, TEST_SECRET } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput, type TestWorker } from '../../helpers/temporal-worker.js';
 
-// Issue #3 item 7: the replan's six failure scenarios through the REAL ingest API and PostgreSQL.
+// ADR 0002: the replan's six failure scenarios through the REAL ingest API and PostgreSQL.
 const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
 const testbed = useDeliveryTestbed();
 // File-wide: the lake pool, a TCP proxy in front of PostgreSQL (to cut the database) and the alert receiver.
@@ -81,7 +81,7 @@ describe('six failure scenarios', () => {
     expect(await rowsOf(input.eventId)).toHaveLength(1);
   });
 
-  // Also issue #2 item 6: the ingest answers 503 for three simulated hours, then 201.
+  // Also: the ingest answers 503 for three simulated hours, then 201.
   it('database down: 503 for three hours of workflow time is retried, then exactly one row and a completed workflow', async () => {
     const ingest = await startIngest();
     const { taskQueue } = await worker(ingest.url);
@@ -89,12 +89,12 @@ describe('six failure scenarios', () => {
     const input = newDeliverInput();
     const handle = await testbed.startDeliverEvent(taskQueue, input);
     await waitUntil(
-      'an attempt failed with 503',
       async () =>
         // Failure messages are encrypted in Temporal (ADR 0022); the test codec reads them back.
         (await decodeFailureMessage((await handle.describe()).raw.pendingActivities?.[0]?.lastFailure))?.includes(
           'HTTP 503'
-        ) === true
+        ) === true,
+      { what: 'an attempt failed with 503' }
     );
     await testbed.env.sleep('3 hours');
     const during = await handle.describe();
@@ -155,11 +155,13 @@ describe('six failure scenarios', () => {
     const { taskQueue, raised } = await worker(wrong.url);
     const input = newDeliverInput();
     const handle = await testbed.startDeliverEvent(taskQueue, input);
-    await waitUntil('the alert was raised', () => raised.some((alert) => alert.kind === 'ingest_unauthorized'));
+    await waitUntil(() => raised.some((alert) => alert.kind === 'ingest_unauthorized'), {
+      what: 'the alert was raised',
+    });
     // The alert is a local activity: it can run before the workflow task that upserts the state completes.
     await waitUntil(
-      'the workflow is marked auth_blocked',
-      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked'
+      async () => (await handle.describe()).typedSearchAttributes.get(WA_DELIVERY_STATE) === 'auth_blocked',
+      { what: 'the workflow is marked auth_blocked' }
     );
     expect(alerts.alertBodies.some((body) => body.content.includes('ingest_unauthorized'))).toBe(true);
     await wrong.close();

@@ -6,7 +6,7 @@ import { deliverEvent } from '../../../workflows/index.js';
 import { startFakeIngest } from '../../helpers/fake-ingest.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import { bundleWorkflows, testWorkerConfig, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { newDeliverInput } from '../../helpers/temporal-worker.js';
 
 // On the real dev server: after a graceful shutdown the next workflow task must leave the stopped
@@ -42,7 +42,7 @@ describe('worker lifecycle', () => {
         workflowId: input.eventId,
         args: [input],
       });
-      await waitUntil('the POST is in flight', () => ingest.requests.length === 1);
+      await waitUntil(() => ingest.requests.length === 1, { what: 'the POST is in flight' });
       // What SIGTERM does in `wa-lake worker` (runUntilTerminated → stop()).
       await first.stop();
       expect(ingest.rows.has(input.eventId)).toBe(true);

@@ -9,7 +9,7 @@ import { startTemporalDevServer, type RunningTemporalDevServer } from '../../../
 import { DELIVER_EVENT_WORKFLOW_TYPE } from '../../../workflows/contracts.js';
 import { createTestClient } from '../../helpers/temporal-env.js';
 
-// ADR 0008 / issue #14 item 3: the dev server's state file runs in WAL mode with synchronous=FULL, and a
+// ADR 0008 /: the dev server's state file runs in WAL mode with synchronous=FULL, and a
 // workflow start Temporal acknowledged is still there after the server is killed without a shutdown.
 
 /** SQLite file header bytes 18–19 (write / read format version) are 2 for a WAL database. */

@@ -8,7 +8,7 @@ import { awaitDeliveries } from '../../../cli/demo/await-deliveries.js';
 import { waitForOutboxDrain } from '../../../cli/demo/wait-for-outbox-drain.js';
 import { startLocalStack } from '../../../cli/local-stack/start-local-stack.js';
 import { expectedDistinctEventIds } from '../../helpers/expected-capture-events.js';
-import { createMigratedDatabase } from '../ingest-api/lake-databases.js';
+import { createMigratedDatabase } from '../../helpers/lake-databases.js';
 
 const CAPTURE = 'examples/capture.jsonl';
 const logger = pino({ level: 'silent' });

@@ -10,7 +10,7 @@ import {
   sendRawHttp,
   startTestIngestServer,
   type TestIngestServer,
-} from './ingest-test-server.js';
+} from '../../helpers/ingest-test-server.js';
 
 let server: TestIngestServer;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { createRootLogger } from '../../../common/logger.js';
 import { renderReportHtml } from '../../../cli/report/render-html.js';
 import { readCoverageDays, readEngagementReport } from '../../../lake/index.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const HOUR_MS = 3_600_000;
 const ACCOUNT = '5500000000009:12@s.whatsapp.net';
@@ -34,7 +34,7 @@ function collectorDeliveries(): {
 
 const fresh = useFreshLake();
 
-describe('coverage from the collector’s own session events and beats (issue #29 item 2)', () => {
+describe('coverage from the collector’s own session events and beats (ADR 0016)', () => {
   it('says which days of each group were fully, partly or not observed, and wa-lake coverage prints them', async () => {
     const { deliveries, emit } = collectorDeliveries();
     let now = at('2026-01-01T23:30:00Z');

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../../dev-stack/embedded-postgres.js';
 import { runMigrations } from '../../../lake/migrate.js';
-import { messageBody, postSigned, startTestIngestServer, type TestIngestServer } from './ingest-test-server.js';
+import {
+  messageBody,
+  postSigned,
+  startTestIngestServer,
+  type TestIngestServer,
+} from '../../helpers/ingest-test-server.js';
 
 // A PostgreSQL of its own: this file stops and restarts it, which the shared test database must not see.
 let dataDir: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000961@g.us';
 const ANA = '100000000000961@lid';
@@ -15,7 +15,7 @@ const named = (name: string, body: Body): Body => ({
 
 const fresh = useFreshLake();
 
-describe('display_name in every engagement view (issue #28 item 1, ADR 0025)', () => {
+describe('display_name in every engagement view (ADR 0020, ADR 0025)', () => {
   it('names the participant or person of each row, and costs nothing to a query that does not read it', async () => {
     const bodies = [
       named('Ana', textMessage({ group: G1, id: 'A1', sender: ANA }, T)),

@@ -9,10 +9,10 @@ import { writeChaosCapture } from '../../chaos/chaos-capture.js';
 import { writeMixedEngagementCapture } from '../../fixtures/engagement-cases/mixed-capture.js';
 import { openTempOutbox } from '../../fixtures/collector/temp-outbox.js';
 import { dropDatabase } from '../../../dev-stack/scratch-databases.js';
-import { createMigratedDatabase, openLake } from './lake-databases.js';
+import { createMigratedDatabase, openLake } from '../../helpers/lake-databases.js';
 
 /**
- * Issue #27 Must show 4: the engagement figures of the demo capture, the chaos generator's 2,000 events and the
+ * ADR 0019: the engagement figures of the demo capture, the chaos generator's 2,000 events and the
  * mixed generator's 2,000 events (`test/fixtures/engagement-cases/mixed-capture.ts`), as JSON files to compare
  * between two trees. Runs only when asked: `ENGAGEMENT_FIGURES_OUT=/tmp/new npx vitest run --project integration
  * test/integration/ingest-api/engagement-case-figures.test.ts` writes `/tmp/new-{demo,generated,mixed}.json`.
@@ -68,7 +68,7 @@ async function figuresOf(capture: string): Promise<Record<string, unknown>> {
   }
 }
 
-describe.skipIf(OUT === undefined)('engagement figures (issue #27)', () => {
+describe.skipIf(OUT === undefined)('engagement figures (ADR 0019)', () => {
   it('writes the engagement figures of the demo capture and a 2,000-event generated capture', async () => {
     const generated = join(tmpdir(), `ee-chaos-${process.pid}.jsonl`);
     writeChaosCapture(generated, 2000);

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { writeReportCsv } from '../../../cli/report/write-csv.js';
 import { forgetParticipantInLake, linkMembers, readEngagementReport, rebuildProjections } from '../../../lake/index.js';
 import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagement-case.js';
-import { useFreshLakes, type TestLake } from './lake-databases.js';
+import { useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 /**
- * Issue #27: each case of "exact engagement numbers" from its smallest input (test/fixtures/engagement-cases/),
+ * ADR 0019: each case of "exact engagement numbers" from its smallest input (test/fixtures/engagement-cases/),
  * stored as the ingest API stores it, read back through the engagement views a BI tool reads.
  */
 const lakes = useFreshLakes(11);
@@ -23,7 +23,7 @@ const rows = async <T extends Record<string, unknown>>(
   values: unknown[] = []
 ): Promise<T[]> => (await lake.pool.query<T>(sql, values)).rows;
 
-describe('exact engagement numbers (issue #27)', () => {
+describe('exact engagement numbers (ADR 0019)', () => {
   it('counts a member who also types on WhatsApp Web (device suffix) as one person (case 1)', async () => {
     const { lake } = lakes.at(0);
     await storeCase(lake, '01-device-suffix');

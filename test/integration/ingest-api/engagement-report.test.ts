@@ -10,7 +10,7 @@ import { readEngagementReport, linkMembers, rebuildProjections } from '../../../
 import type { EngagementReport } from '../../../lake/index.js';
 import { UnknownReportGroupError } from '../../../lake/errors.js';
 import { reactionEvent, textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const G1 = '120363000000000201@g.us';
@@ -66,7 +66,7 @@ const report = (groupJid: string | null = null): Promise<EngagementReport> =>
     topMembers: 10,
   });
 
-describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', () => {
+describe('engagement rollups and `wa-lake report`', () => {
   it('counts by local day in São Paulo with phone senders merged into their LID, unchanged by replay, order and rebuild', async () => {
     const events = scenario();
     for (const { eventId, body } of events) await fresh.lake.store(eventId, JSON.stringify(body));
@@ -89,7 +89,7 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
       mau: 2,
     });
     // Joined on Sunday 3 March (week of 26 February): none active that week, 2 of 4 the next, 1 (Ana in G2) the
-    // week after, none in the last week of the range (0 % weeks are rows, issue #27 case 6).
+    // week after, none in the last week of the range (0 % weeks are rows, ADR 0019).
     expect(first.cohorts).toEqual([
       { cohortWeek: '2024-02-26', weekOffset: 0, cohortSize: 4, activeMembers: 0, retention: 0 },
       { cohortWeek: '2024-02-26', weekOffset: 1, cohortSize: 4, activeMembers: 2, retention: 0.5 },
@@ -197,7 +197,7 @@ describe('engagement rollups and `wa-lake report` (issue #11 items 2–4, 6)', (
     }
   });
 
-  it('gives the demo its engagement counts, five summary lines and the report file (issue #11 item 5)', async () => {
+  it('gives the demo its engagement counts, five summary lines and the report file', async () => {
     const result = await writeDemoEngagement(fresh.url, dir);
     expect(result.engagement).toEqual({
       messages: 5,

@@ -4,9 +4,9 @@ import { RebuildFailedError, UnnamedTimeZoneError } from '../../../lake/errors.j
 import { rebuildMessageReadModel } from '../../../lake/events/rebuild-messages.js';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { textMessage } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
-// Issue #11 item 6: engagement days are local days in the lake's time zone (default America/Sao_Paulo,
+// ADR 0013: engagement days are local days in the lake's time zone (default America/Sao_Paulo,
 // UTC−3 all year since 2019), changed by `wa-lake rebuild --time-zone`.
 const GROUP = '120363000000000121@g.us';
 const SENDER = '100000000000021@lid';
@@ -24,7 +24,7 @@ const memberDays = async (): Promise<Array<{ day: string; messages: number }>> =
     )
   ).rows;
 
-describe('engagement days in the lake time zone (issue #11 item 6)', () => {
+describe('engagement days in the lake time zone (ADR 0013)', () => {
   it('counts a message sent at 23:30 in São Paulo on that local day, and on the UTC day after a rebuild in UTC', async () => {
     const body = textMessage({ group: GROUP, id: '3EB0TZ0000000001', sender: SENDER }, LATE_EVENING_IN_SAO_PAULO);
     await fresh.lake.store(randomUUID(), JSON.stringify(body));

@@ -9,7 +9,7 @@ import type { MessageProjectionItem } from '../../../lake/events/message-project
 import type { EventLogRow } from '../../../lake/events/event-log-rows.js';
 import { createPool } from '../../../lake/pool.js';
 import type { ParticipantRef } from '../../../lake/projections/participant-ref.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const fresh = useFreshLake();
 // The file's own pool, as before (max 8, the pool's default logger); registered after useFreshLake, so
@@ -161,7 +161,7 @@ describe('EventLogBatchWriter (group commit of raw rows)', () => {
     expect(await writer.insert(good)).toBe('stored');
   });
 
-  describe('lone LIDs written by the batch statement itself (issue #12 item 4)', () => {
+  describe('lone LIDs written by the batch statement itself', () => {
     const loneLid = (id: string): ParticipantRef => ({ participantId: id, lid: id, phoneJid: null, role: null });
     const work = (input: EventLogRow, refs: ParticipantRef[]): MessageProjectionItem => ({
       eventId: input.eventId,

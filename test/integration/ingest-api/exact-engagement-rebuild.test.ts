@@ -10,7 +10,7 @@ import { loadEngagementCase } from '../../fixtures/engagement-cases/load-engagem
 import { silentLogger } from '../../helpers/silent-logger.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../lake/migrations', import.meta.url));
-/** The last migration of the release before issue #27. */
+/** The last migration of the release before ADR 0019. */
 const RELEASED = readdirSync(MIGRATIONS_DIR).filter((name) => name.endsWith('.ts') && name < '1765450000000').length;
 
 let url = '';
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 /**
- * What today's release wrote for the smallest inputs of issue #27 cases 1 and 3: the raw rows, and the rows its
+ * What today's release wrote for the smallest inputs of ADR 0019: the raw rows, and the rows its
  * projections made of them (the device-suffixed sender as a participant of its own; the merged revoke under the
  * revoke's id and the revoker).
  */
@@ -94,7 +94,7 @@ const figures = async (): Promise<unknown> => ({
   suffixed: (await pool.query(`SELECT id FROM whatsapp_participants WHERE id LIKE '%:%'`)).rowCount,
 });
 
-describe('a lake written by the release before issue #27', () => {
+describe('a lake written by the release before ADR 0019', () => {
   it('gives the old numbers after migrating and the new ones after wa-lake rebuild', async () => {
     const client = await pool.connect();
     try {

@@ -8,7 +8,7 @@ import { replayCapture } from '../../../collector/capture/replay-capture.js';
 import { firstCollectorEventIdName, eventIdFromName } from '../../../collector/event-id.js';
 import { EventPipeline } from '../../../collector/event-pipeline.js';
 import { openTempOutbox } from '../../fixtures/collector/temp-outbox.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const fresh = useFreshLake();
 
@@ -22,7 +22,7 @@ const participantsUpdate = (action: string) => ({
   action,
 });
 
-describe("backfilling the first collector's trail (issue #12 item 8)", () => {
+describe("backfilling the first collector's trail", () => {
   it('adds no duplicate of a row that collector stored under its own id, and stores what the lake lacks', async () => {
     // The lake already holds the first collector's row of the `add`, under the id its rules gave.
     const stored = participantsUpdate('add');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers, readFirstResponseSummary, rebuildProjections } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000401@g.us';
 const G2 = '120363000000000402@g.us';
@@ -44,7 +44,7 @@ const responsesOf = async (index: number): Promise<Record<string, unknown>[]> =>
       )
   ).rows;
 
-describe('time to first response (issue #28 item 2, ADR 0020)', () => {
+describe('time to first response (ADR 0020)', () => {
   it('finds conversation starts and their first response, the same by replay, order and rebuild', async () => {
     const events = scenario();
     for (const [index, order] of [events, [...events].reverse()].entries()) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { postSigned, startTestIngestServer, type TestIngestServer } from './ingest-test-server.js';
+import { postSigned, startTestIngestServer, type TestIngestServer } from '../../helpers/ingest-test-server.js';
 
 const BODY_COUNT = 5_000;
 const CONCURRENCY = 8;

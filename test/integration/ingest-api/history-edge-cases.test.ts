@@ -3,9 +3,9 @@ import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { readCoverageDays } from '../../../lake/index.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
-import { readProjections, useFreshLakes } from './lake-databases.js';
+import { readProjections, useFreshLakes } from '../../helpers/lake-databases.js';
 
-/** Issue #29 item 6: history older than the group's first snapshot, and history of a group the account left. */
+/** ADR 0016: history older than the group's first snapshot, and history of a group the account left. */
 
 const SELF = '5500000000009:12@s.whatsapp.net';
 const SELF_PN = '5500000000009@s.whatsapp.net';
@@ -31,7 +31,7 @@ const text = (group: string, id: string, who: { lid: string }, iso: string) => (
 
 const fresh = useFreshLakes(2);
 
-describe('history at the edges of what the lake observed (issue #29 item 6)', () => {
+describe('history at the edges of what the lake observed (ADR 0016)', () => {
   it('keeps history older than the first snapshot in either order, as not observed days', async () => {
     const group = '120363000000029101@g.us';
     const snapshot = deliveries(

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { filterEvent } from '../../../collector/edge-filter.js';
 import { DEFAULT_BODY_LIMITS, prepareItem } from '../../../collector/prepare-item.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
-import { readProjections, useFreshLakes } from './lake-databases.js';
+import { readProjections, useFreshLakes } from '../../helpers/lake-databases.js';
 
 /**
- * Issue #29 item 1: a group's facts seen live, in a history push, or both, stored in any order, give one
+ * ADR 0016: a group's facts seen live, in a history push, or both, stored in any order, give one
  * row per event and the same projections; history copies of what the lake saw live change no number.
  * Live events and the push go through the collector's own filter and keys, as the session hands them over.
  */
@@ -213,7 +213,7 @@ async function readModel(pool: pg.Pool, group: string): Promise<Record<string, u
 
 const fresh = useFreshLakes(5);
 
-describe('history and live copies in any order (issue #29 item 1)', () => {
+describe('history and live copies in any order (ADR 0016)', () => {
   it('stores each event once, keeps the first copy’s source, and gives the same projections and engagement numbers', async () => {
     let run = 0;
     await fc.assert(

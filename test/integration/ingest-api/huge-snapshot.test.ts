@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 // ADR 0014 decision 8: a groups.metadata listing 60,000 participants exhausted PostgreSQL's shared lock table
 // (failing other transactions too) and the group was never projected; it is now refused before any lock, with

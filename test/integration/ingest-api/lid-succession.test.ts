@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers, readEngagementReport, rebuildProjections } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000801@g.us';
 const ANA_OLD = '100000000000081@lid';
@@ -68,7 +68,7 @@ async function read(index: number): Promise<Record<string, unknown>> {
   };
 }
 
-describe('one person across LIDs (issue #28 item 1, ADR 0025)', () => {
+describe('one person across LIDs (ADR 0020, ADR 0025)', () => {
   it('links two LIDs owned in turn by one phone number and counts them once, the same by replay, order and rebuild', async () => {
     const events = scenario();
     for (const [index, order] of [events, [...events].reverse()].entries())

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { useFreshLakes, type TestLake } from './lake-databases.js';
+import { useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 /**
- * Issue #27 Must show 2: joins and leaves (`engagement_membership_changes`) and the account's unobserved periods are a
+ * ADR 0019: joins and leaves (`engagement_membership_changes`) and the account's unobserved periods are a
  * function of the set of stored events, whatever the delivery order, duplicates and the number of collectors
  * delivering them, in the manner of `projections-order.test.ts`. Members change by stubs (timed) and by
  * `group-participants.update` hints captured after them (an offline flush); the account is named by its LID or
@@ -94,7 +94,7 @@ async function readFigures(lake: TestLake, group: string): Promise<Record<string
   };
 }
 
-describe('joins, leaves and unobserved periods are order-independent (issue #27)', () => {
+describe('joins, leaves and unobserved periods are order-independent (ADR 0019)', () => {
   it('gives the same figures for 24 events in any order, twice, from two collectors, or all at once', async () => {
     let run = 0;
     await fc.assert(

@@ -15,7 +15,7 @@ import {
   undecryptable,
   type Body,
 } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 /** The JIDs of one run: fresh per run, the same in every order of one run. */
 interface RunJids {
@@ -124,7 +124,7 @@ async function readModel(pool: pg.Pool, groups: readonly string[]): Promise<Reco
 
 const fresh = useFreshLakes(4);
 
-describe('the message read model and its rollups are order-independent (issue #11 items 1 and 6)', () => {
+describe('the message read model and its rollups are order-independent', () => {
   it('gives identical rows for 40 message events in any order, concurrently and replayed twice; the rollup counts every message once and equals a rebuild', async () => {
     const groups: string[] = [];
     let run = 0;

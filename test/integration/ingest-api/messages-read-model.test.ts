@@ -15,7 +15,7 @@ import {
   undecryptable,
   type Body,
 } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const GROUP = '120363000000000111@g.us';
 const LID_A = '100000000000001@lid';
@@ -54,7 +54,7 @@ const messages = async (): Promise<MessageRow[]> =>
   ).rows;
 const row = async (id: string): Promise<MessageRow | undefined> => (await messages()).find((m) => m.message_id === id);
 
-describe('whatsapp_messages read model (issue #11 item 1)', () => {
+describe('whatsapp_messages read model', () => {
   it('keeps kind, reply and mentions of a message, and counts one row per message id', async () => {
     await store(textMessage(key('M1'), T));
     await store(textMessage(key('M2'), T + 1, { replyTo: 'M1', mentions: [LID_B, PHONE_B] }));
@@ -108,7 +108,7 @@ describe('whatsapp_messages read model (issue #11 item 1)', () => {
     expect((await row('D1'))?.deleted_at?.toISOString()).toBe(new Date((T + 30) * 1000).toISOString());
     expect(await row('D-rev-1')).toBeUndefined();
     // Merged: the target's own item now carries the revoke's key, no content and stub REVOKE; the revoke
-    // message of the same batch names the target, so the item is the target (issue #27 case 3).
+    // message of the same batch names the target, so the item is the target (ADR 0019).
     await store(mergedRevoke(key('D-rev-2'), T + 40));
     await store(revokeMessage(key('D-rev-2'), T + 50, 'D-original-lost'));
     const merged = await row('D-original-lost');

@@ -13,7 +13,7 @@ describe('runMigrations', () => {
       const { rows } = await client.query<{ column_name: string }>(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'whatsapp_event_logs' ORDER BY column_name"
       );
-      // account_jid (issue #12 item 5), source (issue #29) and account_lid (issue #27) are new: the first lake's
+      // account_jid (ADR 0007), source (ADR 0016) and account_lid (ADR 0019) are new: the first lake's
       // columns keep their names.
       expect(rows.map((row) => row.column_name)).toEqual([
         'account_jid',

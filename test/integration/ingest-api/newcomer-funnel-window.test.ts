@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readEngagementReport } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 // The report's newcomer funnel reads only the messages its answer rule can reach (ADR 0025, "A year's volume"); the
 // view engagement_newcomer_funnel reads the whole lake. Each way a first message is answered or not, at the edges

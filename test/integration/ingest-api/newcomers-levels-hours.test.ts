@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readEngagementReport, rebuildProjections, type EngagementReport } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000701@g.us';
 const G2 = '120363000000000702@g.us';
@@ -106,7 +106,7 @@ async function read(index: number): Promise<Read> {
   };
 }
 
-describe('newcomer funnel, levels, hours and the previous period (issue #28 item 3, ADR 0025)', () => {
+describe('newcomer funnel, levels, hours and the previous period (ADR 0025)', () => {
   it('counts them as documented, the same by replay twice, reversed delivery and rebuild', async () => {
     const events = scenario();
     for (const [index, order] of [events, [...events].reverse()].entries()) {

@@ -7,7 +7,7 @@ import { readEngagementReport, rebuildProjections } from '../../../lake/index.js
 import type { EngagementReport } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000301@g.us';
 const ANA = '100000000000021@lid';
@@ -73,7 +73,7 @@ const report = (index: number): Promise<EngagementReport> =>
     topMembers: 10,
   });
 
-describe('participant names (issue #28 item 1, ADR 0020)', () => {
+describe('participant names (ADR 0020)', () => {
   it('keeps every push and business name with first and last seen, the same by replay, order and rebuild', async () => {
     const events = scenario();
     for (const { eventId, body } of events) await fresh.at(0).lake.store(eventId, JSON.stringify(body));

@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { messageBody, postSigned, startTestIngestServer, type TestIngestServer } from './ingest-test-server.js';
+import {
+  messageBody,
+  postSigned,
+  startTestIngestServer,
+  type TestIngestServer,
+} from '../../helpers/ingest-test-server.js';
 
 // One pooled connection, held by the test: every request waits for the connection timeout and gets
-// pg-pool's checkout timeout while PostgreSQL itself is fine (issue #5 walkthrough).
+// pg-pool's checkout timeout while PostgreSQL itself is fine.
 let server: TestIngestServer;
 let held: pg.PoolClient | undefined;
 beforeAll(async () => {

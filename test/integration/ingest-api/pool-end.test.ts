@@ -48,7 +48,7 @@ function withApplicationName(databaseUrl: string, applicationName: string): stri
   return url.toString();
 }
 
-// Issue #12 item 9: `npm run demo` ended with "idle database client failed … terminating connection due to
+// `npm run demo` ended with "idle database client failed … terminating connection due to
 // administrator command" because pg-pool's end() resolved before PostgreSQL had closed the connections,
 // and the local stack stops PostgreSQL right after ending the ingest pool.
 describe('createPool end()', () => {

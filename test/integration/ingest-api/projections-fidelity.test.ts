@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { SETTINGS_STUB_TYPES } from '../../../lake/projections/stub-types.js';
-import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
+import { readProjections, useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
-// Two fresh lakes: the issue's fixed JIDs are stored in both, in opposite orders of arrival.
+// Two fresh lakes: the fixed JIDs below are stored in both, in opposite orders of arrival.
 const fresh = useFreshLakes(2);
 const lakeAt = (index: number): TestLake => fresh.at(index).lake;
 const randomDigits = (): string => String(Math.floor(Math.random() * 1e12)).padStart(12, '0');
@@ -58,7 +58,7 @@ async function readMemberships(lake: TestLake, group: string): Promise<Array<Rec
   return rows;
 }
 
-describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)', () => {
+describe('a timed stub always beats an untimed hint (ADR 0007)', () => {
   it('keeps the subject of the later stub when the flush hint restates the first one', async () => {
     const group = '120363000000000018@g.us';
     await storeBothOrders([
@@ -136,7 +136,7 @@ describe('a timed stub always beats an untimed hint (ADR 0007, issue #12 item 1)
   });
 });
 
-describe('every kind of settings change reaches whatsapp_groups at its own time (issue #12 item 2)', () => {
+describe('every kind of settings change reaches whatsapp_groups at its own time (ADR 0007)', () => {
   it('reads the disappearing-messages timer from a protocol message (type 3)', async () => {
     const group = '120363000000000023@g.us';
     const seconds = 1_796_026_200;
@@ -200,7 +200,7 @@ describe('every kind of settings change reaches whatsapp_groups at its own time 
   );
 });
 
-describe('a partial snapshot removes no one (architecture.md §9, issue #12 item 3)', () => {
+describe('a partial snapshot removes no one (architecture.md §9, ADR 0007)', () => {
   it('adds and updates the members it lists and sets no left_at; a complete one still removes', async () => {
     const group = newGroup();
     const [a, b, c] = [0, 1, 2].map(() => `1${randomDigits()}@lid`) as [string, string, string];
@@ -246,7 +246,7 @@ describe('a partial snapshot removes no one (architecture.md §9, issue #12 item
   });
 });
 
-describe("the account's own removal (issue #12 item 5)", () => {
+describe("the account's own removal (ADR 0007)", () => {
   it('marks the group as not observed from the removal and observed again when re-added; rebuild agrees', async () => {
     const group = newGroup();
     const account = { id: `1${randomDigits()}@lid`, phoneNumber: `55${randomDigits()}@s.whatsapp.net`, admin: null };
@@ -279,7 +279,7 @@ describe("the account's own removal (issue #12 item 5)", () => {
   });
 });
 
-describe('identity from every message (issue #12 item 4)', () => {
+describe('identity from every message', () => {
   async function readIdentity(lake: TestLake, lid: string): Promise<unknown> {
     const aliases = await lake.pool.query('SELECT lid, phone_jid FROM whatsapp_lid_aliases WHERE lid = $1', [lid]);
     const people = await lake.pool.query('SELECT id, lid, phone_jid FROM whatsapp_participants WHERE id = $1', [lid]);

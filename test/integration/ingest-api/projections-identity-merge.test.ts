@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
-import { readProjections, useFreshLakes, type TestLake } from './lake-databases.js';
+import { readProjections, useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 // Two fresh lakes: each test applies the same deliveries in one order to the first and in another order
-// to the second, then compares every projection table (architecture.md §9 order independence, issue #5).
+// to the second, then compares every projection table (architecture.md §9 order independence).
 const fresh = useFreshLakes(2);
 const lakes = (): [TestLake, TestLake] => [fresh.at(0).lake, fresh.at(1).lake];
 
@@ -61,7 +61,7 @@ async function membershipRows(lake: TestLake, group: string): Promise<unknown[]>
   return rows;
 }
 
-describe('identity merge: a phone-number participant joins its LID once an alias is known (architecture.md §9, issue #5)', () => {
+describe('identity merge: a phone-number participant joins its LID once an alias is known (architecture.md §9, ADR 0004)', () => {
   it('merges a phone-first membership into the LID row when the mapping arrives later; mapping-first gives the same tables', async () => {
     const [group, lid, phone] = [newGroup(), newLid(), newPhone()];
     const join = addStub(group, phone, 1_700_000_000);

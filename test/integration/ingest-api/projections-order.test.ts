@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
-import { readProjections, useFreshLakes } from './lake-databases.js';
+import { readProjections, useFreshLakes } from '../../helpers/lake-databases.js';
 
 /**
  * People of one run, by index. LIDs 0–3 are named by LID (with their own phone, 0 or 1, as
  * `phoneNumber`); phones 2–4 are named by phone number only (old-style groups, bare stub parameters)
- * until an alias maps them to a LID (issue #5); LIDs 4–5 appear only in aliases. Every run gets
+ * until an alias maps them to a LID (ADR 0004); LIDs 4–5 appear only in aliases. Every run gets
  * fresh JIDs, so each starts with no alias and the merges happen inside the run.
  */
 type Someone = { lid: number } | { phone: number };
@@ -127,7 +127,7 @@ const aliasingAddEvent = fc
       participants: [{ id: jids.lid(lid), phoneNumber: jids.phone(pn), admin: null }],
     },
   }));
-// Issue #12: timed settings stubs racing untimed hints (ADR 0007), protocol messages, partial snapshots,
+// Timed settings stubs racing untimed hints (ADR 0007), protocol messages, partial snapshots,
 // aliases learnt from plain messages on the batch path, and the account's own removal and re-add.
 const settingsStubEvent = fc
   .record({
@@ -223,7 +223,7 @@ const eventArbitrary: fc.Arbitrary<EventFactory> = fc.oneof(
 
 const fresh = useFreshLakes(4);
 
-describe('projections are order-independent (architecture.md §9, issue #5)', () => {
+describe('projections are order-independent (architecture.md §9, ADR 0004)', () => {
   it('gives identical tables for 50 membership and alias events in any order or concurrently, and rebuild equals incremental', async () => {
     const groups: string[] = [];
     const phoneOnly: string[] = [];

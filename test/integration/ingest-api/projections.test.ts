@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openLake, type TestLake } from './lake-databases.js';
+import { openLake, type TestLake } from '../../helpers/lake-databases.js';
 
 let lake: TestLake;
 beforeAll(() => {

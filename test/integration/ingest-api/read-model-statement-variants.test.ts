@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { encodeEventLogRow, insertEventLogRecords } from '../../../lake/events/event-log-rows.js';
 import { emptyEncodedFacts, encodeMessageFacts } from '../../../lake/events/messages-repository.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 // ADR 0012 and 0013: the raw-row INSERT carries one CTE per kind of read-model fact present, so each of the 15
 // combinations (with and without lone LIDs) is a statement text of its own. Each must be accepted by

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { describe, expect, it } from 'vitest';
 import { readRawEventPages, type RawEvent } from '../../../lake/events/read-raw-event-pages.js';
-import { useFreshLake } from './lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const fresh = useFreshLake();
 

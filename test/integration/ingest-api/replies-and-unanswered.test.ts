@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers, readFirstResponseSummary, rebuildProjections } from '../../../lake/index.js';
 import { contentMessage, type Body } from '../../helpers/message-events.js';
-import { useFreshLakes } from './lake-databases.js';
+import { useFreshLakes } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000501@g.us';
 const G2 = '120363000000000502@g.us';
@@ -102,7 +102,7 @@ async function read(index: number): Promise<Read> {
   };
 }
 
-describe('reply graph and unanswered list (issue #28 item 2, ADR 0020)', () => {
+describe('reply graph and unanswered list (ADR 0020)', () => {
   it('draws replies and mentions and lists unanswered questions and first messages, the same by replay, order and rebuild', async () => {
     const events = scenario();
     for (const [index, order] of [events, [...events].reverse()].entries()) {

@@ -9,8 +9,8 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from '../send/send-test-server.js';
-import { messageBody, postSigned, sendRawHttp } from './ingest-test-server.js';
+} from '../../helpers/send-test-server.js';
+import { messageBody, postSigned, sendRawHttp } from '../../helpers/ingest-test-server.js';
 
 const SELF = '100000000000098@lid';
 let server: SendTestServer;
@@ -42,7 +42,7 @@ async function postRaw(path: string, body: string, headers: Record<string, strin
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
-describe('request guards of the ingest port (issue #25 item 3, ADR 0014)', () => {
+describe('request guards of the ingest port (ADR 0014)', () => {
   it('answers 408 and closes a connection whose body never completes (slow body)', async () => {
     const eventId = randomUUID();
     const answer = await sendRawHttp(
@@ -76,7 +76,7 @@ describe('request guards of the ingest port (issue #25 item 3, ADR 0014)', () =>
     });
     expect(response.status).toBe(429);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-    // An error of the public API: RFC 9457 problem details with the code kept (issue #31 item 4).
+    // An error of the public API: RFC 9457 problem details with the code kept (ADR 0015).
     expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     expect(await response.json()).toMatchObject({
       type: 'urn:wa-lake:problem:WA_ERR_TOO_MANY_AUTH_FAILURES',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { postSigned, startTestIngestServer, type TestIngestServer } from './ingest-test-server.js';
+import { postSigned, startTestIngestServer, type TestIngestServer } from '../../helpers/ingest-test-server.js';
 
 let server: TestIngestServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { startIngestServer } from '../../../ingest-api/server.js';
-import { SECRET_A, messageBody, postSigned } from './ingest-test-server.js';
+import { SECRET_A, messageBody, postSigned } from '../../helpers/ingest-test-server.js';
 
 describe('startIngestServer', () => {
   it('listens on the configured host with port 0, stores a signed event, and closes cleanly twice', async () => {

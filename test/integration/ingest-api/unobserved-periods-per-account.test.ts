@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldUnobservedPeriods } from '../../../lake/projections/unobserved-periods.js';
-import { useFreshLakes, type TestLake } from './lake-databases.js';
+import { useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
 
 /**
  * Unobserved periods per account, combined per group (ADR 0019 "Coverage per account"): two linked accounts feed one

@@ -21,7 +21,7 @@ import { forgetExportSenderInLake } from '../../../lake/privacy/forget-export-se
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const FIXTURES = new URL('../../fixtures/chat-exports/', import.meta.url);
 const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
@@ -82,7 +82,7 @@ async function groupDaily(groupJid: string): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((row) => [row.day, row.messages]));
 }
 
-describe('wa-lake import-export: WhatsApp chat exports in the lake (issue #30)', () => {
+describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', () => {
   it.each([
     ['android-en-12h.txt', '120363000000030001@g.us', 0],
     ['android-ptbr-24h.txt', '120363000000030002@g.us', 0],

@@ -11,7 +11,7 @@ import {
   revokeMessage,
   textMessage,
 } from '../../helpers/message-events.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 
 // The member-day rollup and hour counts as migration 1765750000001 counted them when read (captured rows, exports
 // and all): the reference every read of the views must equal, whatever the tables and marks hold (ADR 0025).
@@ -71,14 +71,7 @@ async function expectExact(): Promise<void> {
   );
 }
 
-const catchUp = async (): Promise<number> => {
-  const client = await fresh.lake.pool.connect();
-  try {
-    return await catchUpEngagementRollup(client);
-  } finally {
-    client.release();
-  }
-};
+const catchUp = (): Promise<number> => catchUpEngagementRollup(fresh.lake.pool);
 const marks = async (): Promise<number> =>
   Number((await fresh.lake.pool.query<{ n: string }>('SELECT count(*) AS n FROM engagement_rollup_marks')).rows[0]?.n);
 const tableRows = async (): Promise<number> =>
@@ -157,7 +150,7 @@ describe('engagement rollup tables (ADR 0025, a year’s volume)', () => {
     await catchUp();
     await expectExact();
 
-    // Issue #27 case 3 with the revoke protocol message two days after the merged item: storing it changes no
+    // Engagement case 3 (a merged offline revoke) with the revoke protocol message two days after the merged item: storing it changes no
     // record of the merged item's day, only the revoke row that gives that record its author.
     const [merged, revoke] = loadEngagementCase('03-merged-offline-revoke').events;
     if (merged === undefined || revoke === undefined) throw new Error('case 3 has two events first');

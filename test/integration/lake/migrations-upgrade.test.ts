@@ -7,7 +7,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, dropDatabase } from '../../../dev-stack/scratch-databases.js';
 import { MIGRATIONS_TABLE, runMigrations } from '../../../lake/migrate.js';
 
-// Existing lakes migrate unchanged after the move of ingest-api/migrations to lake/migrations (issue #23 item 1).
+// Existing lakes migrate unchanged after the move of ingest-api/migrations to lake/migrations (ADR 0021).
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../../lake/migrations', import.meta.url));
 /** The migrations of the release before lake/ existed (ingest-api/migrations at aeb5043), by name. */
 const PREVIOUS_RELEASE = [

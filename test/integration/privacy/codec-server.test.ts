@@ -14,7 +14,7 @@ import { startDevCodecServer } from '../../../cli/local-stack/dev-codec-server.j
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS } from '../../helpers/temporal-env.js';
 
-// Issue #13 item 2 over real HTTP: the remote codec protocol the Web UI and `temporal --codec-endpoint` speak.
+// ADR 0010 over real HTTP: the remote codec protocol the Web UI and `temporal --codec-endpoint` speak.
 const TOKEN = 'codec-token-0123456789abcdef';
 const UI_ORIGIN = 'http://127.0.0.1:8233';
 const codec = new EncryptionCodec(envPayloadEncryptionKeys.parse(TEST_PAYLOAD_ENCRYPTION_KEYS) ?? []);

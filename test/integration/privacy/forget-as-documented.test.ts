@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnvironmentLines } from '../../../cli/local-stack/cli-environment-lines.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 import {
   dumpLakeText,
   messageBody,
@@ -16,7 +16,7 @@ import {
   newGroupJid,
   newMember,
   type Member,
-} from './lake-privacy-fixtures.js';
+} from '../../helpers/lake-privacy-fixtures.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 
@@ -37,8 +37,8 @@ function forgetWithBanner(
   });
 }
 
-// Issue #26 item 2: run as the runbook says, the banner's exports carried no OUTBOX_PATH, so forget skipped the
-// outbox and exited 0; the prescribed rerun by phone number could no longer find the LID (the alias was deleted).
+// ADR 0017: run without the banner's OUTBOX_PATH, forget misses the outbox and says INCOMPLETE (exit 1); the
+// prescribed rerun by phone number, with the whole banner, still finds the LID although the alias is deleted.
 describe('wa-lake forget as documented (banner environment, then the rerun)', () => {
   const fresh = useFreshLake();
   let temporal: DevTemporal;
@@ -95,7 +95,7 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     const elsewhere = join(dir, 'elsewhere');
     mkdirSync(elsewhere);
 
-    // The banner as it was (no OUTBOX_PATH): the default .data/outbox.sqlite is not there.
+    // The banner without OUTBOX_PATH: the default .data/outbox.sqlite is not there.
     const first = await forgetWithBanner(
       banner.filter((line) => !line.startsWith('export OUTBOX_PATH=')),
       `+${member.phone}`,
@@ -128,7 +128,7 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     expect(pending.rowCount).toBe(0);
   });
 
-  // Issue #26 item 5: a participant no store ever held (a typo) exited 0 with all zeros.
+  // A participant no store ever held (a typo) exited 0 with all zeros.
   it('refuses a participant no store holds (exit 1, no run recorded) unless --force', async () => {
     const dataDir = join(dir, 'unseen');
     mkdirSync(dataDir);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LinkedAccountIdentifierError, runErasure } from '../../../cli/privacy/run-erasure.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 import {
   dumpLakeText,
   messageBody,
@@ -14,7 +14,7 @@ import {
   newGroupJid,
   newMember,
   type Member,
-} from './lake-privacy-fixtures.js';
+} from '../../helpers/lake-privacy-fixtures.js';
 
 // ADR 0014 decision 5 against real PostgreSQL and a real Temporal dev server (for the printed queries).
 const fresh = useFreshLake();

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { redactOldMessageBodies } from '../../../lake/privacy/redact-old-message-bodies.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
-import { messageBody, metadataBody, newGroupJid, newMember, type Member } from './lake-privacy-fixtures.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
+import { messageBody, metadataBody, newGroupJid, newMember, type Member } from '../../helpers/lake-privacy-fixtures.js';
 
-// Issue #25 item 1: a row stored before ingest normalized numbers (inserted here by SQL, as it sat in the
+// ADR 0014: a row stored before ingest normalized numbers (inserted here by SQL, as it sat in the
 // lake) holds 10,000 copies of 1e131071: 3 KB on disk, over 1 GB as text. Maintenance must skip and name it.
 const DAY_MS = 86_400_000;
 const fresh = useFreshLake();
@@ -31,7 +31,7 @@ async function seedWithHostileRow(): Promise<{ ana: Member; text: string; hostil
   return { ana, text, hostileEventId };
 }
 
-describe('maintenance with a row PostgreSQL cannot render (issue #25 item 1, ADR 0014)', () => {
+describe('maintenance with a row PostgreSQL cannot render (ADR 0014)', () => {
   // Each attempt to render the row makes PostgreSQL build ~1 GB of text before it refuses: a slow test.
   it('forget, rebuild and retention apply each succeed and name the hostile row', { timeout: 300_000 }, async () => {
     const { ana, text, hostileEventId } = await seedWithHostileRow();

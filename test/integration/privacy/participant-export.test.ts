@@ -7,7 +7,7 @@ import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { runParticipantExport } from '../../../cli/privacy/run-participant-export.js';
 import { parseJsonKeepingIntegers } from '../../../common/exact-json-text.js';
 import { linkMembers, type ParticipantExport } from '../../../lake/index.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 import {
   messageBody,
   metadataBody,
@@ -15,7 +15,7 @@ import {
   newMember,
   reactionBody,
   type Member,
-} from './lake-privacy-fixtures.js';
+} from '../../helpers/lake-privacy-fixtures.js';
 
 // ADR 0014 decision 7 (LGPD Art. 18 I–II and V) against real PostgreSQL.
 const fresh = useFreshLake();

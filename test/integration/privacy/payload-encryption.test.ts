@@ -20,7 +20,7 @@ import {
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
 
-// Issue #13 item 1: what the Temporal server stores on disk. One dev server with its SQLite state in a
+// ADR 0010: what the Temporal server stores on disk. One dev server with its SQLite state in a
 // file; one event delivered through clients/workers without the codec, one with it. The encrypted
 // event's text and phone must appear nowhere in the file (history, search attributes, memos).
 let dir: string;

@@ -8,7 +8,7 @@ import { OutboxStore } from '../../../collector/outbox-store.js';
 import type { ProgressReport } from '../../../common/progress-meter.js';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { redactOldMessageBodies } from '../../../lake/privacy/redact-old-message-bodies.js';
-import { useFreshLake } from '../ingest-api/lake-databases.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 import {
   dumpLakeText,
   messageBody,
@@ -18,9 +18,9 @@ import {
   reactionBody,
   readEngagement,
   type Member,
-} from './lake-privacy-fixtures.js';
+} from '../../helpers/lake-privacy-fixtures.js';
 
-// Issue #13 items 3–4 against real PostgreSQL (a fresh migrated database per file) and a real SQLite outbox.
+// ADR 0010 against real PostgreSQL (a fresh migrated database per file) and a real SQLite outbox.
 const DAY_MS = 86_400_000;
 const fresh = useFreshLake();
 let dir: string;

@@ -16,7 +16,7 @@ import { generateApiKey } from '../../../lake/send/api-key.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { sendStatusWebhookId, sendWorkflowId } from '../../../workflows/send-contracts.js';
-import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../send/send-test-server.js';
+import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {
@@ -28,7 +28,7 @@ import {
 } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 
-// Issue #24 item 4: nothing personal in clear in Temporal. One dev server keeps its state in a file; a delivered
+// ADR 0022: nothing personal in clear in Temporal. One dev server keeps its state in a file; a delivered
 // message, a dead-lettered delivery, a send, and a status webhook to a URL with credentials (fetch refuses it and
 // names the URL in its error) all run with the codec on. Afterwards not one message text, phone number, group
 // subject, URL credential or secret of those runs is in the file.

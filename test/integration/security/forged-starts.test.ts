@@ -24,8 +24,8 @@ import {
   type SendMessageInput,
   type SendStatusDeliveryInput,
 } from '../../../workflows/send-contracts.js';
-import { Receiver } from '../send/status-webhook-testbed.js';
-import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../send/send-test-server.js';
+import { Receiver } from '../../helpers/status-webhook-testbed.js';
+import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {
@@ -35,11 +35,11 @@ import {
   testWorkerConfig,
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
-import { createTempDir } from '../collector/collector-test-kit.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 
-// Issue #24 item 2: with payload encryption on, whoever reaches Temporal without the key cannot start work the
-// worker acts on. Each forgery of the issue is started by a client without the codec (as the `temporal` CLI
+// ADR 0022: with payload encryption on, whoever reaches Temporal without the key cannot start work the
+// worker acts on. Each forgery below is started by a client without the codec (as the `temporal` CLI
 // would) against the real worker, ingest API, collector send worker and a customer's webhook: it stores,
 // dispatches and posts nothing, and the worker raises one alert naming it. The same start by a key holder (the
 // control) does have the effect, so the test would see one.

@@ -10,7 +10,7 @@ import type { Alert } from '../../../common/alert-sink.js';
 import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from '../../../workflows/contracts.js';
-import { startSendTestServer, type SendTestServer } from '../send/send-test-server.js';
+import { startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {
@@ -19,9 +19,9 @@ import {
   testWorkerConfig,
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
-import { createTempDir } from '../collector/collector-test-kit.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 
-// Issue #24 item 3: event ids are UUIDv5 of public data, so anyone who reaches Temporal can start a workflow
+// ADR 0022: event ids are UUIDv5 of public data, so anyone who reaches Temporal can start a workflow
 // under the id of a reaction that has not happened yet. When the genuine reaction arrives, the sender finds its
 // id taken, sees that the holder's input does not decrypt, alerts once, replaces it, and the genuine reaction
 // reaches the lake exactly once.

@@ -10,14 +10,14 @@ import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { createLazyTemporalClient, type LazyTemporalClient } from '../../../common/lazy-temporal-client.js';
 import { createDataConverter } from '../../../common/temporal-data-converter.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
-import { collectorConfigIn, createRecordingAlertSink, createTempDir } from '../collector/collector-test-kit.js';
+import { collectorConfigIn, createRecordingAlertSink, createTempDir } from '../../helpers/collector-test-kit.js';
 import {
   createTestApiKey,
   postMessage,
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from '../send/send-test-server.js';
+} from '../../helpers/send-test-server.js';
 import { startMtlsProxy, type MtlsProxy } from '../../helpers/mtls-proxy.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
@@ -30,7 +30,7 @@ import {
 import { createTestCertificates, type TestCertificates } from '../../helpers/test-certificates.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 
-// Issue #24 item 1: every wa-lake connection to Temporal goes through a TLS endpoint that requires a client
+// ADR 0022: every wa-lake connection to Temporal goes through a TLS endpoint that requires a client
 // certificate (a TLS-terminating proxy in front of the dev server), configured only by TEMPORAL_* keys: the
 // collector's sender, the worker, the ingest API's send starter and the collector's send worker. A delivery and a
 // send go through; a client without the certificate is refused.

@@ -44,7 +44,7 @@ async function storedSecret(name: string): Promise<string | null> {
   return rows[0]?.webhook_secret ?? null;
 }
 
-describe('wa-lake api-keys create --webhook-url (issue #10 item 8, ADR 0011)', () => {
+describe('wa-lake api-keys create --webhook-url (ADR 0011)', () => {
   it('prints a whsec_ secret once and stores it sealed under PAYLOAD_ENCRYPTION_KEYS', async () => {
     const name = `cli-${randomUUID()}`;
     const result = await createKeyCli(['--name', name, '--webhook-url', 'https://crm.example/hooks/wa'], {
@@ -101,7 +101,7 @@ describe('wa-lake api-keys create --webhook-url (issue #10 item 8, ADR 0011)', (
   });
 });
 
-describe('wa-lake api-keys revoke / list and opt-in list (issue #10 follow-up)', () => {
+describe('wa-lake api-keys revoke / list and opt-in list (ADR 0009)', () => {
   async function createKey(): Promise<{ id: string; prefix: string }> {
     const created = await createKeyCli(['--name', `revoke-${randomUUID()}`]);
     const match = /created key (\S+) \((\S+)…\)/.exec(created.stdout);
@@ -144,7 +144,7 @@ describe('wa-lake api-keys revoke / list and opt-in list (issue #10 follow-up)',
     expect(none.stdout).toContain('no API key');
   });
 
-  it('refuses a prefix shorter than 8 characters without --yes (issue #25 item 9)', async () => {
+  it('refuses a prefix shorter than 8 characters without --yes (ADR 0014)', async () => {
     const key = await createKey();
     const short = await runCli(['api-keys', 'revoke', key.id.slice(0, 6)]);
     expect({ code: short.code, revoked: await isRevoked(key.id) }).toEqual({ code: 1, revoked: false });
@@ -160,7 +160,7 @@ describe('wa-lake api-keys revoke / list and opt-in list (issue #10 follow-up)',
   });
 });
 
-describe('wa-lake api-keys create --self (issue #25 item 9)', () => {
+describe('wa-lake api-keys create --self (ADR 0014)', () => {
   async function ownIds(account: string): Promise<string[] | null> {
     const { rows } = await pool.query<{ participant_ids: string[] }>(
       'SELECT participant_ids FROM send_accounts WHERE account_id = $1',

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runSendDemo } from '../../../cli/demo-send/run-send-demo.js';
-import { createMigratedDatabase } from '../ingest-api/lake-databases.js';
+import { createMigratedDatabase } from '../../helpers/lake-databases.js';
 
-describe('wa-lake demo-send (issue #10 item 10)', () => {
+describe('wa-lake demo-send', () => {
   let dataDir: string;
   let databaseUrl: string;
 

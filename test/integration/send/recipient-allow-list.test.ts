@@ -6,7 +6,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 // The allow-list (architecture.md §12) is written once (`send-recipient-allow-list.ts`) and applied by the
 // accept statement and by the ask-only `isRecipientAllowed` the send demo waits on: both must answer alike.

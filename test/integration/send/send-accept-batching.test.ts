@@ -6,9 +6,9 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
-// The accept path caches keys and group-commits concurrent requests (issue #10 item 11); these are the
+// The accept path caches keys and group-commits concurrent requests; these are the
 // guarantees of items 1 and 2 that caching and batching could break.
 const SELF = '100000000000077@lid';
 let server: SendTestServer;
@@ -30,7 +30,7 @@ async function countRows(idempotencyKey: string): Promise<number> {
   return rows[0]?.n ?? -1;
 }
 
-describe('POST /api/v1/messages with a cached key and group commit (issue #10 items 1, 2, 11)', () => {
+describe('POST /api/v1/messages with a cached key and group commit', () => {
   it('refuses a key on the first request after its revocation, though it was used (and cached) before', async () => {
     const apiKey = await createTestApiKey(server.admin, { self: [SELF] });
     const body = { to: groupJid, text: 'before revoke', category: 'otp' };
@@ -64,7 +64,7 @@ describe('POST /api/v1/messages with a cached key and group commit (issue #10 it
     expect(responses.filter((r) => r.status === 202)).toHaveLength(1);
     const winner = responses[acceptedAt]?.json['id'];
     const winnerText = bodies[acceptedAt]?.text;
-    // Issue #31 item 4: a twin that arrives while the first is being accepted gets 409; a later one the replay.
+    // ADR 0015: a twin that arrives while the first is being accepted gets 409; a later one the replay.
     responses.forEach((r, i) => {
       if (i === acceptedAt) return;
       if (r.status === 409) expect(r.json['code']).toBe('WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT');

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
 import type { Activities } from '../../../activities/index.js';
 import { createSendGateActivities } from '../../../activities/request-dispatch-slot.js';
 import { createDispatchActivity } from '../../../collector/send/dispatch-activity.js';
@@ -17,35 +16,22 @@ import {
   type SendMessageInput,
   type SendTransition,
 } from '../../../workflows/send-contracts.js';
-import {
-  bundleWorkflows,
-  createTimeSkippingEnv,
-  createTestWorker,
-  uniqueTaskQueue,
-} from '../../helpers/temporal-env.js';
+import { createTestWorker, uniqueTaskQueue } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 import { waitUntil } from '../../helpers/wait-until.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
-// Issue #10 item 4, last sentence: a collector killed between "socket accepted" and "state recorded" does not
+const harness = useTemporalTestbed();
+// ADR 0009: a collector killed between "socket accepted" and "state recorded" does not
 // produce a second distinct WhatsApp id. The dispatch worker dies with the send on the wire and its activity
 // unfinished; the attempt times out server-side (its heartbeats stop) and a new collector's worker retries with the
 // same id.
-
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  bundle = await bundleWorkflows();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
 
 /** One collector's dispatch worker over the shared socket double (the "WhatsApp" outlives collectors). */
 function createSessionWorker(accountId: string, double: WhatsAppSendDouble): Promise<Worker> {
   const dispatch = createDispatchActivity({ getSocket: () => double, rememberSent: () => undefined });
   return createTestWorker({
-    connection: env.nativeConnection,
+    connection: harness.env.nativeConnection,
     taskQueue: sessionTaskQueue(accountId),
     activities: dispatch,
     // A killed process does not finish its activity: give up on it at once instead of waiting.
@@ -54,7 +40,7 @@ function createSessionWorker(accountId: string, double: WhatsAppSendDouble): Pro
   });
 }
 
-describe('sendMessage with a collector killed mid-dispatch (architecture.md §12, issue #10 item 4)', () => {
+describe('sendMessage with a collector killed mid-dispatch (architecture.md §12)', () => {
   it('retries on a new collector with the same WhatsApp id: distinct ids on the wire 1, then sent after the ACK', async () => {
     const taskQueue = uniqueTaskQueue('send-killed');
     const accountId = `acct-${randomUUID().slice(0, 8)}`;
@@ -67,15 +53,15 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
       },
       sendAlert: () => Promise.resolve({ sent: true }),
       ...createSendGateActivities({
-        client: env.client,
+        client: harness.env.client,
         taskQueue,
         gate: { ratePerMinute: 600, burst: 10, marketingJitterMaxMs: 0 },
       }),
     };
     const worker = await createTestWorker({
-      connection: env.nativeConnection,
+      connection: harness.env.nativeConnection,
       taskQueue,
-      workflowBundle: bundle,
+      workflowBundle: harness.bundle,
       activities,
     });
     // The first accepted send never returns: the process "dies" right after the socket took the message.
@@ -94,7 +80,7 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
         waMessageId: deriveWaMessageId(messageId),
         options: { ackWaitMs: 60_000 },
       };
-      const handle = await env.client.workflow.start<typeof sendMessage>('sendMessage', {
+      const handle = await harness.env.client.workflow.start<typeof sendMessage>('sendMessage', {
         taskQueue,
         workflowId: sendWorkflowId(messageId),
         args: [input],

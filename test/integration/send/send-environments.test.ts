@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createKeyWithCli, runCli } from './run-cli.js';
-import { getMessage, postMessage, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
+import { createKeyWithCli, runCliOnLake } from '../../helpers/run-cli-on-lake.js';
+import {
+  getMessage,
+  postMessage,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from '../../helpers/send-test-server.js';
 
-// Test and live keys (issue #31 item 2, ADR 0015), driven through the operator's CLI.
+// Test and live keys (ADR 0015), driven through the operator's CLI.
 let server: SendTestServer;
 let groupJid: string;
 const databaseUrl = (): string => inject('databaseUrl');
-const cli = (args: string[]): ReturnType<typeof runCli> => runCli(databaseUrl(), args);
+const cli = (args: string[]): ReturnType<typeof runCliOnLake> => runCliOnLake(databaseUrl(), args);
 
 beforeAll(async () => {
   server = await startSendTestServer(inject('databaseUrl'));
@@ -17,7 +23,7 @@ afterAll(async () => {
   await server.close();
 });
 
-describe('test and live API keys (issue #31 item 2)', () => {
+describe('test and live API keys (ADR 0015)', () => {
   it('lets a test key send only to registered test recipients (403 otherwise), drafts included', async () => {
     const account = `acct-${randomUUID().slice(0, 8)}`;
     const testKey = await createKeyWithCli(databaseUrl(), ['--account', account, '--environment', 'test']);
@@ -35,7 +41,7 @@ describe('test and live API keys (issue #31 item 2)', () => {
       const refused = await postMessage(server.url, testKey.key, { to, text: 'not a test recipient', category: 'otp' });
       expect([refused.status, refused.json['code']]).toEqual([403, 'WA_ERR_NOT_A_TEST_RECIPIENT']);
     }
-    // A test key may render a draft template; a live key may not (issue #31 item 1).
+    // A test key may render a draft template; a live key may not (ADR 0015).
     expect((await cli(['templates', 'add', 'welcome', '--body', 'Welcome {{name}}', '--account', account])).code).toBe(
       0
     );

@@ -1,23 +1,13 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendGateWorkflowId } from '../../../workflows/send-contracts.js';
-import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  bundle = await bundleWorkflows();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const harness = useTemporalTestbed();
 
-describe('sendGate per-recipient pacing (issue #31 item 5)', () => {
+describe('sendGate per-recipient pacing (ADR 0015)', () => {
   it('grants one recipient at most once per 6 s while another recipient’s message goes ahead at once', async () => {
-    const kit = await createSendKit(env, bundle, {
+    const kit = await createSendKit(harness.env, harness.bundle, {
       gate: { ratePerMinute: 600, burst: 10, marketingJitterMaxMs: 0, perRecipientIntervalMs: 6_000 },
     });
     await kit.run(async () => {
@@ -27,7 +17,7 @@ describe('sendGate per-recipient pacing (issue #31 item 5)', () => {
         kit.newInput({ toJid, category: 'transactional', options: { ackWaitMs: 60_000 } })
       );
       const handles = [];
-      for (const input of inputs) handles.push(await startSend(env, kit, input));
+      for (const input of inputs) handles.push(await startSend(harness.env, kit, input));
       for (const handle of handles) expect(await handle.result()).toMatchObject({ state: 'dispatched' });
       const grantAt = (messageId: string): number =>
         kit.dispatched.find((d) => d.messageId === messageId)?.grantedAtMs ?? Number.NaN;
@@ -40,7 +30,7 @@ describe('sendGate per-recipient pacing (issue #31 item 5)', () => {
       // Bob's message was not queued behind Alice's paced ones.
       expect(grantAt(inputs[3]?.messageId ?? '')).toBeLessThan(aliceGrants[1] ?? 0);
       expect(kit.double.wire).toHaveLength(4);
-      await env.client.workflow
+      await harness.env.client.workflow
         .getHandle(sendGateWorkflowId(kit.accountId))
         .terminate('test over')
         .catch(() => undefined);

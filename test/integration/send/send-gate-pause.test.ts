@@ -1,6 +1,4 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   pauseSendingSignal,
   resumeSendingSignal,
@@ -8,35 +6,27 @@ import {
   sendGateWorkflowId,
   sendStatusQuery,
 } from '../../../workflows/send-contracts.js';
-import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
 import { boomLike } from '../../helpers/whatsapp-send-double.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  bundle = await bundleWorkflows();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const harness = useTemporalTestbed();
 
 // One file per environment: a gate left running by another test would hold the shared clock.
-describe('sendGate pause (architecture.md §12, issue #10 item 7)', () => {
+describe('sendGate pause (architecture.md §12)', () => {
   it('pauses the account with one alert when the session is logged out, and sends after resume', async () => {
-    const kit = await createSendKit(env, bundle);
+    const kit = await createSendKit(harness.env, harness.bundle);
     kit.double.failures.push(boomLike(401));
     await kit.run(async () => {
       const first = kit.newInput({ options: { ackWaitMs: 60_000 } });
       const second = kit.newInput({ options: { ackWaitMs: 60_000 } });
-      const handles = [await startSend(env, kit, first)];
-      const gate = env.client.workflow.getHandle(sendGateWorkflowId(kit.accountId));
+      const handles = [await startSend(harness.env, kit, first)];
+      const gate = harness.env.client.workflow.getHandle(sendGateWorkflowId(kit.accountId));
       for (let i = 0; i < 200 && !(await gate.query(sendGateStatusQuery).catch(() => null))?.paused; i += 1)
         await new Promise((resolve) => setTimeout(resolve, 50));
-      handles.push(await startSend(env, kit, second));
+      handles.push(await startSend(harness.env, kit, second));
       await gate.signal(pauseSendingSignal, { reason: 'logged_out' });
-      await env.sleep(60 * 60_000);
+      await harness.env.sleep(60 * 60_000);
       expect((await gate.query(sendGateStatusQuery)).paused).toBe(true);
       expect((await handles[0]!.query(sendStatusQuery)).state).toBe('queued');
       expect(kit.double.wire).toHaveLength(0);

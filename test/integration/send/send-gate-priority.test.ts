@@ -1,24 +1,14 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   requestDispatchSignal,
   sendGateStatusQuery,
   sendGateWorkflowId,
   type SendGateInput,
 } from '../../../workflows/send-contracts.js';
-import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal-env.js';
-import { createSendKit, startSend } from './send-workflow-kit.js';
+import { createSendKit, startSend } from '../../helpers/send-workflow-kit.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  bundle = await bundleWorkflows();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const harness = useTemporalTestbed();
 
 /** Largest number of grants inside any half-open window [t, t + windowMs). */
 function maxInWindow(timesMs: number[], windowMs: number): number {
@@ -31,13 +21,15 @@ function maxInWindow(timesMs: number[], windowMs: number): number {
   return max;
 }
 
-describe('sendGate (architecture.md §12, issue #10 items 6–7)', () => {
+describe('sendGate (architecture.md §12)', () => {
   it('dispatches an otp within its 2-minute deadline behind 500 queued marketing messages, at no more than 20 per minute', async () => {
-    const kit = await createSendKit(env, bundle, { gate: { ratePerMinute: 20, burst: 1, marketingJitterMaxMs: 0 } });
+    const kit = await createSendKit(harness.env, harness.bundle, {
+      gate: { ratePerMinute: 20, burst: 1, marketingJitterMaxMs: 0 },
+    });
     const gateInput: SendGateInput = { accountId: kit.accountId, ratePerMinute: 20, burst: 1, marketingJitterMaxMs: 0 };
     await kit.run(async () => {
       for (let i = 0; i < 500; i += 1) {
-        await env.client.workflow.signalWithStart('sendGate', {
+        await harness.env.client.workflow.signalWithStart('sendGate', {
           taskQueue: kit.taskQueue,
           workflowId: sendGateWorkflowId(kit.accountId),
           args: [gateInput],
@@ -45,12 +37,12 @@ describe('sendGate (architecture.md §12, issue #10 items 6–7)', () => {
           signalArgs: [{ messageId: `marketing-${i}`, category: 'marketing', deliverByMs: null }],
         });
       }
-      const gate = env.client.workflow.getHandle(sendGateWorkflowId(kit.accountId));
-      await env.sleep(5 * 60_000);
-      const startedAtMs = await env.currentTimeMs();
+      const gate = harness.env.client.workflow.getHandle(sendGateWorkflowId(kit.accountId));
+      await harness.env.sleep(5 * 60_000);
+      const startedAtMs = await harness.env.currentTimeMs();
       const deliverBy = new Date(startedAtMs + 2 * 60_000).toISOString();
       const otp = kit.newInput({ category: 'otp', deliverBy, options: { ackWaitMs: 60_000 } });
-      const result = await (await startSend(env, kit, otp)).result();
+      const result = await (await startSend(harness.env, kit, otp)).result();
       expect(result).toMatchObject({ state: 'dispatched', dispatchAttempts: 1 });
       expect(kit.double.wire.map((send) => send.messageId)).toEqual([otp.waMessageId]);
       const status = await gate.query(sendGateStatusQuery);

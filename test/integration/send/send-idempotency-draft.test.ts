@@ -6,9 +6,9 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
-// draft-ietf-httpapi-idempotency-key-header behaviours and RFC 9457 errors of the public API (issue #31 item 4).
+// draft-ietf-httpapi-idempotency-key-header behaviours and RFC 9457 errors of the public API (ADR 0015).
 let server: SendTestServer;
 let groupJid: string;
 let apiKey: { key: string; accountId: string; id: string };
@@ -40,7 +40,7 @@ function expectProblem(
   expect(response.status).toBe(status);
 }
 
-describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (issue #31 item 4)', () => {
+describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (ADR 0015)', () => {
   it('takes the Structured Field string "abc" and the bare abc as the same key', async () => {
     const key = `k-${randomUUID()}`;
     const quoted = await postMessageWithHeaders(server.url, apiKey.key, body('sf string'), `"${key}"`);
@@ -137,7 +137,7 @@ describe('Idempotency-Key scope (draft security considerations: a composite key 
   });
 });
 
-describe('errors of the public API are RFC 9457 problem details (issue #31 item 4)', () => {
+describe('errors of the public API are RFC 9457 problem details (ADR 0015)', () => {
   it('answers problem+json with the code kept as an extension member for each kind of error', async () => {
     expectProblem(await postMessageWithHeaders(server.url, 'wlk_unknown', body('x')), 401, 'WA_ERR_BAD_API_KEY');
     expectProblem(

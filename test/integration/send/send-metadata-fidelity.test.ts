@@ -10,7 +10,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 const SELF = '100000000000098@lid';
 let server: SendTestServer;
@@ -50,14 +50,15 @@ async function storedMessages(): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-// Issue #25 item 8 (ADR 0014 decision 4): the send API rounded 2^53+ integers, turned 1e400 into null, dropped `__proto__` and answered
-// 500 to metadata nested 5,000 deep, each time after answering 202.
+// ADR 0014 decision 4: the send API keeps 2^53+ integers, 1e400, `__proto__` and metadata nested 5,000 deep as
+// sent, or refuses them before answering 202.
 describe('POST /api/v1/messages never changes the metadata it accepts', () => {
   it.each([
     ['a number that is not finite', '{"score":1e400}', 'not finite'],
     ['a __proto__ key', '{"__proto__":{"isAdmin":true}}', '"__proto__"'],
     ['a constructor key', '{"nested":{"constructor":{"prototype":1}}}', '"constructor"'],
     ['metadata nested 5,000 deep', `${'['.repeat(5_000)}${']'.repeat(5_000)}`, 'nested deeper'],
+    ['a key given twice', '{"tier":"gold","tier":"free"}', 'the key "tier" appears twice'],
   ])('refuses %s with 422 WA_ERR_UNREPRESENTABLE_JSON and stores nothing', async (_name, metadataJson, says) => {
     const before = await storedMessages();
     const response = await postRaw(metadataJson);

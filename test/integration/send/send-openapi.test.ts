@@ -2,9 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openApiSchema, sendRequestBodySchema } from '../../../ingest-api/send/send-api-schemas.js';
-import { createTestApiKey, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
+import {
+  createTestApiKey,
+  seedGroup,
+  startSendTestServer,
+  type SendTestServer,
+} from '../../helpers/send-test-server.js';
 
-// OpenAPI 3.1 of the public API (issue #31 item 6): generated from the zod schemas, checked against real answers.
+// OpenAPI 3.1 of the public API (ADR 0015): generated from the zod schemas, checked against real answers.
 interface OpenApiDocument {
   openapi: string;
   paths: Record<
@@ -54,7 +59,7 @@ async function callAndValidate(
   return { status: response.status, json };
 }
 
-describe('GET /api/v1/openapi.json (issue #31 item 6)', () => {
+describe('GET /api/v1/openapi.json (ADR 0015)', () => {
   it('is an OpenAPI 3.1 document of the public API only, whose body schema is the route’s zod schema', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths).sort()).toEqual([

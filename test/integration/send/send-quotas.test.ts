@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createKeyWithCli, runCli } from './run-cli.js';
+import { createKeyWithCli, runCliOnLake } from '../../helpers/run-cli-on-lake.js';
 import {
   createTestApiKey,
   postMessageWithHeaders,
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
-// Quotas per API key (issue #31 item 3, ADR 0015): counted at accept, in the statement that accepts.
+// Quotas per API key (ADR 0015): counted at accept, in the statement that accepts.
 let server: SendTestServer;
 let groupJid: string;
 
@@ -34,12 +34,13 @@ function secondsToNextUtcMidnight(): number {
   return (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
 }
 
-describe('send quotas per API key (issue #31 item 3)', () => {
+describe('send quotas per API key (ADR 0015)', () => {
   it('accepts exactly 100 of 200 parallel requests at a daily limit of 100 set by api-keys create --daily', async () => {
     const accountId = `acct-${randomUUID()}`;
     const { key, id } = await createKeyWithCli(inject('databaseUrl'), ['--account', accountId, '--daily', '100']);
-    expect((await runCli(inject('databaseUrl'), ['accounts', 'approve', accountId])).code).toBe(0);
-    const listed = await runCli(inject('databaseUrl'), ['api-keys', 'list']);
+    expect((await runCliOnLake(inject('databaseUrl'), ['accounts', 'approve', accountId])).code).toBe(0);
+    const listed = await runCliOnLake(inject('databaseUrl'), ['api-keys', 'list']);
+    expect(listed.stdout.split('\n')[0]).toBe('id  key prefix  account (approval)  name  environment  state  quota');
     expect(listed.stdout).toContain(`${id}`);
     expect(listed.stdout).toMatch(new RegExp(`${id}.*daily 100 monthly -`));
     const responses = await Promise.all(

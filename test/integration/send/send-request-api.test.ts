@@ -11,7 +11,7 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 const SELF = '100000000000099@lid';
 let server: SendTestServer;
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 const inOneHour = (): string => new Date(Date.now() + 3_600_000).toISOString();
 
-describe('POST /api/v1/messages (architecture.md §12, issue #10 item 1)', () => {
+describe('POST /api/v1/messages (architecture.md §12)', () => {
   it('commits the intent and answers 202 {id, status: queued}; GET shows the queued transition', async () => {
     const response = await postMessage(server.url, apiKey.key, {
       to: groupJid,

@@ -1,25 +1,22 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { replayDeadLetters } from '../../../ops/index.js';
 import { DEAD_LETTER_WORKFLOW_ID, listDeadLettersQuery } from '../../../workflows/contracts.js';
 import { sendStatusWebhookId } from '../../../workflows/send-contracts.js';
-import { bundleWorkflows, createLocalEnv } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { startStatusWebhookTestbed, type StatusWebhookTestbed } from './status-webhook-testbed.js';
+import { startStatusWebhookTestbed, type StatusWebhookTestbed } from '../../helpers/status-webhook-testbed.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
+const harness = useTemporalTestbed({ server: 'local' });
 // A real dev server: `wa-lake dlq replay` resets workflows, which the time-skipping server does not implement.
-let env: TestWorkflowEnvironment;
 let testbed: StatusWebhookTestbed;
 beforeAll(async () => {
-  env = await createLocalEnv();
-  testbed = await startStatusWebhookTestbed(env, await bundleWorkflows(), inject('databaseUrl'));
+  testbed = await startStatusWebhookTestbed(harness.env, harness.bundle, inject('databaseUrl'));
 });
 afterAll(async () => {
   await testbed?.close();
-  await env?.teardown();
 });
 
-describe('dead-lettered status webhooks (issue #10 item 8, ADR 0011)', () => {
+describe('dead-lettered status webhooks (ADR 0011)', () => {
   it('are delivered under the same webhook-id after `wa-lake dlq replay <webhook-id>`, which resolves the entry', async () => {
     const kit = await testbed.newKit();
     const { key } = await testbed.createKey(kit.accountId, '/fixed-later');
@@ -28,17 +25,17 @@ describe('dead-lettered status webhooks (issue #10 item 8, ADR 0011)', () => {
     await kit.run(async () => {
       const id = await testbed.sendAndRead(key, { ticket: 7 });
       const queuedId = sendStatusWebhookId(id, 'queued');
-      const deadLetters = env.client.workflow.getHandle(DEAD_LETTER_WORKFLOW_ID);
+      const deadLetters = harness.env.client.workflow.getHandle(DEAD_LETTER_WORKFLOW_ID);
       await waitUntil(async () => {
         const page = await deadLetters.query(listDeadLettersQuery, { limit: 1000 }).catch(() => null);
         return page?.entries.some((entry) => entry.eventId === queuedId) ?? false;
       });
 
       isFixed = true;
-      const report = await replayDeadLetters(env.client, { eventIds: [queuedId] }, 'receiver fixed');
+      const report = await replayDeadLetters(harness.env.client, { eventIds: [queuedId] }, 'receiver fixed');
       expect({ failed: report.failed, skipped: report.skipped }).toEqual({ failed: [], skipped: [] });
       expect(report.replayed.map((entry) => entry.eventId)).toEqual([queuedId]);
-      await expect(env.client.workflow.getHandle(queuedId).result()).resolves.toEqual({
+      await expect(harness.env.client.workflow.getHandle(queuedId).result()).resolves.toEqual({
         status: 200,
         outcome: 'delivered',
       });

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { postSignedInternal } from '../../../activities/post-signed-internal.js';
@@ -20,22 +19,19 @@ import {
   sendWorkflowId,
   type SendState,
 } from '../../../workflows/send-contracts.js';
-import { TEST_SECRET, bundleWorkflows, createTimeSkippingEnv, testDataConverter } from '../../helpers/temporal-env.js';
-import { postMessage, seedGroup } from './send-test-server.js';
-import { startStatusWebhookTestbed, type StatusWebhookTestbed } from './status-webhook-testbed.js';
+import { TEST_SECRET, testDataConverter } from '../../helpers/temporal-env.js';
+import { postMessage, seedGroup } from '../../helpers/send-test-server.js';
+import { startStatusWebhookTestbed, type StatusWebhookTestbed } from '../../helpers/status-webhook-testbed.js';
+import { useTemporalTestbed } from '../../helpers/temporal-testbed.js';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+const harness = useTemporalTestbed();
 let testbed: StatusWebhookTestbed;
 
 beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  bundle = await bundleWorkflows();
-  testbed = await startStatusWebhookTestbed(env, bundle, inject('databaseUrl'));
+  testbed = await startStatusWebhookTestbed(harness.env, harness.bundle, inject('databaseUrl'));
 });
 afterAll(async () => {
   await testbed?.close();
-  await env?.teardown();
 });
 
 const STATES: SendState[] = ['queued', 'dispatched', 'sent', 'delivered', 'read'];
@@ -43,12 +39,16 @@ const STATES: SendState[] = ['queued', 'dispatched', 'sent', 'delivered', 'read'
 /** Replays the recorded histories of these workflow ids with today's code (throws on non-determinism). */
 async function replay(workflowIds: string[]): Promise<void> {
   for (const workflowId of workflowIds) {
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: bundle, dataConverter: testDataConverter() }, history, workflowId);
+    const history = await harness.env.client.workflow.getHandle(workflowId).fetchHistory();
+    await Worker.runReplayHistory(
+      { workflowBundle: harness.bundle, dataConverter: testDataConverter() },
+      history,
+      workflowId
+    );
   }
 }
 
-describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
+describe('status webhooks to the caller (ADR 0011)', () => {
   it('delivers each state once to a receiver that answers 500 then 200, with one webhook-id across retries and a signature the standardwebhooks library accepts', async () => {
     const kit = await testbed.newKit();
     const { key, secret } = await testbed.createKey(kit.accountId, '/flaky');
@@ -56,7 +56,7 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
     await kit.run(async () => {
       const id = await testbed.sendAndRead(key, { order: 'A-17' });
       for (const state of STATES) {
-        await expect(env.client.workflow.getHandle(sendStatusWebhookId(id, state)).result()).resolves.toEqual({
+        await expect(harness.env.client.workflow.getHandle(sendStatusWebhookId(id, state)).result()).resolves.toEqual({
           status: 200,
           outcome: 'delivered',
         });
@@ -112,7 +112,7 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
     await kit.run(async () => {
       const id = await testbed.sendAndRead(key, null);
       for (const state of STATES) {
-        const failure = await env.client.workflow
+        const failure = await harness.env.client.workflow
           .getHandle(sendStatusWebhookId(id, state))
           .result()
           .then(
@@ -124,7 +124,7 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
         expect(cause).toBeInstanceOf(ApplicationFailure);
         expect((cause as ApplicationFailure).type).toBe('StatusWebhookRejectedError');
         // Findable by search attributes, like a dead-lettered lake delivery (ADR 0017).
-        const found = (await env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe())
+        const found = (await harness.env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe())
           .typedSearchAttributes;
         expect([found.get(WA_SEND_STATE), found.get(WA_DELIVERY_STATE), found.get(WA_LAST_HTTP_STATUS)]).toEqual([
           state,
@@ -132,7 +132,7 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
           state === 'queued' ? 400 : 422,
         ]);
       }
-      const page = await env.client.workflow
+      const page = await harness.env.client.workflow
         .getHandle(DEAD_LETTER_WORKFLOW_ID)
         .query(listDeadLettersQuery, { limit: 1000 });
       const entries = new Map(page.entries.map((entry) => [entry.eventId, entry]));
@@ -160,14 +160,16 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
     await kit.run(async () => {
       const id = await testbed.sendAndRead(key, null);
       for (const state of STATES) {
-        await expect(env.client.workflow.getHandle(sendStatusWebhookId(id, state)).result()).resolves.toMatchObject({
+        await expect(
+          harness.env.client.workflow.getHandle(sendStatusWebhookId(id, state)).result()
+        ).resolves.toMatchObject({
           status: 200,
         });
         const attempts = testbed.receiver
           .on('/unauthorized')
           .filter((r) => r.headers['webhook-id'] === sendStatusWebhookId(id, state));
         expect(attempts.map((r) => r.answeredStatus)).toEqual([401, 401, 200]);
-        const found = (await env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe())
+        const found = (await harness.env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe())
           .typedSearchAttributes;
         expect([found.get(WA_SEND_STATE), found.get(WA_DELIVERY_STATE), found.get(WA_LAST_HTTP_STATUS)]).toEqual([
           state,
@@ -188,11 +190,11 @@ describe('status webhooks to the caller (issue #10 item 8, ADR 0011)', () => {
     await kit.run(async () => {
       const id = await testbed.sendAndRead(key, { order: 'B-2' });
       for (const state of STATES) {
-        await expect(env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe()).rejects.toBeInstanceOf(
-          WorkflowNotFoundError
-        );
+        await expect(
+          harness.env.client.workflow.getHandle(sendStatusWebhookId(id, state)).describe()
+        ).rejects.toBeInstanceOf(WorkflowNotFoundError);
       }
-      const history = await env.client.workflow.getHandle(sendWorkflowId(id)).fetchHistory();
+      const history = await harness.env.client.workflow.getHandle(sendWorkflowId(id)).fetchHistory();
       const childStarts = (history.events ?? []).filter(
         (event) => event.startChildWorkflowExecutionInitiatedEventAttributes
       );

@@ -6,14 +6,14 @@ import { findFreePort } from '../../../dev-stack/tcp-ports.js';
 import { sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, connectTestNativeConnection, createTestClient } from '../../helpers/temporal-env.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { createSendKit } from './send-workflow-kit.js';
+import { createSendKit } from '../../helpers/send-workflow-kit.js';
 import {
   createTestApiKey,
   postMessage,
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 /** Deadline of one workflow start in the backlog test (SEND_API_START_TIMEOUT_MS). */
@@ -22,7 +22,7 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-describe('accepted means never lost (architecture.md §12, issue #10 item 2)', () => {
+describe('accepted means never lost (architecture.md §12)', () => {
   it('accepts 20 requests while Temporal is down; once it is up the sweeper starts 20 workflows and 20 sends reach the wire', async () => {
     const port = await findFreePort();
     const accountId = `acct-sweep-${port}`;
@@ -79,7 +79,7 @@ describe('accepted means never lost (architecture.md §12, issue #10 item 2)', (
     });
   });
 
-  it('starts a backlog larger than one sweep batch in one sweep, once Temporal is back (issue #10 item 11)', async () => {
+  it('starts a backlog larger than one sweep batch in one sweep, once Temporal is back', async () => {
     const port = await findFreePort();
     const server: SendTestServer = await startSendTestServer(inject('databaseUrl'), {
       env: {

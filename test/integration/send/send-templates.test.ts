@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { runCliOnLake } from '../../helpers/run-cli-on-lake.js';
 import {
   createTestApiKey,
   getMessage,
@@ -8,14 +8,14 @@ import {
   seedGroup,
   startSendTestServer,
   type SendTestServer,
-} from './send-test-server.js';
+} from '../../helpers/send-test-server.js';
 
-// Templates (issue #31 item 1, ADR 0015): versions, approval, variables, rendered once at accept.
+// Templates (ADR 0015): versions, approval, variables, rendered once at accept.
 let server: SendTestServer;
 let groupJid: string;
 let apiKey: { key: string; accountId: string; id: string };
-const cli = (args: string[]): ReturnType<typeof runCli> =>
-  runCli(inject('databaseUrl'), [...args, '--account', apiKey.accountId]);
+const cli = (args: string[]): ReturnType<typeof runCliOnLake> =>
+  runCliOnLake(inject('databaseUrl'), [...args, '--account', apiKey.accountId]);
 
 beforeAll(async () => {
   server = await startSendTestServer(inject('databaseUrl'), { env: { SEND_TEXT_MAX_CHARS: '60' } });
@@ -31,7 +31,7 @@ async function storedText(id: unknown): Promise<string | undefined> {
   return rows[0]?.text;
 }
 
-describe('wa-lake templates and {template, variables} sends (issue #31 item 1)', () => {
+describe('wa-lake templates and {template, variables} sends (ADR 0015)', () => {
   it('renders the newest approved version once at accept and records it; drafts wait for approval', async () => {
     const added = await cli(['templates', 'add', 'otp-code', '--body', 'Code {{code}}, valid {{ minutes }} min']);
     expect(added.code).toBe(0);

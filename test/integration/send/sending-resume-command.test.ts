@@ -10,7 +10,7 @@ afterAll(async () => {
   await temporal?.close();
 });
 
-describe('wa-lake sending pause|resume for an account that never sent (issue #10 follow-up)', () => {
+describe('wa-lake sending pause|resume for an account that never sent (ADR 0009)', () => {
   it('names the account and why there is no gate, and exits 1', async () => {
     for (const command of ['resume', 'pause']) {
       const result = await runCli(['sending', command, '--account', 'nosuch'], {

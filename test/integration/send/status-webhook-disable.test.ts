@@ -8,8 +8,8 @@ import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-key
 import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
 import type { SendStatusDeliveryInput, SendStatusDeliveryResult } from '../../../workflows/send-contracts.js';
 import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET } from '../../helpers/temporal-env.js';
-import { createTestApiKey, startSendTestServer, type SendTestServer } from './send-test-server.js';
-import { runCli } from './run-cli.js';
+import { createTestApiKey, startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
+import { runCliOnLake } from '../../helpers/run-cli-on-lake.js';
 
 // ADR 0014 decision 8: status webhooks retried a dead endpoint forever. An endpoint failing for
 // SEND_WEBHOOK_DISABLE_AFTER_MS (here 60 s; the first failure is moved back) or answering 410 is disabled, with one alert, and
@@ -104,7 +104,7 @@ describe('a status-webhook endpoint that keeps failing', () => {
     expect(alerts.filter((alert) => alert.kind === 'status_webhook_disabled')).toHaveLength(1);
     expect(received).toBe(2);
 
-    const enabled = await runCli(inject('databaseUrl'), ['api-keys', 'enable-webhook', keyId]);
+    const enabled = await runCliOnLake(inject('databaseUrl'), ['api-keys', 'enable-webhook', keyId]);
     expect(enabled.code, enabled.stderr).toBe(0);
     expect(enabled.stdout).toContain('enabled the status webhook');
     expect(enabled.stdout).toContain('failed for 1 min without a success');

@@ -4,11 +4,11 @@ import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js'
 import { SEND_MESSAGE_WORKFLOW_TYPE, WA_SEND_STATE, sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { bundleWorkflows, connectTestNativeConnection } from '../../helpers/temporal-env.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
-import { waitUntil } from '../../helpers/temporal-poll.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { readRunbookCommand, runBinary, splitShellWords } from '../../helpers/temporal-runbook.js';
-import { createSendKit } from './send-workflow-kit.js';
+import { createSendKit } from '../../helpers/send-workflow-kit.js';
 
-// Issue #10 item 9 against a real dev server (visibility, unlike the time-skipping server, answers list
+// The runbook against a real dev server (visibility, unlike the time-skipping server, answers list
 // queries): the runbook's command for messages stuck in `dispatched`, run with the real binary.
 let temporal: DevTemporal;
 let nativeConnection: NativeConnection;
@@ -33,22 +33,28 @@ describe('runbook: messages stuck in dispatched', () => {
         args: [input],
         typedSearchAttributes: [{ key: WA_SEND_STATE, value: 'queued' }],
       });
-      await waitUntil('the message is dispatched', async () => {
-        const description = await started.describe();
-        return description.typedSearchAttributes.get(WA_SEND_STATE) === 'dispatched';
-      });
+      await waitUntil(
+        async () => {
+          const description = await started.describe();
+          return description.typedSearchAttributes.get(WA_SEND_STATE) === 'dispatched';
+        },
+        { what: 'the message is dispatched' }
+      );
       return started;
     });
     expect(kit.double.wire).toHaveLength(1);
 
     const [binary, ...args] = splitShellWords(readRunbookCommand('send-stuck-dispatched'));
     expect(binary).toBe('temporal');
-    await waitUntil('the runbook command lists it', async () => {
-      const output = await runBinary(resolveTemporalCliPath(process.env), args, {
-        TEMPORAL_ADDRESS: temporal.server.address,
-      });
-      return output.includes(handle.workflowId);
-    });
+    await waitUntil(
+      async () => {
+        const output = await runBinary(resolveTemporalCliPath(process.env), args, {
+          TEMPORAL_ADDRESS: temporal.server.address,
+        });
+        return output.includes(handle.workflowId);
+      },
+      { what: 'the runbook command lists it' }
+    );
     await handle.terminate('test done');
   });
 });

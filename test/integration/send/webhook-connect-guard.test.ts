@@ -61,7 +61,7 @@ const post = (url: string, fetchImpl: typeof fetch) =>
     { timeoutMs: 10_000, fetchImpl }
   );
 
-describe('status webhook connections (issue #25 item 2, ADR 0014)', () => {
+describe('status webhook connections (ADR 0014)', () => {
   it('refuses, after DNS, a name that resolves to 127.0.0.1, and sends nothing', async () => {
     const guarded = createGuardedWebhookFetch({ allowHttp: true, allowPrivate: false }, { resolveAll });
     const before = requests.length;

@@ -4,7 +4,7 @@ import { countNoun } from '../../../cli/count-noun.js';
 import { formatGeneratedAt } from '../../../cli/report/render-html.js';
 import { shortenAtWord } from '../../../cli/shorten-at-word.js';
 
-// Issue #26 item 5: the small slips of CLI output ("1 links", excerpts cut mid-word, a filter that was not given).
+// The small slips of CLI output ("1 links", excerpts cut mid-word, a filter that was not given).
 describe('CLI text for people', () => {
   it('counts with the noun in the right number', () => {
     expect(countNoun(1, 'link')).toBe('1 link');

@@ -4,7 +4,7 @@ import { toTerminalLine, toTerminalText } from '../../../cli/terminal-text.js';
 // eslint-disable-next-line no-control-regex -- the test looks for control characters
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
-/** What a group admin or a webhook receiver can put in a subject, push name, member id or answer (issue #25). */
+/** What a group admin or a webhook receiver can put in a subject, push name, member id or answer (ADR 0014). */
 const PAYLOADS: [string, string][] = [
   ['clear screen', '\u001b[2J\u001b[3J\u001b[H'],
   ['OSC 52 clipboard write', '\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\u0007'],

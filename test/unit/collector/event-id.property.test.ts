@@ -116,7 +116,7 @@ describe('deriveEventId properties', () => {
     );
     fc.assert(
       fc.property(snapshot, volatile, (group, noise) => {
-        // A size above the list would make it partial, whose size is part of the key (issue #12 item 3).
+        // A size above the list would make it partial, whose size is part of the key (ADR 0007).
         const size = noise.size === undefined ? {} : { size: Math.min(noise.size, group.participants.length) };
         expect(idOf('groups.metadata', { ...group, ...noise, ...size })).toBe(idOf('groups.metadata', group));
       })

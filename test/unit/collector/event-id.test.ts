@@ -204,7 +204,7 @@ describe('deriveEventId', () => {
   });
 });
 
-describe('first-collector ids and partial snapshots (issue #12 items 3 and 8)', () => {
+describe('first-collector ids and partial snapshots', () => {
   const GROUP_JID = '120363000000000001@g.us';
   const snapshotItem = (size: number) => ({
     id: GROUP_JID,

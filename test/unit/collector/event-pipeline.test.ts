@@ -196,7 +196,7 @@ describe('EventPipeline', () => {
     const sample = loadSample('12-groups-metadata-snapshot.json').baileys_event;
     const snapshot = sample.data as { participants: unknown[] };
     pipeline.handle(sample.name, snapshot, CAPTURED_AT);
-    // `size` equal to the list: complete, so volatile (a partial list's size is part of the key, issue #12).
+    // `size` equal to the list: complete, so volatile (a partial list's size is part of the key).
     const reordered = { ...snapshot, participants: [...snapshot.participants].reverse(), size: 3 };
     expect(pipeline.handle(sample.name, reordered, CAPTURED_AT)).toMatchObject({ inserted: 0, duplicates: 1 });
   });

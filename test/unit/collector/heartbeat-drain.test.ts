@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Heartbeat, readCollectorStatus, type CollectorSnapshot } from '../../../collector/heartbeat.js';
+import { createRootLogger } from '../../../common/logger.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 
 const dirs: string[] = [];
@@ -65,5 +66,33 @@ describe('Heartbeat: drain rate and history import in the status file (ADR 0016)
       lastHeartbeatAt: '2026-12-01T10:00:10.000Z',
       historyImport: { items: 5_000, updatedAt: '2026-12-01T10:00:12.000Z' },
     });
+  });
+
+  it("logs the drain rate and the pending rows' ETA with every beat, so the log alone shows an import reaching Temporal", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wa-lake-heartbeat-'));
+    dirs.push(dir);
+    const lines: string[] = [];
+    let now = Date.parse('2026-12-01T10:00:00Z');
+    let started = 0;
+    const heartbeat = new Heartbeat({
+      logger: createRootLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } }),
+      statusPath: join(dir, 'status.json'),
+      intervalMs: 60_000,
+      getSnapshot: () => ({
+        mode: 'live',
+        sessionState: 'open',
+        sessionStateSince: '2026-12-01T09:00:00.000Z',
+        outbox: { pending: 3_000, started, dead: 0 },
+        oldestPendingAgeMs: 1_000,
+      }),
+      now: () => now,
+    });
+    heartbeat.beat();
+    now += 60_000;
+    started = 6_000;
+    heartbeat.beat();
+    const beats = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(beats[0]).toMatchObject({ msg: 'collector heartbeat', outboxDrainPerSecond: null, pendingEtaMs: null });
+    expect(beats[1]).toMatchObject({ msg: 'collector heartbeat', outboxDrainPerSecond: 100, pendingEtaMs: 30_000 });
   });
 });

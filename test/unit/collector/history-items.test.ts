@@ -112,7 +112,7 @@ describe('filterEvent on messaging-history.set', () => {
   });
 });
 
-describe('EventPipeline with history (issue #29 item 1)', () => {
+describe('EventPipeline with history (ADR 0016)', () => {
   let temp: ReturnType<typeof openTempOutbox>;
   const pipelineOf = (mode?: 'live' | 'replay') =>
     new EventPipeline({
@@ -184,7 +184,7 @@ describe('EventPipeline with history (issue #29 item 1)', () => {
   });
 });
 
-describe('notify, append and history copies of one message (issue #29 item 6)', () => {
+describe('notify, append and history copies of one message (ADR 0016)', () => {
   let temp: ReturnType<typeof openTempOutbox>;
   beforeEach(() => (temp = openTempOutbox()));
   afterEach(() => temp.cleanup());

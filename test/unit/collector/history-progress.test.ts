@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HistoryProgressMeter } from '../../../collector/history-progress.js';
 
-describe('HistoryProgressMeter (issue #29 item 5)', () => {
+describe('HistoryProgressMeter (ADR 0016)', () => {
   it('reports the rate since the first push and an ETA from WhatsApp’s progress, and restarts after 100 %', () => {
     let now = 0;
     const meter = new HistoryProgressMeter(() => now);

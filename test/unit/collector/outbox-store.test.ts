@@ -140,7 +140,7 @@ describe('OutboxStore', () => {
     }
   });
 
-  it('postpones rows that were not tried without counting a start attempt (issue #14 item 6)', () => {
+  it('postpones rows that were not tried without counting a start attempt (ADR 0008)', () => {
     const [a, b] = [event(), event()];
     temp.outbox.enqueueBatch([a, b], 1000);
     temp.outbox.recordStartFailure(a.eventId, 'temporal unreachable', 9000);

@@ -23,7 +23,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the account in its own items (issue #27 case 5)', () => {
+describe('the account in its own items (ADR 0019)', () => {
   it('sends account_jid with an own message and an own reaction, not with others', () => {
     const ownMessage = {
       type: 'messages.upsert',

@@ -17,7 +17,7 @@ function harness(ledger: AlertWindowLedger, clock = { now: 0 }) {
   return { sink, sent, clock };
 }
 
-describe('createLedgeredAlertSink (issue #14 item 5)', () => {
+describe('createLedgeredAlertSink', () => {
   it('sends only what the ledger lets it claim, and asks again only after the held window ends', async () => {
     let calls = 0;
     const { sink, sent, clock } = harness({

@@ -3,7 +3,7 @@ import { canonicalParticipantJid } from '../../../common/participant-identifier.
 import { canonicalParticipantKey } from '../../../common/whatsapp-jid.js';
 
 describe('canonicalParticipantKey', () => {
-  it('drops the device suffix of a LID and of a phone JID (issue #27 case 1)', () => {
+  it('drops the device suffix of a LID and of a phone JID (ADR 0019)', () => {
     expect(canonicalParticipantKey('20000000000993:3@lid')).toBe('20000000000993@lid');
     expect(canonicalParticipantKey('5500000000993:12@s.whatsapp.net')).toBe('5500000000993@s.whatsapp.net');
   });

@@ -7,7 +7,7 @@ import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { loadWorkerConfig } from '../../../worker/config.js';
 import { createTestCertificates } from '../../helpers/test-certificates.js';
 
-// Issue #24 item 1: every process reads the Temporal connection the way @temporalio/envconfig does, and a
+// ADR 0022: every process reads the Temporal connection the way @temporalio/envconfig does, and a
 // certificate that cannot be used stops the process at start with the key and the path, not at connect time.
 const certificates = createTestCertificates();
 afterAll(() => certificates.remove());

@@ -22,7 +22,7 @@ const resolveAll = resolverOf({
   'v6.example.com': ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
 });
 
-// Issue #25 item 2: the 22 hostile forms tried against `api-keys create --webhook-url`, and more.
+// ADR 0014: the 22 hostile forms tried against `api-keys create --webhook-url`, and more.
 const HOSTILE: [string, RegExp][] = [
   ['http://hooks.example.com/hook', /only https/],
   ['https://127.0.0.1/hook', /loopback/],
@@ -63,7 +63,7 @@ const HOSTILE: [string, RegExp][] = [
   ['https://internal.example.com/hook', /resolves to 10\.1\.2\.3 \(private\)/],
 ];
 
-describe('checkWebhookUrl (issue #25 item 2, ADR 0014)', () => {
+describe('checkWebhookUrl (ADR 0014)', () => {
   it.each(HOSTILE)('refuses %s under the strict policy', async (url, reason) => {
     const checked = await checkWebhookUrl(url, STRICT_WEBHOOK_URL_POLICY, resolveAll);
     expect(checked.ok).toBe(false);

@@ -15,9 +15,9 @@ import {
   markdownCodeNames,
   PROJECT_DIR,
   readProjectFile,
-} from './compose-file.js';
+} from '../../helpers/compose-file.js';
 
-// Static checks of docker-compose.temporal.yml (issue #6 item 1): there is no Docker engine on these
+// Static checks of docker-compose.temporal.yml: there is no Docker engine on these
 // machines, so the file is parsed, validated against the Compose specification schema, linted with dclint,
 // and cross-checked against the code it deploys.
 const composeText = readProjectFile('docker-compose.temporal.yml');
@@ -118,7 +118,7 @@ describe('docker-compose.temporal.yml', () => {
     for (const name of ['temporal-postgresql', 'temporal', 'lake-postgresql', 'ingest-api', 'worker', 'collector']) {
       expect(service(name).healthcheck?.test, name).toBeDefined();
     }
-    // Issue #32 item 4: each wa-lake process has its own light check (bin/healthcheck.js, not the CLI).
+    // ADR 0018: each wa-lake process has its own light check (bin/healthcheck.js, not the CLI).
     for (const name of ['collector', 'worker', 'ingest-api']) {
       expect(service(name).healthcheck?.test, name).toEqual(['CMD', 'node', '/app/bin/healthcheck.js', name]);
     }

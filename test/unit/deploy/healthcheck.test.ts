@@ -10,9 +10,9 @@ import { Heartbeat, type CollectorSnapshot } from '../../../collector/heartbeat.
 import { loadIngestConfig } from '../../../ingest-api/config.js';
 import { WORKER_STATUS_INTERVAL_MS } from '../../../worker/status-file.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
-import { projectPath } from './compose-file.js';
+import { projectPath } from '../../helpers/compose-file.js';
 
-// Issue #32 item 4: the container healthcheck is a plain `node bin/healthcheck.js [role]` that reads a status
+// ADR 0018: the container healthcheck is a plain `node bin/healthcheck.js [role]` that reads a status
 // file (or GET /healthz), never the CLI. These run it as the container runtime does and read its exit code.
 const SCRIPT = projectPath('bin/healthcheck.js');
 const cleanups: Array<() => void> = [];

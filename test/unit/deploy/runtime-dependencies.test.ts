@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectPath, readProjectFile } from './compose-file.js';
+import { projectPath, readProjectFile } from '../../helpers/compose-file.js';
 
-// Issue #15 item 5: the image runs `npm prune --omit=dev`, so a package that compiled code imports at run
+// The image runs `npm prune --omit=dev`, so a package that compiled code imports at run
 // time must be a dependency, and a package only tests, scripts or benchmarks use must not ship in it.
 const packageJson = JSON.parse(readProjectFile('package.json')) as {
   dependencies: Record<string, string>;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { collectorEnvSchema } from '../../../collector/config.js';
 import { ingestEnvSchema } from '../../../ingest-api/config.js';
 import { workerEnvSchema } from '../../../worker/config.js';
-import { envExampleKeys, markdownCodeNames, readProjectFile } from '../deploy/compose-file.js';
+import { envExampleKeys, markdownCodeNames, readProjectFile } from '../../helpers/compose-file.js';
 
-// Keeps docs/configuration.md and .env.example in step with the zod schemas (issue #6 item 3, architecture.md §11).
+// Keeps docs/configuration.md and .env.example in step with the zod schemas (architecture.md §11).
 const SCHEMAS = { collector: collectorEnvSchema, worker: workerEnvSchema, 'ingest-api': ingestEnvSchema };
 
 function schemaKeys(schema: unknown): string[] {

@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createProgram, registerCommandModules } from '../../../cli/command-index.js';
-import { projectPath, readProjectFile } from '../deploy/compose-file.js';
+import { projectPath, readProjectFile } from '../../helpers/compose-file.js';
 
-// The maps of the house (issue #23 item 2): they fail here when they go stale, not when a newcomer trips.
+// The maps of the house: they fail here when they go stale, not when a newcomer trips.
 const ADRS = readdirSync(projectPath('docs/adr')).filter((name) => name.endsWith('.md'));
 const architecture = readProjectFile('docs/architecture.md');
 const trackedFiles = execFileSync('git', ['ls-files'], { cwd: projectPath('.'), encoding: 'utf8' })

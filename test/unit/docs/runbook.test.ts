@@ -3,9 +3,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../workflows/contracts.js';
-import { projectPath, readProjectFile } from '../deploy/compose-file.js';
+import { projectPath, readProjectFile } from '../../helpers/compose-file.js';
 
-// docs/runbook.md and the pages around it (issue #6 items 3–4, issue #3 item 6).
+// docs/runbook.md and the pages around it (ADR 0002).
 const runbook = readProjectFile('docs/runbook.md');
 const DOC_PAGES = ['docs/README.md', 'docs/architecture.md', 'docs/configuration.md', 'docs/runbook.md'];
 const REQUIRED_ADRS = [
@@ -44,7 +44,7 @@ describe('docs/runbook.md', () => {
     for (const { name } of SEARCH_ATTRIBUTE_DEFINITIONS) expect(runbook).toContain(name);
   });
 
-  it('covers every operator task of issue #6', () => {
+  it('covers every operator task', () => {
     for (const heading of [
       'Find stuck events',
       'Read why one is stuck',
@@ -79,7 +79,7 @@ describe('docs/runbook.md', () => {
 });
 
 describe('docs', () => {
-  it('has the ADRs issue #6 asks for', () => {
+  it('has the ADRs the runbook needs', () => {
     expect(ADRS).toEqual(expect.arrayContaining(REQUIRED_ADRS));
     for (const adr of ADRS)
       expect(readProjectFile(`docs/adr/${adr}`)).toMatch(/^# ADR \d{4}: .+\n\n- Status: accepted/);

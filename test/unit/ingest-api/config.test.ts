@@ -21,7 +21,7 @@ describe('loadIngestConfig', () => {
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
       internalSignatureToleranceMs: 5 * 60_000,
-      // ADR 0014 (issue #25 item 3): request guards.
+      // ADR 0014: request guards.
       limits: {
         requestTimeoutMs: 30_000,
         headersTimeoutMs: 10_000,
@@ -78,7 +78,7 @@ describe('loadIngestConfig', () => {
     }
   });
 
-  it('parses RETENTION_PERIOD into ms and rejects other forms (issue #13)', () => {
+  it('parses RETENTION_PERIOD into ms and rejects other forms (ADR 0010)', () => {
     const base = {
       DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/lake',
       WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1',

@@ -7,7 +7,7 @@ import {
 
 const sanitize = (text: string) => sanitizeRawJson(Buffer.from(text, 'utf8'));
 
-describe('numbers PostgreSQL cannot render cheaply (issue #25 item 1, ADR 0014)', () => {
+describe('numbers PostgreSQL cannot render cheaply (ADR 0014)', () => {
   it('keeps 1e131071 exactly, as a string, and marks the row sanitized', () => {
     const text = `{"payload":{"n":[${Array.from({ length: 3 }, () => '1e131071').join(',')}],"m":-2.5E-4000}}`;
     const result = sanitize(text);

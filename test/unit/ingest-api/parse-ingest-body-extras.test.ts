@@ -8,7 +8,7 @@ const parse = (extra: Record<string, unknown>) =>
     'application/json'
   );
 
-describe('parseIngestBody: account_jid and legacy_event_id (issue #12 items 5 and 8)', () => {
+describe('parseIngestBody: account_jid and legacy_event_id', () => {
   it('reads both when valid, null when absent', () => {
     expect(parse({})).toMatchObject({ accountJid: null, legacyEventId: null });
     expect(
@@ -35,7 +35,7 @@ describe('parseIngestBody: account_jid and legacy_event_id (issue #12 items 5 an
   });
 });
 
-describe('parseIngestBody: source (issue #29 item 1)', () => {
+describe('parseIngestBody: source (ADR 0016)', () => {
   it('reads history, on_demand and replay, and takes a body without it as live', () => {
     expect(parse({}).source).toBe('live');
     for (const source of ['live', 'history', 'on_demand', 'replay']) expect(parse({ source }).source).toBe(source);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NotJsonError, measureJsonDepth, sanitizeRawJson, type JsonValue } from '../../../ingest-api/sanitize.js';
+import type { JsonValue } from '../../../common/json-value.js';
+import { NotJsonError, measureJsonDepth, sanitizeRawJson } from '../../../ingest-api/sanitize.js';
 
 const raw = (text: string): Buffer => Buffer.from(text, 'utf8');
 

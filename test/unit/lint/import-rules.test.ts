@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importResolverSettings, importRuleConfigs, nodeBuiltinNames, repoRoot } from '../../../eslint-import-rules.js';
 
-// Proof that the folder import rules of issue #15 fail on a wrong import. The rule objects are the ones
+// Proof that the folder import rules fail on a wrong import. The rule objects are the ones
 // eslint.config.js spreads in; only the type-aware presets are left out, so one ESLint instance lints
 // a snippet in well under a second instead of building a TypeScript program.
 let eslint: ESLint;

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jidRuleConfigs, repoRoot } from '../../../eslint-import-rules.js';
 
-// Proof that a JID rule written inline outside common/whatsapp-jid.ts fails lint (issue #23 item 3). The
+// Proof that a JID rule written inline outside common/whatsapp-jid.ts fails lint (ADR 0021). The
 // rule objects are the ones eslint.config.js spreads in.
 let eslint: ESLint;
 

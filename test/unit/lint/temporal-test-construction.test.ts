@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_DIR } from '../deploy/compose-file.js';
+import { PROJECT_DIR } from '../../helpers/compose-file.js';
 
 // Integration tests build Temporal workers, clients and environments only through test/helpers/, which
 // give each the test payload codec (architecture.md §14: tests run with encryption on, as production
@@ -21,6 +21,16 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
   ],
 ]);
 
+/** A test environment built outside the one harness (`useTemporalTestbed`, test/helpers/temporal-testbed.ts). */
+const OWN_ENVIRONMENT = /createTimeSkippingEnv\(|createLocalEnv\(/;
+/** Files allowed to build their own environment, and why. */
+const OWN_ENVIRONMENT_ALLOWED: ReadonlyMap<string, string> = new Map([
+  [
+    'test/integration/delivery/replay-histories.test.ts',
+    'it needs an environment only to record histories (RECORD_HISTORIES), never in a normal run',
+  ],
+]);
+
 function listTypeScript(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -35,6 +45,17 @@ describe('Temporal construction in integration tests', () => {
       readFileSync(join(PROJECT_DIR, path), 'utf8')
         .split('\n')
         .flatMap((line, index) => (CONSTRUCTIONS.test(line) && !ALLOWED.has(path) ? [`${path}:${index + 1}`] : []))
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('gets its environment, bundle and per-test cleanup from the one harness, except where a file says why not', () => {
+    const offenders = listTypeScript(join(PROJECT_DIR, 'test/integration')).flatMap((path) =>
+      readFileSync(join(PROJECT_DIR, path), 'utf8')
+        .split('\n')
+        .flatMap((line, index) =>
+          OWN_ENVIRONMENT.test(line) && !OWN_ENVIRONMENT_ALLOWED.has(path) ? [`${path}:${index + 1}`] : []
+        )
     );
     expect(offenders).toEqual([]);
   });

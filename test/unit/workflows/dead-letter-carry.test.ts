@@ -16,7 +16,7 @@ function entry(index: number, resolved = false): DeadLetterEntry {
   };
 }
 
-describe('dead-letter carry (issue #12 item 6)', () => {
+describe('dead-letter carry', () => {
   it('packs and unpacks entries unchanged, nulls included', () => {
     const entries = [entry(0), entry(1, true), entry(2), entry(3)];
     const wire = JSON.parse(JSON.stringify(packDeadLetters(entries))) as PackedDeadLetterEntries;

@@ -3,7 +3,7 @@ import { DEAD_LETTER_WORKFLOW_TYPE, DELIVER_EVENT_WORKFLOW_TYPE } from '../../..
 import { deadLetter, deliverEvent, deliverSendStatus } from '../../../workflows/index.js';
 import { DELIVER_SEND_STATUS_WORKFLOW_TYPE } from '../../../workflows/send-contracts.js';
 
-// Issue #15 item 4: callers outside the worker start workflows by type name; the name must be the one the
+// Callers outside the worker start workflows by type name; the name must be the one the
 // worker registers (the exported function's name), or the start waits forever on an unknown type.
 describe('workflow type constants', () => {
   it('equal the names of the workflow functions the worker registers', () => {

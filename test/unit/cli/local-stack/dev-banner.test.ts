@@ -13,7 +13,7 @@ const STACK = {
   dataDir: '/data',
 };
 
-describe('the banner of wa-lake dev (issue #26 items 2 and 5, ADR 0017)', () => {
+describe('the banner of wa-lake dev (ADR 0017)', () => {
   it('names the codec endpoint and its token file, the outbox, the status file and the ingest URL', () => {
     const text = devBannerLines(STACK).join('\n');
     expect(text).toContain(
@@ -44,5 +44,11 @@ describe('the banner of wa-lake dev (issue #26 items 2 and 5, ADR 0017)', () => 
     expect(text).toContain('Temporal Web UI : (headless)');
     expect(text).not.toContain('Codec server');
     expect(text).not.toContain('temporal workflow show');
+  });
+
+  it('names the command that keeps the stack, with the same export lines', () => {
+    const lines = devBannerLines(STACK, 'wa-lake demo keeps its stack running (Ctrl-C stops everything)');
+    expect(lines[2]).toBe('wa-lake demo keeps its stack running (Ctrl-C stops everything)');
+    expect(lines).toContain("    export DATABASE_URL='postgres://postgres:pw@127.0.0.1:54329/wa_lake'");
   });
 });

@@ -32,8 +32,8 @@ const activeMembersSvg = (days: string[]): string =>
 /** Circles drawn as arcs: the legend's three icons, and a point per series and day where points are drawn. */
 const arcs = (svg: string): number => (svg.match(/<path d="M[^"]*A/g) ?? []).length;
 
-describe('the DAU/WAU/MAU chart (issue #11 item 4)', () => {
-  it('draws the one day of a one-day report as points, where a line would draw nothing (fresh-user finding)', () => {
+describe('the DAU/WAU/MAU chart', () => {
+  it('draws the one day of a one-day report as points, where a line would draw nothing', () => {
     // The legend is the same with no data; DAU, WAU and MAU add a point each.
     expect(arcs(activeMembersSvg(['2025-06-01']))).toBe(arcs(activeMembersSvg([])) + 3);
   });
@@ -43,7 +43,7 @@ describe('the DAU/WAU/MAU chart (issue #11 item 4)', () => {
   });
 });
 
-describe('count axes (issue #26 item 5)', () => {
+describe('count axes', () => {
   it('label messages and members with whole numbers only, even when the counts are 1 or 2', () => {
     const small: EngagementReport = {
       ...report(['2025-06-01', '2025-06-02']),

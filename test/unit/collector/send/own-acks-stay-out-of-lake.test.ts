@@ -5,14 +5,14 @@ import { extractAcks } from '../../../../collector/send/ack-router.js';
 import { GROUP } from '../../../fixtures/collector/baileys-events.js';
 import { openTempOutbox } from '../../../fixtures/collector/temp-outbox.js';
 
-// Issue #10 item 5: ACKs of messages this account sent are routed to their send workflow by signal only;
+// ACKs of messages this account sent are routed to their send workflow by signal only;
 // they never enter the lake, in groups either. Status items about other members' messages keep their
 // architecture.md §3 behaviour (kept as `messages.update` of a group).
 
 const CAPTURED_AT = new Date('2026-01-02T03:04:05.678Z');
 const ownAck = (id: string, status: number) => ({ key: { remoteJid: GROUP, id, fromMe: true }, update: { status } });
 
-describe('status items of our own messages (issue #10 item 5)', () => {
+describe('status items of our own messages', () => {
   let temp: ReturnType<typeof openTempOutbox>;
   let pipeline: EventPipeline;
   beforeEach(() => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideOnDisconnect } from '../../../../collector/session/disconnect-policy.js';
 import { ReconnectBackoff } from '../../../../collector/session/reconnect-backoff.js';
-import { boomLike } from './socket-double.js';
+import { boomLike } from '../../../helpers/socket-double.js';
 
 describe('ReconnectBackoff', () => {
   const make = (clock: { now: number }) =>

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Alert, AlertSink } from '../../../../common/alert-sink.js';
 import { WhatsAppSession, type WhatsAppSessionOptions } from '../../../../collector/session/whatsapp-session.js';
-import { createDoubleFactory, GROUP_A, GROUP_B } from './socket-double.js';
+import { createDoubleFactory, GROUP_A, GROUP_B } from '../../../helpers/socket-double.js';
 
 interface Harness {
   session: WhatsAppSession;

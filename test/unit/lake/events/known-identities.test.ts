@@ -5,7 +5,7 @@ const lone = { participantId: '1@lid', lid: '1@lid', phoneJid: null, role: null 
 const pair = { participantId: '2@lid', lid: '2@lid', phoneJid: '2@s.whatsapp.net', role: null };
 const phoneOnly = { participantId: '3@s.whatsapp.net', lid: null, phoneJid: '3@s.whatsapp.net', role: null };
 
-describe('KnownIdentities (issue #12 item 4)', () => {
+describe('KnownIdentities', () => {
   it('skips a committed lone LID, and a pair only inside its committed span of times', () => {
     const known = new KnownIdentities();
     expect(known.withoutKnown([lone, pair, phoneOnly], 100)).toEqual([lone, pair, phoneOnly]);

@@ -12,7 +12,7 @@ const key = (id: string) => ({
   participantAlt: '100000000000001@lid',
 });
 
-describe('extractReadModelFacts (issue #11 item 1)', () => {
+describe('extractReadModelFacts', () => {
   it('reads a reply with mentions as a text message from the LID-first sender', () => {
     const result = facts('messages.upsert', {
       key: key('M1'),
@@ -62,7 +62,7 @@ describe('extractReadModelFacts (issue #11 item 1)', () => {
   });
 });
 
-describe('extractReadModelFacts on history copies (issue #29 item 1)', () => {
+describe('extractReadModelFacts on history copies (ADR 0016)', () => {
   const revokeStub = {
     key: key('M9'),
     messageTimestamp: 1704067200,

@@ -12,8 +12,8 @@ const lone = (id: string) => ({
   role: null,
 });
 
-describe('extractMessageIdentities (issue #12 item 4)', () => {
-  it("reads the issue's message: key.participant (LID) with key.participantAlt (phone)", () => {
+describe('extractMessageIdentities', () => {
+  it('reads a message with key.participant (LID) with key.participantAlt (phone)', () => {
     expect(
       extractMessageIdentities({
         key: { remoteJid: GROUP, id: '3EB0A0000000000000006', participant: LID, participantAlt: PN },

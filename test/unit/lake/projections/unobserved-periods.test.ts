@@ -10,7 +10,7 @@ const fact = (atMs: number, isPresent: boolean, isTimed = true, eventId = `e-${a
   isTimed,
 });
 
-describe('foldUnobservedPeriods (issue #12 item 5)', () => {
+describe('foldUnobservedPeriods (ADR 0007)', () => {
   it('opens a period at the removal and closes it at the re-add', () => {
     expect(foldUnobservedPeriods([fact(1, true), fact(5, false)])).toEqual([{ startedAtMs: 5, endedAtMs: null }]);
     expect(foldUnobservedPeriods([fact(9, true), fact(5, false), fact(1, true), fact(12, false)])).toEqual([

@@ -1,12 +1,12 @@
 import { proto } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BackfillStore } from '../../../collector/backfill/backfill-store.js';
-import { HistoryBackfill, type HistoryFetchSocket } from '../../../collector/backfill/history-backfill.js';
-import { EventPipeline } from '../../../collector/event-pipeline.js';
-import { createRootLogger } from '../../../common/logger.js';
-import { GROUP, textMessage } from '../../fixtures/collector/baileys-events.js';
-import { historyPush } from '../../fixtures/collector/history-push.js';
-import { openTempOutbox } from '../../fixtures/collector/temp-outbox.js';
+import { BackfillStore } from '../../../../collector/backfill/backfill-store.js';
+import { HistoryBackfill, type HistoryFetchSocket } from '../../../../collector/backfill/history-backfill.js';
+import { EventPipeline } from '../../../../collector/event-pipeline.js';
+import { createRootLogger } from '../../../../common/logger.js';
+import { GROUP, textMessage } from '../../../fixtures/collector/baileys-events.js';
+import { historyPush } from '../../../fixtures/collector/history-push.js';
+import { openTempOutbox } from '../../../fixtures/collector/temp-outbox.js';
 
 const ON_DEMAND = proto.HistorySync.HistorySyncType.ON_DEMAND;
 const MINUTE = 60_000;
@@ -17,7 +17,7 @@ const at = (id: string, minutesAgo: number) => ({
   messageTimestamp: (T - minutesAgo * MINUTE) / 1000,
 });
 
-describe('HistoryBackfill (issue #29 item 3)', () => {
+describe('HistoryBackfill (ADR 0016)', () => {
   let temp: ReturnType<typeof openTempOutbox>;
   let now: number;
   let asked: Array<{ id: string; tsMs: number; count: number }>;

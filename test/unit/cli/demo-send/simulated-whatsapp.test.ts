@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { SimulatedWhatsApp } from '../../../cli/demo-send/simulated-whatsapp.js';
+import { SimulatedWhatsApp } from '../../../../cli/demo-send/simulated-whatsapp.js';
 
 const GROUP = '120363000000000101@g.us';
 const LOSSY = '5511900000010@s.whatsapp.net';
@@ -34,7 +34,7 @@ async function open(whatsapp: SimulatedWhatsApp, events: Array<{ event: string; 
 const statuses = (events: Array<{ event: string; data: unknown }>, event: string) =>
   events.filter((e) => e.event === event).length;
 
-describe('SimulatedWhatsApp (demo-send, issue #10 item 10)', () => {
+describe('SimulatedWhatsApp (demo-send)', () => {
   it('ACKs a group message (server ack as messages.update, receipts as message-receipt.update), never a lost-ACK one', async () => {
     const { whatsapp, events } = setup();
     const socket = await open(whatsapp, events);

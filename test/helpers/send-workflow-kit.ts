@@ -2,21 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Activities } from '../../../activities/index.js';
-import { createSendGateActivities, type SendGateSettings } from '../../../activities/request-dispatch-slot.js';
-import { createDispatchActivity } from '../../../collector/send/dispatch-activity.js';
-import type { Alert } from '../../../common/alert-sink.js';
-import { deriveWaMessageId } from '../../../common/wa-message-id.js';
-import type { sendMessage } from '../../../workflows/send-message.js';
+import type { Activities } from '../../activities/index.js';
+import { createSendGateActivities, type SendGateSettings } from '../../activities/request-dispatch-slot.js';
+import { createDispatchActivity } from '../../collector/send/dispatch-activity.js';
+import type { Alert } from '../../common/alert-sink.js';
+import { deriveWaMessageId } from '../../common/wa-message-id.js';
+import type { sendMessage } from '../../workflows/send-message.js';
 import type {
   DispatchWhatsAppMessageInput,
   SendMessageInput,
   SendMessageOptions,
   SendTransition,
-} from '../../../workflows/send-contracts.js';
-import { sendWorkflowId, sessionTaskQueue } from '../../../workflows/send-contracts.js';
-import { createTestWorker, uniqueTaskQueue } from '../../helpers/temporal-env.js';
-import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
+} from '../../workflows/send-contracts.js';
+import { sendWorkflowId, sessionTaskQueue } from '../../workflows/send-contracts.js';
+import { createTestWorker, uniqueTaskQueue } from './temporal-env.js';
+import { WhatsAppSendDouble } from './whatsapp-send-double.js';
 
 /** Two workers (normal queue + the account's session queue) around a socket double, for one test. */
 export interface SendKit {

@@ -3,7 +3,7 @@ import {
   countWireDuplicates,
   summarizeSendDemo,
   type ObservedMessage,
-} from '../../../cli/demo-send/send-demo-summary.js';
+} from '../../../../cli/demo-send/send-demo-summary.js';
 
 const send = (messageId: string, text: string, jid = '5511900000001@s.whatsapp.net') => ({
   jid,
@@ -12,7 +12,7 @@ const send = (messageId: string, text: string, jid = '5511900000001@s.whatsapp.n
   atMs: 0,
 });
 
-describe('countWireDuplicates (issue #10 item 10)', () => {
+describe('countWireDuplicates', () => {
   it('counts nothing for the same message re-sent with its own id (a retry after a timeout)', () => {
     expect(countWireDuplicates([send('3EB0A', 'hi'), send('3EB0A', 'hi'), send('3EB0B', 'other')])).toBe(0);
   });
@@ -66,7 +66,7 @@ describe('summarizeSendDemo', () => {
     expect(summary).toMatchObject({ unexpectedWireSends: 1, ok: false });
   });
 
-  it('is not ok when the request past the quota was accepted (issue #31 item 7)', () => {
+  it('is not ok when the request past the quota was accepted (ADR 0015)', () => {
     const summary = summarizeSendDemo({
       ...base,
       quotaRefusal: { status: 202, code: '' },

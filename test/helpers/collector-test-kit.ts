@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import type { Alert, AlertSink } from '../../../common/alert-sink.js';
-import { loadCollectorConfig, type CollectorConfig } from '../../../collector/config.js';
+import type { Alert, AlertSink } from '../../common/alert-sink.js';
+import { loadCollectorConfig, type CollectorConfig } from '../../collector/config.js';
 
 /** A fresh temp directory per test (house style §7), removed by `cleanup()`. */
 export function createTempDir(prefix: string): { dir: string; cleanup: () => void } {

@@ -94,7 +94,7 @@ export function reactionBody(group: string, reactor: Member, target: { id: strin
 
 /**
  * Engagement as the lake's tables give it (architecture.md §13): projections plus event counts by type, chat,
- * participant and day, the message read model and the engagement views (issue #11). Extend `QUERIES` with each read model or view that is added.
+ * participant and day, the message read model and the engagement views. Extend `QUERIES` with each read model or view that is added.
  */
 const QUERIES: Record<string, string> = {
   groups: `SELECT jid, subject, snapshot_at FROM whatsapp_groups ORDER BY jid`,

@@ -4,17 +4,17 @@ import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { expect } from 'vitest';
-import { createPostSendStatusWebhook } from '../../../activities/post-send-status-webhook.js';
-import { createRecordDeadLetter } from '../../../activities/record-dead-letter.js';
-import { createResolveDeadLetters } from '../../../activities/resolve-dead-letters.js';
-import type { Alert } from '../../../common/alert-sink.js';
-import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
-import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
-import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
-import { generateApiKey } from '../../../lake/send/api-key.js';
-import { sendAckSignal, sendStatusQuery, sendWorkflowId } from '../../../workflows/send-contracts.js';
-import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET, uniqueTaskQueue } from '../../helpers/temporal-env.js';
-import { waitUntil } from '../../helpers/wait-until.js';
+import { createPostSendStatusWebhook } from '../../activities/post-send-status-webhook.js';
+import { createRecordDeadLetter } from '../../activities/record-dead-letter.js';
+import { createResolveDeadLetters } from '../../activities/resolve-dead-letters.js';
+import type { Alert } from '../../common/alert-sink.js';
+import { envPayloadEncryptionKeys } from '../../common/payload-encryption-keys.js';
+import { generateWebhookSecret } from '../../common/standard-webhook-signature.js';
+import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
+import { generateApiKey } from '../../lake/send/api-key.js';
+import { sendAckSignal, sendStatusQuery, sendWorkflowId } from '../../workflows/send-contracts.js';
+import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET, uniqueTaskQueue } from './temporal-env.js';
+import { waitUntil } from './wait-until.js';
 import { createSendKit, type SendKit } from './send-workflow-kit.js';
 import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from './send-test-server.js';
 
@@ -58,7 +58,7 @@ export class Receiver {
   }
 }
 
-/** Everything a status-webhook test needs around one Temporal environment (issue #10 item 8). */
+/** Everything a status-webhook test needs around one Temporal environment (ADR 0011). */
 export interface StatusWebhookTestbed {
   server: SendTestServer;
   receiver: Receiver;

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { buildApp } from '../../../ingest-api/app.js';
-import { loadIngestConfig } from '../../../ingest-api/config.js';
-import { EventsRepository } from '../../../lake/events/events-repository.js';
-import { createPool } from '../../../lake/pool.js';
-import { SendAdminRepository } from '../../../lake/send/send-admin-repository.js';
-import { createIngestMetrics } from '../../../ingest-api/metrics.js';
-import { generateApiKey } from '../../../lake/send/api-key.js';
-import { createSendComponents, type SendComponents } from '../../../ingest-api/send-wiring.js';
-import { silentLogger } from '../../helpers/silent-logger.js';
-import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET } from '../../helpers/temporal-env.js';
+import { buildApp } from '../../ingest-api/app.js';
+import { loadIngestConfig } from '../../ingest-api/config.js';
+import { EventsRepository } from '../../lake/events/events-repository.js';
+import { createPool } from '../../lake/pool.js';
+import { SendAdminRepository } from '../../lake/send/send-admin-repository.js';
+import { createIngestMetrics } from '../../ingest-api/metrics.js';
+import { generateApiKey } from '../../lake/send/api-key.js';
+import { createSendComponents, type SendComponents } from '../../ingest-api/send-wiring.js';
+import { silentLogger } from './silent-logger.js';
+import { TEST_PAYLOAD_ENCRYPTION_KEYS, TEST_SECRET } from './temporal-env.js';
 
 /** A real ingest API with the send routes, over real HTTP and PostgreSQL. */
 export interface SendTestServer {
@@ -36,7 +36,10 @@ export async function startSendTestServer(
     DATABASE_URL: databaseUrl,
     WHATSAPP_WEBHOOK_SECRET: TEST_SECRET,
     TEMPORAL_ADDRESS: '127.0.0.1:1',
-    SEND_API_START_TIMEOUT_MS: '300',
+    // A start's deadline is wall-clock time: with a real client, a loaded machine must not turn a slow start into
+    // a miss that only the sweeper retries (with the same deadline); without one, every start fails at once.
+    // A test that sets SEND_API_START_TIMEOUT_MS itself keeps its value.
+    SEND_API_START_TIMEOUT_MS: options.client || options.env?.['TEMPORAL_ADDRESS'] ? '10000' : '300',
     SEND_TEXT_MAX_CHARS: '100',
     // The API's own starts are encrypted like every test client's: the workers' codec refuses clear input.
     PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { createDatabase, dropDatabase } from '../../../dev-stack/scratch-databases.js';
-import { silentLogger } from '../../helpers/silent-logger.js';
-import { EventsRepository } from '../../../lake/events/events-repository.js';
-import { runMigrations } from '../../../lake/migrate.js';
-import { createPool } from '../../../lake/pool.js';
-import { parseIngestBody } from '../../../ingest-api/parse-ingest-body.js';
+import { createDatabase, dropDatabase } from '../../dev-stack/scratch-databases.js';
+import { EventsRepository } from '../../lake/events/events-repository.js';
+import { runMigrations } from '../../lake/migrate.js';
+import { createPool } from '../../lake/pool.js';
+import { parseIngestBody } from '../../ingest-api/parse-ingest-body.js';
+import { silentLogger } from './silent-logger.js';
 
 /**
  * Creates a fresh, migrated database (random name `wa_lake_<16 hex>`) on the same server as `databaseUrl`

@@ -8,9 +8,9 @@ import {
   sendWorkflowId,
   type SendMessageInput,
   type SendMessageResult,
-} from '../../../workflows/send-contracts.js';
-import { historyJson } from '../../helpers/temporal-histories.js';
-import { waitUntil } from '../../helpers/wait-until.js';
+} from '../../workflows/send-contracts.js';
+import { historyJson } from './temporal-histories.js';
+import { waitUntil } from './wait-until.js';
 import { createSendKit, startSend, type SendKit } from './send-workflow-kit.js';
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -33,7 +33,7 @@ function ackedPath(...acks: Array<'sent' | 'delivered' | 'read'>): SendPath {
 const resultOf: SendPath = async (env, kit, input) => (await startSend(env, kit, input)).result();
 
 /**
- * The recorded `sendMessage` paths (issue #10, architecture.md §12): the input each one starts with, how it
+ * The recorded `sendMessage` paths (ADR 0009, architecture.md §12): the input each one starts with, how it
  * is driven, and the state it must end in (a recording that ends elsewhere is refused, so a fixture always
  * shows the path its name says).
  */

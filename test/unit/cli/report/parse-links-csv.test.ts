@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LinksCsvError, parseLinksCsv } from '../../../cli/report/parse-links-csv.js';
+import { LinksCsvError, parseLinksCsv } from '../../../../cli/report/parse-links-csv.js';
 
-describe('parseLinksCsv (wa-lake members import, issue #11 item 3)', () => {
+describe('parseLinksCsv (wa-lake members import)', () => {
   it('reads the named columns in any order, with quotes, CRLF, a BOM and extra columns ignored', () => {
     const csv =
       '\uFEFFname,note,member_id,participant_id\r\n"Ana, the first",x,discord:1,100000000000001@lid\r\n' +
@@ -12,7 +12,7 @@ describe('parseLinksCsv (wa-lake members import, issue #11 item 3)', () => {
     ]);
   });
 
-  it('reads a file without a name column as links without names (issue #28 item 1)', () => {
+  it('reads a file without a name column as links without names (ADR 0020)', () => {
     expect(parseLinksCsv('participant_id,member_id\n100000000000001@lid,discord:1\n')).toEqual([
       { participantId: '100000000000001@lid', memberId: 'discord:1' },
     ]);

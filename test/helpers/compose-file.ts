@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 /** Project root, from test/unit/deploy/. */
-export const PROJECT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+export const PROJECT_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Path of a file relative to the project root. */
 export const projectPath = (relative: string): string => join(PROJECT_DIR, relative);

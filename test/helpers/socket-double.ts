@@ -1,7 +1,7 @@
 import { makeEventBuffer, type GroupMetadata } from '@whiskeysockets/baileys';
 import pino from 'pino';
 import { vi } from 'vitest';
-import type { OpenedSocket, SessionSocket } from '../../../../collector/session/baileys-socket.js';
+import type { OpenedSocket, SessionSocket } from '../../collector/session/baileys-socket.js';
 
 /** A Baileys socket double: its `ev` is Baileys' own `makeEventBuffer`; no network. */
 export interface SocketDouble extends SessionSocket {
