@@ -16,13 +16,14 @@ import {
   readNewcomerFunnel,
   readPeriodTotals,
 } from './report-questions-queries.js';
+import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 export type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
-// below reads it instead of the views (ADR 0013: the whole report in under 5 s). The views compute the rollup
-// from the read model when read (ADR 0013); reading them once here is the report's main cost. With both ends given,
-// only the days the report needs are aggregated; otherwise every day is, and the missing end is read off the result.
+// below reads it instead of the views (ADR 0013). The views read the rollup tables, caught up just before, and
+// recount only marked days (ADR 0025, "A year's volume"). With both ends given, only the days the report needs are
+// read (the tables' day index); otherwise every day is, and the missing end is read off the result.
 const LOAD_DAYS_SQL = `
   CREATE TEMP TABLE report_days ON COMMIT DROP AS
   SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
@@ -86,8 +87,9 @@ const TOP_MEMBERS_SQL = `
 // row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
 const LOAD_COHORTS_SQL = `
   CREATE TEMP TABLE report_cohorts ON COMMIT DROP AS
-  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size
-    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week
+  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size, joined_at
+    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week,
+                 min(at) AS joined_at
             FROM engagement_membership_changes
            WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
            GROUP BY 1, 2
@@ -123,6 +125,7 @@ const COHORTS_SQL = `
  * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
  */
 export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
+  await catchUpEngagementRollup(pool);
   return inTransaction(
     pool,
     async (client) => {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../pool.js';
 import { readLevelMonths } from './report-questions-queries.js';
+import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 /** What the dashboard's member page covers (ADR 0025): one person, a range of local days, one group or all. */
 export interface MemberPageOptions {
@@ -99,16 +100,20 @@ const GROUPS_SQL = `
     LEFT JOIN whatsapp_groups g ON g.jid = group_jid
    ORDER BY messages DESC, 1`;
 
+// The local-day filter is exact; the bound on `sent_at` a day wider either side (any zone is within 14 h of UTC) lets
+// the scan use the BRIN index instead of reading every message of the lake.
 const REPLIES_SQL = `
   WITH edges AS (
     SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg, 0 AS rr, 0 AS mr
       FROM engagement_reply_edges
      WHERE sender_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
+       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
        AND ($4::text IS NULL OR group_jid = $4)
     UNION ALL
     SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int
       FROM engagement_reply_edges
      WHERE target_participant_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
+       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
        AND ($4::text IS NULL OR group_jid = $4))
   SELECT e.other AS "participantId", COALESCE(n.display_name, e.other) AS "displayName",
          COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone",
@@ -132,6 +137,7 @@ interface PersonRow extends NamedParticipant {
  * @throws pg.DatabaseError when a query fails.
  */
 export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions): Promise<MemberPage | null> {
+  await catchUpEngagementRollup(pool);
   return inTransaction(
     pool,
     async (client) => {

@@ -48,6 +48,9 @@ const ENGAGEMENT_QUESTIONS = [
   '1765750000003_display-names-in-views',
 ];
 
+// The rollup kept as tables, exact at every read (ADR 0025, "A year's volume").
+const YEAR_VOLUME = ['1765800000000_engagement-rollup-cache'];
+
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
     const names = readdirSync(fileURLToPath(new URL('../../../lake/migrations', import.meta.url)))
@@ -56,5 +59,6 @@ describe('lake/migrations', () => {
       .sort();
     expect(names.slice(0, RELEASED.length)).toEqual(RELEASED);
     expect(names.filter((name) => name.startsWith('17657500000'))).toEqual(ENGAGEMENT_QUESTIONS);
+    expect(names.filter((name) => name.startsWith('17658000000'))).toEqual(YEAR_VOLUME);
   });
 });
