@@ -73,6 +73,14 @@ export const FailureType = {
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
 
+/**
+ * Failure `type` of a run whose input names another workflow id (ADR 0026): a copied encrypted input. Non-retryable.
+ */
+export const FORGED_INPUT_FAILURE_TYPE = 'ForgedInputError';
+
+/** Alert kind of a payload the worker refuses, or of an input or signal a key holder did not write (ADR 0022, ADR 0026). */
+export const PAYLOAD_REFUSED_ALERT_KIND = 'payload_refused';
+
 /** Workflow type names as shown in the Web UI (equal to the exported workflow function names). */
 export const DELIVER_EVENT_WORKFLOW_TYPE = 'deliverEvent';
 export const DEAD_LETTER_WORKFLOW_TYPE = 'deadLetter';

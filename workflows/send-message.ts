@@ -11,6 +11,7 @@ import {
   setHandler,
   sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
@@ -23,6 +24,7 @@ import {
   isForwardTransition,
   sendAckSignal,
   sendStatusQuery,
+  sendWorkflowId,
   sessionTaskQueue,
   type SendFailureTypeName,
   type SendMessageInput,
@@ -32,6 +34,7 @@ import {
   type SessionActivities,
 } from './send-contracts.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
+import { isSignalArgumentMissing, refuseInputOfAnotherWorkflow } from './forged-input.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
@@ -105,11 +108,13 @@ class SendMessageRun {
 
   /** ACKs move the state forward whenever they arrive; the gate's grant is kept; the query reads the history. */
   installHandlers(): void {
-    setHandler(sendAckSignal, (ack) =>
-      this.advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null)
-    );
-    setHandler(dispatchGrantedSignal, ({ grantedAtMs: at }) => {
-      this.grantedAtMs ??= at;
+    setHandler(sendAckSignal, (ack) => {
+      if (isSignalArgumentMissing(sendAckSignal.name, ack)) return;
+      this.advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null);
+    });
+    setHandler(dispatchGrantedSignal, (grant) => {
+      if (isSignalArgumentMissing(dispatchGrantedSignal.name, grant)) return;
+      this.grantedAtMs ??= grant.grantedAtMs;
     });
     setHandler(sendStatusQuery, () => ({ state: this.state, transitions: this.transitions }));
   }
@@ -287,6 +292,9 @@ class SendMessageRun {
  *   `TemporalFailure` (the run fails) or a plain error (the workflow task fails and Temporal retries it).
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
+  // The ingest API starts each message under `send-<message_id>`: an input under another id was copied (ADR 0026).
+  if (sendWorkflowId(input.messageId) !== workflowInfo().workflowId)
+    return refuseInputOfAnotherWorkflow(sendWorkflowId(input.messageId));
   const run = new SendMessageRun(input);
   run.installHandlers();
   run.notifyQueued();

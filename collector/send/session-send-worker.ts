@@ -102,7 +102,7 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
     onSessionOpen: () => {
       options.client.workflow
         .getHandle(sendGateWorkflowId(options.accountId))
-        .signal(resumeSendingSignal)
+        .signal(resumeSendingSignal, { requestedBy: 'session', at: new Date().toISOString() })
         .catch(() => undefined); // no gate yet: nothing to resume
     },
     async stop() {
