@@ -18,6 +18,7 @@ import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../wor
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
+  loadOrCreateErasureKey,
   loadOrCreateWebhookSecret,
   prepareDataDir,
   writeDevStackFile,
@@ -171,6 +172,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TEMPORAL_ADDRESS: temporal.address,
       WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
       PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
+      ERASURE_KEY: loadOrCreateErasureKey(layout.erasureKeyFile),
       OUTBOX_PATH: layout.outboxPath,
       AUTH_DIR: layout.authDir,
       INGEST_PORT: String(options.ingestPort ?? 0),

@@ -17,6 +17,7 @@ import {
   recordErasureRun,
   type LakeErasureResult,
   type PendingErasure,
+  writeErasureTombstones,
 } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
 import { type TemporalHistories, temporalHistoriesOf, temporalHistoryLines } from './temporal-history-queries.js';
@@ -122,6 +123,8 @@ export async function runErasure(options: {
   temporalNamespace?: string;
   accountJids?: readonly string[];
   force?: boolean;
+  /** `ERASURE_KEY` (ADR 0027): the key of the tombstones this run writes; the ingest API must hold the same. */
+  erasureKey: string;
 }): Promise<ErasureReport> {
   const exportSender = exportSenderNameOf(options.participant);
   if (exportSender !== undefined) return eraseExportSender(options, exportSender);
@@ -130,7 +133,12 @@ export async function runErasure(options: {
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
   const pending = await findPendingErasures(options.pool, jidUsers(jids));
-  const lake = await inTransaction(options.pool, (client) => forgetParticipantInLake(client, jids, pseudonym));
+  // The tombstones commit with the erasure, so no event can be stored between them unchecked (ADR 0027).
+  const lake = await inTransaction(options.pool, async (client) => {
+    const result = await forgetParticipantInLake(client, jids, pseudonym);
+    await writeErasureTombstones(client, options.erasureKey, userIdentifiers([...jids, ...result.jids]), pseudonym);
+    return result;
+  });
   const notReached: string[] = lake.skipped.map(
     (row) =>
       `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
@@ -145,6 +153,7 @@ export async function runErasure(options: {
     try {
       for (const user of recognisePendingUsers(outbox, pending)) memberJids.add(`${user}@lid`);
       const result = forgetParticipantInOutbox(outbox, [...memberJids], pseudonym);
+      await writeErasureTombstones(options.pool, options.erasureKey, userIdentifiers([...memberJids]), pseudonym);
       outboxRowsRewritten = result.rowsRewritten;
       for (const eventId of result.eventIds) eventIds.add(eventId);
     } finally {
@@ -221,12 +230,16 @@ export async function runErasure(options: {
  * transaction commits; refused like any run that finds nothing, unless `force`.
  */
 async function eraseExportSender(
-  options: { pool: pg.Pool; requestedBy: string; temporalNamespace?: string; force?: boolean },
+  options: { pool: pg.Pool; requestedBy: string; temporalNamespace?: string; force?: boolean; erasureKey: string },
   name: string
 ): Promise<ErasureReport> {
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
-  const lake = await inTransaction(options.pool, (client) => forgetExportSenderInLake(client, name, pseudonym));
+  const lake = await inTransaction(options.pool, async (client) => {
+    const result = await forgetExportSenderInLake(client, name, pseudonym);
+    await writeErasureTombstones(client, options.erasureKey, [{ kind: 'name', value: name }], pseudonym);
+    return result;
+  });
   const counts = { lake: lake.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 };
   const foundNothing = isNothingFound(counts);
   const notReached = ['the chat export files themselves (.txt, .zip): delete them by hand', ...alwaysNotReached()];
@@ -270,6 +283,10 @@ function recognisePendingUsers(outbox: OutboxStore, pending: readonly PendingEra
   if (pending.length === 0) return [];
   return findMemberUsersInOutbox(outbox, (user) => pending.some((erasure) => erasure.has(user)));
 }
+
+/** The tombstone identifiers of JIDs: their digits, whatever the server and device (ADR 0027). */
+const userIdentifiers = (jids: readonly string[]): Array<{ kind: 'user'; value: string }> =>
+  jidUsers(jids).map((value) => ({ kind: 'user', value }));
 
 async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
