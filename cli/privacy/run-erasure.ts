@@ -132,7 +132,7 @@ export async function runErasure(options: {
   if (options.force !== true) await refuseLinkedAccount(options.pool, jids, options.accountJids ?? []);
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
-  const pending = await findPendingErasures(options.pool, jidUsers(jids));
+  const pending = await findPendingErasures(options.pool, options.erasureKey, jidUsers(jids));
   // The tombstones commit with the erasure, so no event can be stored between them unchecked (ADR 0027).
   const lake = await inTransaction(options.pool, async (client) => {
     const result = await forgetParticipantInLake(client, jids, pseudonym);
@@ -198,7 +198,7 @@ export async function runErasure(options: {
       pending.map((erasure) => erasure.id)
     );
   } else {
-    await keepPendingErasure(options.pool, pending, jidUsers([...memberJids]));
+    await keepPendingErasure(options.pool, options.erasureKey, pending, jidUsers([...memberJids]));
   }
   const foundNothing =
     pending.length === 0 && isNothingFound({ lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted });

@@ -99,7 +99,38 @@ describe('erasure tombstones', () => {
     expect(hashes).not.toContain(
       createHmac('sha256', 'another key of 32 characters...').update(`user:${digits}`).digest('hex')
     );
+    // The erasure missed the outbox: its pending row (ADR 0017) holds the same keyed hashes, no salt.
+    const pending = await lake.pool.query<{ salt: string | null; keyed: boolean; user_hashes: string[] }>(
+      'SELECT salt, keyed, user_hashes FROM whatsapp_pending_erasures'
+    );
+    expect(pending.rows).toHaveLength(1);
+    expect(pending.rows[0]).toMatchObject({ salt: null, keyed: true });
+    expect(pending.rows[0]?.user_hashes).toContain(keyed);
     const text = await dumpLakeText(lake.pool);
     expect(text).not.toContain(TEST_ERASURE_KEY);
+  });
+
+  it('recognises a pending erasure an earlier version salted, and rewrites it keyed', async () => {
+    const lake = lakes.at(0).lake;
+    const member = newMember();
+    await lake.pool.query('DELETE FROM whatsapp_pending_erasures');
+    const salt = 'a'.repeat(32);
+    await lake.pool.query(`INSERT INTO whatsapp_pending_erasures (id, salt, user_hashes) VALUES ($1, $2, $3)`, [
+      randomUUID(),
+      salt,
+      [createHash('sha256').update(`${salt}:${member.phone}`).digest('hex')],
+    ]);
+    const report = await forget(lake, `+${member.phone}`);
+    expect(report.continuedPendingErasure).toBe(true);
+    const { rows } = await lake.pool.query<{ salt: string | null; keyed: boolean; user_hashes: string[] }>(
+      'SELECT salt, keyed, user_hashes FROM whatsapp_pending_erasures'
+    );
+    expect(rows).toEqual([
+      {
+        salt: null,
+        keyed: true,
+        user_hashes: [createHmac('sha256', TEST_ERASURE_KEY).update(`user:${member.phone}`).digest('hex')],
+      },
+    ]);
   });
 });
