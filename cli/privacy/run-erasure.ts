@@ -20,7 +20,13 @@ import {
   writeErasureTombstones,
 } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
-import { type TemporalHistories, temporalHistoriesOf, temporalHistoryLines } from './temporal-history-queries.js';
+import {
+  RUNNING_DELIVERIES_QUERY,
+  runningDeliveriesLine,
+  type TemporalHistories,
+  temporalHistoriesOf,
+  temporalHistoryLines,
+} from './temporal-history-queries.js';
 
 /**
  * Thrown before anything is changed when an identifier `forget` was given is the linked account's own (ADR 0014
@@ -68,6 +74,11 @@ export interface ErasureReport {
   refused: boolean;
   /** The histories Temporal keeps of this member until retention, with the queries that list them. */
   temporalHistories: TemporalHistories;
+  /**
+   * `deliverEvent` workflows running when the run ended (null: not counted), which `forget` cannot reach: the
+   * lake's tombstones handle what they deliver (ADR 0027).
+   */
+  runningDeliveries: number | null;
 }
 
 /** True when the counts show no change anywhere. */
@@ -182,6 +193,8 @@ export async function runErasure(options: {
     eventIds,
     lake.sentMessages.sentMessageIds
   );
+  const running = await countRunningDeliveries(options.temporalClient);
+  notReached.push(runningDeliveriesLine(options.temporalNamespace ?? 'default', running.count, running.reason));
   notReached.push(
     ...temporalHistoryLines(temporalHistories, {
       namespace: options.temporalNamespace ?? 'default',
@@ -212,6 +225,7 @@ export async function runErasure(options: {
     foundNothing,
     refused: foundNothing && isComplete && options.force !== true,
     temporalHistories,
+    runningDeliveries: running.count,
   };
   if (report.refused) return report;
   await recordErasureRun(options.pool, {
@@ -253,6 +267,7 @@ async function eraseExportSender(
     foundNothing,
     refused: foundNothing && options.force !== true,
     temporalHistories: temporalHistoriesOf(options.temporalNamespace ?? 'default', new Set(), []),
+    runningDeliveries: null,
   };
   if (report.refused) return report;
   await recordErasureRun(options.pool, {
@@ -282,6 +297,16 @@ async function refuseLinkedAccount(
 function recognisePendingUsers(outbox: OutboxStore, pending: readonly PendingErasure[]): string[] {
   if (pending.length === 0) return [];
   return findMemberUsersInOutbox(outbox, (user) => pending.some((erasure) => erasure.has(user)));
+}
+
+/** How many `deliverEvent` workflows are running now, or null with the reason they could not be counted. */
+async function countRunningDeliveries(client: Client | null): Promise<{ count: number | null; reason?: string }> {
+  if (client === null) return { count: null };
+  try {
+    return { count: (await client.workflow.count(RUNNING_DELIVERIES_QUERY)).count };
+  } catch (err) {
+    return { count: null, reason: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 /** The tombstone identifiers of JIDs: their digits, whatever the server and device (ADR 0027). */
