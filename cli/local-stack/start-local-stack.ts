@@ -64,6 +64,8 @@ export interface LocalStack {
   databaseUrl: string;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
+  /** The data folder's generated `ERASURE_KEY` file in use (ADR 0027); null when the environment set the key. */
+  erasureKeyFile: string | null;
   /** The collector's outbox and status file (`OUTBOX_PATH`, `COLLECTOR_STATUS_PATH`) for `forget` and `status`. */
   outboxPath: string;
   collectorStatusPath: string;
@@ -225,6 +227,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
+      erasureKeyFile: env['ERASURE_KEY'] === undefined ? layout.erasureKeyFile : null,
       outboxPath: resolve(collectorConfig.OUTBOX_PATH),
       collectorStatusPath: resolve(collectorConfig.COLLECTOR_STATUS_PATH),
       codec: codec
