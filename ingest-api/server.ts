@@ -36,6 +36,7 @@ export async function startIngestServer(options: {
     repository: new EventsRepository(pool, logger, {
       onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows),
       batchLimits: { maxConcurrentBatches: config.concurrentStatements },
+      erasureKey: config.erasureKey,
     }),
     metrics,
     logger,

@@ -89,6 +89,12 @@ export { DateOrderConflictError, type DateOrderDecision } from './chat-export/da
 export { DATE_ORDERS, type DateOrder } from './chat-export/written-timestamp.js';
 // Privacy: erasure and retention (architecture.md §14).
 export { expandAliases, forgetParticipantInLake, recordErasureRun } from './privacy/forget-participant.js';
+export {
+  ErasureKeyMissingError,
+  erasureHash,
+  writeErasureTombstones,
+  type ErasedIdentifierKind,
+} from './privacy/erasure-tombstones.js';
 export type { LakeErasureResult } from './privacy/lake-erasure-result.js';
 export { exportSenderNameOf, forgetExportSenderInLake } from './privacy/forget-export-sender.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';

@@ -19,6 +19,7 @@ import { TeardownStack } from '../../common/teardown-stack.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
+  loadOrCreateErasureKey,
   loadOrCreateWebhookSecret,
   prepareDataDir,
   type DataDirLayout,
@@ -67,6 +68,8 @@ export interface LocalStack {
   databaseUrl: string;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
+  /** The data folder's generated `ERASURE_KEY` file in use (ADR 0027); null when the environment set the key. */
+  erasureKeyFile: string | null;
   /** The collector's outbox and status file (`OUTBOX_PATH`, `COLLECTOR_STATUS_PATH`) for `forget` and `status`. */
   outboxPath: string;
   collectorStatusPath: string;
@@ -189,6 +192,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
+      erasureKeyFile: env['ERASURE_KEY'] === undefined ? layout.erasureKeyFile : null,
       outboxPath: resolve(collectorConfig.OUTBOX_PATH),
       collectorStatusPath: resolve(collectorConfig.COLLECTOR_STATUS_PATH),
       codec: codec
@@ -261,6 +265,7 @@ function stackEnvironment(
     TEMPORAL_ADDRESS: temporalAddress,
     WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
     PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
+    ERASURE_KEY: loadOrCreateErasureKey(layout.erasureKeyFile),
     OUTBOX_PATH: layout.outboxPath,
     AUTH_DIR: layout.authDir,
     INGEST_PORT: String(options.ingestPort ?? 0),

@@ -46,6 +46,7 @@ const ENGAGEMENT_QUESTIONS = [
   '1765750000001_newcomers-levels-hours',
   '1765750000002_lid-successions',
   '1765750000003_display-names-in-views',
+  '1765810000000_erasure-tombstones',
 ];
 
 // The rollup kept as tables, exact at every read (ADR 0025, "A year's volume").
