@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBoolean, envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
+import { envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { envSecret } from '../common/placeholder-secrets.js';
 
@@ -22,8 +22,6 @@ export const codecServerEnvSchema = z.object({
         .filter((origin) => origin.length > 0)
     )
     .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) URL' }))),
-  /** `wa-lake dev` only: decode for the Web UI's own origin without a token (ADR 0022). */
-  CODEC_SERVER_TRUST_UI_ORIGIN: envBoolean(false),
   PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys.refine((keys) => keys !== undefined && keys.length > 0, {
     message: 'is required: the codec server decrypts with these keys',
   }),
