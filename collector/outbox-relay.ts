@@ -55,6 +55,11 @@ export interface OutboxRelayOptions {
   requestEagerStart?: boolean;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
+  /**
+   * Says why Temporal is unreachable (`probeTemporalConnection`: a CA, server name or client certificate mistake,
+   * ADR 0028), for the outage's alert and log; the SDK itself reports every TLS mistake as a deadline.
+   */
+  diagnoseUnreachable?: () => Promise<string | null>;
   now?: () => number;
   random?: () => number;
 }
@@ -348,13 +353,16 @@ export class OutboxRelay {
   private async reportHealth(isDown: boolean, result: DrainResult): Promise<void> {
     if (isDown && !this.isOutage) {
       this.isOutage = true;
+      const likelyCause = (await this.options.diagnoseUnreachable?.().catch(() => null)) ?? null;
+      if (likelyCause !== null) this.logger.warn({ likelyCause }, 'temporal unreachable: likely cause found');
       await this.options.alertSink
         .send({
           kind: 'temporal_unreachable',
           severity: 'error',
-          message:
-            'The collector cannot start delivery workflows: Temporal is unreachable. Events stay in the outbox and are retried.',
-          details: { failed: result.failed, postponed: result.postponed },
+          message: `The collector cannot start delivery workflows: Temporal is unreachable${
+            likelyCause === null ? '' : ` (likely cause: ${likelyCause})`
+          }. Events stay in the outbox and are retried.`,
+          details: { failed: result.failed, postponed: result.postponed, likelyCause },
         })
         .catch((err: unknown) => this.logger.error({ err }, 'cannot send alert'));
     } else if (!isDown && this.isOutage && result.started + result.alreadyStarted > 0) {

@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger.js';
 import { warnRenamedEnvKeys } from '../common/renamed-env-keys.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
+import { probeTemporalConnection } from '../common/temporal-tls-probe.js';
 import { TeardownStack } from '../common/teardown-stack.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
@@ -343,6 +344,7 @@ function startOutboxRelay(options: RunCollectorOptions, outbox: OutboxStore): Ou
     requestEagerStart: options.requestEagerStart ?? false,
     retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
+    diagnoseUnreachable: () => probeTemporalConnection(config.temporal),
   });
   relay.start();
   return relay;
