@@ -85,7 +85,11 @@ export {
   type ExportDay,
   type ExportSenderSummary,
 } from './chat-export/chat-export-queries.js';
-export { DateOrderConflictError, type DateOrderDecision } from './chat-export/date-order.js';
+export {
+  DateOrderConflictError,
+  DateOrderContradictionError,
+  type DateOrderDecision,
+} from './chat-export/date-order.js';
 export { DATE_ORDERS, type DateOrder } from './chat-export/written-timestamp.js';
 // Privacy: erasure and retention (architecture.md §14).
 export { expandAliases, forgetParticipantInLake, recordErasureRun } from './privacy/forget-participant.js';

@@ -124,7 +124,8 @@ async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<strin
  * @param options.eventIdOf - UUIDv5 of a name in the lake's event-id namespace (`collector/event-id.ts`).
  * @throws NoChatMessagesError (nothing stored) when the text holds no message or system line at all;
  *   DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
- *   given; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
+ *   given; DateOrderContradictionError (nothing stored) when `--date-order` makes a date impossible that exists in
+ *   the other order; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
  */
 export async function importChatExport(
   pool: pg.Pool,

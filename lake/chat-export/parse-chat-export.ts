@@ -178,7 +178,7 @@ function readFileContext(
   const dateOrder = decideDateOrder(
     lines.flatMap((line, index) => {
       const written = headers[index]?.written;
-      return written ? [{ text: line, written }] : [];
+      return written ? [{ text: line, line: index + 1, written }] : [];
     }),
     options.dateOrder
   );
@@ -224,7 +224,8 @@ function finishMessages(result: ParsedChatExport): void {
  *
  * @param text - the decoded file (UTF-8, BOM allowed).
  * @returns messages in file order, system lines counted, unreadable lines with their numbers.
- * @throws DateOrderConflictError when the dates cannot tell the day/month order and none was given.
+ * @throws DateOrderConflictError when the dates cannot tell the day/month order and none was given;
+ *   DateOrderContradictionError when `options.dateOrder` makes a date impossible that exists in the other order.
  */
 export function parseChatExport(text: string, options: ParseChatExportOptions = {}): ParsedChatExport {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;

@@ -339,6 +339,35 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', 
     expect(none.stderr).toContain(`wa-lake: ${empty}: holds no text: nothing was imported`);
   });
 
+  it('refuses a --date-order the file contradicts and stores nothing, so a later correct import is not shadowed', async () => {
+    const group = '120363000000030062@g.us';
+    const file = join(dir, 'android-day-first.txt');
+    const days = ['01/07/2025', '13/07/2025', '14/07/2025', '15/07/2025', '16/07/2025'];
+    writeFileSync(file, days.map((day, index) => `${day} 10:00 - Ana: message ${String(index)}\n`).join(''));
+    const env = { DATABASE_URL: fresh.url };
+    const refused = await runCli(['import-export', file, '--group', group, '--force', '--date-order', 'month-first'], {
+      env,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      '--date-order month-first contradicts the file: 4 of its dates exist only day-first'
+    );
+    expect(refused.stderr).toContain('its dates fit day-first');
+    expect(await exportedRows(group)).toEqual([]);
+    const right = await runCli(['import-export', file, '--group', group, '--force', '--date-order', 'day-first'], {
+      env,
+    });
+    expect(right.code).toBe(0);
+    const rows = await exportedRows(group);
+    expect(rows.map((row) => (row['at'] as Date).toISOString().slice(0, 10))).toEqual([
+      '2025-07-01',
+      '2025-07-13',
+      '2025-07-14',
+      '2025-07-15',
+      '2025-07-16',
+    ]);
+  });
+
   it('retention redacts exported texts and forget erases a member’s exported messages, which keep counting', async () => {
     const group = '120363000000030051@g.us';
     await importText(group, fixture('android-ptbr-24h.txt'));
