@@ -40,6 +40,7 @@ export {
   type StoredMessageKey,
 } from './engagement/coverage-queries.js';
 export {
+  assertGroupInLake,
   readEngagementReport,
   type EngagementReport,
   type EngagementReportOptions,
@@ -85,6 +86,7 @@ export {
   type ExportDay,
   type ExportSenderSummary,
 } from './chat-export/chat-export-queries.js';
+export { exportTitleOfFileName, upsertExportGroups } from './chat-export/export-groups.js';
 export {
   DateOrderConflictError,
   DateOrderContradictionError,

@@ -112,6 +112,21 @@ const COHORTS_SQL = `
    ORDER BY 1, 2`;
 
 /**
+ * The one rule for "is this group in the lake" that `wa-lake report`, the dashboard and `wa-lake coverage` share: a
+ * group row (a captured group, or one made by a chat export, ADR 0029) or a stored message of it.
+ *
+ * @throws UnknownReportGroupError when the lake has neither.
+ */
+export async function assertGroupInLake(db: pg.Pool | pg.ClientBase, groupJid: string): Promise<void> {
+  const known = await db.query<{ known: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
+            OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1) AS known`,
+    [groupJid]
+  );
+  if (known.rows[0]?.known !== true) throw new UnknownReportGroupError(groupJid);
+}
+
+/**
  * Reads every figure of the engagement report (architecture.md §13) in one repeatable-read
  * transaction (it writes only its own temp tables), so all charts describe the same moment of the lake. A
  * missing end of the range defaults to the first or last day with activity (of the group, when one is given).
@@ -127,14 +142,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
     await client.query(`SET LOCAL work_mem = '256MB'`);
-    if (options.groupJid !== null) {
-      const known = await client.query<{ known: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
-                OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1) AS known`,
-        [options.groupJid]
-      );
-      if (known.rows[0]?.known !== true) throw new UnknownReportGroupError(options.groupJid);
-    }
+    if (options.groupJid !== null) await assertGroupInLake(client, options.groupJid);
     await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
     await client.query('ANALYZE report_days');
     const range = await client.query<{ tz: string; from: string | null; to: string | null }>(
