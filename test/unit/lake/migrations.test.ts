@@ -48,6 +48,9 @@ const ENGAGEMENT_QUESTIONS = [
   '1765750000003_display-names-in-views',
 ];
 
+// Kept in order after the released ones (ADR 0029).
+const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name'];
+
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
     const names = readdirSync(fileURLToPath(new URL('../../../lake/migrations', import.meta.url)))
@@ -56,5 +59,6 @@ describe('lake/migrations', () => {
       .sort();
     expect(names.slice(0, RELEASED.length)).toEqual(RELEASED);
     expect(names.filter((name) => name.startsWith('17657500000'))).toEqual(ENGAGEMENT_QUESTIONS);
+    expect(names.filter((name) => name.startsWith('176582000000'))).toEqual(FRESH_USER_FIXES);
   });
 });
