@@ -131,7 +131,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
     async (client) => {
       // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
       await client.query(`SET LOCAL work_mem = '256MB'`);
-      if (options.groupJid !== null) await checkReportGroup(client, options.groupJid);
+      if (options.groupJid !== null) await assertGroupInLake(client, options.groupJid);
       await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
       await client.query('ANALYZE report_days');
       const { tz, from, to } = await readReportRange(client, options);
@@ -144,9 +144,14 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
   );
 }
 
-/** @throws UnknownReportGroupError when the lake has never seen `groupJid`. */
-async function checkReportGroup(client: pg.ClientBase, groupJid: string): Promise<void> {
-  const known = await client.query<{ known: boolean }>(
+/**
+ * The one rule for "is this group in the lake" that `wa-lake report`, the dashboard and `wa-lake coverage` share: a
+ * group row (a captured group, or one made by a chat export, ADR 0029) or a stored message of it.
+ *
+ * @throws UnknownReportGroupError when the lake has neither.
+ */
+export async function assertGroupInLake(db: pg.Pool | pg.ClientBase, groupJid: string): Promise<void> {
+  const known = await db.query<{ known: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
             OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1) AS known`,
     [groupJid]
