@@ -26,7 +26,6 @@ export async function startCodecServer(options: {
     codec: new EncryptionCodec(config.PAYLOAD_ENCRYPTION_KEYS ?? [], { isClearAllowed: true }),
     token: config.CODEC_SERVER_TOKEN,
     corsOrigins: config.CODEC_SERVER_CORS_ORIGINS,
-    isUiOriginTrusted: config.CODEC_SERVER_TRUST_UI_ORIGIN,
     logger,
   });
   try {

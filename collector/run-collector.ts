@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger.js';
 import { warnRenamedEnvKeys } from '../common/renamed-env-keys.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
+import { probeTemporalConnection } from '../common/temporal-tls-probe.js';
 import { TeardownStack } from '../common/teardown-stack.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
@@ -274,12 +275,23 @@ function startLiveSession(parts: SourceParts & { current: SessionHolder; pairPho
     () => historyMeter.status()
   );
   // `wa-lake status` follows an import push by push, at most once a second (a push is up to thousands of items).
+  // A push inside that second is written when it ends, so the last push of an import (its 100 %) is never left
+  // for the next heartbeat a minute later.
   let refreshedAtMs = 0;
-  refreshStatus = () => {
-    if (Date.now() - refreshedAtMs < 1_000) return;
+  let pendingRefresh: NodeJS.Timeout | null = null;
+  const refreshNow = (): void => {
+    pendingRefresh = null;
     refreshedAtMs = Date.now();
     heartbeat.refresh();
   };
+  refreshStatus = () => {
+    const waitMs = refreshedAtMs + 1_000 - Date.now();
+    if (waitMs <= 0) refreshNow();
+    else pendingRefresh ??= setTimeout(refreshNow, waitMs).unref();
+  };
+  stack.defer('status-refresh', () => {
+    if (pendingRefresh) clearTimeout(pendingRefresh);
+  });
   stack.defer('whatsapp-session', () => liveSession.stop());
   liveSession.start();
   handle.sessionStopped = liveSession.stopped;
@@ -332,6 +344,7 @@ function startOutboxRelay(options: RunCollectorOptions, outbox: OutboxStore): Ou
     requestEagerStart: options.requestEagerStart ?? false,
     retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
+    diagnoseUnreachable: () => probeTemporalConnection(config.temporal),
   });
   relay.start();
   return relay;

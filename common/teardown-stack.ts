@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger } from './logger.js';
 
 /**
  * The one teardown of the house, shaped like TC39's `AsyncDisposableStack` (`defer`, `disposeAsync`): what a

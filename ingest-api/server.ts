@@ -6,6 +6,7 @@ import type { IngestConfig } from './config.js';
 import { createIngestMetrics } from './metrics.js';
 import { startRetentionSchedule } from './retention-schedule.js';
 import { createSendComponents } from './send-wiring.js';
+import { ingestStartWarnings } from './start-warnings.js';
 
 /** A listening ingest API. */
 export interface RunningIngestServer {
@@ -36,6 +37,7 @@ export async function startIngestServer(options: {
     repository: new EventsRepository(pool, logger, {
       onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows),
       batchLimits: { maxConcurrentBatches: config.concurrentStatements },
+      erasureKey: config.erasureKey,
     }),
     metrics,
     logger,
@@ -66,6 +68,9 @@ export async function startIngestServer(options: {
   send.starter.startSweeper();
   let closing: Promise<void> | undefined;
   logger.info({ component: 'ingest-api', host: config.host, port }, 'ingest api listening');
+  for (const warning of ingestStartWarnings(config)) {
+    logger.warn({ component: 'ingest-api', key: warning.key }, warning.message);
+  }
   return {
     url: `http://${host}:${port}`,
     close: () => {

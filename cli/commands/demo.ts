@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { describeUnusableReplay } from '../../collector/index.js';
 import { packageRoot } from '../../common/package-root.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';

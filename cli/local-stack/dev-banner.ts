@@ -28,7 +28,11 @@ export function devBannerLines(
   ];
   if (stack.codec) {
     const token = stack.codec.tokenFile ? `token in ${stack.codec.tokenFile}` : 'token from CODEC_SERVER_TOKEN';
-    lines.push(`  Codec server    : ${stack.codec.url} (${token}; the Web UI decrypts payloads through it)`);
+    const endpoint = `${stack.codec.url}/<token>`;
+    lines.push(
+      `  Codec server    : ${stack.codec.url} (${token}; every caller needs it)`,
+      `  Web UI decoding : in the Web UI's Codec Server setting, enter ${endpoint} (kept by your browser)`
+    );
   }
   lines.push(
     `  Ingest API      : ${stack.ingestUrl}`,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { type CollectorHandle, runCollector, loadCollectorConfig, type SocketFactory } from '../../collector/index.js';
 import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
@@ -19,8 +19,10 @@ import { TeardownStack } from '../../common/teardown-stack.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
+  loadOrCreateErasureKey,
   loadOrCreateWebhookSecret,
   prepareDataDir,
+  type DataDirLayout,
   writeDevStackFile,
 } from './data-dir.js';
 import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
@@ -66,6 +68,8 @@ export interface LocalStack {
   databaseUrl: string;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
+  /** The data folder's generated `ERASURE_KEY` file in use (ADR 0027); null when the environment set the key. */
+  erasureKeyFile: string | null;
   /** The collector's outbox and status file (`OUTBOX_PATH`, `COLLECTOR_STATUS_PATH`) for `forget` and `status`. */
   outboxPath: string;
   collectorStatusPath: string;
@@ -110,16 +114,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (!env['DATABASE_URL']) await step(stopOrphanPostgres(layout.postgresDir, logger));
     await step(stopOrphanTemporal(layout, logger));
     // Every port asked for is checked before anything starts, so a taken one is named with its option (ADR 0017).
-    await assertPortsFree([
-      { port: options.temporalPort, purpose: 'the Temporal frontend (--temporal-port)' },
-      { port: options.uiPort, purpose: 'the Temporal Web UI (--ui-port)' },
-      { port: env['INGEST_PORT'] === undefined ? options.ingestPort : null, purpose: 'the ingest API (--ingest-port)' },
-      { port: env['DATABASE_URL'] ? null : options.postgresPort, purpose: 'embedded PostgreSQL (--postgres-port)' },
-      {
-        port: options.uiPort === null || env['CODEC_SERVER_PORT'] !== undefined ? null : options.codecPort,
-        purpose: 'the codec server (--codec-port)',
-      },
-    ]);
+    await assertStackPortsFree(options);
     // architecture.md §14: the Web UI reads encrypted payloads through a codec server started before it.
     const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
     const codec = await step(startDevCodecServer(layout, env, { uiPort, codecPort: options.codecPort ?? 0 }, logger));
@@ -149,40 +144,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     checkpoint();
 
-    let databaseUrl = env['DATABASE_URL'];
-    if (!databaseUrl) {
-      const postgres = await startEmbeddedPostgres({
-        dataDir: layout.postgresDir,
-        database: 'wa_lake',
-        port: options.postgresPort,
-        onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
-      });
-      teardown.defer('embedded-postgres', () => postgres.stop());
-      databaseUrl = postgres.databaseUrl;
-      logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
-      void postgres.unexpectedExit.then((exit) =>
-        logger.error(
-          { component: 'embedded-postgres', serverPid: postgres.pid, code: exit.code, signal: exit.signal },
-          'embedded postgresql exited unexpectedly; the lake is unavailable until wa-lake dev is restarted'
-        )
-      );
-    }
+    const databaseUrl = env['DATABASE_URL'] || (await startStackPostgres(layout, options, teardown));
     await step(runMigrations({ databaseUrl, logger }));
     checkpoint();
 
-    const stackEnv: Env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
-      PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
-      OUTBOX_PATH: layout.outboxPath,
-      AUTH_DIR: layout.authDir,
-      INGEST_PORT: String(options.ingestPort ?? 0),
-      // A development stack: status webhooks may go to a local receiver over http (ADR 0014); env wins.
-      SEND_WEBHOOK_ALLOW_HTTP: 'true',
-      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
-      ...env,
-      DATABASE_URL: databaseUrl,
-    };
+    const stackEnv = stackEnvironment(layout, options, temporal.address, databaseUrl);
     const collectorConfig = loadCollectorConfig(stackEnv);
     const ingest = await step(startIngestServer({ config: loadIngestConfig(stackEnv), logger }));
     teardown.defer('ingest-api', () => ingest.close());
@@ -226,6 +192,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
+      erasureKeyFile: env['ERASURE_KEY'] === undefined ? layout.erasureKeyFile : null,
       outboxPath: resolve(collectorConfig.OUTBOX_PATH),
       collectorStatusPath: resolve(collectorConfig.COLLECTOR_STATUS_PATH),
       codec: codec
@@ -246,6 +213,68 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (options.abortSignal?.aborted) throw options.abortSignal.reason;
     throw err;
   }
+}
+
+/** @throws PortInUseError naming the option of the first port asked for that another process holds. */
+async function assertStackPortsFree(options: LocalStackOptions): Promise<void> {
+  const { env } = options;
+  await assertPortsFree([
+    { port: options.temporalPort, purpose: 'the Temporal frontend (--temporal-port)' },
+    { port: options.uiPort, purpose: 'the Temporal Web UI (--ui-port)' },
+    { port: env['INGEST_PORT'] === undefined ? options.ingestPort : null, purpose: 'the ingest API (--ingest-port)' },
+    { port: env['DATABASE_URL'] ? null : options.postgresPort, purpose: 'embedded PostgreSQL (--postgres-port)' },
+    {
+      port: options.uiPort === null || env['CODEC_SERVER_PORT'] !== undefined ? null : options.codecPort,
+      purpose: 'the codec server (--codec-port)',
+    },
+  ]);
+}
+
+/** Embedded PostgreSQL in the data folder, deferred on `teardown`. @returns its database URL. */
+async function startStackPostgres(
+  layout: DataDirLayout,
+  options: LocalStackOptions,
+  teardown: TeardownStack
+): Promise<string> {
+  const { logger } = options;
+  const postgres = await startEmbeddedPostgres({
+    dataDir: layout.postgresDir,
+    database: 'wa_lake',
+    port: options.postgresPort,
+    onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
+  });
+  teardown.defer('embedded-postgres', () => postgres.stop());
+  logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
+  void postgres.unexpectedExit.then((exit) =>
+    logger.error(
+      { component: 'embedded-postgres', serverPid: postgres.pid, code: exit.code, signal: exit.signal },
+      'embedded postgresql exited unexpectedly; the lake is unavailable until wa-lake dev is restarted'
+    )
+  );
+  return postgres.databaseUrl;
+}
+
+/** The environment every process of the stack reads: the stack's own values, then the caller's, which win. */
+function stackEnvironment(
+  layout: DataDirLayout,
+  options: LocalStackOptions,
+  temporalAddress: string,
+  databaseUrl: string
+): Env {
+  return {
+    TEMPORAL_ADDRESS: temporalAddress,
+    WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
+    PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
+    ERASURE_KEY: loadOrCreateErasureKey(layout.erasureKeyFile),
+    OUTBOX_PATH: layout.outboxPath,
+    AUTH_DIR: layout.authDir,
+    INGEST_PORT: String(options.ingestPort ?? 0),
+    // A development stack: status webhooks may go to a local receiver over http (ADR 0014); env wins.
+    SEND_WEBHOOK_ALLOW_HTTP: 'true',
+    SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...options.env,
+    DATABASE_URL: databaseUrl,
+  };
 }
 
 /** Rejects with the signal's reason as soon as it aborts, whatever `promise` is still doing. */

@@ -16,13 +16,14 @@ import {
   readNewcomerFunnel,
   readPeriodTotals,
 } from './report-questions-queries.js';
+import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 export type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
-// below reads it instead of the views (ADR 0013: the whole report in under 5 s). The views compute the rollup
-// from the read model when read (ADR 0013); reading them once here is the report's main cost. With both ends given,
-// only the days the report needs are aggregated; otherwise every day is, and the missing end is read off the result.
+// below reads it instead of the views (ADR 0013). The views read the rollup tables, caught up just before, and
+// recount only marked days (ADR 0025, "A year's volume"). With both ends given, only the days the report needs are
+// read (the tables' day index); otherwise every day is, and the missing end is read off the result.
 const LOAD_DAYS_SQL = `
   CREATE TEMP TABLE report_days ON COMMIT DROP AS
   SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
@@ -86,8 +87,9 @@ const TOP_MEMBERS_SQL = `
 // row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
 const LOAD_COHORTS_SQL = `
   CREATE TEMP TABLE report_cohorts ON COMMIT DROP AS
-  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size
-    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week
+  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size, joined_at
+    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week,
+                 min(at) AS joined_at
             FROM engagement_membership_changes
            WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
            GROUP BY 1, 2
@@ -123,12 +125,13 @@ const COHORTS_SQL = `
  * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
  */
 export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
+  await catchUpEngagementRollup(pool);
   return inTransaction(
     pool,
     async (client) => {
       // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
       await client.query(`SET LOCAL work_mem = '256MB'`);
-      if (options.groupJid !== null) await checkReportGroup(client, options.groupJid);
+      if (options.groupJid !== null) await assertGroupInLake(client, options.groupJid);
       await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
       await client.query('ANALYZE report_days');
       const { tz, from, to } = await readReportRange(client, options);
@@ -141,9 +144,14 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
   );
 }
 
-/** @throws UnknownReportGroupError when the lake has never seen `groupJid`. */
-async function checkReportGroup(client: pg.ClientBase, groupJid: string): Promise<void> {
-  const known = await client.query<{ known: boolean }>(
+/**
+ * The one rule for "is this group in the lake" that `wa-lake report`, the dashboard and `wa-lake coverage` share: a
+ * group row (a captured group, or one made by a chat export, ADR 0029) or a stored message of it.
+ *
+ * @throws UnknownReportGroupError when the lake has neither.
+ */
+export async function assertGroupInLake(db: pg.Pool | pg.ClientBase, groupJid: string): Promise<void> {
+  const known = await db.query<{ known: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
             OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1) AS known`,
     [groupJid]

@@ -17,7 +17,11 @@ describe('the banner of wa-lake dev (ADR 0017)', () => {
   it('names the codec endpoint and its token file, the outbox, the status file and the ingest URL', () => {
     const text = devBannerLines(STACK).join('\n');
     expect(text).toContain(
-      '  Codec server    : http://127.0.0.1:8234 (token in /data/codec-server-token; the Web UI decrypts payloads through it)'
+      '  Codec server    : http://127.0.0.1:8234 (token in /data/codec-server-token; every caller needs it)'
+    );
+    // ADR 0028: the Web UI needs the token too; the operator enters it in the UI's own setting, never on a command line.
+    expect(text).toContain(
+      "  Web UI decoding : in the Web UI's Codec Server setting, enter http://127.0.0.1:8234/<token> (kept by your browser)"
     );
     expect(text).toContain('  Outbox          : /data/outbox.sqlite');
     expect(text).toContain('  Status file     : /data/collector-status.json');
