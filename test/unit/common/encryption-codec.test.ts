@@ -5,6 +5,7 @@ import { EncryptionCodec, METADATA_ENCRYPTION_KEY_ID } from '../../../common/enc
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { ACTIVITY_NOT_STARTED_DETAIL } from '../../../common/server-written-payload.js';
 import { loadWorkerConfig } from '../../../worker/config.js';
+import { TEST_SECRET } from '../../helpers/temporal-env.js';
 
 const keyA = `a:${Buffer.alloc(32, 1).toString('base64')}`;
 const keyB = `b:${Buffer.alloc(32, 2).toString('base64')}`;
@@ -92,7 +93,7 @@ describe('EncryptionCodec and the detail the server writes in clear (ADR 0026)',
 });
 
 describe('PAYLOAD_ENCRYPTION_KEYS', () => {
-  const base = { WEBHOOK_URL: 'http://127.0.0.1:1/x', WHATSAPP_WEBHOOK_SECRET: 'x'.repeat(32) };
+  const base = { WEBHOOK_URL: 'http://127.0.0.1:1/x', WHATSAPP_WEBHOOK_SECRET: TEST_SECRET };
 
   it('is optional: unset means no codec', () => {
     expect(loadWorkerConfig(base).PAYLOAD_ENCRYPTION_KEYS).toBeUndefined();
