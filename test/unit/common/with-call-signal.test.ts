@@ -6,9 +6,9 @@ describe('withCallSignal', () => {
   it('leaves no listener on the parent after calls whose library never removes its own', async () => {
     const parent = new AbortController();
     for (let i = 0; i < 50; i++) {
-      await withCallSignal(parent.signal, async (signal) => {
+      await withCallSignal(parent.signal, (signal) => {
         signal.addEventListener('abort', () => undefined);
-        return i;
+        return Promise.resolve(i);
       });
     }
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
@@ -30,6 +30,6 @@ describe('withCallSignal', () => {
   it('starts aborted under an aborted parent', async () => {
     const parent = new AbortController();
     parent.abort('gone');
-    expect(await withCallSignal(parent.signal, async (signal) => signal.aborted)).toBe(true);
+    expect(await withCallSignal(parent.signal, (signal) => Promise.resolve(signal.aborted))).toBe(true);
   });
 });
