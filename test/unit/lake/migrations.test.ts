@@ -46,8 +46,10 @@ const ENGAGEMENT_QUESTIONS = [
   '1765750000001_newcomers-levels-hours',
   '1765750000002_lid-successions',
   '1765750000003_display-names-in-views',
-  '1765810000000_erasure-tombstones',
 ];
+
+// Erasure tombstones and keyed pending erasures (ADR 0027).
+const ERASURE_TOMBSTONES = ['1765810000000_erasure-tombstones'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -57,5 +59,6 @@ describe('lake/migrations', () => {
       .sort();
     expect(names.slice(0, RELEASED.length)).toEqual(RELEASED);
     expect(names.filter((name) => name.startsWith('17657500000'))).toEqual(ENGAGEMENT_QUESTIONS);
+    expect(names.filter((name) => name.startsWith('17658100000'))).toEqual(ERASURE_TOMBSTONES);
   });
 });
