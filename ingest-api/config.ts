@@ -11,6 +11,7 @@ import {
 } from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from '../lake/index.js';
+import { composeSecretsEnvShape, envSecret } from '../common/placeholder-secrets.js';
 import { DEFAULT_INGEST_REQUEST_LIMITS as LIMITS, type IngestRequestLimits } from './request-guards.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
@@ -65,7 +66,8 @@ export const ingestEnvSchema = z
     SEND_API_KEY_REQUESTS_MAX: envInt(LIMITS.sendKeyRequestsMax, 1, 1_000_000),
     SEND_API_KEY_WINDOW_MS: envInt(LIMITS.sendKeyWindowMs, 1_000, 86_400_000),
     /** Bearer token `GET /metrics` requires (ADR 0014 decision 8); unset = open, as on a loopback-only dev stack. */
-    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    METRICS_TOKEN: envSecret.optional(),
+    ...composeSecretsEnvShape,
     /** Key of the erasure tombstones (ADR 0027), the same `wa-lake forget` uses; unset = no event is stored once one exists. */
     ERASURE_KEY: envErasureKey,
   })

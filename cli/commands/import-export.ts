@@ -4,6 +4,7 @@ import { eventIdFromName } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
   DATE_ORDERS,
+  exportTitleOfFileName,
   importChatExport,
   isExportGroupKnown,
   NoChatMessagesError,
@@ -180,6 +181,7 @@ export function registerImportExportCommand(program: Command): void {
                 eventIdOf: eventIdFromName,
                 // The key `forget` uses (ADR 0027): `ERASURE_KEY`, else the dev stack's file beside the outbox.
                 erasureKey: resolveErasureKey(process.env, process.env['OUTBOX_PATH'] ?? DEFAULT_OUTBOX_PATH),
+                fileTitle: exportTitleOfFileName(file ?? '') ?? exportTitleOfFileName(read.chatEntry ?? ''),
                 ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
               }).catch((err: unknown) => {
                 // The lake does not know the file: the error names it here, as every other refusal of the file does.

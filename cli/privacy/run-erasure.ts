@@ -13,6 +13,7 @@ import {
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
+  inTransaction,
   keepPendingErasure,
   recordErasureRun,
   type LakeErasureResult,
@@ -312,18 +313,3 @@ async function countRunningDeliveries(client: Client | null): Promise<{ count: n
 /** The tombstone identifiers of JIDs: their digits, whatever the server and device (ADR 0027). */
 const userIdentifiers = (jids: readonly string[]): Array<{ kind: 'user'; value: string }> =>
   jidUsers(jids).map((value) => ({ kind: 'user', value }));
-
-async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await run(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
-}
