@@ -2,6 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 
+/** The collector's default `OUTBOX_PATH`: where a command looks for the dev stack's key file when it is unset. */
+export const DEFAULT_OUTBOX_PATH = '.data/outbox.sqlite';
+
 /** The file `wa-lake dev` keeps its generated `ERASURE_KEY` in, inside the data folder (beside the outbox). */
 export const ERASURE_KEY_FILE = 'erasure-key';
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_OUTBOX_PATH, resolveErasureKey } from '../../common/erasure-key.js';
 import { eventIdFromName } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
@@ -178,6 +179,8 @@ export function registerImportExportCommand(program: Command): void {
                 text: read.text,
                 timeZone: await resolveExportTimeZone(pool, options.timeZone),
                 eventIdOf: eventIdFromName,
+                // The key `forget` uses (ADR 0027): `ERASURE_KEY`, else the dev stack's file beside the outbox.
+                erasureKey: resolveErasureKey(process.env, process.env['OUTBOX_PATH'] ?? DEFAULT_OUTBOX_PATH),
                 fileTitle: exportTitleOfFileName(file ?? '') ?? exportTitleOfFileName(read.chatEntry ?? ''),
                 ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
               }).catch((err: unknown) => {

@@ -1,5 +1,10 @@
 import type pg from 'pg';
-import { encodeEventLogRow, insertEventLogRecords } from '../events/event-log-rows.js';
+import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from '../events/event-log-rows.js';
+import {
+  isStaleErasureCheck,
+  pseudonymizeErasedExportRow,
+  readTombstoneSnapshot,
+} from '../privacy/erasure-tombstones.js';
 import { upsertExportGroups } from './export-groups.js';
 import { exportMessageIdNames, exportMessageRows } from './export-message-rows.js';
 import type { DateOrderDecision } from './date-order.js';
@@ -118,6 +123,32 @@ async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<strin
   return rows.map((row) => row.subject);
 }
 
+/** Reads of the tombstones one batch may need: each retry follows a `forget` or `rebuild` that committed. */
+const MAX_ERASURE_CHECKS = 5;
+
+/**
+ * Inserts exported rows checked against the erasure tombstones (ADR 0027): a message of an erased sender is stored
+ * as `forget` left the lake; the INSERT's fence makes a `forget` committed meanwhile be read again.
+ */
+async function insertCheckedRows(
+  pool: pg.Pool,
+  rows: readonly EventLogRow[],
+  key: string | null
+): Promise<Set<string>> {
+  for (let attempt = 1; ; attempt += 1) {
+    const snapshot = await readTombstoneSnapshot(pool);
+    const checked = rows.map((row) => ({
+      ...pseudonymizeErasedExportRow(row, snapshot, key),
+      erasureGeneration: snapshot.generation,
+    }));
+    try {
+      return await insertEventLogRecords(pool, checked.map(encodeEventLogRow));
+    } catch (err) {
+      if (!isStaleErasureCheck(err) || attempt >= MAX_ERASURE_CHECKS) throw err;
+    }
+  }
+}
+
 /**
  * Imports one WhatsApp "Export chat" text into the lake (ADR 0023): reads it
  * ({@link parseChatExport}), reads the written times in `timeZone`, and stores each message as an `export.message`
@@ -142,6 +173,8 @@ export async function importChatExport(
     /** The group's name the file's name gives (`WhatsApp Chat with NAME.txt`), used when its lines give none. */
     fileTitle?: string | null;
     importedAt?: Date;
+    /** `ERASURE_KEY` (ADR 0027): messages of erased senders are stored as `forget` left them. */
+    erasureKey?: string | null;
   }
 ): Promise<ChatExportImport> {
   const importedAt = options.importedAt ?? new Date();
@@ -173,7 +206,7 @@ export async function importChatExport(
       importedAt,
       groupSubject,
     });
-    const stored = await insertEventLogRecords(pool, rows.map(encodeEventLogRow));
+    const stored = await insertCheckedRows(pool, rows, options.erasureKey ?? null);
     inserted += stored.size;
     const known = batchIds.filter((id) => !stored.has(id));
     for (const zone of await readOtherTimeZones(pool, known, options.timeZone))

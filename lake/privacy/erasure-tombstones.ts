@@ -131,3 +131,35 @@ function isAuthoredBy(payload: JsonValue, users: ReadonlySet<string>): boolean {
     return typeof jid === 'string' && personJidUsersIn(jid).some((user) => users.has(user));
   });
 }
+
+/**
+ * An exported message row (ADR 0023) as `forget` leaves one of an erased sender (ADR 0027): when its sender — a phone
+ * number (`key.participant`) or a name (`pushName`) — has a tombstone, the text and the name go and the message
+ * counts for the tombstone's pseudonym, as `forget` redacts exported messages; otherwise `row` itself.
+ *
+ * @throws ErasureKeyMissingError when there are tombstones and `key` is null.
+ */
+export function pseudonymizeErasedExportRow<Row extends { bodyText: string }>(
+  row: Row,
+  snapshot: TombstoneSnapshot,
+  key: string | null
+): Row {
+  if (snapshot.pseudonyms.size === 0) return row;
+  if (key === null) throw new ErasureKeyMissingError();
+  const whole = asRecord(JSON.parse(row.bodyText) as JsonValue) ?? {};
+  const payload = asRecord(whole['payload']) ?? {};
+  const participant = asRecord(payload['key'])?.['participant'];
+  const name = payload['pushName'];
+  const [user] = typeof participant === 'string' ? personJidUsersIn(participant) : [];
+  const pseudonym =
+    (user === undefined ? undefined : snapshot.pseudonyms.get(erasureHash(key, 'user', user))) ??
+    (typeof name === 'string' ? snapshot.pseudonyms.get(erasureHash(key, 'name', name)) : undefined);
+  if (pseudonym === undefined) return row;
+  const kept = Object.fromEntries(Object.entries(payload).filter(([field]) => field !== 'pushName'));
+  const redacted = {
+    ...kept,
+    key: { ...(asRecord(payload['key']) ?? {}), participant: pseudonym },
+    message: { conversation: null, _redacted: true },
+  };
+  return { ...row, bodyText: JSON.stringify({ ...whole, payload: redacted }) };
+}

@@ -63,7 +63,13 @@ afterAll(() => {
 });
 
 const importText = (groupJid: string, text: string) =>
-  importChatExport(fresh.lake.pool, { groupJid, text, timeZone: ZONE, eventIdOf: eventIdFromName });
+  importChatExport(fresh.lake.pool, {
+    groupJid,
+    text,
+    timeZone: ZONE,
+    eventIdOf: eventIdFromName,
+    erasureKey: TEST_ERASURE_KEY,
+  });
 
 async function exportedRows(groupJid: string): Promise<Array<Record<string, unknown>>> {
   const { rows } = await fresh.lake.pool.query<Record<string, unknown>>(

@@ -2,6 +2,8 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
+import { eventIdFromName } from '../../../collector/event-id.js';
+import { importChatExport } from '../../../lake/index.js';
 import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { postSigned, startTestIngestServer } from '../../helpers/ingest-test-server.js';
 import { useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
@@ -132,5 +134,45 @@ describe('erasure tombstones', () => {
         user_hashes: [createHmac('sha256', TEST_ERASURE_KEY).update(`user:${member.phone}`).digest('hex')],
       },
     ]);
+  });
+
+  it('stores a later chat export of an erased sender, by name or phone number, as forget left the lake', async () => {
+    const lake = lakes.at(0).lake;
+    const exportGroup = newGroupJid();
+    const importText = (text: string) =>
+      importChatExport(lake.pool, {
+        groupJid: exportGroup,
+        text,
+        timeZone: 'UTC',
+        eventIdOf: eventIdFromName,
+        erasureKey: TEST_ERASURE_KEY,
+      });
+    const secret = `exported words ${randomUUID()}`;
+    await importText(`1/13/25 10:00 - Finn Erased: ${secret}\n`);
+    await runErasure({
+      erasureKey: TEST_ERASURE_KEY,
+      pool: lake.pool,
+      outboxPath: join('/nonexistent', randomUUID()),
+      temporalClient: null,
+      participant: 'name:Finn Erased',
+      requestedBy: 'dpo@example.org',
+    });
+    // A newer export overlapping the first: new messages of the erased name and of the erased phone number.
+    const later = `later words ${randomUUID()}`;
+    const imported = await importText(
+      `1/13/25 10:00 - Finn Erased: ${secret}\n1/14/25 09:00 - Finn Erased: ${later}\n` +
+        `1/14/25 09:01 - +${erased.phone}: ${later} by phone\n1/14/25 09:02 - Kept Sender: kept words\n`
+    );
+    expect(imported.inserted).toBe(3);
+    const text = await dumpLakeText(lake.pool);
+    for (const trace of ['Finn Erased', secret, later, erased.phone]) expect(text).not.toContain(trace);
+    expect(text).toContain('kept words');
+    const { rows } = await lake.pool.query<{ participant: string | null }>(
+      `SELECT payload->'key'->>'participant' AS participant FROM whatsapp_event_logs
+        WHERE chat_jid = $1 AND payload->'message'->>'_redacted' = 'true' ORDER BY occurred_at`,
+      [exportGroup]
+    );
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row.participant).toMatch(/^erased-[0-9a-f-]{36}@erased$/);
   });
 });

@@ -18,6 +18,7 @@ describe('loadIngestConfig', () => {
       concurrentStatements: 1,
       logLevel: 'info',
       metricsToken: null,
+      erasureKey: null,
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
       internalSignatureToleranceMs: 5 * 60_000,
