@@ -18,6 +18,7 @@ import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../wor
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
+  loadOrCreatePostgresPassword,
   loadOrCreateWebhookSecret,
   prepareDataDir,
   writeDevStackFile,
@@ -152,6 +153,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         dataDir: layout.postgresDir,
         database: 'wa_lake',
         port: options.postgresPort,
+        password: loadOrCreatePostgresPassword(layout),
         onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
       });
       started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
