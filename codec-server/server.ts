@@ -1,5 +1,6 @@
 import { EncryptionCodec } from '../common/encryption-codec.js';
 import type { Logger } from '../common/logger.js';
+import { explainListenError } from '../common/listen-error.js';
 import { buildCodecServerApp } from './app.js';
 import type { CodecServerConfig } from './config.js';
 
@@ -31,7 +32,13 @@ export async function startCodecServer(options: {
     await app.listen({ host: config.CODEC_SERVER_HOST, port: config.CODEC_SERVER_PORT });
   } catch (err) {
     await app.close().catch(() => undefined);
-    throw err;
+    throw explainListenError(
+      err,
+      'codec server',
+      config.CODEC_SERVER_HOST,
+      config.CODEC_SERVER_PORT,
+      'CODEC_SERVER_HOST/CODEC_SERVER_PORT'
+    );
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.CODEC_SERVER_PORT;

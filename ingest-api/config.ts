@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envErasureKey } from '../common/erasure-key.js';
 import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
 import { STATUS_WEBHOOK_DISABLE_AFTER_MS } from '../common/send-status-webhook.js';
 import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
@@ -67,6 +68,8 @@ export const ingestEnvSchema = z
     /** Bearer token `GET /metrics` requires (ADR 0014 decision 8); unset = open, as on a loopback-only dev stack. */
     METRICS_TOKEN: envSecret.optional(),
     ...composeSecretsEnvShape,
+    /** Key of the erasure tombstones (ADR 0027), the same `wa-lake forget` uses; unset = no event is stored once one exists. */
+    ERASURE_KEY: envErasureKey,
   })
   .superRefine((config, ctx) => {
     if (config.INGEST_HEADERS_TIMEOUT_MS > config.INGEST_REQUEST_TIMEOUT_MS) {
@@ -101,6 +104,8 @@ export interface IngestConfig {
   readonly limits: Readonly<IngestRequestLimits>;
   /** `METRICS_TOKEN`: the bearer token `GET /metrics` requires (ADR 0014 decision 8), or null when it is open. */
   readonly metricsToken: string | null;
+  /** `ERASURE_KEY` (ADR 0027): the key events are checked against erasure tombstones with, or null when unset. */
+  readonly erasureKey: string | null;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
     /** Address, namespace, TLS and API key of the `TEMPORAL_*` keys (ADR 0022). */
@@ -137,6 +142,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
     metricsToken: parsed.METRICS_TOKEN ?? null,
+    erasureKey: parsed.ERASURE_KEY ?? null,
     limits: Object.freeze({
       requestTimeoutMs: parsed.INGEST_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: parsed.INGEST_HEADERS_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import type { Logger } from '../common/logger.js';
 import { createPool, EventsRepository } from '../lake/index.js';
+import { explainListenError } from '../common/listen-error.js';
 import { buildApp } from './app.js';
 import type { IngestConfig } from './config.js';
 import { createIngestMetrics } from './metrics.js';
@@ -36,6 +37,7 @@ export async function startIngestServer(options: {
     repository: new EventsRepository(pool, logger, {
       onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows),
       batchLimits: { maxConcurrentBatches: config.concurrentStatements },
+      erasureKey: config.erasureKey,
     }),
     metrics,
     logger,
@@ -49,7 +51,7 @@ export async function startIngestServer(options: {
     await app.close().catch(() => undefined);
     await send.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
-    throw err;
+    throw explainListenError(err, 'ingest API', config.host, config.port, 'INGEST_HOST/INGEST_PORT');
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { BackfillStore, loadCollectorConfig } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
+  assertGroupInLake,
   readCoverageDays,
   readExportCountedDays,
   readOldestMessageSince,
@@ -63,10 +64,14 @@ export function registerCoverageCommand(program: Command): void {
     .option('--group <jid>', 'only this group', parseGroupJid)
     .option('--json', 'print days and observed periods as JSON')
     .action(async (options: { group?: string; json?: boolean }) => {
-      const [groups, exportDays] = await withLakePool(async (pool) => [
-        await readCoverageDays(pool, options.group ? { groupJid: options.group } : {}),
-        await readExportCountedDays(pool, options.group ?? null),
-      ]);
+      const [groups, exportDays] = await withLakePool(async (pool) => {
+        // An unknown group is refused as `wa-lake report` refuses it: exit 1, the same words.
+        if (options.group) await assertGroupInLake(pool, options.group);
+        return [
+          await readCoverageDays(pool, options.group ? { groupJid: options.group } : {}),
+          await readExportCountedDays(pool, options.group ?? null),
+        ] as const;
+      });
       if (options.json)
         return printLine(
           JSON.stringify(groups.map((group) => ({ ...group, exportDays: exportDays.get(group.groupJid) ?? [] })))

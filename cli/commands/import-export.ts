@@ -3,6 +3,7 @@ import { eventIdFromName } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
   DATE_ORDERS,
+  exportTitleOfFileName,
   importChatExport,
   isExportGroupKnown,
   NoChatMessagesError,
@@ -177,6 +178,7 @@ export function registerImportExportCommand(program: Command): void {
                 text: read.text,
                 timeZone: await resolveExportTimeZone(pool, options.timeZone),
                 eventIdOf: eventIdFromName,
+                fileTitle: exportTitleOfFileName(file ?? '') ?? exportTitleOfFileName(read.chatEntry ?? ''),
                 ...(options.dateOrder === undefined ? {} : { dateOrder: options.dateOrder }),
               }).catch((err: unknown) => {
                 // The lake does not know the file: the error names it here, as every other refusal of the file does.

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import { readEngagementReport, type EngagementReport } from '../../lake/index.js';
 import { toFileAccessError } from '../file-access-error.js';
@@ -27,9 +28,7 @@ interface ReportOptions {
  * @throws InvalidArgumentError (commander prints it and exits 1).
  */
 function parseDay(value: string): string {
-  const time = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value)
-    throw new InvalidArgumentError('expected a date as YYYY-MM-DD');
+  if (!isReportDay(value)) throw new InvalidArgumentError(`expected a date as ${REPORT_DAY_RULE}`);
   return value;
 }
 

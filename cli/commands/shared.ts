@@ -1,7 +1,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Logger } from '../../common/logger.js';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
 import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';

@@ -15,6 +15,7 @@ import {
   readMemberPage,
   searchMembers,
 } from '../../lake/index.js';
+import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
 import { DASHBOARD_CLIENT_SCRIPT } from './dashboard-client-script.js';
 import {
   DASHBOARD_CSP,
@@ -36,9 +37,6 @@ export interface DashboardDeps {
   logger: Logger;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const isCalendarDay = (value: string): boolean =>
-  DAY.test(value) && new Date(Date.parse(`${value}T00:00:00Z`)).toISOString().slice(0, 10) === value;
 const optional = (check: (value: string) => boolean, message: string): z.ZodType<string | null, unknown> =>
   z
     .string()
@@ -49,8 +47,8 @@ const optional = (check: (value: string) => boolean, message: string): z.ZodType
 // The query of every page; `member` is the member filter's text (a name, participant id or member id).
 const querySchema = z.object({
   group: optional(isWellFormedGroupJid, 'group must be a group JID such as 120363…@g.us'),
-  from: optional(isCalendarDay, 'from must be a day as YYYY-MM-DD'),
-  to: optional(isCalendarDay, 'to must be a day as YYYY-MM-DD'),
+  from: optional(isReportDay, `from must be a day as ${REPORT_DAY_RULE}`),
+  to: optional(isReportDay, `to must be a day as ${REPORT_DAY_RULE}`),
   member: z.string().max(200).optional(),
 });
 type DashboardQuery = z.output<typeof querySchema>;
@@ -111,6 +109,22 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
   };
   const groups = (): Promise<GroupChoice[]> => listGroups(deps.pool);
   const empty: DashboardFilters = { group: null, from: null, to: null };
+
+  // A failure the pages do not name (the lake unreachable, a query refused) is logged, never shown: its text may be
+  // PostgreSQL's and name tables, and the page says only where to look.
+  app.setErrorHandler(async (err, _request, reply) => {
+    const status = typeof err === 'object' && err !== null && 'statusCode' in err ? Number(err.statusCode) : 500;
+    if (status >= 400 && status < 500)
+      return reply.code(status).type('text/plain; charset=utf-8').send('the request is not one the dashboard reads');
+    loggerInstance.error({ err }, 'dashboard page failed');
+    const page = renderErrorPage(
+      'Dashboard error',
+      'the page could not be read from the lake: see the dashboard log',
+      empty,
+      []
+    );
+    return html(reply, page, 500);
+  });
 
   app.get('/', async (request, reply) => {
     const parsed = parseQuery(request.query);

@@ -85,12 +85,14 @@ ${options.body}
 
 /** The overview: the report's content, charts drawn in the browser, top members linked to their pages. */
 export function renderOverviewPage(report: EngagementReport, filters: DashboardFilters, groups: GroupChoice[]): string {
-  const body = `<p class="meta">${escapeHtml(describeReportScope(report))}</p>
+  const subject = groups.find((group) => group.groupJid === report.groupJid)?.subject ?? null;
+  const body = `<p class="meta">${escapeHtml(describeReportScope(report, subject))}</p>
 ${renderReportSections(report, {
   memberHref: (participantId) => memberHref(participantId, filters),
   renderChart: renderBrowserChart,
 })}`;
-  return renderDashboardPage({ title: 'Engagement', filters, groups, body });
+  const title = report.groupJid === null ? 'Engagement' : `Engagement · ${subject ?? report.groupJid}`;
+  return renderDashboardPage({ title, filters, groups, body });
 }
 
 /** The member search's results: each links to the member's page. */
@@ -129,9 +131,7 @@ export function renderMemberPage(page: MemberPage, filters: DashboardFilters, gr
       return `<li>${escapeHtml(participantLabel(p.participantId))}${escapeHtml(phone)}${next}</li>`;
     })
     .join('');
-  const names = page.names
-    .map((n) => `<tr>${cells([n.name, n.kind, n.firstSeenAt.slice(0, 16), n.lastSeenAt.slice(0, 16)])}</tr>`)
-    .join('');
+  const names = page.names.map((n) => `<tr>${cells([n.name, n.kind, n.firstSeenAt, n.lastSeenAt])}</tr>`).join('');
   const groupRows = page.groups
     .map(
       (g) =>
@@ -148,10 +148,7 @@ export function renderMemberPage(page: MemberPage, filters: DashboardFilters, gr
     )
     .join('');
   const unansweredRows = page.unanswered
-    .map(
-      (u) =>
-        `<tr>${cells([u.sentAt.slice(0, 16), u.groupJid, u.isQuestion ? 'question' : 'first message', u.messageId])}</tr>`
-    )
+    .map((u) => `<tr>${cells([u.sentAt, u.groupJid, u.isQuestion ? 'question' : 'first message', u.messageId])}</tr>`)
     .join('');
   const { started, answered, medianMinutes } = page.conversations;
   const activity = renderBrowserChart({
@@ -183,7 +180,10 @@ ${activity}
 <table id="member-unanswered"><tr><th>sent</th><th>group</th><th>what</th><th>message id</th></tr>${unansweredRows}</table>
 <h2>Names seen</h2>
 <table id="member-names"><tr><th>name</th><th>kind</th><th>first seen</th><th>last seen</th></tr>${names}</table>`;
-  const range = `<p class="meta">${escapeHtml(filters.group ?? 'all groups')}, ${escapeHtml(page.from)} to ${escapeHtml(page.to)}</p>`;
+  const subject = groups.find((group) => group.groupJid === filters.group)?.subject ?? null;
+  const scope =
+    filters.group === null ? 'all groups' : `group ${subject ? `${subject} (${filters.group})` : filters.group}`;
+  const range = `<p class="meta">${escapeHtml(scope)}, ${escapeHtml(page.from)} to ${escapeHtml(page.to)} (times in ${escapeHtml(page.timeZone)})</p>`;
   return renderDashboardPage({ title: memberLabel(page), filters, groups, body: range + body });
 }
 

@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { ERASURE_KEY_FILE } from '../../common/erasure-key.js';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 import { privateDirectoryMode, type TightenedPath, tightenPrivateTree } from '../../common/private-files.js';
@@ -32,6 +33,8 @@ export interface DataDirLayout {
   codecTokenFile: string;
   /** Password of the embedded PostgreSQL's `postgres` superuser (ADR 0028), random per data folder. */
   postgresPasswordFile: string;
+  /** `ERASURE_KEY` generated for the dev stack (ADR 0027): its ingest API and `wa-lake forget` read it. */
+  erasureKeyFile: string;
   /** Paths that were readable by other users and were narrowed (ADR 0014 decision 6), for one warning each. */
   tightened: TightenedPath[];
   /** The running stack's Temporal address, for `wa-lake status --data-dir` ({@link readDevStackFile}). */
@@ -57,6 +60,7 @@ export function dataDirLayout(root: string): DataDirLayout {
     payloadKeyFile: join(absolute, 'payload-encryption-keys'),
     codecTokenFile: join(absolute, 'codec-server-token'),
     postgresPasswordFile: join(absolute, 'postgres-password'),
+    erasureKeyFile: join(absolute, ERASURE_KEY_FILE),
     stackFile: join(absolute, 'dev-stack.json'),
     tightened: [],
   };
@@ -168,6 +172,20 @@ export function loadOrCreatePostgresPassword(
   const password = isOldCluster ? THROWAWAY_CLUSTER_PASSWORD : randomBytes(32).toString('hex');
   writeFileSync(layout.postgresPasswordFile, `${password}\n`, { mode: 0o600 });
   return password;
+}
+
+/**
+ * Returns the dev stack's `ERASURE_KEY` (ADR 0027): generated once (32 random bytes, hex) and kept in `keyFile`
+ * (mode 0600) beside the outbox, where `wa-lake forget` finds it; a lost key would let erased members back in.
+ */
+export function loadOrCreateErasureKey(keyFile: string): string {
+  if (existsSync(keyFile)) {
+    const existing = readFileSync(keyFile, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  }
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 /**

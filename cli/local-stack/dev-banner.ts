@@ -4,6 +4,8 @@ import { cliEnvironmentLines, type StackEnvironment } from './cli-environment-li
 export interface DevBannerStack extends StackEnvironment {
   uiUrl: string | null;
   dataDir: string;
+  /** The `temporal` CLI the stack runs (installed under `.tools/`, seldom on PATH); `temporal` when not given. */
+  temporalCli?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export function devBannerLines(
   if (stack.codec) {
     lines.push(
       '  Read a workflow with its payloads decrypted (after the lines above):',
-      '    temporal workflow show --workflow-id <event_id>'
+      `    ${stack.temporalCli ?? 'temporal'} workflow show --workflow-id <event_id>`
     );
   }
   lines.push(rule, '');

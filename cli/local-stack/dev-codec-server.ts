@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { loadCodecServerConfig } from '../../codec-server/config.js';
 import { type RunningCodecServer, startCodecServer } from '../../codec-server/server.js';
 import { type DataDirLayout, loadOrCreatePayloadEncryptionKeys } from './data-dir.js';

@@ -151,8 +151,9 @@ ${renderTables(report, links)}${renderExportDays(report)}`;
 }
 
 /** The report's scope and range, as its header line says them. */
-export function describeReportScope(report: EngagementReport): string {
-  const scope = report.groupJid ? `group ${report.groupJid}` : 'all groups';
+export function describeReportScope(report: EngagementReport, subject: string | null = null): string {
+  const named = subject ?? report.groups.find((group) => group.groupJid === report.groupJid)?.subject ?? null;
+  const scope = report.groupJid ? `group ${named ? `${named} (${report.groupJid})` : report.groupJid}` : 'all groups';
   return `${scope}, ${report.from ?? '—'} to ${report.to ?? '—'} (days in ${report.timeZone})`;
 }
 

@@ -52,7 +52,7 @@ export function exportMessageRows(
   messages: readonly ExportedMessage[],
   sentAt: readonly Date[],
   eventIds: readonly string[],
-  options: { timeZone: string; importedAt: Date }
+  options: { timeZone: string; importedAt: Date; groupSubject?: string | null }
 ): EventLogRow[] {
   return messages.map((message, index) => {
     const at = sentAt[index] ?? new Date(Number.NaN);
@@ -62,7 +62,14 @@ export function exportMessageRows(
       pushName: digits === null ? message.sender : null,
       messageTimestamp: Math.floor(at.getTime() / 1000),
       message: { conversation: message.text },
-      export: { kind: message.kind, line: message.line, wall_clock: message.wallClock, time_zone: options.timeZone },
+      export: {
+        kind: message.kind,
+        line: message.line,
+        wall_clock: message.wallClock,
+        time_zone: options.timeZone,
+        // The group's name as the export gave it, so `wa-lake rebuild` makes the group row again (ADR 0029).
+        ...(options.groupSubject ? { group_subject: options.groupSubject } : {}),
+      },
     };
     return {
       id: uuidv7(),

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { encodeEventLogRow, insertEventLogRecords } from '../events/event-log-rows.js';
+import { upsertExportGroups } from './export-groups.js';
 import { exportMessageIdNames, exportMessageRows } from './export-message-rows.js';
 import type { DateOrderDecision } from './date-order.js';
 import { parseChatExport, type ExportedMessageKind, type UnreadableLine } from './parse-chat-export.js';
@@ -52,6 +53,8 @@ export interface ChatExportImport {
   earlierTimeZones: Array<{ timeZone: string; messages: number }>;
   /** The day/month order the written dates were read in, and how it was decided. */
   dateOrder: DateOrderDecision;
+  /** The group's name the export gives (its iOS system lines, else its file name), null when it gives none. */
+  groupSubject: string | null;
 }
 
 const OFFSET = /^[+-](?:0\d|1[0-4]):[0-5]\d$/;
@@ -124,7 +127,8 @@ async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<strin
  * @param options.eventIdOf - UUIDv5 of a name in the lake's event-id namespace (`collector/event-id.ts`).
  * @throws NoChatMessagesError (nothing stored) when the text holds no message or system line at all;
  *   DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
- *   given; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
+ *   given; DateOrderContradictionError (nothing stored) when `--date-order` makes a date impossible that exists in
+ *   the other order; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
  */
 export async function importChatExport(
   pool: pg.Pool,
@@ -135,6 +139,8 @@ export async function importChatExport(
     eventIdOf: (name: string) => string;
     /** `--date-order`; by default decided from the file's dates. */
     dateOrder?: DateOrder;
+    /** The group's name the file's name gives (`WhatsApp Chat with NAME.txt`), used when its lines give none. */
+    fileTitle?: string | null;
     importedAt?: Date;
   }
 ): Promise<ChatExportImport> {
@@ -146,6 +152,7 @@ export async function importChatExport(
   });
   if (parsed.messages.length === 0 && parsed.systemLines === 0)
     throw new NoChatMessagesError(parsed.lines, parsed.unreadable.length, options.text.includes('\u0000'));
+  const groupSubject = parsed.groupName ?? options.fileTitle ?? null;
   const byKind: Record<ExportedMessageKind, number> = { text: 0, edited: 0, media: 0, deleted: 0 };
   for (const message of parsed.messages) byKind[message.kind] += 1;
   // Ordinals count within the whole file, so the names are made before the rows are cut into batches.
@@ -164,6 +171,7 @@ export async function importChatExport(
     const rows = exportMessageRows(options.groupJid, batch, sentAt, batchIds, {
       timeZone: options.timeZone,
       importedAt,
+      groupSubject,
     });
     const stored = await insertEventLogRecords(pool, rows.map(encodeEventLogRow));
     inserted += stored.size;
@@ -171,7 +179,10 @@ export async function importChatExport(
     for (const zone of await readOtherTimeZones(pool, known, options.timeZone))
       earlierZones.set(zone.timeZone, (earlierZones.get(zone.timeZone) ?? 0) + zone.messages);
   }
+  // A group known only from exports is a group of the lake like any other (ADR 0029).
+  await upsertExportGroups(pool, options.groupJid, groupSubject);
   return {
+    groupSubject,
     lines: parsed.lines,
     messages: parsed.messages.length,
     byKind,

@@ -1,6 +1,6 @@
 import { parseString, type Message } from 'whatsapp-chat-parser';
 import { decideDateOrder, type DateOrderDecision } from './date-order.js';
-import { findGroupAuthors, isSystemLine } from './system-lines.js';
+import { findExportGroupName, findGroupAuthors, isSystemLine } from './system-lines.js';
 import {
   calendarDateOf,
   ordersValidFor,
@@ -58,6 +58,8 @@ export interface ParsedChatExport {
   lines: number;
   /** The day/month order the dates were read in, and how it was decided. */
   dateOrder: DateOrderDecision;
+  /** The group's name as the file writes it (iOS: the author of its system lines), else null. */
+  groupName: string | null;
 }
 
 /** How to read an export. */
@@ -174,24 +176,23 @@ function readFileContext(
   lines: readonly string[],
   headers: ReadonlyArray<Header | null>,
   options: ParseChatExportOptions
-): { dateOrder: DateOrderDecision; groupAuthors: Set<string>; latest: string } {
+): { dateOrder: DateOrderDecision; groupAuthors: Set<string>; groupName: string | null; latest: string } {
   const dateOrder = decideDateOrder(
     lines.flatMap((line, index) => {
       const written = headers[index]?.written;
-      return written ? [{ text: line, written }] : [];
+      return written ? [{ text: line, line: index + 1, written }] : [];
     }),
     options.dateOrder
   );
-  const groupAuthors = findGroupAuthors(
-    headers.map((header) => ({
-      author: header?.parsed.author == null ? null : normalizeExportSender(header.parsed.author),
-      text: header?.parsed.message ?? '',
-    })),
-    lines.some((line, index) => headers[index] != null && IOS_HEADER.test(line)),
-    options.groupSubjects ?? []
-  );
+  const authored = headers.map((header) => ({
+    author: header?.parsed.author == null ? null : normalizeExportSender(header.parsed.author),
+    text: header?.parsed.message ?? '',
+  }));
+  const isIos = lines.some((line, index) => headers[index] != null && IOS_HEADER.test(line));
+  const groupAuthors = findGroupAuthors(authored, isIos, options.groupSubjects ?? []);
+  const groupName = isIos ? findExportGroupName(authored) : null;
   const latest = new Date((options.now ?? new Date()).getTime() + FUTURE_TOLERANCE_MS).toISOString().slice(0, 19);
-  return { dateOrder, groupAuthors, latest };
+  return { dateOrder, groupAuthors, groupName, latest };
 }
 
 /**
@@ -224,7 +225,8 @@ function finishMessages(result: ParsedChatExport): void {
  *
  * @param text - the decoded file (UTF-8, BOM allowed).
  * @returns messages in file order, system lines counted, unreadable lines with their numbers.
- * @throws DateOrderConflictError when the dates cannot tell the day/month order and none was given.
+ * @throws DateOrderConflictError when the dates cannot tell the day/month order and none was given;
+ *   DateOrderContradictionError when `options.dateOrder` makes a date impossible that exists in the other order.
  */
 export function parseChatExport(text: string, options: ParseChatExportOptions = {}): ParsedChatExport {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
@@ -232,8 +234,15 @@ export function parseChatExport(text: string, options: ParseChatExportOptions = 
   // A final line break ends the last line; it starts no line of its own (an empty file has no line).
   if (lines.at(-1) === '') lines.pop();
   const headers = lines.map(headerOf);
-  const { dateOrder, groupAuthors, latest } = readFileContext(lines, headers, options);
-  const result: ParsedChatExport = { messages: [], systemLines: 0, unreadable: [], lines: lines.length, dateOrder };
+  const { dateOrder, groupAuthors, groupName, latest } = readFileContext(lines, headers, options);
+  const result: ParsedChatExport = {
+    messages: [],
+    systemLines: 0,
+    unreadable: [],
+    lines: lines.length,
+    dateOrder,
+    groupName,
+  };
   // Set once a header was read: continuation lines of a skipped header are skipped with it.
   let open: OpenMessage | null = null;
   for (const [index, line] of lines.entries()) {

@@ -73,15 +73,24 @@ export function findGroupAuthors(
   subjects: readonly string[]
 ): Set<string> {
   const names = new Set(subjects.map(plain).filter((name) => name !== ''));
-  if (!isIos) return names;
+  const named = isIos ? findExportGroupName(lines) : null;
+  if (named !== null) names.add(named);
+  return names;
+}
+
+/**
+ * The group's name as an iOS export writes it: the author of its end-to-end notice, else of its first line that
+ * opens with the system mark and reads like a group event; null when no line tells (an Android export writes
+ * system lines without an author).
+ */
+export function findExportGroupName(lines: readonly AuthoredLine[]): string | null {
   const authored = lines.filter((line): line is { author: string; text: string } => line.author !== null);
   const named =
     authored.find((line) => isEncryptionNotice(line.text)) ??
     authored.find(
       (line) => SYSTEM_MARK.test(line.text) && SYSTEM_PHRASES.some((phrase) => phrase.test(plain(line.text)))
     );
-  if (named) names.add(named.author);
-  return names;
+  return named?.author ?? null;
 }
 
 /**

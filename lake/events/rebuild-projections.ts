@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { ProgressMeter, type ProgressListener } from '../../common/progress-meter.js';
 import { extractProjectionFacts, hasProjectionWork } from '../projections/extract-projection-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
+import { upsertExportGroups } from '../chat-export/export-groups.js';
 import { RebuildFailedError } from '../errors.js';
 import { applyMessageProjections } from './apply-message-projections.js';
 import type { MessageProjectionItem } from './message-projection-item.js';
@@ -77,6 +78,8 @@ export async function rebuildProjections(
       events += page.length;
       if (meter) options.onProgress?.(meter.advance(page.length));
     }
+    // Exported messages make no group row as they replay: their groups are made again from them (ADR 0029).
+    await upsertExportGroups(client, null);
     // The message read model in the same transaction: all projections change at once.
     const messageEvents = await rebuildMessageReadModel(
       client,

@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
+import { eventIdFromName } from '../../../collector/event-id.js';
+import { importChatExport } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
@@ -141,7 +143,9 @@ describe('wa-lake dashboard (ADR 0025)', () => {
     await page.click('button[type=submit]');
     await page.waitForSelector('html[data-charts-ready]');
     expect(new URL(page.url()).searchParams.get('group')).toBe(G2);
-    expect(await page.locator('p.meta').first().textContent()).toContain(`group ${G2}, 2024-01-15 to 2024-02-29`);
+    expect(await page.locator('p.meta').first().textContent()).toContain(
+      `group Runners (${G2}), 2024-01-15 to 2024-02-29`
+    );
     expect(await page.locator('#total-messages b').textContent()).toBe('1');
 
     expect(problems).toEqual([]);
@@ -173,6 +177,10 @@ describe('wa-lake dashboard (ADR 0025)', () => {
       '1',
       '0',
     ]);
+    // Dani's name was first seen at 14:00 in São Paulo, the lake's zone (17:00 UTC).
+    const nameCells = await page.locator('#member-names tr').nth(1).locator('td').allTextContents();
+    expect(nameCells.slice(2)).toEqual(['2024-01-03 14:00', '2024-01-03 14:00']);
+    expect(await page.locator('p.meta').first().textContent()).toContain('(times in America/Sao_Paulo)');
     expect(await page.locator('#member-levels td').allTextContents()).toEqual([
       '2024-01',
       'explorer',
@@ -204,5 +212,36 @@ describe('wa-lake dashboard (ADR 0025)', () => {
     expect(await bad.text()).toContain('from must be a day as YYYY-MM-DD');
     const unknown = await fetch(`${base}/members/${encodeURIComponent('100000000000999@lid')}`, { headers });
     expect(unknown.status).toBe(404);
+    // Days PostgreSQL or the calendar refuses are refused as the report refuses them, in words, never a 500.
+    for (const [query, words] of [
+      ['from=0000-01-01', 'from must be a day as YYYY-MM-DD, from 2009-01-01 on'],
+      ['to=2025-13-45', 'to must be a day as YYYY-MM-DD, from 2009-01-01 on'],
+    ] as const) {
+      const refused = await fetch(`${base}/?${query}`, { headers });
+      expect(refused.status).toBe(400);
+      const text = await refused.text();
+      expect(text).toContain(words);
+      expect(text).not.toMatch(/Invalid time value|out of range|syntax/);
+    }
+  });
+
+  it('names a filtered group by its subject, also a group the lake knows only from a chat export', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/?group=${encodeURIComponent(G1)}&from=2024-01-01&to=2024-02-29`);
+    await page.waitForSelector('html[data-charts-ready]');
+    expect(await page.locator('h1').textContent()).toBe('Engagement · Book club');
+    expect(await page.locator('p.meta').first().textContent()).toContain(`group Book club (${G1})`);
+
+    const exported = '120363000000000903@g.us';
+    await importChatExport(fresh.lake.pool, {
+      groupJid: exported,
+      text: readFileSync(new URL('../../fixtures/chat-exports/ios-en-12h.txt', import.meta.url), 'utf8'),
+      timeZone: 'America/Sao_Paulo',
+      eventIdOf: eventIdFromName,
+    });
+    await page.goto(`${base}/?group=${encodeURIComponent(exported)}&from=2021-01-01&to=2021-01-31`);
+    await page.waitForSelector('html[data-charts-ready]');
+    expect(await page.locator('h1').textContent()).toBe('Engagement · Trail club');
+    expect(problems).toEqual([]);
   });
 });

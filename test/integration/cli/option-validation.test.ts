@@ -53,7 +53,7 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     expect(run.stdout).toBe('');
   }, 60_000);
 
-  it.each([['2025-02-30'], ['2025-13-45'], ['2024-02-30']])(
+  it.each([['2025-02-30'], ['2025-13-45'], ['2024-02-30'], ['0000-01-01']])(
     'wa-lake report --from %s (not a calendar day) is refused at option parsing, before the lake is read',
     async (day) => {
       const run = await runCli(['report', '--json', '--from', day], {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { CoverageBeats } from '../../../collector/coverage-beats.js';
 import { eventIdFromName } from '../../../collector/event-id.js';
 import { filterEvent } from '../../../collector/edge-filter.js';
@@ -19,6 +20,7 @@ import {
 } from '../../../lake/index.js';
 import { forgetExportSenderInLake } from '../../../lake/privacy/forget-export-sender.js';
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
+import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { textMessage } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
@@ -339,6 +341,88 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', 
     expect(none.stderr).toContain(`wa-lake: ${empty}: holds no text: nothing was imported`);
   });
 
+  it('refuses a --date-order the file contradicts and stores nothing, so a later correct import is not shadowed', async () => {
+    const group = '120363000000030062@g.us';
+    const file = join(dir, 'android-day-first.txt');
+    const days = ['01/07/2025', '13/07/2025', '14/07/2025', '15/07/2025', '16/07/2025'];
+    writeFileSync(file, days.map((day, index) => `${day} 10:00 - Ana: message ${String(index)}\n`).join(''));
+    const env = { DATABASE_URL: fresh.url };
+    const refused = await runCli(['import-export', file, '--group', group, '--force', '--date-order', 'month-first'], {
+      env,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      '--date-order month-first contradicts the file: 4 of its dates exist only day-first'
+    );
+    expect(refused.stderr).toContain('its dates fit day-first');
+    expect(await exportedRows(group)).toEqual([]);
+    const right = await runCli(['import-export', file, '--group', group, '--force', '--date-order', 'day-first'], {
+      env,
+    });
+    expect(right.code).toBe(0);
+    const rows = await exportedRows(group);
+    expect(rows.map((row) => (row['at'] as Date).toISOString().slice(0, 10))).toEqual([
+      '2025-07-01',
+      '2025-07-13',
+      '2025-07-14',
+      '2025-07-15',
+      '2025-07-16',
+    ]);
+  });
+
+  it('makes a group imported with --force a group everywhere, named as the export names it, also after rebuild', async () => {
+    const group = '120363000000030063@g.us';
+    const androidGroup = '120363000000030064@g.us';
+    const env = { DATABASE_URL: fresh.url };
+    const ios = join(dir, 'ios.txt');
+    writeFileSync(ios, fixture('ios-en-12h.txt'));
+    const android = join(dir, 'WhatsApp Chat with Runners.txt');
+    writeFileSync(android, fixture('android-en-12h.txt'));
+    expect((await runCli(['import-export', ios, '--group', group, '--force'], { env })).code).toBe(0);
+    expect((await runCli(['import-export', android, '--group', androidGroup, '--force'], { env })).code).toBe(0);
+    const subjects = async (): Promise<Record<string, string | null>> => {
+      const { rows } = await fresh.lake.pool.query<{ jid: string; subject: string | null }>(
+        'SELECT jid, subject FROM whatsapp_groups WHERE jid = ANY($1) ORDER BY jid',
+        [[group, androidGroup]]
+      );
+      return Object.fromEntries(rows.map((row) => [row.jid, row.subject]));
+    };
+    expect(await subjects()).toEqual({ [group]: 'Trail club', [androidGroup]: 'Runners' });
+
+    const report = await runCli(['report', '--group', group, '--json'], { env });
+    expect(report.code).toBe(0);
+    const json = JSON.parse(report.stdout) as {
+      groups: Array<{ groupJid: string; subject: string; messages: number }>;
+    };
+    expect(json.groups).toEqual([expect.objectContaining({ groupJid: group, subject: 'Trail club', messages: 6 })]);
+    const coverage = await runCli(['coverage', '--group', group], { env });
+    expect(coverage.code).toBe(0);
+    expect(coverage.stdout).toContain(`${group}  2021-01-05 …`);
+    expect(coverage.stdout).toContain('counted from chat exports (ADR 0023): 2021-01-05');
+    expect((await runCli(['coverage'], { env })).stdout).toContain(`${group}  2021-01-05 …`);
+
+    // A JID the lake has never seen: coverage refuses it as the report does.
+    const unknown = '120363000000039999@g.us';
+    const [unknownCoverage, unknownReport] = await Promise.all([
+      runCli(['coverage', '--group', unknown], { env }),
+      runCli(['report', '--group', unknown, '--json'], { env }),
+    ]);
+    expect(unknownCoverage.code).toBe(1);
+    expect(unknownReport.code).toBe(1);
+    expect(unknownCoverage.stderr).toContain(`group ${unknown} is not in the lake`);
+    expect(unknownReport.stderr).toContain(`group ${unknown} is not in the lake`);
+
+    await rebuildProjections(fresh.lake.pool);
+    expect(await subjects()).toEqual({ [group]: 'Trail club', [androidGroup]: 'Runners' });
+    // A subject a captured event writes wins over the export's, whatever the order.
+    await fresh.lake.store(
+      '00000000-0000-4000-8000-000000030063',
+      JSON.stringify({ type: 'groups.update', chat_jid: group, payload: { id: group, subject: 'Trail club 2025' } })
+    );
+    await rebuildProjections(fresh.lake.pool);
+    expect((await subjects())[group]).toBe('Trail club 2025');
+  });
+
   it('retention redacts exported texts and forget erases a member’s exported messages, which keep counting', async () => {
     const group = '120363000000030051@g.us';
     await importText(group, fixture('android-ptbr-24h.txt'));
@@ -404,6 +488,7 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', 
         OUTBOX_PATH: join(dir, 'outbox.sqlite'),
         AUTH_DIR: join(dir, 'auth'),
         TEMPORAL_ADDRESS: '127.0.0.1:1',
+        ERASURE_KEY: TEST_ERASURE_KEY,
       },
     });
     expect(run.stderr).toBe('');

@@ -15,6 +15,7 @@ const imported = (text: string): ChatExportImport => {
     timeZone: 'UTC',
     earlierTimeZones: [],
     dateOrder: parsed.dateOrder,
+    groupSubject: parsed.groupName,
   };
 };
 

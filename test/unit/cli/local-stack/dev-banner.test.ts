@@ -55,4 +55,9 @@ describe('the banner of wa-lake dev (ADR 0017)', () => {
     expect(lines[2]).toBe('wa-lake demo keeps its stack running (Ctrl-C stops everything)');
     expect(lines).toContain("    export DATABASE_URL='postgres://postgres:pw@127.0.0.1:54329/wa_lake'");
   });
+
+  it('names the temporal CLI the stack runs, which is seldom on PATH', () => {
+    const lines = devBannerLines({ ...STACK, temporalCli: '/w/.tools/temporal/bin/temporal' });
+    expect(lines).toContain('    /w/.tools/temporal/bin/temporal workflow show --workflow-id <event_id>');
+  });
 });

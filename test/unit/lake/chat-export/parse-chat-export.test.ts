@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DateOrderConflictError } from '../../../../lake/chat-export/date-order.js';
+import { DateOrderConflictError, DateOrderContradictionError } from '../../../../lake/chat-export/date-order.js';
 import { MAX_EXPORTED_MESSAGE_BYTES, parseChatExport } from '../../../../lake/chat-export/parse-chat-export.js';
 
 const FIXTURES = new URL('../../../fixtures/chat-exports/', import.meta.url);
@@ -45,7 +45,18 @@ describe('parseChatExport: dates as written (ADR 0023)', () => {
   it('refuses to guess when as many dates exist only day-first as only month-first', () => {
     const text = '13/01/2025 10:00 - Ana: a\n01/13/2025 10:00 - Bea: b\n';
     expect(() => parse(text)).toThrow(DateOrderConflictError);
-    expect(wallClocks(text, { dateOrder: 'day-first' })).toEqual(['2025-01-13T10:00:00']);
+    expect(() => parse(text, { dateOrder: 'day-first' })).toThrow(/neither order fits every date/);
+  });
+
+  it('refuses --date-order when any date exists only in the other order, naming the order that fits', () => {
+    const text = ['01/07/2025 10:00 - Ana: both ways', '13/07/2025 10:00 - Bea: day-first only', ''].join('\n');
+    const refused = (): unknown => parse(text, { dateOrder: 'month-first' });
+    expect(refused).toThrow(DateOrderContradictionError);
+    expect(refused).toThrow(
+      '--date-order month-first contradicts the file: 1 of its dates exist only day-first (the first on line 2), ' +
+        'so nothing was imported; its dates fit day-first'
+    );
+    expect(wallClocks(text, { dateOrder: 'day-first' })).toEqual(['2025-07-01T10:00:00', '2025-07-13T10:00:00']);
   });
 
   it('reads an impossible time or one dated after now (a day of tolerance) as unreadable', () => {
