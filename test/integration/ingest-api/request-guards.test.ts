@@ -87,11 +87,16 @@ describe('request guards of the ingest port (ADR 0014)', () => {
     expect((await postSigned(server.url, messageBody(), { secret: TEST_SECRET })).status).toBe(201);
   });
 
-  it('throttles failed signatures per address the same way, before the body is read', async () => {
+  it('throttles failed signatures per address, yet never refuses a request whose signature verifies', async () => {
     const statuses = [];
     for (let i = 0; i < 6; i += 1)
       statuses.push((await postSigned(server.url, messageBody(), { secret: 'wrong' })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    // ADR 0028: the genuine worker shares the flooded address; its signed deliveries still go through.
+    expect((await postSigned(server.url, messageBody(), { secret: TEST_SECRET })).status).toBe(201);
+    const blocked = await postSigned(server.url, messageBody(), { secret: 'wrong' });
+    expect(blocked.status).toBe(429);
+    expect(blocked.json).toMatchObject({ code: 'WA_ERR_TOO_MANY_AUTH_FAILURES' });
   });
 
   it('limits accepted sends per key with 429 + Retry-After; another key is unaffected', async () => {

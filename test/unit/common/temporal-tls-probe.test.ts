@@ -1,5 +1,6 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTemporalClient } from '../../../cli/commands/shared.js';
 import { resolveTemporalConnection, type TemporalConnection } from '../../../common/temporal-connection.js';
 import { probeTemporalConnection } from '../../../common/temporal-tls-probe.js';
 import { startMtlsProxy, type MtlsProxy } from '../../helpers/mtls-proxy.js';
@@ -111,5 +112,11 @@ describe('probeTemporalConnection', () => {
         /^nothing answers at .*ECONNREFUSED; is it running\?/
       );
     }
+  });
+  it('puts the cause in the CLI\'s error instead of "is it running?"', async () => {
+    const temporal = connection(mtls({ TEMPORAL_TLS_SERVER_NAME: 'other.example' }));
+    await expect(connectTemporalClient(temporal, 1_000)).rejects.toThrow(
+      `cannot reach Temporal at ${proxy.address}: the server's certificate at ${proxy.address} is not for other.example`
+    );
   });
 });
