@@ -49,7 +49,7 @@ const ENGAGEMENT_QUESTIONS = [
 ];
 
 // Kept in order after the released ones (ADR 0029).
-const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name'];
+const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name', '1765820000001_analyst-messages-with-exports'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
