@@ -48,6 +48,7 @@ export async function bulkLoadCommunity(pool: pg.Pool, size: CommunitySize): Pro
       UNION ALL
       SELECT group_jid, participant_id, gen_random_uuid(), left_at, false, NULL
         FROM whatsapp_group_memberships WHERE left_at IS NOT NULL`);
+    // Rows go in in time order, as live capture writes them (the BRIN indexes on the times rely on it).
     // Conversations are bursty: messages come in sessions of ~7 (one member, one group, one day), two
     // sessions (two members of the same group) per conversation; members are skewed towards a core.
     await run(`CREATE TEMP TABLE bench_conversations ON COMMIT DROP AS
@@ -67,13 +68,15 @@ export async function bulkLoadCommunity(pool: pg.Pool, size: CommunitySize): Pro
              x.day_start + random() * interval '1 day',
              CASE WHEN i % 10 < 3 AND i > 1 THEN 'B' || (i - 1) END, (i % 7 = 0)::int, 2, gen_random_uuid()
         FROM generate_series(0, $N - 1) AS i
-        JOIN bench_sessions x ON x.s = i % (($N / 7)::int)`);
+        JOIN bench_sessions x ON x.s = i % (($N / 7)::int)
+       ORDER BY 6`);
     // Reactions come from the other member of the conversation, a few minutes after the message.
     await run(`INSERT INTO whatsapp_message_reactions (chat_jid, target_id, reactor_id, text, reacted_at, event_id)
       SELECT t.chat_jid, t.message_id, x.lid, '👍', t.sent_at + interval '5 minutes', gen_random_uuid()
         FROM (SELECT floor(random() * $N)::int AS i FROM generate_series(1, ($N * 3 / 10)::int)) s
         JOIN whatsapp_message_records t ON t.message_id = 'B' || s.i
         JOIN bench_sessions x ON x.s = ((s.i % (($N / 7)::int)) # 1)
+       ORDER BY 5
       ON CONFLICT DO NOTHING`);
     await run(`INSERT INTO whatsapp_message_edits (chat_jid, target_id, edited_at)
       SELECT chat_jid, message_id, sent_at + interval '1 minute' FROM whatsapp_message_records

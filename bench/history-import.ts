@@ -238,7 +238,7 @@ async function historyImport(context: PhaseContext, prefix: string): Promise<{ m
     heartbeat.refresh();
     print(
       `    history import progress: ${String(progress.percent)} %, ${String(progress.items)} events kept, ` +
-        `${String(progress.itemsPerSecond)}/s, ETA ${progress.etaMs === null ? '?' : `${String(progress.etaMs)} ms`}`
+        `${progress.itemsPerSecond === null ? '?' : String(progress.itemsPerSecond)}/s, ETA ${progress.etaMs === null ? '?' : `${String(progress.etaMs)} ms`}`
     );
     await sleep(0);
   }

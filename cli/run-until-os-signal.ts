@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import { killTrackedChildProcesses } from '../dev-stack/child-processes.js';
 
 /** Reason of an aborted {@link ShutdownSignal}: the operator asked to stop (Ctrl-C or SIGTERM). */

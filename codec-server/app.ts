@@ -17,14 +17,6 @@ export interface CodecServerDeps {
   token: string;
   /** Browser origins (Temporal Web UI) answered with CORS headers, e.g. `http://127.0.0.1:8233`. */
   corsOrigins: readonly string[];
-  /**
-   * `CODEC_SERVER_TRUST_UI_ORIGIN` (`wa-lake dev` only, ADR 0022): `POST /decode` without a token is
-   * answered when the browser says it comes from one of `corsOrigins` and it addresses this server by its loopback
-   * name (`127.0.0.1:<port>`, `localhost:<port>`), so the Web UI needs no token in its codec endpoint (and none on
-   * the dev server's command line nor in its unauthenticated settings). A web page elsewhere has another
-   * `Origin`; a DNS-rebound one another `Host`. `/encode` always needs the token.
-   */
-  isUiOriginTrusted?: boolean;
   logger: Logger;
 }
 
@@ -64,15 +56,6 @@ export function buildCodecServerApp(deps: CodecServerDeps): FastifyInstance {
   const isToken = (candidate: string | undefined): boolean =>
     candidate !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
   const origins = new Set(deps.corsOrigins);
-  const isTrustedUiDecode = (request: FastifyRequest, direction: 'encode' | 'decode'): boolean => {
-    if (!deps.isUiOriginTrusted || direction !== 'decode') return false;
-    const origin = request.headers.origin;
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : -1;
-    const ownHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
-    return origin !== undefined && origins.has(origin) && ownHosts.has(request.headers.host ?? '');
-  };
-
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
     if (origin && origins.has(origin)) {
@@ -90,11 +73,12 @@ export function buildCodecServerApp(deps: CodecServerDeps): FastifyInstance {
     (direction: 'encode' | 'decode') =>
     async (request: FastifyRequest<{ Params: { token?: string } }>, reply: FastifyReply) => {
       const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-      if (!isToken(bearer) && !isToken(request.params.token) && !isTrustedUiDecode(request, direction)) {
+      // Every caller needs the token, whatever its `Origin` says: any program can send that header (ADR 0028).
+      if (!isToken(bearer) && !isToken(request.params.token)) {
         return sendError(reply, 'WA_ERR_CODEC_UNAUTHORIZED', 'a valid bearer token is required');
       }
       const body = payloadsJsonSchema.safeParse(request.body);
-      if (!body.success) return sendError(reply, 'WA_ERR_CODEC_BAD_REQUEST', 'body must be {"payloads": [...]}');
+      if (!body.success) return sendError(reply, 'WA_ERR_CODEC_BAD_REQUEST', 'body must be {"payloads": [...]} or {}');
       try {
         const payloads = payloadsFromJson(body.data);
         const result = direction === 'encode' ? await deps.codec.encode(payloads) : await deps.codec.decode(payloads);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { envBoolean, envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
+import { envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
+import { envSecret } from '../common/placeholder-secrets.js';
 
 /**
  * Environment of `wa-lake codec-server` (architecture.md §14, ADR 0010); keys are the env var names.
@@ -10,7 +11,7 @@ export const codecServerEnvSchema = z.object({
   CODEC_SERVER_HOST: z.string().min(1).default('127.0.0.1'),
   CODEC_SERVER_PORT: envInt(8234, 0, 65_535),
   /** Bearer token every request must carry (header, or the Web UI's path prefix); ≥ 16 characters. */
-  CODEC_SERVER_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
+  CODEC_SERVER_TOKEN: envSecret,
   CODEC_SERVER_CORS_ORIGINS: z
     .string()
     .default('http://127.0.0.1:8233,http://localhost:8233')
@@ -21,8 +22,6 @@ export const codecServerEnvSchema = z.object({
         .filter((origin) => origin.length > 0)
     )
     .pipe(z.array(z.url({ protocol: /^https?$/, error: 'each origin must be an http(s) URL' }))),
-  /** `wa-lake dev` only: decode for the Web UI's own origin without a token (ADR 0022). */
-  CODEC_SERVER_TRUST_UI_ORIGIN: envBoolean(false),
   PAYLOAD_ENCRYPTION_KEYS: envPayloadEncryptionKeys.refine((keys) => keys !== undefined && keys.length > 0, {
     message: 'is required: the codec server decrypts with these keys',
   }),

@@ -6,13 +6,16 @@ import { z } from 'zod';
  * to `/encode` and `/decode`): `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }`, i.e. the
  * proto3 JSON form of `temporal.api.common.v1.Payloads`.
  */
-export const payloadsJsonSchema = z.object({
-  payloads: z.array(
-    z.object({
-      metadata: z.record(z.string(), z.string()).nullish(),
-      data: z.string().nullish(),
-    })
-  ),
+export const payloadsJsonSchema = z.strictObject({
+  // proto3 JSON leaves an empty list out: the `temporal` CLI posts `{}` for a signal or query without input.
+  payloads: z
+    .array(
+      z.object({
+        metadata: z.record(z.string(), z.string()).nullish(),
+        data: z.string().nullish(),
+      })
+    )
+    .default([]),
 });
 
 /** A request or response body of the codec protocol. */

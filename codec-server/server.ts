@@ -1,5 +1,6 @@
 import { EncryptionCodec } from '../common/encryption-codec.js';
 import type { Logger } from '../common/logger.js';
+import { explainListenError } from '../common/listen-error.js';
 import { buildCodecServerApp } from './app.js';
 import type { CodecServerConfig } from './config.js';
 
@@ -25,14 +26,19 @@ export async function startCodecServer(options: {
     codec: new EncryptionCodec(config.PAYLOAD_ENCRYPTION_KEYS ?? [], { isClearAllowed: true }),
     token: config.CODEC_SERVER_TOKEN,
     corsOrigins: config.CODEC_SERVER_CORS_ORIGINS,
-    isUiOriginTrusted: config.CODEC_SERVER_TRUST_UI_ORIGIN,
     logger,
   });
   try {
     await app.listen({ host: config.CODEC_SERVER_HOST, port: config.CODEC_SERVER_PORT });
   } catch (err) {
     await app.close().catch(() => undefined);
-    throw err;
+    throw explainListenError(
+      err,
+      'codec server',
+      config.CODEC_SERVER_HOST,
+      config.CODEC_SERVER_PORT,
+      'CODEC_SERVER_HOST/CODEC_SERVER_PORT'
+    );
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.CODEC_SERVER_PORT;

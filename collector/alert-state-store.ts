@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { AlertWindowClaim, AlertWindowLedger } from '../common/alert-window-ledger.js';
 import { OutboxOpenError } from './errors.js';
-import { openOutboxDatabase } from './open-collector-database.js';
+import { openCollectorDatabase } from './open-collector-database.js';
 
 const ALERT_STATE_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS alert_windows (
@@ -45,7 +45,7 @@ export class AlertStateStore implements AlertWindowLedger {
   static open(options: { path: string; now?: () => number }): AlertStateStore {
     let db: Database.Database | undefined;
     try {
-      db = openOutboxDatabase(options.path);
+      db = openCollectorDatabase(options.path);
       db.exec(ALERT_STATE_SCHEMA_SQL);
       return new AlertStateStore(db, options.now ?? Date.now);
     } catch (err) {

@@ -5,6 +5,7 @@ import { applyRenamedEnvKeys, type RenamedEnvKey } from '../common/renamed-env-k
 import { envBoolean, envHttpUrl, envInt, envLogLevel, parseConfig } from '../common/config-schema.js';
 import { temporalConnectionEnvShape, withTemporalConnection } from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
+import { composeSecretsEnvShape } from '../common/placeholder-secrets.js';
 
 const MIB = 1024 * 1024;
 const MINUTE_MS = 60_000;
@@ -20,6 +21,7 @@ export const collectorEnvSchema = z.object({
   /** Status file read by `wa-lake status`; default `collector-status.json` next to the outbox. */
   COLLECTOR_STATUS_PATH: z.string().min(1).optional(),
   ...temporalConnectionEnvShape,
+  ...composeSecretsEnvShape,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   OUTBOX_RETENTION_DAYS: envInt(7, 1, 3650),
   OUTBOX_BODY_LIMIT_BYTES: envInt(MIB, 16 * 1024, 2 * MIB - 64 * 1024),

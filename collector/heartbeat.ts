@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import { makeDirectory } from '../common/make-directory.js';
 import type { HistoryImportStatus } from './history-progress.js';
 
@@ -202,7 +202,7 @@ function isHistoryImportStatus(value: unknown): value is HistoryImportStatus {
   return (
     typeof record['items'] === 'number' &&
     typeof record['pushes'] === 'number' &&
-    typeof record['itemsPerSecond'] === 'number' &&
+    (typeof record['itemsPerSecond'] === 'number' || record['itemsPerSecond'] === null) &&
     typeof record['updatedAt'] === 'string' &&
     typeof record['isDone'] === 'boolean'
   );

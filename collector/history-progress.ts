@@ -6,8 +6,9 @@ export interface HistoryProgress {
   percent: number | null;
   /** Items of every push so far that went to the outbox (kept), and their rate since the first push. */
   items: number;
-  itemsPerSecond: number;
-  /** Time left at the same pace, from the percentage; null without one. */
+  /** Null after the first push alone: one push spans no time to measure a rate over. */
+  itemsPerSecond: number | null;
+  /** Time left at the same pace, from the percentage; null without one, and after the first push alone. */
   etaMs: number | null;
 }
 
@@ -48,11 +49,17 @@ export class HistoryProgressMeter {
     this.pushes += 1;
     const elapsedMs = Math.max(nowMs - this.startedAtMs, 1);
     const percent = typeof progress === 'number' && progress >= 0 && progress <= 100 ? progress : null;
+    const hasInterval = this.pushes > 1;
     const report: HistoryProgress = {
       percent,
       items: this.items,
-      itemsPerSecond: Math.round((this.items / elapsedMs) * 1000),
-      etaMs: percent !== null && percent > 0 ? Math.round((elapsedMs * (100 - percent)) / percent) : null,
+      itemsPerSecond: hasInterval ? Math.round((this.items / elapsedMs) * 1000) : null,
+      etaMs:
+        percent === 100
+          ? 0
+          : hasInterval && percent !== null && percent > 0
+            ? Math.round((elapsedMs * (100 - percent)) / percent)
+            : null,
     };
     this.last = {
       ...report,

@@ -1,14 +1,14 @@
 import Database from 'better-sqlite3';
 
 /**
- * Opens the outbox file with the pragmas every connection to it needs (architecture.md §5): WAL, so the
- * collector's writer and the readers (`wa-lake status`, erasure) never block each other; `synchronous = FULL`,
- * so a row Baileys' callback saw committed survives a power cut; a 5 s `busy_timeout` for the moments two
- * connections write. The one place the outbox is opened.
+ * Opens a collector SQLite file (the outbox, and the sent-message index beside it) with the pragmas every
+ * connection to it needs (architecture.md §5): WAL, so the collector's writer and the readers (`wa-lake status`,
+ * erasure) never block each other; `synchronous = FULL`, so a row Baileys' callback saw committed survives a power
+ * cut; a 5 s `busy_timeout` for the moments two connections write. The one place these files are opened.
  *
  * @throws the SqliteError of `better-sqlite3` when the file cannot be opened.
  */
-export function openOutboxDatabase(path: string): Database.Database {
+export function openCollectorDatabase(path: string): Database.Database {
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');

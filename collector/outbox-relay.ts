@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
 import {
   WorkflowExecutionAlreadyStartedError,
@@ -5,8 +6,9 @@ import {
   WorkflowIdReusePolicy,
   type SearchAttributePair,
 } from '@temporalio/common';
-import type { Logger } from 'pino';
+import type { Logger } from '../common/logger.js';
 import type { AlertSink } from '../common/alert-sink.js';
+import { withCallSignal } from '../common/with-call-signal.js';
 import {
   DELIVER_EVENT_LEAN_VERSION,
   DELIVER_EVENT_WORKFLOW_TYPE,
@@ -53,6 +55,11 @@ export interface OutboxRelayOptions {
   requestEagerStart?: boolean;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
+  /**
+   * Says why Temporal is unreachable (`probeTemporalConnection`: a CA, server name or client certificate mistake,
+   * ADR 0028), for the outage's alert and log; the SDK itself reports every TLS mistake as a deadline.
+   */
+  diagnoseUnreachable?: () => Promise<string | null>;
   now?: () => number;
   random?: () => number;
 }
@@ -96,6 +103,8 @@ export class OutboxRelay {
     this.logger = options.logger.child({ component: 'outbox-relay' });
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
+    // Each start in flight listens on the stop signal twice (its call's signal and its race): a bounded number.
+    setMaxListeners(2 * options.concurrency + 4, this.stopping.signal);
   }
 
   /** Runs one batch (after any drain in progress). Never throws for delivery failures. */
@@ -237,20 +246,24 @@ export class OutboxRelay {
     if (row.chatJid !== null) searchAttributes.push({ key: WA_CHAT_JID, value: row.chatJid });
     // `isReplacing`: the id is held by a squatter (ADR 0022): end it, whether running or closed, and start.
     const start = (isReplacing: boolean): Promise<unknown> =>
-      // The deadline also ends the SDK's own gRPC retries, so no call outlives this method.
-      client.withAbortSignal(this.stopping.signal, () =>
-        client.withDeadline(Date.now() + startTimeoutMs, () =>
-          client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
-            taskQueue,
-            workflowId: row.eventId,
-            args: [input],
-            workflowIdReusePolicy: isReplacing
-              ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
-              : WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            ...(isReplacing ? { workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING } : {}),
-            typedSearchAttributes: searchAttributes,
-            ...(requestEagerStart === true && !isReplacing ? { requestEagerStart } : {}),
-          })
+      // The deadline also ends the SDK's own gRPC retries, so no call outlives this method. The SDK adds a
+      // listener per call to the signal it is given and never removes it: a signal of this call's own keeps the
+      // relay's stop signal from collecting one listener per event.
+      withCallSignal(this.stopping.signal, (signal) =>
+        client.withAbortSignal(signal, () =>
+          client.withDeadline(Date.now() + startTimeoutMs, () =>
+            client.workflow.start(DELIVER_EVENT_WORKFLOW_TYPE, {
+              taskQueue,
+              workflowId: row.eventId,
+              args: [input],
+              workflowIdReusePolicy: isReplacing
+                ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+                : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+              ...(isReplacing ? { workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING } : {}),
+              typedSearchAttributes: searchAttributes,
+              ...(requestEagerStart === true && !isReplacing ? { requestEagerStart } : {}),
+            })
+          )
         )
       );
     try {
@@ -340,13 +353,16 @@ export class OutboxRelay {
   private async reportHealth(isDown: boolean, result: DrainResult): Promise<void> {
     if (isDown && !this.isOutage) {
       this.isOutage = true;
+      const likelyCause = (await this.options.diagnoseUnreachable?.().catch(() => null)) ?? null;
+      if (likelyCause !== null) this.logger.warn({ likelyCause }, 'temporal unreachable: likely cause found');
       await this.options.alertSink
         .send({
           kind: 'temporal_unreachable',
           severity: 'error',
-          message:
-            'The collector cannot start delivery workflows: Temporal is unreachable. Events stay in the outbox and are retried.',
-          details: { failed: result.failed, postponed: result.postponed },
+          message: `The collector cannot start delivery workflows: Temporal is unreachable${
+            likelyCause === null ? '' : ` (likely cause: ${likelyCause})`
+          }. Events stay in the outbox and are retried.`,
+          details: { failed: result.failed, postponed: result.postponed, likelyCause },
         })
         .catch((err: unknown) => this.logger.error({ err }, 'cannot send alert'));
     } else if (!isDown && this.isOutage && result.started + result.alreadyStarted > 0) {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { OutboxOpenError } from './errors.js';
-import { openOutboxDatabase } from './open-collector-database.js';
+import { openCollectorDatabase } from './open-collector-database.js';
 import {
   applyOutboxSchema,
   INSERT_ROWS_PER_STATEMENT,
@@ -153,7 +153,7 @@ export class OutboxStore {
   static open(options: { path: string }): OutboxStore {
     let db: Database.Database | undefined;
     try {
-      db = openOutboxDatabase(options.path);
+      db = openCollectorDatabase(options.path);
       // Random UUID keys dirty many index pages per batch: a larger checkpoint interval writes each
       // page back once for many commits, and a 16 MiB cache keeps the event_id index in memory.
       db.pragma('wal_autocheckpoint = 4000');

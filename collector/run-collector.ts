@@ -6,6 +6,8 @@ import type { Logger } from '../common/logger.js';
 import { warnRenamedEnvKeys } from '../common/renamed-env-keys.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
 import { makeDirectory } from '../common/make-directory.js';
+import { probeTemporalConnection } from '../common/temporal-tls-probe.js';
+import { TeardownStack } from '../common/teardown-stack.js';
 import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
@@ -92,27 +94,20 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     authDir: source.kind === 'live' ? config.AUTH_DIR : undefined,
     outboxPath: config.OUTBOX_PATH,
   });
-  const stack: Array<() => Promise<void> | void> = [() => lock.release()];
+  const stack = new TeardownStack({ logger });
+  stack.defer('instance-lock', () => lock.release());
   try {
     narrowPrivateFiles({ ...options.config, recordPath: options.recordPath }, logger);
   } catch (err) {
     lock.release();
     throw err;
   }
-  const stopAll = async (): Promise<void> => {
-    for (const step of stack.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        logger.error({ err }, 'error while stopping the collector');
-      }
-    }
-  };
+  const stopAll = (): Promise<void> => stack.disposeAsync();
   try {
     const outbox = OutboxStore.open({ path: config.OUTBOX_PATH });
-    stack.push(() => outbox.close());
+    stack.defer('outbox', () => outbox.close());
     const alertState = AlertStateStore.open({ path: config.OUTBOX_PATH });
-    stack.push(() => alertState.close());
+    stack.defer('alert-state', () => alertState.close());
     // Every alert of this collector goes through the ledger in the outbox file, so a
     // restart inside a window (e.g. during one Temporal outage) does not alert again.
     options = {
@@ -124,7 +119,8 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
         logger: options.logger,
       }),
     };
-    let session: WhatsAppSession | null = null;
+    // The live step sets it; the pipeline and the send side read it (the account's own JIDs, the open socket).
+    const current: SessionHolder = { session: null };
     // A replay has no session: the account is the one the auth folder logged in (same event ids as live).
     const stored = source.kind === 'replay' ? readStoredAccount(config.AUTH_DIR) : null;
     if (source.kind === 'replay' && stored?.phoneJid == null)
@@ -132,8 +128,8 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
     const pipeline = new EventPipeline({
       outbox,
       logger: options.logger,
-      getSelfJid: () => session?.getSelfJid() ?? stored?.phoneJid ?? null,
-      getSelfLid: () => session?.getSelfLid() ?? stored?.lid ?? null,
+      getSelfJid: () => current.session?.getSelfJid() ?? stored?.phoneJid ?? null,
+      getSelfLid: () => current.session?.getSelfLid() ?? stored?.lid ?? null,
       withFirstCollectorEventIds: source.kind === 'replay',
       mode: source.kind,
       limits: {
@@ -142,121 +138,163 @@ export async function runCollector(options: RunCollectorOptions): Promise<Collec
       },
     });
     const relay = startOutboxRelay(options, outbox);
-    if (relay) stack.push(() => relay.stop());
+    if (relay) stack.defer('outbox-relay', () => relay.stop());
     startHousekeeping(options, outbox, alertState, stack);
     const handle: CollectorHandle = { outbox, stop: stopAll };
     if (source.kind === 'replay') {
-      const abort = new AbortController();
-      const replayStartedAt = new Date();
-      startHeartbeat(options, outbox, stack, () => ({ state: 'replay', since: replayStartedAt }), 'replay');
-      const replayDone = runReplay(source.path, pipeline, relay, logger, abort.signal);
-      handle.replayDone = replayDone;
-      // Unwinds as: abort → wait for the reader to stop → heartbeat → outbox relay → outbox.
-      stack.push(() =>
-        replayDone.then(
-          () => undefined,
-          () => undefined
-        )
-      );
-      stack.push(() => abort.abort());
+      startReplay({ options, path: source.path, outbox, pipeline, relay, stack, logger, handle });
       return handle;
     }
-    const recorder = options.recordPath ? CaptureRecorder.open(options.recordPath, options.logger) : null;
-    if (recorder) stack.push(() => recorder.close());
-    const sendSide = startSendSide(options, () => asSendSocket(session?.getOpenSocket() ?? null));
-    if (sendSide) stack.push(() => sendSide.stop());
-    const coverage = new CoverageBeats({
-      pipeline,
-      logger: options.logger,
-      getSelfJid: () => session?.getSelfJid() ?? null,
-      getSelfLid: () => session?.getSelfLid() ?? null,
-      intervalMs: config.COVERAGE_HEARTBEAT_INTERVAL_MS,
-    });
-    // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
-    stack.push(() => coverage.onClosed('stopped'));
-    const backfill = startLiveBackfill({
-      config,
-      pipeline,
-      logger: options.logger,
-      getSocket: () => session?.getOpenSocket() ?? null,
-      getSelfJid: () => session?.getSelfJid() ?? null,
-    });
-    stack.push(() => backfill.stop());
-    let closedAtMs: number | null = null;
-    const historyMeter = new HistoryProgressMeter();
-    let refreshStatus = (): void => undefined;
-    const liveSession = new WhatsAppSession({
-      socketFactory:
-        options.socketFactory ??
-        createBaileysSocketFactory({
-          authDir: config.AUTH_DIR,
-          logger: options.logger,
-          baileysLogLevel: config.BAILEYS_LOG_LEVEL,
-        }),
-      onEvent: (event, data, capturedAt) => {
-        recorder?.record(event, data, capturedAt);
-        routeAcks(sendSide, event, data, logger);
-        const outcome = pipeline.handle(event, data, capturedAt);
-        backfill.onStored(event, data);
-        if (event === 'messaging-history.set') {
-          const progress = (data as { progress?: unknown; syncType?: unknown } | null) ?? {};
-          logger.info(
-            { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress, progress.syncType) },
-            'history import progress'
-          );
-          refreshStatus();
-        }
-      },
-      onStateChange: (state) => {
-        if (state === 'open') sendSide?.onSessionOpen();
-        else {
-          if (coverage.isObserving()) closedAtMs = Date.now();
-          coverage.onClosed(state);
-        }
-      },
-      onGroupsCaptured: (groupJids) => {
-        coverage.onOpen(groupJids);
-        const gapMs = closedAtMs === null ? 0 : Date.now() - closedAtMs;
-        if (closedAtMs !== null && config.BACKFILL_AFTER_GAP_MS > 0 && gapMs >= config.BACKFILL_AFTER_GAP_MS)
-          backfill.requestAfterGap(groupJids ?? [], closedAtMs);
-        closedAtMs = null;
-      },
-      logger: options.logger,
-      alertSink: options.alertSink,
-      authDir: config.AUTH_DIR,
-      ...(pairPhone !== undefined ? { pairPhone } : {}),
-      reconnect: {
-        baseDelayMs: config.SESSION_RECONNECT_BASE_DELAY_MS,
-        maxDelayMs: config.SESSION_RECONNECT_MAX_DELAY_MS,
-        windowMs: config.SESSION_RECONNECT_WINDOW_MS,
-      },
-      downAlertMs: config.SESSION_DOWN_ALERT_MS,
-      replacedAlertCount: config.SESSION_REPLACED_ALERT_COUNT,
-    });
-    session = liveSession;
-    const heartbeat = startHeartbeat(
-      options,
-      outbox,
-      stack,
-      () => ({ state: liveSession.state, since: liveSession.stateSince }),
-      'live',
-      () => historyMeter.status()
-    );
-    // `wa-lake status` follows an import push by push, at most once a second (a push is up to thousands of items).
-    let refreshedAtMs = 0;
-    refreshStatus = () => {
-      if (Date.now() - refreshedAtMs < 1_000) return;
-      refreshedAtMs = Date.now();
-      heartbeat.refresh();
-    };
-    stack.push(() => liveSession.stop());
-    liveSession.start();
-    handle.sessionStopped = liveSession.stopped;
+    startLiveSession({ options, outbox, pipeline, stack, logger, handle, current, pairPhone });
     return handle;
   } catch (err) {
     await stopAll();
     throw err;
   }
+}
+
+/** Where the live step keeps its session for the parts built before it (pipeline, send side). */
+interface SessionHolder {
+  session: WhatsAppSession | null;
+}
+
+/** What the two sources' steps share: the collector's outbox, pipeline and teardown, and the handle to fill. */
+interface SourceParts {
+  options: RunCollectorOptions;
+  outbox: OutboxStore;
+  pipeline: EventPipeline;
+  stack: TeardownStack;
+  logger: Logger;
+  handle: CollectorHandle;
+}
+
+/** Replays a capture through the pipeline; the teardown aborts the reader and waits for it first. */
+function startReplay(parts: SourceParts & { path: string; relay: OutboxRelay | null }): void {
+  const { options, outbox, pipeline, relay, stack, logger, handle } = parts;
+  const abort = new AbortController();
+  const replayStartedAt = new Date();
+  startHeartbeat(options, outbox, stack, () => ({ state: 'replay', since: replayStartedAt }), 'replay');
+  const replayDone = runReplay(parts.path, pipeline, relay, logger, abort.signal);
+  handle.replayDone = replayDone;
+  // Unwinds as: abort → wait for the reader to stop → heartbeat → outbox relay → outbox.
+  stack.defer('replay', () =>
+    replayDone.then(
+      () => undefined,
+      () => undefined
+    )
+  );
+  stack.defer('replay-abort', () => abort.abort());
+}
+
+/**
+ * The live source: the WhatsApp session and what runs beside it (capture recorder, send side, coverage beats,
+ * history backfill, heartbeat), each deferred on the teardown so that it stops before what it uses.
+ */
+function startLiveSession(parts: SourceParts & { current: SessionHolder; pairPhone: string | undefined }): void {
+  const { options, outbox, pipeline, stack, logger, handle, current, pairPhone } = parts;
+  const { config } = options;
+  const recorder = options.recordPath ? CaptureRecorder.open(options.recordPath, options.logger) : null;
+  if (recorder) stack.defer('capture-recorder', () => recorder.close());
+  const sendSide = startSendSide(options, () => asSendSocket(current.session?.getOpenSocket() ?? null));
+  if (sendSide) stack.defer('send-side', () => sendSide.stop());
+  const coverage = new CoverageBeats({
+    pipeline,
+    logger: options.logger,
+    getSelfJid: () => current.session?.getSelfJid() ?? null,
+    getSelfLid: () => current.session?.getSelfLid() ?? null,
+    intervalMs: config.COVERAGE_HEARTBEAT_INTERVAL_MS,
+  });
+  // Runs before the outbox closes (the stack unwinds in reverse): the close beat is stored.
+  stack.defer('coverage-beats', () => coverage.onClosed('stopped'));
+  const backfill = startLiveBackfill({
+    config,
+    pipeline,
+    logger: options.logger,
+    getSocket: () => current.session?.getOpenSocket() ?? null,
+    getSelfJid: () => current.session?.getSelfJid() ?? null,
+  });
+  stack.defer('history-backfill', () => backfill.stop());
+  let closedAtMs: number | null = null;
+  const historyMeter = new HistoryProgressMeter();
+  let refreshStatus = (): void => undefined;
+  const liveSession = new WhatsAppSession({
+    socketFactory:
+      options.socketFactory ??
+      createBaileysSocketFactory({
+        authDir: config.AUTH_DIR,
+        logger: options.logger,
+        baileysLogLevel: config.BAILEYS_LOG_LEVEL,
+      }),
+    onEvent: (event, data, capturedAt) => {
+      recorder?.record(event, data, capturedAt);
+      routeAcks(sendSide, event, data, logger);
+      const outcome = pipeline.handle(event, data, capturedAt);
+      backfill.onStored(event, data);
+      if (event === 'messaging-history.set') {
+        const progress = (data as { progress?: unknown; syncType?: unknown } | null) ?? {};
+        logger.info(
+          { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress, progress.syncType) },
+          'history import progress'
+        );
+        refreshStatus();
+      }
+    },
+    onStateChange: (state) => {
+      if (state === 'open') sendSide?.onSessionOpen();
+      else {
+        if (coverage.isObserving()) closedAtMs = Date.now();
+        coverage.onClosed(state);
+      }
+    },
+    onGroupsCaptured: (groupJids) => {
+      coverage.onOpen(groupJids);
+      const gapMs = closedAtMs === null ? 0 : Date.now() - closedAtMs;
+      if (closedAtMs !== null && config.BACKFILL_AFTER_GAP_MS > 0 && gapMs >= config.BACKFILL_AFTER_GAP_MS)
+        backfill.requestAfterGap(groupJids ?? [], closedAtMs);
+      closedAtMs = null;
+    },
+    logger: options.logger,
+    alertSink: options.alertSink,
+    authDir: config.AUTH_DIR,
+    ...(pairPhone !== undefined ? { pairPhone } : {}),
+    reconnect: {
+      baseDelayMs: config.SESSION_RECONNECT_BASE_DELAY_MS,
+      maxDelayMs: config.SESSION_RECONNECT_MAX_DELAY_MS,
+      windowMs: config.SESSION_RECONNECT_WINDOW_MS,
+    },
+    downAlertMs: config.SESSION_DOWN_ALERT_MS,
+    replacedAlertCount: config.SESSION_REPLACED_ALERT_COUNT,
+  });
+  current.session = liveSession;
+  const heartbeat = startHeartbeat(
+    options,
+    outbox,
+    stack,
+    () => ({ state: liveSession.state, since: liveSession.stateSince }),
+    'live',
+    () => historyMeter.status()
+  );
+  // `wa-lake status` follows an import push by push, at most once a second (a push is up to thousands of items).
+  // A push inside that second is written when it ends, so the last push of an import (its 100 %) is never left
+  // for the next heartbeat a minute later.
+  let refreshedAtMs = 0;
+  let pendingRefresh: NodeJS.Timeout | null = null;
+  const refreshNow = (): void => {
+    pendingRefresh = null;
+    refreshedAtMs = Date.now();
+    heartbeat.refresh();
+  };
+  refreshStatus = () => {
+    const waitMs = refreshedAtMs + 1_000 - Date.now();
+    if (waitMs <= 0) refreshNow();
+    else pendingRefresh ??= setTimeout(refreshNow, waitMs).unref();
+  };
+  stack.defer('status-refresh', () => {
+    if (pendingRefresh) clearTimeout(pendingRefresh);
+  });
+  stack.defer('whatsapp-session', () => liveSession.stop());
+  liveSession.start();
+  handle.sessionStopped = liveSession.stopped;
 }
 
 function startSendSide(
@@ -306,6 +344,7 @@ function startOutboxRelay(options: RunCollectorOptions, outbox: OutboxStore): Ou
     requestEagerStart: options.requestEagerStart ?? false,
     retryBaseDelayMs: config.OUTBOX_RELAY_RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: config.OUTBOX_RELAY_RETRY_MAX_DELAY_MS,
+    diagnoseUnreachable: () => probeTemporalConnection(config.temporal),
   });
   relay.start();
   return relay;
@@ -315,7 +354,7 @@ function startHousekeeping(
   options: RunCollectorOptions,
   outbox: OutboxStore,
   alertState: AlertStateStore,
-  stack: Array<() => Promise<void> | void>
+  stack: TeardownStack
 ): void {
   const { config, logger } = options;
   const monitor = new OutboxMonitor({
@@ -331,7 +370,7 @@ function startHousekeeping(
     },
   });
   monitor.start(config.OUTBOX_MONITOR_INTERVAL_MS);
-  stack.push(() => monitor.stop());
+  stack.defer('outbox-monitor', () => monitor.stop());
   const prune = (): void => {
     const pruned = outbox.pruneStarted(Date.now() - config.OUTBOX_RETENTION_DAYS * 24 * 60 * 60 * 1000);
     if (pruned > 0) logger.info({ component: 'collector', pruned }, 'outbox rows pruned after the retention period');
@@ -339,13 +378,13 @@ function startHousekeeping(
   prune();
   const pruneTimer = setInterval(prune, config.OUTBOX_PRUNE_INTERVAL_MS);
   pruneTimer.unref();
-  stack.push(() => clearInterval(pruneTimer));
+  stack.defer('outbox-prune', () => clearInterval(pruneTimer));
 }
 
 function startHeartbeat(
   options: RunCollectorOptions,
   outbox: OutboxStore,
-  stack: Array<() => Promise<void> | void>,
+  stack: TeardownStack,
   getState: () => { state: string; since: Date },
   mode: 'live' | 'replay',
   getHistoryImport: () => HistoryImportStatus | null = () => null
@@ -379,7 +418,7 @@ function startHeartbeat(
   }, 1_000);
   stateWatch.unref();
   // Runs before the outbox closes (the stack unwinds in reverse), so the last status has real counts.
-  stack.push(() => {
+  stack.defer('heartbeat', () => {
     clearInterval(stateWatch);
     heartbeat.stop();
   });

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  hasPlaceholderPassword,
+  isPlaceholderSecret,
+  PLACEHOLDER_MESSAGE,
+  SECRET_MIN_CHARS,
+} from './placeholder-secrets.js';
 
 /**
  * Thrown by every `load*Config(env)` when the environment is invalid; `issues` lists every problem
@@ -60,12 +66,22 @@ export const envWebhookSecrets = z
       .map((secret) => secret.trim())
       .filter((secret) => secret.length > 0)
   )
-  .pipe(z.array(z.string().min(16, 'each secret must be at least 16 characters')).min(1, 'needs at least one secret'));
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .min(SECRET_MIN_CHARS, `each secret must be at least ${SECRET_MIN_CHARS} characters`)
+          .refine((secret) => !isPlaceholderSecret(secret), PLACEHOLDER_MESSAGE)
+      )
+      .min(1, 'needs at least one secret')
+  );
 
 /** `DATABASE_URL`: a `postgres://` or `postgresql://` connection string (a typo must not look like an outage). */
 export const envPostgresUrl = z
   .string({ error: 'is required' })
-  .regex(/^postgres(ql)?:\/\/[^\s]+$/, 'must be a postgres:// or postgresql:// connection string');
+  .regex(/^postgres(ql)?:\/\/[^\s]+$/, 'must be a postgres:// or postgresql:// connection string')
+  .refine((url) => !hasPlaceholderPassword(url), `its password ${PLACEHOLDER_MESSAGE}`);
 
 /** `TEMPORAL_ADDRESS`: `host:port` of a Temporal frontend, e.g. `127.0.0.1:7233` or `temporal:7233`. */
 export const envHostPort = (defaultValue: string): z.ZodType<string, string | undefined> =>

@@ -9,6 +9,7 @@ import {
 // CommonJS package: Node's ESM loader exposes only its default export.
 import proto from '@temporalio/proto';
 import type { PayloadEncryptionKey } from './payload-encryption-keys.js';
+import { isServerWrittenDetail } from './server-written-payload.js';
 
 /** Metadata `encoding` of an encrypted payload; the same string as Temporal's encryption samples. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -48,7 +49,8 @@ const fromUtf8 = new TextDecoder();
  * is only `encoding: binary/encrypted` and `encryption-key-id`. Decoding picks the key by that id, so
  * histories written under older keys stay readable while those keys are configured.
  * A payload not marked `binary/encrypted` is refused on decode (ADR 0022: whoever reaches Temporal
- * without a key must not start work the worker acts on), unless `isClearAllowed`.
+ * without a key must not start work the worker acts on), unless `isClearAllowed` or it is the one detail the
+ * server itself writes in clear, in an activity's resolution (ADR 0026, {@link isServerWrittenDetail}).
  */
 export class EncryptionCodec implements PayloadCodec {
   private readonly keysById: ReadonlyMap<string, Buffer>;
@@ -109,7 +111,7 @@ export class EncryptionCodec implements PayloadCodec {
   private decryptOne(payload: Payload, context?: SerializationContext): Payload {
     const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
     if (!encoding || fromUtf8.decode(encoding) !== ENCRYPTED_ENCODING) {
-      if (this.options.isClearAllowed) return payload;
+      if (this.options.isClearAllowed || isServerWrittenDetail(payload, context)) return payload;
       this.refuse(
         'unencrypted',
         'payload is not encrypted: only a PAYLOAD_ENCRYPTION_KEYS holder may write one',

@@ -119,13 +119,8 @@ export function resolveTemporalConnection(
       overrideEnvVars: definedValues(env),
     });
   } catch (err) {
-    // A profile that is missing, a file that is no TOML, or a *_PATH and *_DATA given together.
-    const key = env.TEMPORAL_PROFILE
-      ? 'TEMPORAL_PROFILE'
-      : env.TEMPORAL_CONFIG_FILE
-        ? 'TEMPORAL_CONFIG_FILE'
-        : 'TEMPORAL_TLS';
-    report(key, errorMessage(err));
+    const problem = describeProfileError(err, env);
+    report(problem.key, problem.message);
     return fallback;
   }
   if (!checkProfile(profile, env, report)) return fallback;
@@ -212,6 +207,11 @@ function checkPem(source: ConfigDataSource, label: string): string | null {
     const where = 'path' in source ? source.path : 'the value';
     return `${where} holds no PEM ${label.toLowerCase()} (-----BEGIN … ${label}-----)`;
   }
+  // The SDK takes no passphrase: an encrypted key would fail only at the first handshake, with a native error.
+  if (label === 'PRIVATE KEY' && /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(text)) {
+    const where = 'path' in source ? source.path : 'the value';
+    return `${where} is an encrypted private key, which Temporal's client cannot use: decrypt it (openssl pkey -in <key> -out <plain key>) and keep that file readable by this process's user only`;
+  }
   return null;
 }
 
@@ -230,6 +230,85 @@ function definedValues(env: TemporalConnectionEnv): Record<string, string> {
   return values;
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** The SDK's TOML parser (smol-toml) error: its message quotes the offending source lines, so it is never shown. */
+interface TomlSyntaxError {
+  readonly message: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+function isTomlSyntaxError(err: unknown): err is TomlSyntaxError {
+  return (
+    err instanceof Error &&
+    err.message.startsWith(TOML_ERROR_PREFIX) &&
+    typeof (err as Partial<TomlSyntaxError>).line === 'number' &&
+    typeof (err as Partial<TomlSyntaxError>).column === 'number'
+  );
+}
+
+const TOML_ERROR_PREFIX = 'Invalid TOML document: ';
+/** The SDK's fixed sentence for a certificate or key given both as a path and as data. */
+const PATH_AND_DATA = /^Cannot specify both (client_cert|client_key|server_ca_cert)_path and \1_data$/;
+const TOML_TO_ENV = {
+  client_cert: 'TEMPORAL_TLS_CLIENT_CERT',
+  client_key: 'TEMPORAL_TLS_CLIENT_KEY',
+  server_ca_cert: 'TEMPORAL_TLS_SERVER_CA_CERT',
+} as const;
+
+/**
+ * Turns an error of `loadClientConfigProfile` into a key to blame and a sentence that holds no content of the
+ * file: `TEMPORAL_CONFIG_FILE` may be pointed at a `.env` or a key file by mistake, and the parser's own message
+ * quotes the offending lines (an API key, a webhook secret, key material) into the fatal log. A syntax error is
+ * named by file, line, column and kind; any other error by the SDK's fixed sentences only.
+ */
+function describeProfileError(err: unknown, env: TemporalConnectionEnv): { key: string; message: string } {
+  const file = env.TEMPORAL_CONFIG_FILE ?? 'the Temporal configuration file';
+  if (isTomlSyntaxError(err)) {
+    const kind = err.message.slice(TOML_ERROR_PREFIX.length).split('\n', 1)[0] ?? 'syntax error';
+    return {
+      key: 'TEMPORAL_CONFIG_FILE',
+      message: `${file}:${err.line}:${err.column}: not valid TOML (${safeKind(kind)}); the file's content is not shown`,
+    };
+  }
+  const message = err instanceof Error ? err.message : '';
+  const both = PATH_AND_DATA.exec(message);
+  if (both) {
+    const field = both[1] as keyof typeof TOML_TO_ENV;
+    const names = [`_PATH`, `_DATA`].map((suffix) => {
+      const envKey = `${TOML_TO_ENV[field]}${suffix}` as keyof TemporalConnectionEnv;
+      const tomlKey = `tls.${field}${suffix.toLowerCase()}`;
+      return env[envKey] !== undefined
+        ? envKey
+        : `${tomlKey} of profile ${env.TEMPORAL_PROFILE ?? 'default'} in ${file}`;
+    });
+    const [pathName, dataName] = names as [string, string];
+    return {
+      key: pathName.startsWith('TEMPORAL_')
+        ? pathName
+        : dataName.startsWith('TEMPORAL_')
+          ? dataName
+          : 'TEMPORAL_CONFIG_FILE',
+      message: `${pathName} and ${dataName} are both set: give the ${field.replaceAll('_', ' ')} as a path or as data, not both`,
+    };
+  }
+  if (/^Profile '[^']*' not found in config data$/.test(message)) return { key: 'TEMPORAL_PROFILE', message };
+  if (/^Validation error: [\w .,()-]*$/.test(message))
+    return { key: 'TEMPORAL_CONFIG_FILE', message: `${file}: ${message}` };
+  if (message === '' || !env.TEMPORAL_CONFIG_FILE) {
+    return { key: 'TEMPORAL_CONFIG_FILE', message: `cannot load the Temporal profile (${errorName(err)})` };
+  }
+  // Valid TOML without `[profile.*]` tables (a quoted `.env`, say) fails inside the SDK with a TypeError.
+  return {
+    key: 'TEMPORAL_CONFIG_FILE',
+    message: `${file} is no Temporal configuration file (no [profile.${env.TEMPORAL_PROFILE ?? 'default'}] table read: ${errorName(err)})`,
+  };
+}
+
+/** The parser's kinds are fixed sentences; anything else (a date parser's message) is not repeated. */
+function safeKind(kind: string): string {
+  return /^[a-z][a-z0-9 :,.-]{0,80}$/i.test(kind) ? kind : 'syntax error';
+}
+
+function errorName(err: unknown): string {
+  return err instanceof Error ? err.name : typeof err;
 }

@@ -28,6 +28,7 @@ import { registerPublicApi } from './routes/openapi-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
+import type { TemporalReadiness } from './send/send-workflow-starter.js';
 
 /** Seconds a client should wait before retrying when the database is unavailable. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -51,6 +52,8 @@ export interface IngestAppDeps {
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
   send?: SendRouteDeps & {
     messages: SendRouteDeps['messages'] & Pick<OutboundMessagesRepository, 'recordTransition'>;
+    /** Whether the send starter reaches Temporal (`GET /readyz`, ADR 0028); always ready when absent. */
+    temporalReadiness?: () => TemporalReadiness;
     /** Status webhooks (ADR 0011): targets and the keys that open their secrets; route absent without. */
     statusWebhooks?: {
       targets: Pick<StatusWebhookTargets, 'find' | 'recordOutcome'>;
@@ -125,7 +128,7 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     }
   });
   registerIngestRoute(app, deps);
-  registerHealthRoutes(app, deps);
+  registerHealthRoutes(app, { ...deps, temporalReadiness: deps.send?.temporalReadiness });
   if (deps.send) {
     const send = { ...deps.send, quota: sendKeyQuota };
     registerPublicApi(app, (instance) => registerSendRoutes(instance, send));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envErasureKey } from '../common/erasure-key.js';
 import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
 import { STATUS_WEBHOOK_DISABLE_AFTER_MS } from '../common/send-status-webhook.js';
 import { envInt, envLogLevel, envWebhookSecrets, parseConfig, envPostgresUrl } from '../common/config-schema.js';
@@ -10,6 +11,7 @@ import {
 } from '../common/temporal-connection.js';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contracts.js';
 import { parseRetentionPeriodMs } from '../lake/index.js';
+import { composeSecretsEnvShape, envSecret } from '../common/placeholder-secrets.js';
 import { DEFAULT_INGEST_REQUEST_LIMITS as LIMITS, type IngestRequestLimits } from './request-guards.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
@@ -64,7 +66,10 @@ export const ingestEnvSchema = z
     SEND_API_KEY_REQUESTS_MAX: envInt(LIMITS.sendKeyRequestsMax, 1, 1_000_000),
     SEND_API_KEY_WINDOW_MS: envInt(LIMITS.sendKeyWindowMs, 1_000, 86_400_000),
     /** Bearer token `GET /metrics` requires (ADR 0014 decision 8); unset = open, as on a loopback-only dev stack. */
-    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    METRICS_TOKEN: envSecret.optional(),
+    ...composeSecretsEnvShape,
+    /** Key of the erasure tombstones (ADR 0027), the same `wa-lake forget` uses; unset = no event is stored once one exists. */
+    ERASURE_KEY: envErasureKey,
   })
   .superRefine((config, ctx) => {
     if (config.INGEST_HEADERS_TIMEOUT_MS > config.INGEST_REQUEST_TIMEOUT_MS) {
@@ -99,6 +104,8 @@ export interface IngestConfig {
   readonly limits: Readonly<IngestRequestLimits>;
   /** `METRICS_TOKEN`: the bearer token `GET /metrics` requires (ADR 0014 decision 8), or null when it is open. */
   readonly metricsToken: string | null;
+  /** `ERASURE_KEY` (ADR 0027): the key events are checked against erasure tombstones with, or null when unset. */
+  readonly erasureKey: string | null;
   /** Outbound send (architecture.md §12): Temporal target, text limit (characters), start deadline and sweep interval (ms). */
   readonly send: {
     /** Address, namespace, TLS and API key of the `TEMPORAL_*` keys (ADR 0022). */
@@ -135,6 +142,7 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
     metricsToken: parsed.METRICS_TOKEN ?? null,
+    erasureKey: parsed.ERASURE_KEY ?? null,
     limits: Object.freeze({
       requestTimeoutMs: parsed.INGEST_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: parsed.INGEST_HEADERS_TIMEOUT_MS,

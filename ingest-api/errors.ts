@@ -20,6 +20,8 @@ export const INGEST_ERROR_CODES = {
   WA_ERR_NOT_FOUND: 404,
   WA_ERR_DATABASE_UNAVAILABLE: 503,
   WA_ERR_DATABASE_BUSY: 503,
+  /** `GET /readyz` while the send starter cannot reach Temporal (ADR 0028). */
+  WA_ERR_TEMPORAL_UNAVAILABLE: 503,
   WA_ERR_INTERNAL: 500,
   // Outbound send (architecture.md §12, ADR 0009).
   WA_ERR_BAD_API_KEY: 401,

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Registry } from 'prom-client';
 import { createLazyTemporalClient } from '../common/lazy-temporal-client.js';
 import { createDataConverter } from '../common/temporal-data-converter.js';
+import { probeTemporalConnection } from '../common/temporal-tls-probe.js';
 import type { Logger } from '../common/logger.js';
 import {
   OutboundMessagesRepository,
@@ -86,10 +87,13 @@ export function createSendComponents(options: {
     startTimeoutMs: config.send.startTimeoutMs,
     sweepIntervalMs: config.send.sweepIntervalMs,
     sweepBatchSize: options.sweepBatchSize ?? 100,
+    address: config.send.temporal.address,
+    diagnoseUnreachable: () => probeTemporalConnection(config.send.temporal),
   });
   return {
     deps: {
       ...routeDeps,
+      temporalReadiness: () => starter.readiness(),
       statusWebhooks: {
         targets: new StatusWebhookTargets(options.pool),
         encryptionKeys: config.send.payloadEncryptionKeys,

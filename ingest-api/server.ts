@@ -1,10 +1,12 @@
 import type { Logger } from '../common/logger.js';
 import { createPool, EventsRepository } from '../lake/index.js';
+import { explainListenError } from '../common/listen-error.js';
 import { buildApp } from './app.js';
 import type { IngestConfig } from './config.js';
 import { createIngestMetrics } from './metrics.js';
 import { startRetentionSchedule } from './retention-schedule.js';
 import { createSendComponents } from './send-wiring.js';
+import { ingestStartWarnings } from './start-warnings.js';
 
 /** A listening ingest API. */
 export interface RunningIngestServer {
@@ -35,6 +37,7 @@ export async function startIngestServer(options: {
     repository: new EventsRepository(pool, logger, {
       onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows),
       batchLimits: { maxConcurrentBatches: config.concurrentStatements },
+      erasureKey: config.erasureKey,
     }),
     metrics,
     logger,
@@ -48,7 +51,7 @@ export async function startIngestServer(options: {
     await app.close().catch(() => undefined);
     await send.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
-    throw err;
+    throw explainListenError(err, 'ingest API', config.host, config.port, 'INGEST_HOST/INGEST_PORT');
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -65,6 +68,9 @@ export async function startIngestServer(options: {
   send.starter.startSweeper();
   let closing: Promise<void> | undefined;
   logger.info({ component: 'ingest-api', host: config.host, port }, 'ingest api listening');
+  for (const warning of ingestStartWarnings(config)) {
+    logger.warn({ component: 'ingest-api', key: warning.key }, warning.message);
+  }
   return {
     url: `http://${host}:${port}`,
     close: () => {

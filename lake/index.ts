@@ -11,7 +11,7 @@ export {
   ReportRangeTooLongError,
   UnknownReportGroupError,
 } from './errors.js';
-export { createPool } from './pool.js';
+export { createPool, inTransaction } from './pool.js';
 // Lake in: the raw event log, its projections and event time.
 export { countStoredEvents } from './events/count-stored-events.js';
 export { EventsRepository } from './events/events-repository.js';
@@ -95,6 +95,12 @@ export {
 export { DATE_ORDERS, type DateOrder } from './chat-export/written-timestamp.js';
 // Privacy: erasure and retention (architecture.md §14).
 export { expandAliases, forgetParticipantInLake, recordErasureRun } from './privacy/forget-participant.js';
+export {
+  ErasureKeyMissingError,
+  erasureHash,
+  writeErasureTombstones,
+  type ErasedIdentifierKind,
+} from './privacy/erasure-tombstones.js';
 export type { LakeErasureResult } from './privacy/lake-erasure-result.js';
 export { exportSenderNameOf, forgetExportSenderInLake } from './privacy/forget-export-sender.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';

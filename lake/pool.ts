@@ -149,3 +149,28 @@ export async function queryRows<T extends pg.QueryResultRow>(
     throw toDatabaseAvailabilityError(err) ?? err;
   }
 }
+
+/**
+ * Runs `run` on one client of `pool` inside a transaction that `begin` opens (default `BEGIN`; a report passes
+ * `BEGIN ISOLATION LEVEL REPEATABLE READ` so that every query reads the same snapshot): committed when `run`
+ * resolves, rolled back when it throws, and the client goes back to the pool either way.
+ * @throws what `run` throws, or the error of BEGIN or COMMIT.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  run: (client: pg.PoolClient) => Promise<T>,
+  begin = 'BEGIN'
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(begin);
+    const result = await run(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -36,14 +36,13 @@ export async function capturePrivacyScreenshots(browser: Browser, cliPath: strin
       CODEC_SERVER_PORT: '0',
       CODEC_SERVER_TOKEN: token,
       CODEC_SERVER_CORS_ORIGINS: `http://127.0.0.1:${uiPort}`,
-      // As `wa-lake dev` runs it (ADR 0022): the Web UI's endpoint holds no token, its own origin is trusted.
-      CODEC_SERVER_TRUST_UI_ORIGIN: 'true',
       PAYLOAD_ENCRYPTION_KEYS: keys,
     }),
     logger: createRootLogger({ level: 'warn' }),
   });
   let isCodecRunning = true;
-  const temporal = await startTemporalDevServer({ cliPath, uiPort, uiCodecEndpoint: codec.url });
+  // Every caller needs the token (ADR 0028); a throwaway server's token may stand in its Web UI's endpoint.
+  const temporal = await startTemporalDevServer({ cliPath, uiPort, uiCodecEndpoint: `${codec.url}/${token}` });
   const connection = await Connection.connect({ address: temporal.address });
   try {
     const client = new Client({

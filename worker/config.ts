@@ -4,6 +4,7 @@ import { temporalConnectionEnvShape, withTemporalConnection } from '../common/te
 import { envPayloadEncryptionKeys } from '../common/payload-encryption-keys.js';
 import { webhookUrlPolicyEnvShape } from '../common/webhook-url-policy.js';
 import { DEFAULT_TASK_QUEUE, POST_EVENT_START_TO_CLOSE_TIMEOUT_MS } from '../workflows/contracts.js';
+import { composeSecretsEnvShape } from '../common/placeholder-secrets.js';
 
 const MINUTE_MS = 60_000;
 
@@ -15,6 +16,7 @@ const MINUTE_MS = 60_000;
 export const workerEnvSchema = z
   .object({
     ...temporalConnectionEnvShape,
+    ...composeSecretsEnvShape,
     TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
     WEBHOOK_URL: envHttpUrl,
     /** One or more comma-separated secrets; the first one signs. */

@@ -1,9 +1,10 @@
 import type { AlertSink } from '../common/alert-sink.js';
 import type { PayloadRefusal } from '../common/encryption-codec.js';
 import type { Logger } from '../common/logger.js';
+import { PAYLOAD_REFUSED_ALERT_KIND } from '../workflows/contracts.js';
 
-/** Alert kind of a workflow whose payload the worker's codec refused (ADR 0022). */
-export const PAYLOAD_REFUSED_ALERT_KIND = 'payload_refused';
+export { PAYLOAD_REFUSED_ALERT_KIND };
+
 // A refused workflow task is retried by Temporal for as long as the workflow runs: remember whom we alerted about.
 const REMEMBERED_WORKFLOWS = 10_000;
 

@@ -5,6 +5,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { WA_SEND_STATE } from './send-contracts.js';
 
 /** Default task queue of the delivery worker (kebab-case; `TEMPORAL_TASK_QUEUE` overrides). */
 export const DEFAULT_TASK_QUEUE = 'wa-lake-delivery';
@@ -43,15 +44,18 @@ export const WA_EVENT_TYPE = defineSearchAttributeKey('WaEventType', SearchAttri
 export const WA_CHAT_JID = defineSearchAttributeKey('WaChatJid', SearchAttributeType.KEYWORD);
 export const WA_LAST_HTTP_STATUS = defineSearchAttributeKey('WaLastHttpStatus', SearchAttributeType.INT);
 
-/** Name → type of every custom search attribute, for `temporal server start-dev --search-attribute`. */
+/**
+ * Name → type of every custom search attribute, derived from the keys above and `WA_SEND_STATE` (outbound send,
+ * architecture.md §12: `WaSendState = 'dispatched'` finds messages waiting for an ACK), for
+ * `temporal server start-dev --search-attribute` and the compose setup.
+ */
 export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; cliType: 'Keyword' | 'Int' }> = [
-  { name: 'WaDeliveryState', cliType: 'Keyword' },
-  { name: 'WaEventType', cliType: 'Keyword' },
-  { name: 'WaChatJid', cliType: 'Keyword' },
-  { name: 'WaLastHttpStatus', cliType: 'Int' },
-  // Outbound send (architecture.md §12): `WaSendState = 'dispatched'` finds messages waiting for an ACK.
-  { name: 'WaSendState', cliType: 'Keyword' },
-];
+  WA_DELIVERY_STATE,
+  WA_EVENT_TYPE,
+  WA_CHAT_JID,
+  WA_LAST_HTTP_STATUS,
+  WA_SEND_STATE,
+].map(({ name, type }) => ({ name, cliType: type === SearchAttributeType.INT ? 'Int' : 'Keyword' }));
 
 /**
  * `ApplicationFailure.type` strings thrown by activities; they are the retry contract (house style §4).
@@ -68,6 +72,14 @@ export const FailureType = {
   IngestTransient: 'IngestTransientError',
 } as const;
 export type FailureTypeName = (typeof FailureType)[keyof typeof FailureType];
+
+/**
+ * Failure `type` of a run whose input names another workflow id (ADR 0026): a copied encrypted input. Non-retryable.
+ */
+export const FORGED_INPUT_FAILURE_TYPE = 'ForgedInputError';
+
+/** Alert kind of a payload the worker refuses, or of an input or signal a key holder did not write (ADR 0022, ADR 0026). */
+export const PAYLOAD_REFUSED_ALERT_KIND = 'payload_refused';
 
 /** Workflow type names as shown in the Web UI (equal to the exported workflow function names). */
 export const DELIVER_EVENT_WORKFLOW_TYPE = 'deliverEvent';

@@ -12,6 +12,7 @@ import {
   type PackedDeadLetterEntries,
 } from './contracts.js';
 import { packForCarry, unpackDeadLetters } from './dead-letter-carry.js';
+import { isSignalArgumentMissing } from './forged-input.js';
 
 /** Signals per run before continue-as-new; far below the server's cap of 10 000 (architecture.md §7). */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_SIGNALS = 2_000;
@@ -59,11 +60,13 @@ export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<v
   let signalsThisRun = 0;
 
   setHandler(addDeadLetterSignal, (entry) => {
+    if (isSignalArgumentMissing(addDeadLetterSignal.name, entry)) return;
     signalsThisRun += 1;
     entries.delete(entry.eventId);
     entries.set(entry.eventId, { ...entry, resolvedAt: null, resolution: null });
   });
   setHandler(resolveDeadLettersSignal, (request) => {
+    if (isSignalArgumentMissing(resolveDeadLettersSignal.name, request)) return;
     signalsThisRun += 1;
     const resolvedAt = new Date().toISOString();
     for (const eventId of request.eventIds) {
@@ -73,6 +76,7 @@ export async function deadLetter(input: DeadLetterWorkflowInput = {}): Promise<v
     }
   });
   setHandler(redactDeadLettersSignal, (request) => {
+    if (isSignalArgumentMissing(redactDeadLettersSignal.name, request)) return;
     signalsThisRun += 1;
     for (const eventId of request.eventIds) {
       const entry = entries.get(eventId);

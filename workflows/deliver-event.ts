@@ -24,6 +24,7 @@ import {
   type IngestFailureDetails,
 } from './contracts.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS, DELIVERY_RETRY } from './activity-options.js';
+import { refuseInputOfAnotherWorkflow } from './forged-input.js';
 
 // Transient failures (408/425/429/5xx/timeout/network) retry inside the activity: no maximumAttempts
 // (unlimited; 0 would throw), exponential backoff capped at 5 min. Failed attempts cost no history.
@@ -163,6 +164,8 @@ function blockedDelayMs(blockedTurns: number): number {
  * @throws ApplicationFailure `IngestRejectedError` (non-retryable) when the event is dead-lettered.
  */
 export async function deliverEvent(input: DeliverEventInput, carry?: DeliverEventCarry): Promise<DeliverEventResult> {
+  // The collector starts each delivery under its event id: an input under another id was copied (ADR 0026).
+  if (input.eventId !== workflowInfo().workflowId) return refuseInputOfAnotherWorkflow(input.eventId);
   let blockedTurns = carry?.blockedTurns ?? 0;
   let turnsThisRun = 0;
   let alertedState: BlockedState | null = null;

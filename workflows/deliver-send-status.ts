@@ -16,10 +16,12 @@ import { BLOCKED_INITIAL_DELAY_MS, BLOCKED_MAX_DELAY_MS, MAX_BLOCKED_TURNS_PER_R
 import {
   SEND_STATUS_DEAD_LETTER_TYPE_PREFIX,
   StatusWebhookFailureType,
+  sendStatusWebhookId,
   type SendStatusDeliveryInput,
   type SendStatusDeliveryResult,
 } from './send-contracts.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS, DELIVERY_RETRY } from './activity-options.js';
+import { refuseInputOfAnotherWorkflow } from './forged-input.js';
 
 // Transient failures (5xx, 408/425/429, timeouts, network, the ingest API unable to prepare) retry inside
 // the activity forever with backoff, as lake delivery does (architecture.md §7). Prepare (≤ HTTP_TIMEOUT_MS)
@@ -101,6 +103,9 @@ export async function deliverSendStatus(
   input: SendStatusDeliveryInput,
   carry?: DeliverSendStatusCarry
 ): Promise<SendStatusDeliveryResult> {
+  // `sendMessage` starts each under its webhook-id: an input under another id was copied (ADR 0026).
+  const webhookId = sendStatusWebhookId(input.messageId, input.state);
+  if (webhookId !== workflowInfo().workflowId) return refuseInputOfAnotherWorkflow(webhookId);
   let blockedTurns = carry?.blockedTurns ?? 0;
   let turnsThisRun = 0;
   let alertedType: string | null = null;

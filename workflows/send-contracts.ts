@@ -170,8 +170,18 @@ export const requestDispatchSignal = defineSignal<[DispatchRequest]>('requestDis
 export const dispatchGrantedSignal = defineSignal<[{ grantedAtMs: number }]>('dispatchGranted');
 /** Pauses the account's sending (operator, or the session reported logged out). */
 export const pauseSendingSignal = defineSignal<[{ reason: string }]>('pauseSending');
+/**
+ * Who resumed an account's sending, and when (ISO-8601). The argument exists so the signal carries an encrypted
+ * payload: a resume without one is ignored with an alert (ADR 0026).
+ */
+export interface ResumeSendingRequest {
+  /** `operator` (`wa-lake sending resume`) or `session` (the collector's session reopened). */
+  requestedBy: string;
+  at: string;
+}
+
 /** Resumes the account's sending. */
-export const resumeSendingSignal = defineSignal<[]>('resumeSending');
+export const resumeSendingSignal = defineSignal<[ResumeSendingRequest]>('resumeSending');
 /** Gate status: queue length and pause state. */
 export const sendGateStatusQuery = defineQuery<SendGateStatus>('sendGateStatus');
 

@@ -4,6 +4,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyLocalActivities,
   setHandler,
   sleep,
@@ -24,8 +25,15 @@ import {
   type SendGateInput,
 } from './send-contracts.js';
 import { ALERT_ACTIVITY_OPTIONS } from './activity-options.js';
+import { isSignalArgumentMissing } from './forged-input.js';
 
 const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
+
+/**
+ * The patch id under which a bare `resumeSending` is ignored (ADR 0026); gate histories from before it replay
+ * their bare resumes as resumes. The id must never change.
+ */
+const SIGNAL_ARGUMENT_REQUIRED_PATCH = 'signal-argument-required';
 
 /** Grants per run before continue-as-new (each grant writes a handful of history events). */
 export const MAX_GRANTS_PER_RUN = 500;
@@ -70,10 +78,13 @@ export async function sendGate(input: SendGateInput): Promise<never> {
   const pacing = new RecipientPacing(input.perRecipientIntervalMs ?? 0, carry.lastGrantByRecipient ?? {});
 
   setHandler(requestDispatchSignal, (request) => {
+    if (isSignalArgumentMissing(requestDispatchSignal.name, request)) return;
     if (queue.some((queued) => queued.messageId === request.messageId)) return;
     queue.push({ ...request, seq: nextSeq++ });
   });
-  setHandler(pauseSendingSignal, ({ reason }) => {
+  setHandler(pauseSendingSignal, (request) => {
+    if (isSignalArgumentMissing(pauseSendingSignal.name, request)) return;
+    const { reason } = request;
     if (!paused) {
       log.warn('sending paused', { accountId: input.accountId, reason });
       void sendAlert({
@@ -89,7 +100,8 @@ export async function sendGate(input: SendGateInput): Promise<never> {
     paused = true;
     pausedReason = reason;
   });
-  setHandler(resumeSendingSignal, () => {
+  setHandler(resumeSendingSignal, (request) => {
+    if (patched(SIGNAL_ARGUMENT_REQUIRED_PATCH) && isSignalArgumentMissing(resumeSendingSignal.name, request)) return;
     paused = false;
     pausedReason = null;
   });

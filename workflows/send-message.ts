@@ -11,6 +11,7 @@ import {
   setHandler,
   sleep,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
@@ -23,6 +24,7 @@ import {
   isForwardTransition,
   sendAckSignal,
   sendStatusQuery,
+  sendWorkflowId,
   sessionTaskQueue,
   type SendFailureTypeName,
   type SendMessageInput,
@@ -32,6 +34,7 @@ import {
   type SessionActivities,
 } from './send-contracts.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
+import { isSignalArgumentMissing, refuseInputOfAnotherWorkflow } from './forged-input.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
@@ -66,6 +69,212 @@ function classifyAttempt(err: unknown): AttemptOutcome {
   throw err;
 }
 
+/** What {@link SendMessageRun.dispatchWhatsAppMessage} is: the collector's session activity for this account. */
+type DispatchActivity = SessionActivities['dispatchWhatsAppMessage'];
+
+/**
+ * The state of one `sendMessage` run and its named steps, after the Temporal sample
+ * `message-passing/safe-message-handlers`: signal handlers and steps share this object instead of closures over
+ * loose variables, and the workflow function reads as the sequence of steps.
+ */
+class SendMessageRun {
+  state: SendState = 'queued';
+  reasonCode: string | null = null;
+  grantedAtMs: number | null = null;
+  dispatchAttempts = 0;
+  readonly transitions: SendTransition[] = [{ state: 'queued', at: new Date().toISOString(), reasonCode: null }];
+  private readonly unreported: SendTransition[] = [];
+  private readonly deliverByMs: number | null;
+  private readonly dispatchWhatsAppMessage: DispatchActivity;
+  // Status webhooks (ADR 0011); only runs started with `statusWebhook` issue commands for them.
+  private readonly statusWebhooks: ReturnType<typeof createStatusWebhookNotifier>;
+
+  constructor(private readonly input: SendMessageInput) {
+    this.deliverByMs = input.deliverBy === null ? null : Date.parse(input.deliverBy);
+    this.dispatchWhatsAppMessage = proxyActivities<SessionActivities>({
+      taskQueue: sessionTaskQueue(input.accountId),
+      startToCloseTimeout: DISPATCH_START_TO_CLOSE_MS,
+      heartbeatTimeout: DISPATCH_HEARTBEAT_TIMEOUT_MS,
+      scheduleToStartTimeout: DISPATCH_SCHEDULE_TO_START_MS,
+      // One attempt per call: the workflow decides each retry (it must see ACKs and the deadline first).
+      retry: { maximumAttempts: 1 },
+      // A deadline cancel only ever cancels an attempt no collector has picked up yet: a started attempt
+      // (which may already be on the wire) is waited for and its real outcome kept, so an accepted send is
+      // never reported expired (ADR 0009).
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }).dispatchWhatsAppMessage;
+    this.statusWebhooks = createStatusWebhookNotifier(input.messageId, input.statusWebhook === true);
+  }
+
+  /** ACKs move the state forward whenever they arrive; the gate's grant is kept; the query reads the history. */
+  installHandlers(): void {
+    setHandler(sendAckSignal, (ack) => {
+      if (isSignalArgumentMissing(sendAckSignal.name, ack)) return;
+      this.advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null);
+    });
+    setHandler(dispatchGrantedSignal, (grant) => {
+      if (isSignalArgumentMissing(dispatchGrantedSignal.name, grant)) return;
+      this.grantedAtMs ??= grant.grantedAtMs;
+    });
+    setHandler(sendStatusQuery, () => ({ state: this.state, transitions: this.transitions }));
+  }
+
+  /** Moves to `to` when that is forward: recorded, to be reported, and shown as the search attribute. */
+  advance(to: SendState, reason: string | null = null): void {
+    if (!isForwardTransition(this.state, to)) return;
+    this.state = to;
+    if (reason !== null) this.reasonCode = reason;
+    const transition = { state: to, at: new Date().toISOString(), reasonCode: reason };
+    this.transitions.push(transition);
+    this.unreported.push(transition);
+    upsertSearchAttributes([{ key: WA_SEND_STATE, value: to }]);
+  }
+
+  /** Reports every transition not yet reported to the lake, each followed by its status webhook. */
+  async flush(): Promise<void> {
+    for (let next = this.unreported.shift(); next; next = this.unreported.shift()) {
+      await reportSendTransition({ messageId: this.input.messageId, ...next });
+      this.statusWebhooks.notify(next, this.transitions.indexOf(next) + 1);
+    }
+  }
+
+  /** The `queued` status webhook, before anything else happens. */
+  notifyQueued(): void {
+    if (this.transitions[0]) this.statusWebhooks.notify(this.transitions[0], 1);
+  }
+
+  /**
+   * Dispatches once the gate grants a slot, retrying transient failures with backoff and jitter until
+   * `deliver_by`: ends `dispatched`, `failed` (permanent failure), `expired`, or wherever an ACK moved it.
+   */
+  async dispatchUntilDone(): Promise<void> {
+    let retryDelayMs = this.input.options?.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
+    let hasGrant = this.isDeadlinePassed() ? false : await this.awaitGrant();
+    while (this.current() === 'queued') {
+      if (!hasGrant || this.isDeadlinePassed()) {
+        this.advance('expired', 'deliver_by_passed');
+        return;
+      }
+      const outcome = await this.attemptDispatch();
+      if (outcome === 'done') return;
+      if (outcome === 'deadline') continue;
+      if (outcome === 'logged_out') {
+        log.warn('account logged out; sending paused', { messageId: this.input.messageId });
+        await pauseAccountSending({ accountId: this.input.accountId, reason: 'logged_out' });
+        hasGrant = await this.awaitGrant();
+        continue;
+      }
+      // Jitter in [delay/2, delay] (workflow Math.random is deterministic), never past the deadline.
+      const jittered = retryDelayMs / 2 + (Math.random() * retryDelayMs) / 2;
+      await sleep(Math.min(jittered, this.msToDeadline() ?? jittered));
+      retryDelayMs = Math.min(retryDelayMs * 2, RETRY_MAX_MS);
+    }
+  }
+
+  /** After the socket accepted the message: one alert if no ACK comes within the grace, then ACKs until the wait ends. */
+  async followAcks(): Promise<void> {
+    const current = this.current();
+    if (current !== 'dispatched' && current !== 'sent' && current !== 'delivered') return;
+    const ackWaitMs = this.input.options?.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    const ackGraceMs = this.input.options?.ackGraceMs ?? DEFAULT_ACK_GRACE_MS;
+    const ackDeadlineMs = Date.now() + ackWaitMs;
+    const hasAck = await condition(() => this.current() !== 'dispatched', ackGraceMs);
+    if (!hasAck) {
+      log.error('no ack after the grace period; not re-sending', { messageId: this.input.messageId });
+      await sendAlert({
+        kind: 'send_ack_missing',
+        severity: 'warning',
+        message:
+          'an outbound message was accepted by the socket but WhatsApp has not acknowledged it; it is not re-sent',
+        details: { messageId: this.input.messageId, graceMs: ackGraceMs },
+      });
+    }
+    while (this.current() !== 'read' && this.current() !== 'failed' && Date.now() < ackDeadlineMs) {
+      await this.flush();
+      await condition(
+        () => this.unreported.length > 0 || this.current() === 'read' || this.current() === 'failed',
+        ackDeadlineMs - Date.now()
+      );
+    }
+  }
+
+  /** Waits until every status webhook child has started. */
+  settleStatusWebhooks(): Promise<void> {
+    return this.statusWebhooks.settle();
+  }
+
+  result(): SendMessageResult {
+    const { messageId } = this.input;
+    return { messageId, state: this.state, reasonCode: this.reasonCode, dispatchAttempts: this.dispatchAttempts };
+  }
+
+  /**
+   * One dispatch attempt: `done` when it ended the loop (dispatched, failed, or an ACK arrived meanwhile),
+   * `deadline` when the deadline cancelled an attempt no collector had started, else what to do next.
+   */
+  private async attemptDispatch(): Promise<'done' | 'deadline' | 'logged_out' | 'transient'> {
+    this.dispatchAttempts += 1;
+    try {
+      await dispatchBeforeDeadline(
+        this.dispatchWhatsAppMessage,
+        {
+          messageId: this.input.messageId,
+          waMessageId: this.input.waMessageId,
+          toJid: this.input.toJid,
+          text: this.input.text,
+          category: this.input.category,
+          grantedAtMs: this.grantedAtMs ?? Date.now(),
+          deliverByMs: this.deliverByMs,
+        },
+        this.msToDeadline()
+      );
+      this.advance('dispatched');
+      return 'done';
+    } catch (err) {
+      // The deadline cancelled an attempt no collector had started: the loop records `expired`.
+      if (isCancellation(err) && this.isDeadlinePassed()) return 'deadline';
+      const outcome = classifyAttempt(err);
+      if (this.current() !== 'queued') return 'done'; // an ACK arrived meanwhile: the message is out; never send again
+      if (outcome.kind === 'permanent') {
+        this.advance('failed', SEND_REASON_CODES[outcome.type as SendFailureTypeName] ?? outcome.type);
+        return 'done';
+      }
+      return outcome.kind === 'logged_out' ? 'logged_out' : 'transient';
+    }
+  }
+
+  /** Asks the account's gate for a slot and waits for the grant, at most until `deliver_by`. */
+  private async awaitGrant(): Promise<boolean> {
+    this.grantedAtMs = null;
+    await requestDispatchSlot({
+      accountId: this.input.accountId,
+      request: {
+        messageId: this.input.messageId,
+        category: this.input.category,
+        deliverByMs: this.deliverByMs,
+        recipientJid: this.input.toJid,
+      },
+    });
+    const timeout = this.msToDeadline();
+    return timeout === undefined
+      ? (await condition(() => this.grantedAtMs !== null), true)
+      : condition(() => this.grantedAtMs !== null, timeout);
+  }
+
+  // Read through a method: signal handlers change `state` between awaits, which TypeScript's narrowing cannot see.
+  private current(): SendState {
+    return this.state;
+  }
+
+  private isDeadlinePassed(): boolean {
+    return this.deliverByMs !== null && Date.now() >= this.deliverByMs;
+  }
+
+  private msToDeadline(): number | undefined {
+    return this.deliverByMs === null ? undefined : Math.max(this.deliverByMs - Date.now(), 0);
+  }
+}
+
 /**
  * One outbound message (architecture.md §12, ADR 0009; workflowId `send-<message_id>`): waits for a slot from the
  * account's gate (rate and priority), dispatches through the collector's session worker with the
@@ -83,140 +292,16 @@ function classifyAttempt(err: unknown): AttemptOutcome {
  *   `TemporalFailure` (the run fails) or a plain error (the workflow task fails and Temporal retries it).
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
-  const ackGraceMs = input.options?.ackGraceMs ?? DEFAULT_ACK_GRACE_MS;
-  const ackWaitMs = input.options?.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
-  const deliverByMs = input.deliverBy === null ? null : Date.parse(input.deliverBy);
-  const { dispatchWhatsAppMessage } = proxyActivities<SessionActivities>({
-    taskQueue: sessionTaskQueue(input.accountId),
-    startToCloseTimeout: DISPATCH_START_TO_CLOSE_MS,
-    heartbeatTimeout: DISPATCH_HEARTBEAT_TIMEOUT_MS,
-    scheduleToStartTimeout: DISPATCH_SCHEDULE_TO_START_MS,
-    // One attempt per call: the workflow decides each retry (it must see ACKs and the deadline first).
-    retry: { maximumAttempts: 1 },
-    // A deadline cancel only ever cancels an attempt no collector has picked up yet: a started attempt
-    // (which may already be on the wire) is waited for and its real outcome kept, so an accepted send is
-    // never reported expired (ADR 0009).
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  });
-  let state: SendState = 'queued';
-  let reasonCode: string | null = null;
-  let grantedAtMs: number | null = null;
-  let dispatchAttempts = 0;
-  const transitions: SendTransition[] = [{ state: 'queued', at: new Date().toISOString(), reasonCode: null }];
-  const unreported: SendTransition[] = [];
-
-  const advance = (to: SendState, reason: string | null = null): void => {
-    if (!isForwardTransition(state, to)) return;
-    state = to;
-    if (reason !== null) reasonCode = reason;
-    const transition = { state: to, at: new Date().toISOString(), reasonCode: reason };
-    transitions.push(transition);
-    unreported.push(transition);
-    upsertSearchAttributes([{ key: WA_SEND_STATE, value: to }]);
-  };
-  // Status webhooks (ADR 0011); only runs started with `statusWebhook` issue commands for them.
-  const statusWebhooks = createStatusWebhookNotifier(input.messageId, input.statusWebhook === true);
-  const flush = async (): Promise<void> => {
-    for (let next = unreported.shift(); next; next = unreported.shift()) {
-      await reportSendTransition({ messageId: input.messageId, ...next });
-      statusWebhooks.notify(next, transitions.indexOf(next) + 1);
-    }
-  };
-  // Read through a function: signal handlers change `state` between awaits, which TypeScript's narrowing cannot see.
-  const current = (): SendState => state;
-  const isDeadlinePassed = (): boolean => deliverByMs !== null && Date.now() >= deliverByMs;
-  const msToDeadline = (): number | undefined =>
-    deliverByMs === null ? undefined : Math.max(deliverByMs - Date.now(), 0);
-
-  setHandler(sendAckSignal, (ack) =>
-    advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null)
-  );
-  setHandler(dispatchGrantedSignal, ({ grantedAtMs: at }) => {
-    grantedAtMs ??= at;
-  });
-  setHandler(sendStatusQuery, () => ({ state, transitions }));
-
-  const awaitGrant = async (): Promise<boolean> => {
-    grantedAtMs = null;
-    await requestDispatchSlot({
-      accountId: input.accountId,
-      request: { messageId: input.messageId, category: input.category, deliverByMs, recipientJid: input.toJid },
-    });
-    const timeout = msToDeadline();
-    return timeout === undefined
-      ? (await condition(() => grantedAtMs !== null), true)
-      : condition(() => grantedAtMs !== null, timeout);
-  };
-
-  if (transitions[0]) statusWebhooks.notify(transitions[0], 1);
-  let retryDelayMs = input.options?.retryInitialMs ?? DEFAULT_RETRY_INITIAL_MS;
-  let hasGrant = isDeadlinePassed() ? false : await awaitGrant();
-  while (state === 'queued') {
-    if (!hasGrant || isDeadlinePassed()) {
-      advance('expired', 'deliver_by_passed');
-      break;
-    }
-    dispatchAttempts += 1;
-    try {
-      await dispatchBeforeDeadline(
-        dispatchWhatsAppMessage,
-        {
-          messageId: input.messageId,
-          waMessageId: input.waMessageId,
-          toJid: input.toJid,
-          text: input.text,
-          category: input.category,
-          grantedAtMs: grantedAtMs ?? Date.now(),
-          deliverByMs,
-        },
-        msToDeadline()
-      );
-      advance('dispatched');
-      break;
-    } catch (err) {
-      // The deadline cancelled an attempt no collector had started: the loop records `expired`.
-      if (isCancellation(err) && isDeadlinePassed()) continue;
-      const outcome = classifyAttempt(err);
-      if (current() !== 'queued') break; // an ACK arrived meanwhile: the message is out; never send again
-      if (outcome.kind === 'permanent') {
-        advance('failed', SEND_REASON_CODES[outcome.type as SendFailureTypeName] ?? outcome.type);
-        break;
-      }
-      if (outcome.kind === 'logged_out') {
-        log.warn('account logged out; sending paused', { messageId: input.messageId });
-        await pauseAccountSending({ accountId: input.accountId, reason: 'logged_out' });
-        hasGrant = await awaitGrant();
-        continue;
-      }
-      // Jitter in [delay/2, delay] (workflow Math.random is deterministic), never past the deadline.
-      const jittered = retryDelayMs / 2 + (Math.random() * retryDelayMs) / 2;
-      await sleep(Math.min(jittered, msToDeadline() ?? jittered));
-      retryDelayMs = Math.min(retryDelayMs * 2, RETRY_MAX_MS);
-    }
-  }
-  await flush();
-  if (current() === 'dispatched' || current() === 'sent' || current() === 'delivered') {
-    const ackDeadlineMs = Date.now() + ackWaitMs;
-    const hasAck = await condition(() => current() !== 'dispatched', ackGraceMs);
-    if (!hasAck) {
-      log.error('no ack after the grace period; not re-sending', { messageId: input.messageId });
-      await sendAlert({
-        kind: 'send_ack_missing',
-        severity: 'warning',
-        message:
-          'an outbound message was accepted by the socket but WhatsApp has not acknowledged it; it is not re-sent',
-        details: { messageId: input.messageId, graceMs: ackGraceMs },
-      });
-    }
-    while (current() !== 'read' && current() !== 'failed' && Date.now() < ackDeadlineMs) {
-      await flush();
-      await condition(
-        () => unreported.length > 0 || current() === 'read' || current() === 'failed',
-        ackDeadlineMs - Date.now()
-      );
-    }
-  }
-  await flush();
-  await statusWebhooks.settle();
-  return { messageId: input.messageId, state, reasonCode, dispatchAttempts };
+  // The ingest API starts each message under `send-<message_id>`: an input under another id was copied (ADR 0026).
+  if (sendWorkflowId(input.messageId) !== workflowInfo().workflowId)
+    return refuseInputOfAnotherWorkflow(sendWorkflowId(input.messageId));
+  const run = new SendMessageRun(input);
+  run.installHandlers();
+  run.notifyQueued();
+  await run.dispatchUntilDone();
+  await run.flush();
+  await run.followAcks();
+  await run.flush();
+  await run.settleStatusWebhooks();
+  return run.result();
 }

@@ -3,6 +3,7 @@ import { createPool } from '../../lake/index.js';
 import { buildDashboardApp } from '../dashboard/dashboard-app.js';
 import { loadDashboardConfig } from '../dashboard/dashboard-config.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
+import { explainListenError } from '../../common/listen-error.js';
 import { createCliLogger, printLine } from './shared.js';
 
 /**
@@ -23,7 +24,13 @@ export function registerDashboardCommand(program: Command): void {
       } catch (err) {
         await app.close().catch(() => undefined);
         await pool.end();
-        throw err;
+        throw explainListenError(
+          err,
+          'dashboard',
+          config.DASHBOARD_HOST,
+          config.DASHBOARD_PORT,
+          'DASHBOARD_HOST/DASHBOARD_PORT'
+        );
       }
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.DASHBOARD_PORT;

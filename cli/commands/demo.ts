@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { describeUnusableReplay } from '../../collector/index.js';
 import { packageRoot } from '../../common/package-root.js';
+import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
 import { toFileAccessError } from '../file-access-error.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
@@ -102,7 +103,7 @@ export function registerDemoCommand(program: Command): void {
       if (options.keepRunning) {
         // The kept stack is used like `wa-lake dev`'s: the same banner gives its addresses and `export` lines.
         const banner = devBannerLines(
-          { ...stack, dataDir: prepareDataDir(options.dataDir).root },
+          { ...stack, dataDir: prepareDataDir(options.dataDir).root, temporalCli: resolveTemporalCliPath(process.env) },
           'wa-lake demo keeps its stack running (Ctrl-C stops everything)'
         );
         for (const line of banner) printLine(line);

@@ -80,7 +80,8 @@ export function registerDevCommands(program: Command): void {
       );
       // The banner stands apart from the log lines around it.
       const dataDir = prepareDataDir(options.dataDir).root;
-      for (const line of devBannerLines({ ...stack, dataDir })) printLine(line);
+      const temporalCli = resolveTemporalCliPath(process.env);
+      for (const line of devBannerLines({ ...stack, dataDir, temporalCli })) printLine(line);
       await runUntilTerminated(() => stack.stop(), logger, shutdown);
     });
 

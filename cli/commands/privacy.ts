@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadCollectorConfig, readLinkedAccount } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
+import { resolveErasureKey } from '../../common/erasure-key.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, exportSenderNameOf, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
@@ -64,6 +65,15 @@ export function registerPrivacyCommands(program: Command): void {
     .option('--force', "erase the linked account's own identifiers, or record a request that matches nothing")
     .action(async (options: { participant: string; requestedBy: string; json?: boolean; force?: boolean }) => {
       const config = loadCollectorConfig(process.env);
+      const erasureKey = resolveErasureKey(process.env, config.OUTBOX_PATH);
+      if (erasureKey === null) {
+        process.exitCode = 1;
+        process.stderr.write(
+          'forget: ERASURE_KEY is not set and the data folder holds no erasure-key file; set the ERASURE_KEY the ' +
+            'ingest API runs with (ADR 0027), so the lake can refuse to bring the member back. Nothing was changed\n'
+        );
+        return;
+      }
       const account = await readLinkedAccount(config.AUTH_DIR);
       const pool = createPool(databaseUrl());
       let temporalUnreachableReason: string | undefined;
@@ -91,6 +101,7 @@ export function registerPrivacyCommands(program: Command): void {
           temporalNamespace: config.TEMPORAL_NAMESPACE,
           accountJids: [account.phoneJid, account.lid].filter((jid): jid is string => jid !== null),
           force: options.force === true,
+          erasureKey,
         });
         failWhenIncomplete(report);
         if (failWhenNothingFound(report, options.participant)) return;

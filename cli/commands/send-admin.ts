@@ -240,6 +240,7 @@ export function registerSendAdminCommands(program: Command): void {
       await withAdmin(async (admin) => {
         const all = await admin.listApiKeys();
         if (all.length === 0) printLine('no API keys (create one with: wa-lake api-keys create --name <name>)');
+        else printLine('id  key prefix  account (approval)  name  environment  state  quota');
         for (const key of all) printLine(describeKey(key));
       });
     });

@@ -151,7 +151,7 @@ export function registerSendCommands(program: Command): void {
           const gate = temporal.client.workflow.getHandle(sendGateWorkflowId(options.account));
           try {
             if (name === 'pause') await gate.signal(pauseSendingSignal, { reason: 'operator' });
-            else await gate.signal(resumeSendingSignal);
+            else await gate.signal(resumeSendingSignal, { requestedBy: 'operator', at: new Date().toISOString() });
           } catch (err) {
             if (err instanceof WorkflowNotFoundError) throw new NoSendGateError(options.account);
             throw err;

@@ -1,10 +1,11 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Logger } from '../../common/logger.js';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
 import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
+import { probeTemporalConnection } from '../../common/temporal-tls-probe.js';
 import { toTerminalLine } from '../terminal-text.js';
 
 /**
@@ -22,14 +23,23 @@ export function createCliLogger(defaultLevel = 'info'): Logger {
   return createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
 }
 
-/** Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`). */
+/**
+ * Thrown when Temporal does not answer a command that needs it now (`status`, `dlq`); `likelyCause` is what a
+ * probe of the address found (a CA, server name or client certificate mistake; ADR 0028), null when it found none.
+ */
 export class TemporalUnreachableError extends Error {
   override readonly name = 'TemporalUnreachableError';
   constructor(
     readonly address: string,
-    options: { cause: unknown }
+    options: { cause: unknown },
+    readonly likelyCause: string | null = null
   ) {
-    super(`cannot reach Temporal at ${address} (is it running? TEMPORAL_ADDRESS selects it)`, options);
+    super(
+      likelyCause === null
+        ? `cannot reach Temporal at ${address} (is it running? TEMPORAL_ADDRESS selects it)`
+        : `cannot reach Temporal at ${address}: ${likelyCause}`,
+      options
+    );
   }
 }
 
@@ -52,7 +62,7 @@ export async function connectTemporalClient(
   try {
     connection = await TemporalConnection.connect({ ...temporal.connectionOptions, connectTimeout: connectTimeoutMs });
   } catch (err) {
-    throw new TemporalUnreachableError(temporal.address, { cause: err });
+    throw new TemporalUnreachableError(temporal.address, { cause: err }, await probeTemporalConnection(temporal));
   }
   return {
     client: new TemporalClient({ connection, namespace: temporal.namespace, dataConverter }),

@@ -179,7 +179,8 @@ const count = (n: number): string => n.toLocaleString('en-US');
 export function describeHistoryImport(history: StatusReport['historyImport']): string {
   if (history === null) return 'history      : no history import since the collector started';
   const kind = history.syncType === null ? 'import' : `${history.syncType} import`;
-  const kept = `${count(history.items)} events kept in ${count(history.pushes)} ${history.pushes === 1 ? 'push' : 'pushes'} at ${count(history.itemsPerSecond)}/s`;
+  const rate = history.itemsPerSecond === null ? '' : ` at ${count(history.itemsPerSecond)}/s`;
+  const kept = `${count(history.items)} events kept in ${count(history.pushes)} ${history.pushes === 1 ? 'push' : 'pushes'}${rate}`;
   if (history.isDone) return `history      : ${kind} done at ${history.updatedAt}: ${kept}`;
   const percent =
     history.percent === null ? 'no percentage from WhatsApp' : `${String(history.percent)} % per WhatsApp`;

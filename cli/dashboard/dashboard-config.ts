@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envInt, envPostgresUrl, parseConfig } from '../../common/config-schema.js';
+import { envSecret } from '../../common/placeholder-secrets.js';
 
 /**
  * Environment of `wa-lake dashboard` (ADR 0025, docs/engagement.md "Dashboard"); keys are the env var names.
@@ -10,7 +11,7 @@ export const dashboardEnvSchema = z.object({
   DASHBOARD_HOST: z.string().min(1).default('127.0.0.1'),
   DASHBOARD_PORT: envInt(8687, 0, 65_535),
   /** Every request must carry it (Basic auth password or `Authorization: Bearer`); ≥ 16 characters. */
-  DASHBOARD_TOKEN: z.string({ error: 'is required' }).min(16, 'must be at least 16 characters'),
+  DASHBOARD_TOKEN: envSecret,
 });
 
 /** Frozen, typed configuration of the dashboard. */

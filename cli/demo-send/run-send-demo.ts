@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import {
   createPool,
   generateApiKey,

@@ -47,7 +47,8 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
     await pool.end();
   }
   const reportPath = resolve(join(dataDir, 'engagement-report.html'));
-  await writeFile(reportPath, renderReportHtml(report, new Date()), 'utf8');
+  // Private like every file of the data folder: the report names members (ADR 0014 decision 6).
+  await writeFile(reportPath, renderReportHtml(report, new Date()), { encoding: 'utf8', mode: 0o600 });
   const { messages, activeMembers, groups, reactions, joins, leaves } = report.totals;
   const last = report.activeMembers.at(-1);
   const top = report.topMembers[0];

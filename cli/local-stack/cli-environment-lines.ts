@@ -8,6 +8,8 @@ export interface StackEnvironment {
   databaseUrl: string;
   temporalAddress: string;
   payloadKeyFile: string | null;
+  /** The data folder's generated `ERASURE_KEY` file (ADR 0027); null or absent when the environment set the key. */
+  erasureKeyFile?: string | null;
   outboxPath: string;
   collectorStatusPath: string;
   ingestUrl: string;
@@ -41,6 +43,7 @@ export function cliEnvironmentLines(stack: StackEnvironment): string[] {
     `export SEND_API_URL=${shellQuote(stack.ingestUrl)}`,
   ];
   if (stack.payloadKeyFile) lines.push(`export PAYLOAD_ENCRYPTION_KEYS="$(cat ${shellQuote(stack.payloadKeyFile)})"`);
+  if (stack.erasureKeyFile) lines.push(`export ERASURE_KEY="$(cat ${shellQuote(stack.erasureKeyFile)})"`);
   if (stack.codec) {
     const token = stack.codec.tokenFile ? `$(cat ${shellQuote(stack.codec.tokenFile)})` : '${CODEC_SERVER_TOKEN}';
     lines.push(

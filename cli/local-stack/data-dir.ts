@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { ERASURE_KEY_FILE } from '../../common/erasure-key.js';
 import { DirectoryNotCreatedError, makeDirectory } from '../../common/make-directory.js';
 import { envPayloadEncryptionKeys, formatPayloadEncryptionKey } from '../../common/payload-encryption-keys.js';
 import { privateDirectoryMode, type TightenedPath, tightenPrivateTree } from '../../common/private-files.js';
@@ -29,6 +30,8 @@ export interface DataDirLayout {
   payloadKeyFile: string;
   /** Bearer token of the dev stack's codec server (architecture.md §14). */
   codecTokenFile: string;
+  /** `ERASURE_KEY` generated for the dev stack (ADR 0027): its ingest API and `wa-lake forget` read it. */
+  erasureKeyFile: string;
   /** Paths that were readable by other users and were narrowed (ADR 0014 decision 6), for one warning each. */
   tightened: TightenedPath[];
   /** The running stack's Temporal address, for `wa-lake status --data-dir` ({@link readDevStackFile}). */
@@ -53,6 +56,7 @@ export function dataDirLayout(root: string): DataDirLayout {
     secretFile: join(absolute, 'webhook-secret'),
     payloadKeyFile: join(absolute, 'payload-encryption-keys'),
     codecTokenFile: join(absolute, 'codec-server-token'),
+    erasureKeyFile: join(absolute, ERASURE_KEY_FILE),
     stackFile: join(absolute, 'dev-stack.json'),
     tightened: [],
   };
@@ -145,6 +149,20 @@ export function loadOrCreateWebhookSecret(secretFile: string): string {
   const secret = randomBytes(32).toString('hex');
   writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * Returns the dev stack's `ERASURE_KEY` (ADR 0027): generated once (32 random bytes, hex) and kept in `keyFile`
+ * (mode 0600) beside the outbox, where `wa-lake forget` finds it; a lost key would let erased members back in.
+ */
+export function loadOrCreateErasureKey(keyFile: string): string {
+  if (existsSync(keyFile)) {
+    const existing = readFileSync(keyFile, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  }
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { packageRoot } from '../../common/package-root.js';
 import { prepareDataDir } from './data-dir.js';
 import { DemoDataDirRefusedError } from './errors.js';

@@ -4,6 +4,8 @@ import { cliEnvironmentLines, type StackEnvironment } from './cli-environment-li
 export interface DevBannerStack extends StackEnvironment {
   uiUrl: string | null;
   dataDir: string;
+  /** The `temporal` CLI the stack runs (installed under `.tools/`, seldom on PATH); `temporal` when not given. */
+  temporalCli?: string;
 }
 
 /**
@@ -26,7 +28,11 @@ export function devBannerLines(
   ];
   if (stack.codec) {
     const token = stack.codec.tokenFile ? `token in ${stack.codec.tokenFile}` : 'token from CODEC_SERVER_TOKEN';
-    lines.push(`  Codec server    : ${stack.codec.url} (${token}; the Web UI decrypts payloads through it)`);
+    const endpoint = `${stack.codec.url}/<token>`;
+    lines.push(
+      `  Codec server    : ${stack.codec.url} (${token}; every caller needs it)`,
+      `  Web UI decoding : in the Web UI's Codec Server setting, enter ${endpoint} (kept by your browser)`
+    );
   }
   lines.push(
     `  Ingest API      : ${stack.ingestUrl}`,
@@ -40,7 +46,7 @@ export function devBannerLines(
   if (stack.codec) {
     lines.push(
       '  Read a workflow with its payloads decrypted (after the lines above):',
-      '    temporal workflow show --workflow-id <event_id>'
+      `    ${stack.temporalCli ?? 'temporal'} workflow show --workflow-id <event_id>`
     );
   }
   lines.push(rule, '');

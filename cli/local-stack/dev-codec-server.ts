@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { loadCodecServerConfig } from '../../codec-server/config.js';
 import { type RunningCodecServer, startCodecServer } from '../../codec-server/server.js';
 import { type DataDirLayout, loadOrCreatePayloadEncryptionKeys } from './data-dir.js';
@@ -11,8 +11,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface DevCodecServer {
   server: RunningCodecServer;
   /**
-   * `http://127.0.0.1:<port>`, no token: the server trusts the Web UI's origin for decoding
-   * (`CODEC_SERVER_TRUST_UI_ORIGIN`), so the token is on no command line and in no UI settings (ADR 0022).
+   * `http://127.0.0.1:<port>`, no token, so the token is on no command line and in no unauthenticated UI settings
+   * (ADR 0022). The server still needs the token from every caller, the Web UI too (ADR 0028): the operator enters
+   * `<url>/<token>` in the Web UI's Codec Server setting, which the browser keeps.
    */
   uiEndpoint: string;
 }
@@ -47,7 +48,6 @@ export async function startDevCodecServer(
     CODEC_SERVER_PORT: String(codecPort),
     CODEC_SERVER_TOKEN: loadOrCreateCodecToken(layout.codecTokenFile),
     CODEC_SERVER_CORS_ORIGINS: `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`,
-    CODEC_SERVER_TRUST_UI_ORIGIN: 'true',
     PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
     ...env,
   });

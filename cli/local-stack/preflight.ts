@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { InstanceLockedError, acquireInstanceLock, type InstanceLock } from '../../collector/index.js';
 import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../dev-stack/leftover-postmaster.js';
 import { findLeftoverTemporalServer, stopLeftoverTemporalServer } from '../../dev-stack/leftover-temporal-server.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { type CollectorHandle, runCollector, loadCollectorConfig, type SocketFactory } from '../../collector/index.js';
 import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
@@ -15,15 +15,20 @@ import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
+import { TeardownStack } from '../../common/teardown-stack.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
+  loadOrCreateErasureKey,
   loadOrCreateWebhookSecret,
   prepareDataDir,
+  type DataDirLayout,
   writeDevStackFile,
 } from './data-dir.js';
 import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
-import { type StartedComponent, stopAll } from './stop-all.js';
+
+/** How long one component may take to stop before the next one is stopped anyway, so Ctrl-C always finishes. */
+export const COMPONENT_STOP_TIMEOUT_MS = 15_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -63,6 +68,8 @@ export interface LocalStack {
   databaseUrl: string;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
+  /** The data folder's generated `ERASURE_KEY` file in use (ADR 0027); null when the environment set the key. */
+  erasureKeyFile: string | null;
   /** The collector's outbox and status file (`OUTBOX_PATH`, `COLLECTOR_STATUS_PATH`) for `forget` and `status`. */
   outboxPath: string;
   collectorStatusPath: string;
@@ -95,9 +102,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { path: change.path, fromMode: formatMode(change.fromMode), toMode: formatMode(change.toMode) },
       'private file or folder was open to other users; its mode was narrowed'
     );
-  const started: StartedComponent[] = [];
+  const teardown = new TeardownStack({ logger, stepTimeoutMs: COMPONENT_STOP_TIMEOUT_MS });
   const dataDirLock = lockDataDir(layout.root);
-  started.push({ name: 'data-dir-lock', stop: () => Promise.resolve(dataDirLock.release()) });
+  teardown.defer('data-dir-lock', () => dataDirLock.release());
   const checkpoint = (): void => options.abortSignal?.throwIfAborted();
   // A step that hangs (e.g. the worker retrying a Temporal server that Ctrl-C already killed) must not
   // keep the stack from stopping: each step is raced against the abort signal.
@@ -107,20 +114,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (!env['DATABASE_URL']) await step(stopOrphanPostgres(layout.postgresDir, logger));
     await step(stopOrphanTemporal(layout, logger));
     // Every port asked for is checked before anything starts, so a taken one is named with its option (ADR 0017).
-    await assertPortsFree([
-      { port: options.temporalPort, purpose: 'the Temporal frontend (--temporal-port)' },
-      { port: options.uiPort, purpose: 'the Temporal Web UI (--ui-port)' },
-      { port: env['INGEST_PORT'] === undefined ? options.ingestPort : null, purpose: 'the ingest API (--ingest-port)' },
-      { port: env['DATABASE_URL'] ? null : options.postgresPort, purpose: 'embedded PostgreSQL (--postgres-port)' },
-      {
-        port: options.uiPort === null || env['CODEC_SERVER_PORT'] !== undefined ? null : options.codecPort,
-        purpose: 'the codec server (--codec-port)',
-      },
-    ]);
+    await assertStackPortsFree(options);
     // architecture.md §14: the Web UI reads encrypted payloads through a codec server started before it.
     const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
     const codec = await step(startDevCodecServer(layout, env, { uiPort, codecPort: options.codecPort ?? 0 }, logger));
-    if (codec) started.push({ name: 'codec-server', stop: () => codec.server.close() });
+    if (codec) teardown.defer('codec-server', () => codec.server.close());
     const temporal = await step(
       startTemporalDevServer({
         cliPath: resolveTemporalCliPath(env),
@@ -132,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
       })
     );
-    started.push({ name: 'temporal-dev-server', stop: () => temporal.stop() });
+    teardown.defer('temporal-dev-server', () => temporal.stop());
     writeDevStackFile(layout.stackFile, { temporalAddress: temporal.address });
     logger.info(
       { address: temporal.address, uiUrl: temporal.uiUrl, serverPid: temporal.pid },
@@ -146,43 +144,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     checkpoint();
 
-    let databaseUrl = env['DATABASE_URL'];
-    if (!databaseUrl) {
-      const postgres = await startEmbeddedPostgres({
-        dataDir: layout.postgresDir,
-        database: 'wa_lake',
-        port: options.postgresPort,
-        onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
-      });
-      started.push({ name: 'embedded-postgres', stop: () => postgres.stop() });
-      databaseUrl = postgres.databaseUrl;
-      logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
-      void postgres.unexpectedExit.then((exit) =>
-        logger.error(
-          { component: 'embedded-postgres', serverPid: postgres.pid, code: exit.code, signal: exit.signal },
-          'embedded postgresql exited unexpectedly; the lake is unavailable until wa-lake dev is restarted'
-        )
-      );
-    }
+    const databaseUrl = env['DATABASE_URL'] || (await startStackPostgres(layout, options, teardown));
     await step(runMigrations({ databaseUrl, logger }));
     checkpoint();
 
-    const stackEnv: Env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
-      PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
-      OUTBOX_PATH: layout.outboxPath,
-      AUTH_DIR: layout.authDir,
-      INGEST_PORT: String(options.ingestPort ?? 0),
-      // A development stack: status webhooks may go to a local receiver over http (ADR 0014); env wins.
-      SEND_WEBHOOK_ALLOW_HTTP: 'true',
-      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
-      ...env,
-      DATABASE_URL: databaseUrl,
-    };
+    const stackEnv = stackEnvironment(layout, options, temporal.address, databaseUrl);
     const collectorConfig = loadCollectorConfig(stackEnv);
     const ingest = await step(startIngestServer({ config: loadIngestConfig(stackEnv), logger }));
-    started.push({ name: 'ingest-api', stop: () => ingest.close() });
+    teardown.defer('ingest-api', () => ingest.close());
     const ingestUrl = ingest.url;
     checkpoint();
 
@@ -194,13 +163,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // One NativeConnection for the worker and the collector's client: with both in this process the
     // outbox relay asks for eager workflow start, and Temporal hands each new workflow's first task straight
     // back to this worker in the start response, without a matching round trip (ADR 0008).
-    // Closed last (stopAll runs in reverse), after the collector and the worker.
+    // Closed last (the teardown runs in reverse), after the collector and the worker.
     // The Runtime logger must be installed before the first NativeConnection creates the Runtime.
     installRuntimeLoggerOnce(logger);
     const connection = await step(NativeConnection.connect({ address: temporal.address }));
-    started.push({ name: 'temporal-connection', stop: () => connection.close() });
+    teardown.defer('temporal-connection', () => connection.close());
     const worker = await step(runWorker({ config: loadWorkerConfig(workerEnv), logger, connection }));
-    started.push({ name: 'worker', stop: () => worker.stop() });
+    teardown.defer('worker', () => worker.stop());
     checkpoint();
 
     const temporalClient = new Client({
@@ -214,7 +183,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { ...stackEnv, TEMPORAL_ADDRESS: temporal.address },
       temporalClient
     );
-    if (collector) started.push({ name: 'collector', stop: () => collector.stop() });
+    if (collector) teardown.defer('collector', () => collector.stop());
     checkpoint();
 
     return {
@@ -223,6 +192,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
+      erasureKeyFile: env['ERASURE_KEY'] === undefined ? layout.erasureKeyFile : null,
       outboxPath: resolve(collectorConfig.OUTBOX_PATH),
       collectorStatusPath: resolve(collectorConfig.COLLECTOR_STATUS_PATH),
       codec: codec
@@ -235,14 +205,76 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ingestUrl,
       temporalClient,
       collector,
-      stop: () => stopAll(started, logger),
+      stop: () => teardown.disposeAsync(),
     };
   } catch (err) {
-    await stopAll(started, logger);
+    await teardown.disposeAsync();
     // Ctrl-C kills the children too, so the step that failed reports a symptom; the cause is the signal.
     if (options.abortSignal?.aborted) throw options.abortSignal.reason;
     throw err;
   }
+}
+
+/** @throws PortInUseError naming the option of the first port asked for that another process holds. */
+async function assertStackPortsFree(options: LocalStackOptions): Promise<void> {
+  const { env } = options;
+  await assertPortsFree([
+    { port: options.temporalPort, purpose: 'the Temporal frontend (--temporal-port)' },
+    { port: options.uiPort, purpose: 'the Temporal Web UI (--ui-port)' },
+    { port: env['INGEST_PORT'] === undefined ? options.ingestPort : null, purpose: 'the ingest API (--ingest-port)' },
+    { port: env['DATABASE_URL'] ? null : options.postgresPort, purpose: 'embedded PostgreSQL (--postgres-port)' },
+    {
+      port: options.uiPort === null || env['CODEC_SERVER_PORT'] !== undefined ? null : options.codecPort,
+      purpose: 'the codec server (--codec-port)',
+    },
+  ]);
+}
+
+/** Embedded PostgreSQL in the data folder, deferred on `teardown`. @returns its database URL. */
+async function startStackPostgres(
+  layout: DataDirLayout,
+  options: LocalStackOptions,
+  teardown: TeardownStack
+): Promise<string> {
+  const { logger } = options;
+  const postgres = await startEmbeddedPostgres({
+    dataDir: layout.postgresDir,
+    database: 'wa_lake',
+    port: options.postgresPort,
+    onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
+  });
+  teardown.defer('embedded-postgres', () => postgres.stop());
+  logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
+  void postgres.unexpectedExit.then((exit) =>
+    logger.error(
+      { component: 'embedded-postgres', serverPid: postgres.pid, code: exit.code, signal: exit.signal },
+      'embedded postgresql exited unexpectedly; the lake is unavailable until wa-lake dev is restarted'
+    )
+  );
+  return postgres.databaseUrl;
+}
+
+/** The environment every process of the stack reads: the stack's own values, then the caller's, which win. */
+function stackEnvironment(
+  layout: DataDirLayout,
+  options: LocalStackOptions,
+  temporalAddress: string,
+  databaseUrl: string
+): Env {
+  return {
+    TEMPORAL_ADDRESS: temporalAddress,
+    WHATSAPP_WEBHOOK_SECRET: loadOrCreateWebhookSecret(layout.secretFile),
+    PAYLOAD_ENCRYPTION_KEYS: loadOrCreatePayloadEncryptionKeys(layout.payloadKeyFile),
+    ERASURE_KEY: loadOrCreateErasureKey(layout.erasureKeyFile),
+    OUTBOX_PATH: layout.outboxPath,
+    AUTH_DIR: layout.authDir,
+    INGEST_PORT: String(options.ingestPort ?? 0),
+    // A development stack: status webhooks may go to a local receiver over http (ADR 0014); env wins.
+    SEND_WEBHOOK_ALLOW_HTTP: 'true',
+    SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...options.env,
+    DATABASE_URL: databaseUrl,
+  };
 }
 
 /** Rejects with the signal's reason as soon as it aborts, whatever `promise` is still doing. */

@@ -13,13 +13,21 @@ import {
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
+  inTransaction,
   keepPendingErasure,
   recordErasureRun,
   type LakeErasureResult,
   type PendingErasure,
+  writeErasureTombstones,
 } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
-import { type TemporalHistories, temporalHistoriesOf, temporalHistoryLines } from './temporal-history-queries.js';
+import {
+  RUNNING_DELIVERIES_QUERY,
+  runningDeliveriesLine,
+  type TemporalHistories,
+  temporalHistoriesOf,
+  temporalHistoryLines,
+} from './temporal-history-queries.js';
 
 /**
  * Thrown before anything is changed when an identifier `forget` was given is the linked account's own (ADR 0014
@@ -67,6 +75,11 @@ export interface ErasureReport {
   refused: boolean;
   /** The histories Temporal keeps of this member until retention, with the queries that list them. */
   temporalHistories: TemporalHistories;
+  /**
+   * `deliverEvent` workflows running when the run ended (null: not counted), which `forget` cannot reach: the
+   * lake's tombstones handle what they deliver (ADR 0027).
+   */
+  runningDeliveries: number | null;
 }
 
 /** True when the counts show no change anywhere. */
@@ -122,6 +135,8 @@ export async function runErasure(options: {
   temporalNamespace?: string;
   accountJids?: readonly string[];
   force?: boolean;
+  /** `ERASURE_KEY` (ADR 0027): the key of the tombstones this run writes; the ingest API must hold the same. */
+  erasureKey: string;
 }): Promise<ErasureReport> {
   const exportSender = exportSenderNameOf(options.participant);
   if (exportSender !== undefined) return eraseExportSender(options, exportSender);
@@ -129,8 +144,13 @@ export async function runErasure(options: {
   if (options.force !== true) await refuseLinkedAccount(options.pool, jids, options.accountJids ?? []);
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
-  const pending = await findPendingErasures(options.pool, jidUsers(jids));
-  const lake = await inTransaction(options.pool, (client) => forgetParticipantInLake(client, jids, pseudonym));
+  const pending = await findPendingErasures(options.pool, options.erasureKey, jidUsers(jids));
+  // The tombstones commit with the erasure, so no event can be stored between them unchecked (ADR 0027).
+  const lake = await inTransaction(options.pool, async (client) => {
+    const result = await forgetParticipantInLake(client, jids, pseudonym);
+    await writeErasureTombstones(client, options.erasureKey, userIdentifiers([...jids, ...result.jids]), pseudonym);
+    return result;
+  });
   const notReached: string[] = lake.skipped.map(
     (row) =>
       `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
@@ -145,6 +165,7 @@ export async function runErasure(options: {
     try {
       for (const user of recognisePendingUsers(outbox, pending)) memberJids.add(`${user}@lid`);
       const result = forgetParticipantInOutbox(outbox, [...memberJids], pseudonym);
+      await writeErasureTombstones(options.pool, options.erasureKey, userIdentifiers([...memberJids]), pseudonym);
       outboxRowsRewritten = result.rowsRewritten;
       for (const eventId of result.eventIds) eventIds.add(eventId);
     } finally {
@@ -173,6 +194,8 @@ export async function runErasure(options: {
     eventIds,
     lake.sentMessages.sentMessageIds
   );
+  const running = await countRunningDeliveries(options.temporalClient);
+  notReached.push(runningDeliveriesLine(options.temporalNamespace ?? 'default', running.count, running.reason));
   notReached.push(
     ...temporalHistoryLines(temporalHistories, {
       namespace: options.temporalNamespace ?? 'default',
@@ -189,7 +212,7 @@ export async function runErasure(options: {
       pending.map((erasure) => erasure.id)
     );
   } else {
-    await keepPendingErasure(options.pool, pending, jidUsers([...memberJids]));
+    await keepPendingErasure(options.pool, options.erasureKey, pending, jidUsers([...memberJids]));
   }
   const foundNothing =
     pending.length === 0 && isNothingFound({ lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted });
@@ -203,6 +226,7 @@ export async function runErasure(options: {
     foundNothing,
     refused: foundNothing && isComplete && options.force !== true,
     temporalHistories,
+    runningDeliveries: running.count,
   };
   if (report.refused) return report;
   await recordErasureRun(options.pool, {
@@ -221,12 +245,16 @@ export async function runErasure(options: {
  * transaction commits; refused like any run that finds nothing, unless `force`.
  */
 async function eraseExportSender(
-  options: { pool: pg.Pool; requestedBy: string; temporalNamespace?: string; force?: boolean },
+  options: { pool: pg.Pool; requestedBy: string; temporalNamespace?: string; force?: boolean; erasureKey: string },
   name: string
 ): Promise<ErasureReport> {
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
-  const lake = await inTransaction(options.pool, (client) => forgetExportSenderInLake(client, name, pseudonym));
+  const lake = await inTransaction(options.pool, async (client) => {
+    const result = await forgetExportSenderInLake(client, name, pseudonym);
+    await writeErasureTombstones(client, options.erasureKey, [{ kind: 'name', value: name }], pseudonym);
+    return result;
+  });
   const counts = { lake: lake.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 };
   const foundNothing = isNothingFound(counts);
   const notReached = ['the chat export files themselves (.txt, .zip): delete them by hand', ...alwaysNotReached()];
@@ -240,6 +268,7 @@ async function eraseExportSender(
     foundNothing,
     refused: foundNothing && options.force !== true,
     temporalHistories: temporalHistoriesOf(options.temporalNamespace ?? 'default', new Set(), []),
+    runningDeliveries: null,
   };
   if (report.refused) return report;
   await recordErasureRun(options.pool, {
@@ -271,17 +300,16 @@ function recognisePendingUsers(outbox: OutboxStore, pending: readonly PendingEra
   return findMemberUsersInOutbox(outbox, (user) => pending.some((erasure) => erasure.has(user)));
 }
 
-async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+/** How many `deliverEvent` workflows are running now, or null with the reason they could not be counted. */
+async function countRunningDeliveries(client: Client | null): Promise<{ count: number | null; reason?: string }> {
+  if (client === null) return { count: null };
   try {
-    await client.query('BEGIN');
-    const result = await run(client);
-    await client.query('COMMIT');
-    return result;
+    return { count: (await client.workflow.count(RUNNING_DELIVERIES_QUERY)).count };
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
+    return { count: null, reason: err instanceof Error ? err.message : String(err) };
   }
 }
+
+/** The tombstone identifiers of JIDs: their digits, whatever the server and device (ADR 0027). */
+const userIdentifiers = (jids: readonly string[]): Array<{ kind: 'user'; value: string }> =>
+  jidUsers(jids).map((value) => ({ kind: 'user', value }));

@@ -84,3 +84,24 @@ export function temporalHistoryLines(
   }
   return lines;
 }
+
+/** The visibility query of `deliverEvent` workflows still running (ADR 0027). */
+export const RUNNING_DELIVERIES_QUERY = `WorkflowType = '${DELIVER_EVENT_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
+
+/**
+ * The not-reached line for deliveries in flight (ADR 0027): their inputs hold event bodies as captured, which
+ * `forget` cannot rewrite; the lake stores any of them that concerns the member pseudonymized when it arrives, so
+ * the line informs, it does not ask the operator to act. `count` null: Temporal could not count them.
+ */
+export function runningDeliveriesLine(namespace: string, count: number | null, reason?: string): string {
+  const list = `temporal workflow list --namespace ${namespace} --query "${RUNNING_DELIVERIES_QUERY}"`;
+  const what =
+    count === null
+      ? `deliverEvent workflows still running: not counted (${reason ?? 'Temporal not reachable'})`
+      : `deliverEvent workflows still running: ${count}`;
+  return (
+    `${what}; their inputs keep event bodies as captured (this member's may be among them) until retention, and ` +
+    `the lake stores any of them that names this member pseudonymized when it arrives (erasure tombstones); ` +
+    `list them with: ${list}`
+  );
+}

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openCollectorDatabase } from '../open-collector-database.js';
 import { OutboxOpenError } from '../errors.js';
 
 const BACKFILL_SCHEMA_SQL = `
@@ -94,10 +95,7 @@ export class BackfillStore {
   static open(options: { path: string; now?: () => number }): BackfillStore {
     let db: Database.Database | undefined;
     try {
-      db = new Database(options.path);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.pragma('busy_timeout = 5000');
+      db = openCollectorDatabase(options.path);
       db.exec(BACKFILL_SCHEMA_SQL);
       return new BackfillStore(db, options.now ?? Date.now);
     } catch (err) {

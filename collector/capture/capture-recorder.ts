@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { makeDirectory } from '../../common/make-directory.js';
 import { formatCaptureLine } from './capture-line.js';
 

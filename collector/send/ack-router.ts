@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { sendAckSignal, sendWorkflowId, type SendAck, type SendAckStatus } from '../../workflows/send-contracts.js';
 
 /** Baileys `WAMessageStatus` numbers (proto `WebMessageInfo.Status`): ERROR 0, PENDING 1, SERVER_ACK 2, DELIVERY_ACK 3, READ 4, PLAYED 5. */

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openCollectorDatabase } from '../open-collector-database.js';
 
 /**
  * WhatsApp id → `message_id` of every message this collector dispatched (architecture.md §12),
@@ -18,9 +19,7 @@ export class SentMessageIndex {
 
   /** Opens (creating when missing) the index at `path`; `:memory:` for tests. */
   static open(path: string): SentMessageIndex {
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    const db = openCollectorDatabase(path);
     db.exec(`CREATE TABLE IF NOT EXISTS sent_messages (
       wa_message_id TEXT PRIMARY KEY,
       message_id    TEXT NOT NULL,

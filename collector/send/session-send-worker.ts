@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import type { TemporalConnection } from '../../common/temporal-connection.js';
 import { resumeSendingSignal, sendGateWorkflowId, sessionTaskQueue } from '../../workflows/send-contracts.js';
 import type { SendSocket } from '../session/send-socket.js';
@@ -102,7 +102,7 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
     onSessionOpen: () => {
       options.client.workflow
         .getHandle(sendGateWorkflowId(options.accountId))
-        .signal(resumeSendingSignal)
+        .signal(resumeSendingSignal, { requestedBy: 'session', at: new Date().toISOString() })
         .catch(() => undefined); // no gate yet: nothing to resume
     },
     async stop() {

@@ -8,7 +8,7 @@ import {
   type GroupMetadata,
   type WAVersion,
 } from '@whiskeysockets/baileys';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import type { HistoryFetchSocket } from '../backfill/history-backfill.js';
 import type { SendSocket } from './send-socket.js';
 

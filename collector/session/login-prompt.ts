@@ -1,5 +1,5 @@
 import qrcodeTerminal from 'qrcode-terminal';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import type { SessionSocket } from './baileys-socket.js';
 
 /** Where the session writes what a human must see to link the device (QR or pairing code). */

@@ -1,5 +1,5 @@
 import type { BaileysEventMap, ConnectionState } from '@whiskeysockets/baileys';
-import type { Logger } from 'pino';
+import type { Logger } from '../../common/logger.js';
 import { jidNormalizedUser } from '../../common/whatsapp-jid.js';
 import type { Alert, AlertSink } from '../../common/alert-sink.js';
 import type { OpenedSocket, SessionSocket, SocketFactory } from './baileys-socket.js';

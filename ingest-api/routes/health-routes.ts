@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EventsRepository } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { IngestMetrics } from '../metrics.js';
+import type { TemporalReadiness } from '../send/send-workflow-starter.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
@@ -14,18 +15,25 @@ function hasBearerToken(request: FastifyRequest, token: string): boolean {
 }
 
 /**
- * Registers `GET /healthz` (process up), `GET /readyz` (database reachable, else 503 through the error
- * handler) and `GET /metrics` (Prometheus text of the app's own registry). Source: architecture.md §8. With
+ * Registers `GET /healthz` (process up), `GET /readyz` (database reachable, and the send starter reaching
+ * Temporal when it has failed to (ADR 0028), else 503 through the error handler) and `GET /metrics` (Prometheus text of the app's own registry). Source: architecture.md §8. With
  * `metricsToken`, `/metrics` answers 401 without `Authorization: Bearer <token>` (ADR 0014 decision 8): the port
  * also serves the public send API, and the metrics name keys, accounts and volumes.
  */
 export function registerHealthRoutes(
   app: FastifyInstance,
-  deps: { repository: Pick<EventsRepository, 'ping'>; metrics: IngestMetrics; metricsToken?: string | null }
+  deps: {
+    repository: Pick<EventsRepository, 'ping'>;
+    metrics: IngestMetrics;
+    metricsToken?: string | null;
+    temporalReadiness?: (() => TemporalReadiness) | undefined;
+  }
 ): void {
   app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async () => {
     await deps.repository.ping();
+    const temporal = deps.temporalReadiness?.() ?? { isReady: true };
+    if (!temporal.isReady) throw new IngestHttpError('WA_ERR_TEMPORAL_UNAVAILABLE', temporal.reason);
     return { status: 'ready' };
   });
   app.get('/metrics', async (request, reply) => {

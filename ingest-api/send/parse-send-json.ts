@@ -59,8 +59,8 @@ function refuseReservedKeys(root: unknown): void {
 /**
  * Parses a send body so that what is accepted is what is stored (ADR 0014 decision 4):
  * 400 `WA_ERR_INVALID_JSON` for text that is not JSON; 422 `WA_ERR_UNREPRESENTABLE_JSON` for nesting deeper than
- * {@link SEND_BODY_MAX_DEPTH}, a number that is not finite (`1e400`) and a `__proto__`, `constructor` or
- * `prototype` key. An integer beyond 2^53 − 1 becomes a `bigint`; every other number parses as `JSON.parse` would.
+ * {@link SEND_BODY_MAX_DEPTH}, a number that is not finite (`1e400`), a key given twice in one object and a
+ * `__proto__`, `constructor` or `prototype` key. An integer beyond 2^53 − 1 becomes a `bigint`; every other number parses as `JSON.parse` would.
  */
 export function parseSendJson(text: string): unknown {
   if (maxDepthOf(text) > SEND_BODY_MAX_DEPTH) {
@@ -71,6 +71,9 @@ export function parseSendJson(text: string): unknown {
     parsed = parseLossless(text, null, parseNumberExactly);
   } catch (err) {
     if (err instanceof IngestHttpError) throw err;
+    // Valid JSON text, but which of two values under one key was meant is anyone's guess: refused, never picked.
+    const duplicate = err instanceof Error ? /^Duplicate key '(.{0,80}?)' encountered/.exec(err.message) : null;
+    if (duplicate) throw unrepresentable(`the key "${duplicate[1] ?? ''}" appears twice in one object`);
     throw new IngestHttpError('WA_ERR_INVALID_JSON', 'body is not valid JSON', undefined, { cause: err });
   }
   refuseReservedKeys(parsed);

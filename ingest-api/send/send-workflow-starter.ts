@@ -22,6 +22,28 @@ export interface SendWorkflowStarterOptions {
   sweepIntervalMs: number;
   /** Rows per sweep. */
   sweepBatchSize: number;
+  /** `host:port` of Temporal, for the readiness sentence. */
+  address?: string;
+  /**
+   * Says why Temporal is unreachable (`probeTemporalConnection`, ADR 0028): the SDK reports every TLS mistake
+   * (CA, server name, client certificate) as a deadline.
+   */
+  diagnoseUnreachable?: () => Promise<string | null>;
+}
+
+/** Whether the starter reaches Temporal (`GET /readyz`); `reason` names the address and the likely cause. */
+export type TemporalReadiness = { readonly isReady: true } | { readonly isReady: false; readonly reason: string };
+
+/** gRPC codes that refuse one start, not the connection (a bad argument, a payload too large). */
+const ROW_LEVEL_GRPC_CODES = new Set([3 /* INVALID_ARGUMENT */, 8 /* RESOURCE_EXHAUSTED */]);
+
+function grpcCodeOf(err: unknown): number | undefined {
+  for (let e: unknown = err, depth = 0; e != null && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** The `sendMessage` input of a committed row (text travels in the input, architecture.md §12 retention). */
@@ -73,6 +95,8 @@ export class SendWorkflowStarter {
   private readonly attempts = new Map<string, Promise<boolean>>();
   private running = 0;
   private readonly logger: Logger;
+  /** Set while starts fail for want of Temporal (ADR 0028); the likely cause once the probe has answered. */
+  private unreachable: { likelyCause: string | null } | null = null;
 
   constructor(private readonly options: SendWorkflowStarterOptions) {
     this.logger = options.logger.child({ component: 'send-starter' });
@@ -123,15 +147,61 @@ export class SendWorkflowStarter {
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
         this.logger.warn({ err, messageId: message.id }, 'cannot start send workflow; the sweeper retries');
+        const code = grpcCodeOf(err);
+        if (code === undefined || !ROW_LEVEL_GRPC_CODES.has(code)) this.markUnreachable();
         return false;
       }
     }
+    this.markReachable();
     try {
       await this.options.repository.markWorkflowStarted(message.id);
     } catch (err) {
       this.logger.warn({ err, messageId: message.id }, 'cannot record send workflow start; the sweeper retries');
     }
     return true;
+  }
+
+  /**
+   * `GET /readyz`'s Temporal half: not ready while starts fail for want of Temporal, with the likely cause
+   * (a TLS mistake is named, not reported as a deadline); ready again after the next start or sweep that reaches it.
+   */
+  readiness(): TemporalReadiness {
+    if (this.unreachable === null) return { isReady: true };
+    const at = this.options.address ? ` at ${this.options.address}` : '';
+    const cause = this.unreachable.likelyCause;
+    return {
+      isReady: false,
+      reason: `cannot reach Temporal${at} to start sends${cause === null ? '' : `: ${cause}`}`,
+    };
+  }
+
+  private markUnreachable(): void {
+    if (this.unreachable !== null) return;
+    const state: { likelyCause: string | null } = { likelyCause: null };
+    this.unreachable = state;
+    void (this.options.diagnoseUnreachable?.() ?? Promise.resolve(null))
+      .catch(() => null)
+      .then((likelyCause) => {
+        state.likelyCause = likelyCause;
+        this.logger.warn({ likelyCause }, 'cannot reach Temporal to start sends; /readyz answers 503 until it can');
+      });
+  }
+
+  private markReachable(): void {
+    if (this.unreachable === null) return;
+    this.unreachable = null;
+    this.logger.info({}, 'Temporal reachable again for sends');
+  }
+
+  /** While unreachable and nothing is left to start, asks Temporal directly whether it answers again. */
+  private async checkReachable(): Promise<void> {
+    const { client, startTimeoutMs } = this.options;
+    try {
+      await client.withDeadline(Date.now() + startTimeoutMs, () => client.workflowService.getSystemInfo({}));
+      this.markReachable();
+    } catch {
+      // still unreachable: readiness keeps saying so
+    }
   }
 
   /**
@@ -145,6 +215,7 @@ export class SendWorkflowStarter {
         for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch += 1) {
           const olderThan = new Date(Date.now() - this.options.startTimeoutMs);
           const rows = await this.options.repository.listUnstarted(this.options.sweepBatchSize, olderThan);
+          if (rows.length === 0 && this.unreachable !== null) await this.checkReachable();
           const outcomes = await Promise.all(rows.map((row) => this.enqueue(row, 'swept')));
           started += outcomes.filter(Boolean).length;
           if (rows.length < this.options.sweepBatchSize || outcomes.includes(false)) break;

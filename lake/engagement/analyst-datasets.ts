@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from '../pool.js';
 
 /** The column types an analyst's file carries (Parquet logical types, by DuckDB's names). */
 export type DatasetColumnType = 'VARCHAR' | 'TIMESTAMPTZ' | 'DATE' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
@@ -142,34 +143,30 @@ export async function readAnalystDatasets(
     done(dataset: AnalystDataset): Promise<void>;
   }
 ): Promise<Record<string, number>> {
-  const client = await pool.connect();
   const counts: Record<string, number> = {};
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await client.query(`SET LOCAL work_mem = '256MB'`);
-    for (const dataset of ANALYST_DATASETS) {
-      await client.query(
-        `DECLARE analyst_rows NO SCROLL CURSOR FOR SELECT ${dataset.columns.map(textOf).join(', ')} FROM ${dataset.view}`
-      );
-      counts[dataset.name] = 0;
-      for (;;) {
-        const batch = await client.query<string[]>({
-          text: `FETCH ${String(BATCH_ROWS)} FROM analyst_rows`,
-          rowMode: 'array',
-        });
-        if (batch.rows.length === 0) break;
-        counts[dataset.name] = (counts[dataset.name] ?? 0) + batch.rows.length;
-        await sink.write(dataset, batch.rows);
+  return inTransaction(
+    pool,
+    async (client) => {
+      await client.query(`SET LOCAL work_mem = '256MB'`);
+      for (const dataset of ANALYST_DATASETS) {
+        await client.query(
+          `DECLARE analyst_rows NO SCROLL CURSOR FOR SELECT ${dataset.columns.map(textOf).join(', ')} FROM ${dataset.view}`
+        );
+        counts[dataset.name] = 0;
+        for (;;) {
+          const batch = await client.query<string[]>({
+            text: `FETCH ${String(BATCH_ROWS)} FROM analyst_rows`,
+            rowMode: 'array',
+          });
+          if (batch.rows.length === 0) break;
+          counts[dataset.name] = (counts[dataset.name] ?? 0) + batch.rows.length;
+          await sink.write(dataset, batch.rows);
+        }
+        await client.query('CLOSE analyst_rows');
+        await sink.done(dataset);
       }
-      await client.query('CLOSE analyst_rows');
-      await sink.done(dataset);
-    }
-    await client.query('COMMIT');
-    return counts;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+      return counts;
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'
+  );
 }

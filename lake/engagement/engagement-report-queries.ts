@@ -5,6 +5,7 @@ import {
   ReportRangeTooLongError,
   UnknownReportGroupError,
 } from '../errors.js';
+import { inTransaction } from '../pool.js';
 import { readReportCoverage } from './coverage-queries.js';
 import type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 import {
@@ -15,13 +16,14 @@ import {
   readNewcomerFunnel,
   readPeriodTotals,
 } from './report-questions-queries.js';
+import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 export type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
 
 // Activity of the range (and the days before it that MAU and the lurker window need) in one narrow temp table: every chart
-// below reads it instead of the views (ADR 0013: the whole report in under 5 s). The views compute the rollup
-// from the read model when read (ADR 0013); reading them once here is the report's main cost. With both ends given,
-// only the days the report needs are aggregated; otherwise every day is, and the missing end is read off the result.
+// below reads it instead of the views (ADR 0013). The views read the rollup tables, caught up just before, and
+// recount only marked days (ADR 0025, "A year's volume"). With both ends given, only the days the report needs are
+// read (the tables' day index); otherwise every day is, and the missing end is read off the result.
 const LOAD_DAYS_SQL = `
   CREATE TEMP TABLE report_days ON COMMIT DROP AS
   SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
@@ -85,8 +87,9 @@ const TOP_MEMBERS_SQL = `
 // row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
 const LOAD_COHORTS_SQL = `
   CREATE TEMP TABLE report_cohorts ON COMMIT DROP AS
-  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size
-    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week
+  SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size, joined_at
+    FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week,
+                 min(at) AS joined_at
             FROM engagement_membership_changes
            WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
            GROUP BY 1, 2
@@ -112,6 +115,36 @@ const COHORTS_SQL = `
    ORDER BY 1, 2`;
 
 /**
+ * Reads every figure of the engagement report (architecture.md §13) in one repeatable-read
+ * transaction (it writes only its own temp tables), so all charts describe the same moment of the lake. A
+ * missing end of the range defaults to the first or last day with activity (of the group, when one is given).
+ *
+ * @throws UnknownReportGroupError when `groupJid` names a group the lake has no row and no message of.
+ * @throws InvertedReportRangeError when the first day falls after the last (given, or defaulted from the data).
+ * @throws ReportRangeTooLongError when the range spans more than MAX_REPORT_DAYS days.
+ * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
+ */
+export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
+  await catchUpEngagementRollup(pool);
+  return inTransaction(
+    pool,
+    async (client) => {
+      // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
+      await client.query(`SET LOCAL work_mem = '256MB'`);
+      if (options.groupJid !== null) await assertGroupInLake(client, options.groupJid);
+      await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
+      await client.query('ANALYZE report_days');
+      const { tz, from, to } = await readReportRange(client, options);
+      const report = emptyReport(tz, options, from, to);
+      if (from === null || to === null) return report;
+      await fillReport(client, report, { from, to, timeZone: tz, groupJid: options.groupJid }, options);
+      return report;
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ'
+  );
+}
+
+/**
  * The one rule for "is this group in the lake" that `wa-lake report`, the dashboard and `wa-lake coverage` share: a
  * group row (a captured group, or one made by a chat export, ADR 0029) or a stored message of it.
  *
@@ -127,109 +160,96 @@ export async function assertGroupInLake(db: pg.Pool | pg.ClientBase, groupJid: s
 }
 
 /**
- * Reads every figure of the engagement report (architecture.md §13) in one repeatable-read
- * transaction (it writes only its own temp tables), so all charts describe the same moment of the lake. A
- * missing end of the range defaults to the first or last day with activity (of the group, when one is given).
- *
- * @throws UnknownReportGroupError when `groupJid` names a group the lake has no row and no message of.
- * @throws InvertedReportRangeError when the first day falls after the last (given, or defaulted from the data).
- * @throws ReportRangeTooLongError when the range spans more than MAX_REPORT_DAYS days.
- * @throws pg.DatabaseError when a query fails (for example an unknown time zone in `engagement_settings`).
+ * The lake's time zone and the report's days: the asked ones, an open end filled from the loaded days (null when
+ * there are none).
+ * @throws InvertedReportRangeError or ReportRangeTooLongError.
  */
-export async function readEngagementReport(pool: pg.Pool, options: EngagementReportOptions): Promise<EngagementReport> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
-    await client.query(`SET LOCAL work_mem = '256MB'`);
-    if (options.groupJid !== null) await assertGroupInLake(client, options.groupJid);
-    await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
-    await client.query('ANALYZE report_days');
-    const range = await client.query<{ tz: string; from: string | null; to: string | null }>(
-      `SELECT wa_engagement_time_zone() AS tz,
-              to_char(COALESCE($1::date, (SELECT min(day) FROM report_days)), 'YYYY-MM-DD') AS from,
-              to_char(COALESCE($2::date, (SELECT max(day) FROM report_days)), 'YYYY-MM-DD') AS to`,
-      [options.from, options.to]
-    );
-    const { tz, from, to } = range.rows[0] ?? { tz: 'UTC', from: null, to: null };
-    if (from !== null && to !== null && from > to) {
-      const defaulted = options.from === null ? 'from' : options.to === null ? 'to' : null;
-      throw new InvertedReportRangeError(from, to, defaulted);
-    }
-    if (from !== null && to !== null) {
-      const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
-      if (days > MAX_REPORT_DAYS) throw new ReportRangeTooLongError(from, to, days);
-    }
-    const report = emptyReport(tz, options, from, to);
-    if (from === null || to === null) {
-      await client.query('COMMIT');
-      return report;
-    }
-    const span = [from, to];
-    const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = span): Promise<T[]> =>
-      (await client.query<T>(sql, values)).rows;
-    const scope = { from, to, timeZone: tz, groupJid: options.groupJid };
-    const totals = await readPeriodTotals(client, scope);
-    const previous = previousPeriod(from, to);
-    const previousTotals = await readPeriodTotals(client, { ...scope, ...previous });
-    report.previousPeriod = { ...previous, totals: previousTotals };
-    report.totalsComparison = compareTotals(totals, previousTotals);
-    report.groups = await q(
-      `SELECT p.group_jid AS "groupJid", g.subject, sum(p.messages)::int AS messages, count(*)::int AS "activeMembers"
-         FROM (SELECT group_jid, person_key, sum(messages) AS messages
-                 FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) p
-         LEFT JOIN whatsapp_groups g ON g.jid = p.group_jid
-        GROUP BY 1, 2 ORDER BY messages DESC, 1`
-    );
-    report.messagesPerDay = await q(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, group_jid AS "groupJid", sum(messages)::int AS messages
-         FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY day, group_jid ORDER BY day, group_jid`
-    );
-    report.activeMembers = await q(ACTIVE_MEMBERS_SQL);
-    report.topMembers = await q(TOP_MEMBERS_SQL, [...span, options.topMembers]);
-    report.joinsLeaves = await q(
-      `SELECT to_char((at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
-              count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
-         FROM engagement_membership_changes
-        WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)
-        GROUP BY 1 ORDER BY 1`,
-      [...span, tz, options.groupJid]
-    );
-    await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
-    await client.query('ANALYZE report_cohorts');
-    report.cohorts = await q(COHORTS_SQL, [from, to]);
-    report.newcomerFunnel = await readNewcomerFunnel(client, scope);
-    report.levels = await readLevelMonths(client, from, to);
-    report.activityHours = await readActivityHours(client, scope);
-    report.lurkers = await q(
-      `SELECT m.group_jid AS "groupJid", count(*)::int AS members,
-              count(*) FILTER (WHERE NOT EXISTS (
-                SELECT 1 FROM report_days d WHERE d.group_jid = m.group_jid AND d.participant_id = m.participant_id
-                   AND d.day > $1::date - $2::int AND d.day <= $1::date))::int AS lurkers
-         FROM whatsapp_group_memberships m
-        WHERE m.left_at IS NULL AND ($3::text IS NULL OR m.group_jid = $3)
-        GROUP BY 1 ORDER BY lurkers DESC, 1`,
-      [to, options.lurkerDays, options.groupJid]
-    );
-    report.exportDays = await q(
-      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.group_jid AS "groupJid", count(m.*)::int AS messages
-         FROM whatsapp_export_days d
-         JOIN whatsapp_export_messages m ON m.group_jid = d.group_jid AND m.day = d.day
-        WHERE d.is_counted AND d.day BETWEEN $1 AND $2 AND ($3::text IS NULL OR d.group_jid = $3)
-        GROUP BY 1, 2 ORDER BY 1, 2`,
-      [...span, options.groupJid]
-    );
-    const coveredGroups = options.groupJid !== null ? [options.groupJid] : report.groups.map((group) => group.groupJid);
-    report.coverage = await readReportCoverage(client, from, to, coveredGroups);
-    report.totals = totals;
-    await client.query('COMMIT');
-    return report;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
+async function readReportRange(
+  client: pg.ClientBase,
+  options: EngagementReportOptions
+): Promise<{ tz: string; from: string | null; to: string | null }> {
+  const range = await client.query<{ tz: string; from: string | null; to: string | null }>(
+    `SELECT wa_engagement_time_zone() AS tz,
+            to_char(COALESCE($1::date, (SELECT min(day) FROM report_days)), 'YYYY-MM-DD') AS from,
+            to_char(COALESCE($2::date, (SELECT max(day) FROM report_days)), 'YYYY-MM-DD') AS to`,
+    [options.from, options.to]
+  );
+  const { tz, from, to } = range.rows[0] ?? { tz: 'UTC', from: null, to: null };
+  if (from !== null && to !== null && from > to) {
+    const defaulted = options.from === null ? 'from' : options.to === null ? 'to' : null;
+    throw new InvertedReportRangeError(from, to, defaulted);
   }
+  if (from !== null && to !== null) {
+    const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+    if (days > MAX_REPORT_DAYS) throw new ReportRangeTooLongError(from, to, days);
+  }
+  return { tz, from, to };
+}
+
+/** Fills every section of `report` over `scope`, whose days are loaded in `report_days`. */
+async function fillReport(
+  client: pg.PoolClient,
+  report: EngagementReport,
+  scope: { from: string; to: string; timeZone: string; groupJid: string | null },
+  options: EngagementReportOptions
+): Promise<void> {
+  const { from, to, timeZone: tz } = scope;
+  const span = [from, to];
+  const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[] = span): Promise<T[]> =>
+    (await client.query<T>(sql, values)).rows;
+  const totals = await readPeriodTotals(client, scope);
+  const previous = previousPeriod(from, to);
+  const previousTotals = await readPeriodTotals(client, { ...scope, ...previous });
+  report.previousPeriod = { ...previous, totals: previousTotals };
+  report.totalsComparison = compareTotals(totals, previousTotals);
+  report.groups = await q(
+    `SELECT p.group_jid AS "groupJid", g.subject, sum(p.messages)::int AS messages, count(*)::int AS "activeMembers"
+       FROM (SELECT group_jid, person_key, sum(messages) AS messages
+               FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) p
+       LEFT JOIN whatsapp_groups g ON g.jid = p.group_jid
+      GROUP BY 1, 2 ORDER BY messages DESC, 1`
+  );
+  report.messagesPerDay = await q(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, group_jid AS "groupJid", sum(messages)::int AS messages
+       FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY day, group_jid ORDER BY day, group_jid`
+  );
+  report.activeMembers = await q(ACTIVE_MEMBERS_SQL);
+  report.topMembers = await q(TOP_MEMBERS_SQL, [...span, options.topMembers]);
+  report.joinsLeaves = await q(
+    `SELECT to_char((at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
+            count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
+       FROM engagement_membership_changes
+      WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)
+      GROUP BY 1 ORDER BY 1`,
+    [...span, tz, options.groupJid]
+  );
+  await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
+  await client.query('ANALYZE report_cohorts');
+  report.cohorts = await q(COHORTS_SQL, [from, to]);
+  report.newcomerFunnel = await readNewcomerFunnel(client, scope);
+  report.levels = await readLevelMonths(client, from, to);
+  report.activityHours = await readActivityHours(client, scope);
+  report.lurkers = await q(
+    `SELECT m.group_jid AS "groupJid", count(*)::int AS members,
+            count(*) FILTER (WHERE NOT EXISTS (
+              SELECT 1 FROM report_days d WHERE d.group_jid = m.group_jid AND d.participant_id = m.participant_id
+                 AND d.day > $1::date - $2::int AND d.day <= $1::date))::int AS lurkers
+       FROM whatsapp_group_memberships m
+      WHERE m.left_at IS NULL AND ($3::text IS NULL OR m.group_jid = $3)
+      GROUP BY 1 ORDER BY lurkers DESC, 1`,
+    [to, options.lurkerDays, options.groupJid]
+  );
+  report.exportDays = await q(
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.group_jid AS "groupJid", count(m.*)::int AS messages
+       FROM whatsapp_export_days d
+       JOIN whatsapp_export_messages m ON m.group_jid = d.group_jid AND m.day = d.day
+      WHERE d.is_counted AND d.day BETWEEN $1 AND $2 AND ($3::text IS NULL OR d.group_jid = $3)
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [...span, options.groupJid]
+  );
+  const coveredGroups = options.groupJid !== null ? [options.groupJid] : report.groups.map((group) => group.groupJid);
+  report.coverage = await readReportCoverage(client, from, to, coveredGroups);
+  report.totals = totals;
 }
 
 function emptyReport(

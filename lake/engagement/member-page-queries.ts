@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import { inTransaction } from '../pool.js';
 import { readLevelMonths } from './report-questions-queries.js';
+import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 /** What the dashboard's member page covers (ADR 0025): one person, a range of local days, one group or all. */
 export interface MemberPageOptions {
@@ -58,8 +60,7 @@ export interface MemberPage {
   })[];
   /** Conversations the person started (`engagement_first_responses`). */
   conversations: { started: number; answered: number; medianMinutes: number | null };
-  /** The person's questions and first messages nobody answered within 24 h (`engagement_unanswered`). */
-  /** `sentAt` as `YYYY-MM-DD HH:MM` in `timeZone`. */
+  /** The person's questions and first messages nobody answered within 24 h (`engagement_unanswered`); `sentAt` as `YYYY-MM-DD HH:MM` in `timeZone`. */
   unanswered: { groupJid: string; messageId: string; sentAt: string; isQuestion: boolean; isNewcomerFirst: boolean }[];
 }
 
@@ -101,16 +102,20 @@ const GROUPS_SQL = `
     LEFT JOIN whatsapp_groups g ON g.jid = group_jid
    ORDER BY messages DESC, 1`;
 
+// The local-day filter is exact; the bound on `sent_at` a day wider either side (any zone is within 14 h of UTC) lets
+// the scan use the BRIN index instead of reading every message of the lake.
 const REPLIES_SQL = `
   WITH edges AS (
     SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg, 0 AS rr, 0 AS mr
       FROM engagement_reply_edges
      WHERE sender_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
+       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
        AND ($4::text IS NULL OR group_jid = $4)
     UNION ALL
     SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int
       FROM engagement_reply_edges
      WHERE target_participant_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
+       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
        AND ($4::text IS NULL OR group_jid = $4))
   SELECT e.other AS "participantId", COALESCE(n.display_name, e.other) AS "displayName",
          COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone",
@@ -134,88 +139,84 @@ interface PersonRow extends NamedParticipant {
  * @throws pg.DatabaseError when a query fails.
  */
 export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions): Promise<MemberPage | null> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    const people = (await client.query<PersonRow>(PERSON_SQL, [options.participantId])).rows;
-    const [person] = people;
-    if (!person || !people.some((row) => row.isKnown)) {
-      await client.query('COMMIT');
-      return null;
-    }
-    const ids = people.map((row) => row.participantId);
-    const { groupJid } = options;
-    const range = await client.query<{ from: string; to: string; tz: string }>(
-      `WITH last AS (
+  await catchUpEngagementRollup(pool);
+  return inTransaction(
+    pool,
+    async (client) => {
+      const people = (await client.query<PersonRow>(PERSON_SQL, [options.participantId])).rows;
+      const [person] = people;
+      if (!person || !people.some((row) => row.isKnown)) return null;
+      const ids = people.map((row) => row.participantId);
+      const { groupJid } = options;
+      const range = await client.query<{ from: string; to: string; tz: string }>(
+        `WITH last AS (
          SELECT COALESCE($2::date, (SELECT (max(sent_at) AT TIME ZONE wa_engagement_time_zone())::date
                                       FROM whatsapp_message_records WHERE is_message),
                         (now() AT TIME ZONE wa_engagement_time_zone())::date) AS day)
        SELECT to_char(COALESCE($1::date, day - 89), 'YYYY-MM-DD') AS from, to_char(day, 'YYYY-MM-DD') AS to,
               wa_engagement_time_zone() AS tz
          FROM last`,
-      [options.from, options.to]
-    );
-    const { from, to, tz } = range.rows[0] ?? { from: '', to: '', tz: 'UTC' };
-    const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
-      (await client.query<T>(sql, values)).rows;
-    const page: MemberPage = {
-      from,
-      to,
-      timeZone: tz,
-      personKey: person.personKey,
-      memberId: person.memberId,
-      displayName: person.memberId !== null && person.displayNameIsPhone ? person.memberId : person.displayName,
-      displayNameIsPhone: person.memberId === null && person.displayNameIsPhone,
-      participants: people.map(({ participantId, displayName, displayNameIsPhone, phoneJid, succeededBy }) => ({
-        participantId,
-        displayName,
-        displayNameIsPhone,
-        phoneJid,
-        succeededBy,
-      })),
-      names: await q(
-        `SELECT participant_id AS "participantId", kind, name, to_char(first_seen_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "firstSeenAt",
+        [options.from, options.to]
+      );
+      const { from, to, tz } = range.rows[0] ?? { from: '', to: '', tz: 'UTC' };
+      const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
+        (await client.query<T>(sql, values)).rows;
+      const page: MemberPage = {
+        from,
+        to,
+        timeZone: tz,
+        personKey: person.personKey,
+        memberId: person.memberId,
+        displayName: person.memberId !== null && person.displayNameIsPhone ? person.memberId : person.displayName,
+        displayNameIsPhone: person.memberId === null && person.displayNameIsPhone,
+        participants: people.map(({ participantId, displayName, displayNameIsPhone, phoneJid, succeededBy }) => ({
+          participantId,
+          displayName,
+          displayNameIsPhone,
+          phoneJid,
+          succeededBy,
+        })),
+        names: await q(
+          `SELECT participant_id AS "participantId", kind, name,
+                to_char(first_seen_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "firstSeenAt",
                 to_char(last_seen_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "lastSeenAt"
            FROM whatsapp_participant_names WHERE participant_id = ANY($1) ORDER BY last_seen_at DESC, name`,
-        [ids]
-      ),
-      groups: await q(GROUPS_SQL, [person.personKey, ids, from, to, groupJid]),
-      days: await q(
-        `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(messages)::int AS messages, sum(replies)::int AS replies,
+          [ids]
+        ),
+        groups: await q(GROUPS_SQL, [person.personKey, ids, from, to, groupJid]),
+        days: await q(
+          `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(messages)::int AS messages, sum(replies)::int AS replies,
                 sum(reactions_given)::int AS "reactionsGiven"
            FROM engagement_member_activity_days
           WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
           GROUP BY day ORDER BY day`,
-        [person.personKey, from, to, groupJid]
-      ),
-      levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
-      replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
-      conversations: (
-        await q<MemberPage['conversations']>(
-          `SELECT count(*)::int AS started, count(first_response_at)::int AS answered,
+          [person.personKey, from, to, groupJid]
+        ),
+        levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
+        replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
+        conversations: (
+          await q<MemberPage['conversations']>(
+            `SELECT count(*)::int AS started, count(first_response_at)::int AS answered,
                   (percentile_cont(0.5) WITHIN GROUP (ORDER BY response_seconds) / 60.0)::float8 AS "medianMinutes"
              FROM engagement_first_responses
             WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)`,
-          [ids, from, to, groupJid]
-        )
-      )[0] ?? { started: 0, answered: 0, medianMinutes: null },
-      unanswered: await q(
-        `SELECT group_jid AS "groupJid", message_id AS "messageId", to_char(sent_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "sentAt",
+            [ids, from, to, groupJid]
+          )
+        )[0] ?? { started: 0, answered: 0, medianMinutes: null },
+        unanswered: await q(
+          `SELECT group_jid AS "groupJid", message_id AS "messageId",
+                to_char(sent_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "sentAt",
                 is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
            FROM engagement_unanswered
           WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
           ORDER BY sent_at DESC LIMIT 20`,
-        [ids, from, to, groupJid]
-      ),
-    };
-    await client.query('COMMIT');
-    return page;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+          [ids, from, to, groupJid]
+        ),
+      };
+      return page;
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ'
+  );
 }
 
 const LEVEL_NAMES = ['advocate', 'contributor', 'participant', 'explorer'] as const;

@@ -26,6 +26,12 @@ export interface EventLogRow {
   legacyEventId?: string | null;
   /** Where the collector got the item (`live`, `history`, `on_demand`, `replay`; ADR 0016); absent or null = `live`. */
   source?: string | null;
+  /**
+   * The identity generation of the erasure tombstones the row was checked against (ADR 0027): the INSERT fails
+   * with SQLSTATE WL001 (`whatsapp_erasure_fence`) when a `forget` or `rebuild` committed since. Absent or null:
+   * not checked (rows a command builds from files, not deliveries).
+   */
+  erasureGeneration?: number | null;
 }
 
 // One statement for any batch size, so it is parsed and planned once per connection. The rows travel
@@ -38,8 +44,8 @@ const INSERT_BATCH_SQL = `
   SELECT r.i, r.e, r.t, r.c, r.b -> 'payload', r.r, r.ca, r.u, r.o, r.s, r.a, r.al, COALESCE(r.so, 'live')
   FROM jsonb_to_recordset($1::jsonb)
     AS r(i uuid, e uuid, t text, c text, b jsonb, r timestamptz, ca timestamptz, u text, o timestamptz, s boolean,
-         a text, al text, l uuid, so text)
-  WHERE r.l IS NULL OR NOT EXISTS (SELECT 1 FROM whatsapp_event_logs AS stored WHERE stored.event_id = r.l)
+         a text, al text, l uuid, so text, g bigint)
+  WHERE whatsapp_erasure_fence(r.g) AND (r.l IS NULL OR NOT EXISTS (SELECT 1 FROM whatsapp_event_logs AS stored WHERE stored.event_id = r.l))
   ON CONFLICT (event_id) DO NOTHING
   RETURNING event_id, (SELECT generation FROM whatsapp_identity_generation) AS generation`;
 
@@ -132,6 +138,7 @@ export function encodeEventLogRow(row: EventLogRow): string {
     al: row.accountLid ?? null,
     l: row.legacyEventId ?? null,
     so: row.source ?? null,
+    g: row.erasureGeneration ?? null,
   });
   return `${scalars.slice(0, -1)},"b":${row.bodyText}}`;
 }

@@ -12,6 +12,12 @@ import { extractMessageFacts, hasMessageWork } from '../projections/message-fact
 import type { ParticipantRef } from '../projections/participant-ref.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { toDatabaseAvailabilityError } from '../pool.js';
+import {
+  isStaleErasureCheck,
+  pseudonymizeErased,
+  readTombstoneSnapshot,
+  type TombstoneSnapshot,
+} from '../privacy/erasure-tombstones.js';
 import { applyIdentityStatements } from './apply-identities.js';
 import type { ParsedIngestBody } from './parsed-ingest-body.js';
 import { applyProjectionsInSavepoint } from './apply-projections.js';
@@ -31,7 +37,15 @@ export interface EventsRepositoryOptions {
   batchLimits?: Partial<EventLogBatchLimits>;
   /** Called with the row count of every batch statement that committed (the batch-size metric). */
   onInsertBatch?: (rows: number) => void;
+  /**
+   * `ERASURE_KEY` (ADR 0027): the key of the erasure tombstones `forget` writes. Null or absent: events are stored
+   * only while the lake holds no tombstone (`ErasureKeyMissingError` otherwise).
+   */
+  erasureKey?: string | null;
 }
+
+/** Reads of the tombstones one delivery may need: each retry follows a `forget` or `rebuild` that committed. */
+const MAX_ERASURE_CHECKS = 5;
 
 /**
  * Stores raw events idempotently and updates the projections in the same transaction (architecture.md §1,
@@ -44,6 +58,9 @@ export class EventsRepository {
   private readonly batchWriter: EventLogBatchWriter;
   private readonly knownIdentities = new KnownIdentities();
   private readonly isMessageReadModelEnabled: boolean;
+  private readonly erasureKey: string | null;
+  /** The tombstones last read, shared by concurrent deliveries; dropped when the fence says they changed. */
+  private tombstones: Promise<TombstoneSnapshot> | null = null;
   constructor(
     private readonly pool: pg.Pool,
     logger: Logger,
@@ -54,6 +71,40 @@ export class EventsRepository {
       this.knownIdentities.observe(generation)
     );
     this.isMessageReadModelEnabled = options.isMessageReadModelEnabled ?? true;
+    this.erasureKey = options.erasureKey ?? null;
+  }
+
+  /**
+   * Stores one delivery (see {@link storeChecked}) after checking it against the erasure tombstones (ADR 0027): an
+   * event from or about an erased member is stored pseudonymized exactly as `forget` left the lake. The INSERT
+   * proves the check current (`whatsapp_erasure_fence`); when a `forget` or `rebuild` committed in between, the
+   * tombstones are read again and the delivery checked anew.
+   *
+   * @throws ErasureKeyMissingError when the lake holds tombstones and no `erasureKey` was given.
+   */
+  async store(eventId: string, received: ParsedIngestBody, receivedAt: Date): Promise<StoreOutcome> {
+    for (let attempt = 1; ; attempt += 1) {
+      const snapshot = await this.readTombstones();
+      const body = pseudonymizeErased(received, snapshot, this.erasureKey);
+      try {
+        return await this.storeChecked(eventId, body, receivedAt, snapshot.generation);
+      } catch (err) {
+        if (!isStaleErasureCheck(err) || attempt >= MAX_ERASURE_CHECKS) throw err;
+        if (this.tombstones !== null && (await this.tombstones).generation === snapshot.generation)
+          this.tombstones = null;
+      }
+    }
+  }
+
+  private readTombstones(): Promise<TombstoneSnapshot> {
+    if (this.tombstones === null) {
+      const reading = readTombstoneSnapshot(this.pool).catch((err: unknown) => {
+        this.tombstones = null;
+        throw toDatabaseAvailabilityError(err) ?? err;
+      });
+      this.tombstones = reading;
+    }
+    return this.tombstones;
   }
 
   /**
@@ -63,13 +114,19 @@ export class EventsRepository {
    * `duplicate` once the other transaction commits.
    *
    * @param eventId - the `X-Event-Id` UUID.
-   * @param body - the parsed, sanitized delivery.
+   * @param body - the parsed, sanitized delivery, already checked against the erasure tombstones.
    * @param receivedAt - when the request arrived (`received_at`).
+   * @param erasureGeneration - the identity generation the tombstones were read at (the INSERT's fence).
    * @throws DatabaseUnavailableError when PostgreSQL cannot be reached or drops the connection (HTTP 503).
    * @throws DatabaseBusyError when no pooled connection frees up within the connection timeout (HTTP 503).
    * @throws pg.DatabaseError for statement errors that are not about availability (HTTP 4xx/500 by code).
    */
-  async store(eventId: string, body: ParsedIngestBody, receivedAt: Date): Promise<StoreOutcome> {
+  private async storeChecked(
+    eventId: string,
+    body: ParsedIngestBody,
+    receivedAt: Date,
+    erasureGeneration: number
+  ): Promise<StoreOutcome> {
     const row: EventLogRow = {
       id: uuidv7(),
       eventId,
@@ -85,6 +142,7 @@ export class EventsRepository {
       accountLid: body.accountLid,
       legacyEventId: body.legacyEventId,
       source: body.source,
+      erasureGeneration,
     };
     const event: ProjectionEvent = {
       eventId,

@@ -11,6 +11,7 @@ const SKIPPED_TABLES = [
   'whatsapp_erasure_runs',
   'whatsapp_retention_runs',
   'whatsapp_pending_erasures',
+  'whatsapp_erasure_tombstones',
   'whatsapp_access_requests',
 ];
 // Pseudonymized chunk by chunk before the generic pass (one hostile row must not stop erasure).

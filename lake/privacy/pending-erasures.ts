@@ -1,9 +1,12 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { erasureHash } from './erasure-tombstones.js';
 
 /**
- * An erasure that has not reached every store yet (ADR 0017): its salted hashes of the member's JID user
- * parts (digits), so a rerun recognises the member's other identifiers after the lake's aliases are gone.
+ * An erasure that has not reached every store yet (ADR 0017): keyed hashes of the member's JID user parts (digits),
+ * so a rerun recognises the member's other identifiers after the lake's aliases are gone. The hash is the
+ * tombstones' HMAC under `ERASURE_KEY` (ADR 0027), never stored in the database: phone numbers are a small space,
+ * and a salt kept beside its hashes did not stop anyone trying them all.
  */
 export interface PendingErasure {
   id: string;
@@ -13,52 +16,62 @@ export interface PendingErasure {
 
 interface PendingRow {
   id: string;
-  salt: string;
+  /** Null for keyed rows; the salt of a row an earlier version wrote (salted SHA-256). */
+  salt: string | null;
+  keyed: boolean;
   user_hashes: string[];
 }
 
-const hashUser = (salt: string, user: string): string => createHash('sha256').update(`${salt}:${user}`).digest('hex');
+const saltedHash = (salt: string, user: string): string => createHash('sha256').update(`${salt}:${user}`).digest('hex');
+
+const hashOf = (row: PendingRow, key: string, user: string): string =>
+  row.keyed || row.salt === null ? erasureHash(key, 'user', user) : saltedHash(row.salt, user);
 
 /**
  * The pending erasures that know one of `users` (the JID digits the operator named). Few rows (one per member whose
- * erasure is incomplete), so each is checked here with its own salt.
+ * erasure is incomplete); rows an earlier version salted are still recognised, and rewritten keyed when kept.
  */
-export async function findPendingErasures(pool: pg.Pool, users: readonly string[]): Promise<PendingErasure[]> {
-  const { rows } = await pool.query<PendingRow>(`SELECT id, salt, user_hashes FROM whatsapp_pending_erasures`);
+export async function findPendingErasures(
+  pool: pg.Pool,
+  key: string,
+  users: readonly string[]
+): Promise<PendingErasure[]> {
+  const { rows } = await pool.query<PendingRow>(`SELECT id, salt, keyed, user_hashes FROM whatsapp_pending_erasures`);
   return rows
-    .map((row) => ({ id: row.id, hashes: new Set(row.user_hashes), salt: row.salt }))
-    .filter((row) => users.some((user) => row.hashes.has(hashUser(row.salt, user))))
-    .map((row) => ({ id: row.id, has: (user: string) => row.hashes.has(hashUser(row.salt, user)) }));
+    .map((row) => ({ row, hashes: new Set(row.user_hashes) }))
+    .filter(({ row, hashes }) => users.some((user) => hashes.has(hashOf(row, key, user))))
+    .map(({ row, hashes }) => ({ id: row.id, has: (user: string) => hashes.has(hashOf(row, key, user)) }));
 }
 
 /**
- * Keeps an incomplete erasure's identifiers, hashed: adds `users` to the pending erasures found (one is enough;
- * the others are merged into it), or starts a new one with a new random salt.
+ * Keeps an incomplete erasure's identifiers, keyed: replaces the pending erasures found by one row holding the keyed
+ * hashes of `users` (every identifier this run knows of the member, those the found rows recognised included), or
+ * starts a new one.
  * @returns the id of the pending erasure.
  */
 export async function keepPendingErasure(
   pool: pg.Pool,
+  key: string,
   found: readonly PendingErasure[],
   users: readonly string[]
 ): Promise<string> {
   const [kept, ...merged] = found;
+  const hashes = users.map((user) => erasureHash(key, 'user', user));
   if (kept === undefined) {
     const id = randomUUID();
-    const salt = randomBytes(16).toString('hex');
-    await pool.query(`INSERT INTO whatsapp_pending_erasures (id, salt, user_hashes) VALUES ($1, $2, $3)`, [
-      id,
-      salt,
-      users.map((user) => hashUser(salt, user)),
-    ]);
+    await pool.query(
+      `INSERT INTO whatsapp_pending_erasures (id, salt, keyed, user_hashes) VALUES ($1, NULL, true, $2)`,
+      [id, hashes]
+    );
     return id;
   }
-  const { rows } = await pool.query<PendingRow>(`SELECT salt FROM whatsapp_pending_erasures WHERE id = $1`, [kept.id]);
-  const salt = rows[0]?.salt ?? '';
+  // A keyed row keeps its other hashes; a salted one is rewritten keyed with what this run knows.
   await pool.query(
     `UPDATE whatsapp_pending_erasures
-        SET user_hashes = ARRAY(SELECT DISTINCT unnest(user_hashes || $2::text[])), updated_at = now()
+        SET user_hashes = ARRAY(SELECT DISTINCT unnest(CASE WHEN keyed THEN user_hashes ELSE '{}' END || $2::text[])),
+            salt = NULL, keyed = true, updated_at = now()
       WHERE id = $1`,
-    [kept.id, users.map((user) => hashUser(salt, user))]
+    [kept.id, hashes]
   );
   await forgetPendingErasures(
     pool,

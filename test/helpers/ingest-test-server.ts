@@ -10,6 +10,7 @@ import { buildApp } from '../../ingest-api/app.js';
 import { EventsRepository } from '../../lake/events/events-repository.js';
 import { createPool } from '../../lake/pool.js';
 import { createIngestMetrics, type IngestMetrics } from '../../ingest-api/metrics.js';
+import { TEST_ERASURE_KEY } from './erasure-key.js';
 
 export const SECRET_A = 'test-secret-aaaaaaaaaaaaaaaa';
 export const SECRET_B = 'test-secret-bbbbbbbbbbbbbbbb';
@@ -58,7 +59,10 @@ export async function startTestIngestServer(
   const app = buildApp({
     webhookSecrets: options.secrets ?? [SECRET_A, SECRET_B],
     bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
-    repository: new EventsRepository(pool, logger, { onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows) }),
+    repository: new EventsRepository(pool, logger, {
+      onInsertBatch: (rows) => metrics.insertBatchRows.observe(rows),
+      erasureKey: TEST_ERASURE_KEY,
+    }),
     metrics,
     logger,
   });

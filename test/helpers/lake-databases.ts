@@ -6,6 +6,7 @@ import { EventsRepository } from '../../lake/events/events-repository.js';
 import { runMigrations } from '../../lake/migrate.js';
 import { createPool } from '../../lake/pool.js';
 import { parseIngestBody } from '../../ingest-api/parse-ingest-body.js';
+import { TEST_ERASURE_KEY } from './erasure-key.js';
 import { silentLogger } from './silent-logger.js';
 
 /**
@@ -30,7 +31,7 @@ export interface TestLake {
 export function openLake(databaseUrl: string): TestLake {
   const logger = silentLogger();
   const pool = createPool(databaseUrl, { max: 4, logger });
-  const repository = new EventsRepository(pool, logger);
+  const repository = new EventsRepository(pool, logger, { erasureKey: TEST_ERASURE_KEY });
   return {
     pool,
     repository,

@@ -180,6 +180,25 @@ describe('OutboxRelay', () => {
     expect(alerts.map((alert) => alert.kind)).toEqual(['temporal_unreachable']);
   });
 
+  it('names the likely cause of the outage in its alert (a TLS mistake is no "is it running?", ADR 0028)', async () => {
+    const { outbox, pipeline } = openOutbox();
+    const connection = Connection.lazy({ address: `127.0.0.1:${await findFreePort()}` });
+    cleanups.push(() => connection.close());
+    const cause =
+      "the server's certificate at 127.0.0.1:1 is not for x: set TEMPORAL_TLS_SERVER_NAME to a name it holds";
+    const { sender, alerts } = makeSender({
+      client: createTestClient(connection),
+      outbox,
+      startTimeoutMs: 1500,
+      diagnoseUnreachable: () => Promise.resolve(cause),
+    });
+    pipeline.handle('messages.upsert', groupMessage(`3EB0TLS${randomUUID().slice(0, 8)}`), new Date());
+    await expect(sender.drainOnce()).resolves.toMatchObject({ failed: 1 });
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.message).toContain(`(likely cause: ${cause})`);
+    expect(alerts[0]?.details).toMatchObject({ likelyCause: cause });
+  });
+
   it('replay through runCollector hands every distinct kept event to Temporal before replayDone resolves', async () => {
     const { dir, cleanup } = createTempDir('replay-temporal');
     cleanups.push(cleanup);

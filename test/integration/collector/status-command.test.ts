@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vi, afterEach, describe, expect, it } from 'vitest';
+import { readCollectorStatus } from '../../../collector/heartbeat.js';
 import { runCollector } from '../../../collector/run-collector.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
 import { runCli } from '../../helpers/run-cli.js';
@@ -97,9 +98,10 @@ describe('wa-lake status during a history import (ADR 0016)', () => {
       AUTH_DIR: join(dir, 'auth'),
       TEMPORAL_ADDRESS: '127.0.0.1:1',
     };
+    const config = collectorConfigIn(dir, env);
     const doubles = createDoubleFactory();
     const collector = await runCollector({
-      config: collectorConfigIn(dir, env),
+      config,
       logger: createRecordingLogger().logger,
       alertSink: createRecordingAlertSink().sink,
       temporalClient: null,
@@ -115,11 +117,23 @@ describe('wa-lake status during a history import (ADR 0016)', () => {
       messageTimestamp: 1_764_000_000 + index,
       message: { conversation: `history ${id}` },
     }));
-    socket.ev.emit('messaging-history.set', historyPush([{ id: GROUP_A, messages }], { progress: 50 }) as never);
+    // Two pushes: one alone spans no time to measure a rate over. A second inside the status file's
+    // one-second throttle is written when that second ends, not at the next heartbeat.
+    socket.ev.emit(
+      'messaging-history.set',
+      historyPush([{ id: GROUP_A, messages: messages.slice(0, 1) }], { progress: 25 }) as never
+    );
+    socket.ev.emit(
+      'messaging-history.set',
+      historyPush([{ id: GROUP_A, messages: messages.slice(1) }], { progress: 50 }) as never
+    );
+    await vi.waitFor(() => expect(readCollectorStatus(config.COLLECTOR_STATUS_PATH)?.historyImport?.pushes).toBe(2), {
+      timeout: 10_000,
+    });
 
     const text = await runCli(['status'], { env });
     expect(text.stdout).toMatch(
-      /history {6}: RECENT import running, 50 % per WhatsApp, 3 events kept in 1 push at [\d,]+\/s, ETA \d+ s \(last push \d+ s ago\)/
+      /history {6}: RECENT import running, 50 % per WhatsApp, 3 events kept in 2 pushes at [\d,]+\/s, ETA \d+ s \(last push \d+ s ago\)/
     );
     const json = JSON.parse((await runCli(['status', '--json'], { env })).stdout) as {
       historyImport: { items: number; percent: number; isDone: boolean; syncType: string };

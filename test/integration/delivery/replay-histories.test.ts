@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorkflows, createTimeSkippingEnv, testDataConverter } from '../../helpers/temporal-env.js';
+import type { temporal } from '@temporalio/proto';
+import {
+  bundleWorkflows,
+  createTimeSkippingEnv,
+  decodeStoredPayload,
+  testDataConverter,
+} from '../../helpers/temporal-env.js';
+import { sendStatusWebhookId, sendWorkflowId } from '../../../workflows/send-contracts.js';
 import { readHistoryFixture, recordHistories } from '../../helpers/temporal-histories.js';
 import { SEND_HISTORY_NAMES, recordSendHistories } from '../../helpers/send-history-recorder.js';
 
@@ -48,10 +55,12 @@ describe('recorded workflow histories', () => {
       .filter((file) => file.endsWith('.json'))
       .sort();
     expect(files.map((file) => file.replace(/\.json$/, ''))).toEqual(EXPECTED_PATHS);
-    const histories = files.map((file) => ({
-      workflowId: file,
-      history: readHistoryFixture(readFileSync(join(HISTORIES_DIR, file), 'utf8')),
-    }));
+    const histories = await Promise.all(
+      files.map(async (file) => {
+        const history = readHistoryFixture(readFileSync(join(HISTORIES_DIR, file), 'utf8'));
+        return { workflowId: await recordedWorkflowId(history, file), history };
+      })
+    );
     const failures: string[] = [];
     for await (const result of Worker.runReplayHistories(
       { workflowBundle: bundle, dataConverter: testDataConverter() },
@@ -62,3 +71,24 @@ describe('recorded workflow histories', () => {
     expect(failures).toEqual([]);
   });
 });
+
+/**
+ * The workflow id a history was recorded under, from its start input: `deliverEvent`, `sendMessage` and
+ * `deliverSendStatus` run only under the id their input names (ADR 0026). Other workflows keep `fallback`.
+ */
+async function recordedWorkflowId(history: temporal.api.history.v1.IHistory, fallback: string): Promise<string> {
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const input = (await decodeStoredPayload(started?.input?.payloads?.[0])) as Record<string, string> | undefined;
+  switch (started?.workflowType?.name) {
+    case 'deliverEvent':
+      return input?.['eventId'] ?? fallback;
+    case 'sendMessage':
+      return input?.['messageId'] ? sendWorkflowId(input['messageId']) : fallback;
+    case 'deliverSendStatus':
+      return input?.['messageId'] && input['state']
+        ? sendStatusWebhookId(input['messageId'], input['state'] as Parameters<typeof sendStatusWebhookId>[1])
+        : fallback;
+    default:
+      return fallback;
+  }
+}

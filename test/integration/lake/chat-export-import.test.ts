@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { CoverageBeats } from '../../../collector/coverage-beats.js';
 import { eventIdFromName } from '../../../collector/event-id.js';
 import { filterEvent } from '../../../collector/edge-filter.js';
@@ -526,6 +527,7 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', 
         OUTBOX_PATH: join(dir, 'outbox.sqlite'),
         AUTH_DIR: join(dir, 'auth'),
         TEMPORAL_ADDRESS: '127.0.0.1:1',
+        ERASURE_KEY: TEST_ERASURE_KEY,
       },
     });
     expect(run.stderr).toBe('');

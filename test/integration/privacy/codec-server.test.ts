@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request as httpRequest } from 'node:http';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCodecServerConfig } from '../../../codec-server/config.js';
@@ -100,56 +99,14 @@ describe('wa-lake codec-server', () => {
   });
 });
 
-describe('wa-lake codec-server trusting the Web UI origin (wa-lake dev, ADR 0022)', () => {
-  let trusting: RunningCodecServer;
-  beforeAll(async () => {
-    trusting = await startCodecServer({
-      config: loadCodecServerConfig({
-        CODEC_SERVER_PORT: '0',
-        CODEC_SERVER_TOKEN: TOKEN,
-        CODEC_SERVER_CORS_ORIGINS: UI_ORIGIN,
-        CODEC_SERVER_TRUST_UI_ORIGIN: 'true',
-        PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
-      }),
-      logger: silentLogger(),
-    });
-  });
-  afterAll(async () => {
-    await trusting?.close();
-  });
-
-  /** A raw HTTP POST, so `Host` can be set as a DNS-rebound page's would be. */
-  function rawPost(path: string, body: unknown, headers: Record<string, string>): Promise<number> {
-    const url = new URL(trusting.url);
-    return new Promise((resolve, reject) => {
-      const request = httpRequest(
-        {
-          host: url.hostname,
-          port: url.port,
-          path,
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-        },
-        (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        }
-      );
-      request.on('error', reject);
-      request.end(JSON.stringify(body));
-    });
-  }
-
-  it('decodes for the Web UI origin on its loopback name without a token, and nothing else', async () => {
-    const body = await encryptedBody({ text: 'oi' });
-    const ownHost = new URL(trusting.url).host;
-    expect(await rawPost('/decode', body, { origin: UI_ORIGIN, host: ownHost })).toBe(200);
-    expect(await rawPost('/decode', body, { origin: 'https://evil.example', host: ownHost })).toBe(401);
-    expect(
-      await rawPost('/decode', body, { origin: UI_ORIGIN, host: `rebound.example:${new URL(trusting.url).port}` })
-    ).toBe(401);
-    expect(await rawPost('/decode', body, { host: ownHost })).toBe(401);
-    expect(await rawPost('/encode', body, { origin: UI_ORIGIN, host: ownHost })).toBe(401);
+describe('wa-lake codec-server for the temporal CLI (ADR 0028)', () => {
+  it('answers {} (a signal or query without input) with an empty payload list', async () => {
+    for (const path of ['/decode', '/encode']) {
+      const response = await post(path, {}, { authorization: `Bearer ${TOKEN}` });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ payloads: [] });
+    }
+    expect((await post('/decode', { payloads: 'x' }, { authorization: `Bearer ${TOKEN}` })).status).toBe(400);
   });
 });
 
@@ -164,6 +121,23 @@ describe("wa-lake dev's codec server (ADR 0022)", () => {
         expect(token.length).toBeGreaterThanOrEqual(16);
         expect(codecServer?.uiEndpoint).toBe(codecServer?.server.url);
         expect(codecServer?.uiEndpoint).not.toContain(token);
+        // ADR 0028: `Origin` is a header any program sends; the dev codec server needs the token from every caller.
+        const body = { payloads: [] };
+        const url = codecServer?.server.url ?? '';
+        for (const origin of ['http://127.0.0.1:8233', 'http://localhost:8233']) {
+          const forged = await fetch(`${url}/decode`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', origin },
+            body: JSON.stringify(body),
+          });
+          expect(forged.status).toBe(401);
+        }
+        const withToken = await fetch(`${url}/${token}/decode`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1:8233' },
+          body: JSON.stringify(body),
+        });
+        expect(withToken.status).toBe(200);
       } finally {
         await codecServer?.server.close();
       }

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { cliEnvironmentLines } from '../../../cli/local-stack/cli-environment-lines.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
@@ -63,6 +64,8 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     const lidOnly: Member = { ...member, phoneJid: member.lid, phone: 'someone' };
     const dataDir = join(dir, 'data');
     mkdirSync(dataDir);
+    // What wa-lake dev writes beside the outbox: forget reads the erasure key there (ADR 0027).
+    writeFileSync(join(dataDir, 'erasure-key'), TEST_ERASURE_KEY);
     const outboxPath = join(dataDir, 'outbox.sqlite');
     const outbox = OutboxStore.open({ path: outboxPath });
     outbox.enqueueBatch(
@@ -87,6 +90,7 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
       databaseUrl: fresh.url,
       temporalAddress: temporal.server.address,
       payloadKeyFile: null,
+      erasureKeyFile: join(dataDir, 'erasure-key'),
       outboxPath,
       collectorStatusPath: join(dataDir, 'collector-status.json'),
       ingestUrl: 'http://127.0.0.1:1',
@@ -132,12 +136,15 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
   it('refuses a participant no store holds (exit 1, no run recorded) unless --force', async () => {
     const dataDir = join(dir, 'unseen');
     mkdirSync(dataDir);
+    // What wa-lake dev writes beside the outbox: forget reads the erasure key there (ADR 0027).
+    writeFileSync(join(dataDir, 'erasure-key'), TEST_ERASURE_KEY);
     const outboxPath = join(dataDir, 'outbox.sqlite');
     OutboxStore.open({ path: outboxPath }).close();
     const banner = cliEnvironmentLines({
       databaseUrl: fresh.url,
       temporalAddress: temporal.server.address,
       payloadKeyFile: null,
+      erasureKeyFile: join(dataDir, 'erasure-key'),
       outboxPath,
       collectorStatusPath: join(dataDir, 'collector-status.json'),
       ingestUrl: 'http://127.0.0.1:1',

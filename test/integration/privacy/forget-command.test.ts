@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { runCli } from '../../helpers/run-cli.js';
 
 const dirs: string[] = [];
@@ -32,6 +33,7 @@ describe('wa-lake forget while Temporal (the dead-letter store) is unreachable',
         OUTBOX_PATH: join(dir, 'outbox.sqlite'),
         AUTH_DIR: join(dir, 'auth'),
         TEMPORAL_ADDRESS: '127.0.0.1:1',
+        ERASURE_KEY: TEST_ERASURE_KEY,
       },
     });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { LinkedAccountIdentifierError, runErasure } from '../../../cli/privacy/run-erasure.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
@@ -64,6 +65,7 @@ async function newOutbound(apiKeyId: string, accountId: string, toJid: string, s
 
 const runFor = (participant: string, extra: { accountJids?: string[]; force?: boolean } = {}) =>
   runErasure({
+    erasureKey: TEST_ERASURE_KEY,
     pool: fresh.lake.pool,
     outboxPath: join(dir, 'outbox.sqlite'),
     temporalClient: temporal.client,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { rebuildProjections } from '../../../lake/events/rebuild-projections.js';
 import { redactOldMessageBodies } from '../../../lake/privacy/redact-old-message-bodies.js';
@@ -37,6 +38,7 @@ describe('maintenance with a row PostgreSQL cannot render (ADR 0014)', () => {
     const { ana, text, hostileEventId } = await seedWithHostileRow();
 
     const report = await runErasure({
+      erasureKey: TEST_ERASURE_KEY,
       pool: fresh.lake.pool,
       outboxPath: join('/nonexistent', randomUUID()),
       temporalClient: null,

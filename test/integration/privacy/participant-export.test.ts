@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { runParticipantExport } from '../../../cli/privacy/run-participant-export.js';
 import { parseJsonKeepingIntegers } from '../../../common/exact-json-text.js';
@@ -128,6 +129,7 @@ describe('wa-lake export --participant', () => {
 
   it('holds only the pseudonym after forget', async () => {
     await runErasure({
+      erasureKey: TEST_ERASURE_KEY,
       pool: fresh.lake.pool,
       outboxPath: join(dir, 'no-outbox.sqlite'),
       temporalClient: null,

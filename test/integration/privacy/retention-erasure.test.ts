@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { runErasure } from '../../../cli/privacy/run-erasure.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
 import type { ProgressReport } from '../../../common/progress-meter.js';
@@ -124,6 +125,7 @@ describe('wa-lake forget', () => {
     const before = await readEngagement(fresh.lake.pool);
 
     const report = await runErasure({
+      erasureKey: TEST_ERASURE_KEY,
       pool: fresh.lake.pool,
       outboxPath,
       temporalClient: null,
@@ -161,6 +163,7 @@ describe('wa-lake forget', () => {
     for (const value of caioDigits) expect(rows[0]?.run).not.toContain(value);
 
     const second = await runErasure({
+      erasureKey: TEST_ERASURE_KEY,
       pool: fresh.lake.pool,
       outboxPath,
       temporalClient: null,
@@ -206,6 +209,7 @@ describe('wa-lake forget', () => {
     );
 
     await runErasure({
+      erasureKey: TEST_ERASURE_KEY,
       pool: fresh.lake.pool,
       outboxPath: join(dir, `rollup-${randomUUID()}.sqlite`),
       temporalClient: null,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Client } from '@temporalio/client';
+import { Client, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadCollectorConfig } from '../../../collector/config.js';
@@ -15,7 +16,11 @@ import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
 import { generateApiKey } from '../../../lake/send/api-key.js';
 import { PAYLOAD_REFUSED_ALERT_KIND } from '../../../worker/refused-payload-alerter.js';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
-import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from '../../../workflows/contracts.js';
+import {
+  DELIVER_EVENT_WORKFLOW_TYPE,
+  FORGED_INPUT_FAILURE_TYPE,
+  type DeliverEventInput,
+} from '../../../workflows/contracts.js';
 import {
   DELIVER_SEND_STATUS_WORKFLOW_TYPE,
   SEND_MESSAGE_WORKFLOW_TYPE,
@@ -216,9 +221,90 @@ describe('starts by a client without the payload key (ADR 0022)', () => {
 
     await temporal.client.workflow.execute(DELIVER_SEND_STATUS_WORKFLOW_TYPE, {
       taskQueue,
-      workflowId: `control-${randomUUID()}`,
+      workflowId: sendStatusWebhookId(messageId, 'read'),
       args: [statusInput('read')],
     });
     expect(readHooks()).toBe(1);
+  });
+});
+
+describe('an encrypted input copied to another workflow id (ADR 0026)', () => {
+  /** Starts `type` under `workflowId` with the stored (encrypted) input of `sourceWorkflowId`, as a copier would. */
+  async function startWithCopiedInput(type: string, sourceWorkflowId: string, workflowId: string): Promise<void> {
+    const history = await forger.workflow.getHandle(sourceWorkflowId).fetchHistory();
+    const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input;
+    expect(input?.payloads?.[0]?.metadata?.['encoding']).toBeDefined();
+    await forger.workflowService.startWorkflowExecution({
+      namespace: 'default',
+      workflowId,
+      workflowType: { name: type },
+      taskQueue: { name: taskQueue },
+      input,
+      requestId: randomUUID(),
+    });
+  }
+
+  /** The copied run fails with `ForgedInputError` before any activity, and raises one alert naming it. */
+  async function expectRefusedCopy(workflowId: string): Promise<void> {
+    const failure = await temporal.client.workflow
+      .getHandle(workflowId)
+      .result()
+      .then(
+        () => null,
+        (err: unknown) => err
+      );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause;
+    expect(cause instanceof ApplicationFailure ? cause.type : cause).toBe(FORGED_INPUT_FAILURE_TYPE);
+    const events = (await forger.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    expect(events.filter((event) => event.activityTaskScheduledEventAttributes)).toEqual([]);
+    // One local-activity marker: the alert; no delivery attempt ran.
+    expect(events.filter((event) => event.markerRecordedEventAttributes)).toHaveLength(1);
+    expect(refusalsOf(workflowId)).toHaveLength(1);
+  }
+
+  it("a deliverEvent started with another event's encrypted input stores nothing and raises one alert", async () => {
+    const sourceId = randomUUID();
+    const source: DeliverEventInput = {
+      eventId: sourceId,
+      type: 'messages.upsert',
+      chatJid: null,
+      body: sampleBody(sourceId),
+    };
+    await temporal.client.workflow.execute(DELIVER_EVENT_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: sourceId,
+      args: [source],
+    });
+    const copyId = randomUUID();
+    await startWithCopiedInput(DELIVER_EVENT_WORKFLOW_TYPE, sourceId, copyId);
+    await expectRefusedCopy(copyId);
+    expect(await lakeRows(copyId)).toBe(0);
+  });
+
+  it("a sendMessage started with another message's encrypted input puts nothing on the wire", async () => {
+    const messageId = randomUUID();
+    const text = `copied ${messageId}`;
+    const source = await temporal.client.workflow.start(SEND_MESSAGE_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: sendWorkflowId(messageId),
+      args: [
+        {
+          messageId,
+          accountId,
+          toJid: '5511987654322@s.whatsapp.net',
+          text,
+          category: 'transactional',
+          deliverBy: null,
+          waMessageId: deriveWaMessageId(messageId),
+        } satisfies SendMessageInput,
+      ],
+    });
+    await expect.poll(() => double.wire.filter((send) => send.text === text), { timeout: 60_000 }).toHaveLength(1);
+    const copyId = sendWorkflowId(randomUUID());
+    await startWithCopiedInput(SEND_MESSAGE_WORKFLOW_TYPE, source.workflowId, copyId);
+    await expectRefusedCopy(copyId);
+    expect(double.wire.filter((send) => send.text === text)).toHaveLength(1);
+    await source.terminate('source, test over');
   });
 });

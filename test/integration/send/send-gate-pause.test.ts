@@ -31,7 +31,7 @@ describe('sendGate pause (architecture.md §12)', () => {
       expect((await handles[0]!.query(sendStatusQuery)).state).toBe('queued');
       expect(kit.double.wire).toHaveLength(0);
       expect(kit.alerts.map((alert) => alert.kind)).toEqual(['send_paused_logged_out']);
-      await gate.signal(resumeSendingSignal);
+      await gate.signal(resumeSendingSignal, { requestedBy: 'operator', at: new Date().toISOString() });
       const results = [];
       for (const handle of handles) results.push(await handle.result());
       expect(results.map((result) => result.state)).toEqual(['dispatched', 'dispatched']);

@@ -58,6 +58,7 @@ describe('POST /api/v1/messages never changes the metadata it accepts', () => {
     ['a __proto__ key', '{"__proto__":{"isAdmin":true}}', '"__proto__"'],
     ['a constructor key', '{"nested":{"constructor":{"prototype":1}}}', '"constructor"'],
     ['metadata nested 5,000 deep', `${'['.repeat(5_000)}${']'.repeat(5_000)}`, 'nested deeper'],
+    ['a key given twice', '{"tier":"gold","tier":"free"}', 'the key "tier" appears twice'],
   ])('refuses %s with 422 WA_ERR_UNREPRESENTABLE_JSON and stores nothing', async (_name, metadataJson, says) => {
     const before = await storedMessages();
     const response = await postRaw(metadataJson);

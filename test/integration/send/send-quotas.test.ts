@@ -40,6 +40,7 @@ describe('send quotas per API key (ADR 0015)', () => {
     const { key, id } = await createKeyWithCli(inject('databaseUrl'), ['--account', accountId, '--daily', '100']);
     expect((await runCliOnLake(inject('databaseUrl'), ['accounts', 'approve', accountId])).code).toBe(0);
     const listed = await runCliOnLake(inject('databaseUrl'), ['api-keys', 'list']);
+    expect(listed.stdout.split('\n')[0]).toBe('id  key prefix  account (approval)  name  environment  state  quota');
     expect(listed.stdout).toContain(`${id}`);
     expect(listed.stdout).toMatch(new RegExp(`${id}.*daily 100 monthly -`));
     const responses = await Promise.all(

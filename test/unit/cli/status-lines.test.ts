@@ -25,6 +25,9 @@ describe('the history line of wa-lake status (ADR 0016)', () => {
     expect(describeHistoryImport({ ...running, percent: 100, etaMs: 0, isDone: true })).toBe(
       'history      : INITIAL_BOOTSTRAP import done at 2026-11-29T07:02:41.000Z: 12,270 events kept in 14 pushes at 410/s'
     );
+    expect(
+      describeHistoryImport({ ...running, items: 50, pushes: 1, itemsPerSecond: null, percent: 100, isDone: true })
+    ).toBe('history      : INITIAL_BOOTSTRAP import done at 2026-11-29T07:02:41.000Z: 50 events kept in 1 push');
     expect(describeHistoryImport(null)).toBe('history      : no history import since the collector started');
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../common/config-schema.js';
 import { EncryptionCodec, METADATA_ENCRYPTION_KEY_ID } from '../../../common/encryption-codec.js';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
+import { ACTIVITY_NOT_STARTED_DETAIL } from '../../../common/server-written-payload.js';
 import { loadWorkerConfig } from '../../../worker/config.js';
 
 const keyA = `a:${Buffer.alloc(32, 1).toString('base64')}`;
@@ -55,6 +56,38 @@ describe('EncryptionCodec', () => {
     const payload = defaultPayloadConverter.toPayload({ clear: true });
     const lenient = new EncryptionCodec(envPayloadEncryptionKeys.parse(keyA) ?? [], { isClearAllowed: true });
     expect(await lenient.decode([payload])).toEqual([payload]);
+  });
+});
+
+describe('EncryptionCodec and the detail the server writes in clear (ADR 0026)', () => {
+  const codec = codecWith(keyA);
+  const serverDetail = defaultPayloadConverter.toPayload(ACTIVITY_NOT_STARTED_DETAIL);
+  const activity = {
+    type: 'activity',
+    namespace: 'default',
+    workflowId: 'send-1',
+    activityId: '3',
+    isLocal: false,
+  } as const;
+
+  it("accepts the server's not-started cancellation detail in an activity's resolution", async () => {
+    expect(await codec.decode([serverDetail], activity)).toEqual([serverDetail]);
+  });
+
+  it('refuses the same bytes as a workflow input or signal argument, or from a local activity', async () => {
+    const workflow = { type: 'workflow', namespace: 'default', workflowId: 'send-1' } as const;
+    await expect(codec.decode([serverDetail], workflow)).rejects.toThrow(/not encrypted/);
+    await expect(codec.decode([serverDetail])).rejects.toThrow(/not encrypted/);
+    await expect(codec.decode([serverDetail], { ...activity, isLocal: true })).rejects.toThrow(/not encrypted/);
+  });
+
+  it('refuses any other clear payload in an activity resolution (a forged activity result)', async () => {
+    const forgedResults = [
+      defaultPayloadConverter.toPayload('ACTIVITY_ID_NOT_STARTED '),
+      defaultPayloadConverter.toPayload({ detail: ACTIVITY_NOT_STARTED_DETAIL }),
+      { ...serverDetail, metadata: { ...serverDetail.metadata, extra: new Uint8Array([1]) } },
+    ];
+    for (const forged of forgedResults) await expect(codec.decode([forged], activity)).rejects.toThrow(/not encrypted/);
   });
 });
 

@@ -1,8 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
+import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createRootLogger } from '../../../common/logger.js';
+import { PROJECT_DIR } from '../../helpers/compose-file.js';
 
 function captureLogger(): { logger: ReturnType<typeof createRootLogger>; lines: string[] } {
   const lines: string[] = [];
@@ -56,5 +60,19 @@ describe('createRootLogger', () => {
       err: { code: 'ECONNREFUSED', details: { port: 5432 } },
       counts: { pending: 3 },
     });
+  });
+});
+
+describe('the Logger type', () => {
+  it('comes from common/logger.ts in every product file: one Logger type for the house', () => {
+    const listed = execFileSync('git', ['ls-files', '*.ts'], { cwd: PROJECT_DIR, encoding: 'utf8' }).split('\n');
+    const product = listed.filter((path) => /^(?!test\/|bench\/|scripts\/)[\w-]+\//.test(path));
+    const fromPino = product.filter(
+      (path) =>
+        path !== 'common/logger.ts' &&
+        /import[^;]*\bLogger\b[^;]*from 'pino'/.test(readFileSync(join(PROJECT_DIR, path), 'utf8'))
+    );
+    expect(product.length).toBeGreaterThan(100);
+    expect(fromPino).toEqual([]);
   });
 });

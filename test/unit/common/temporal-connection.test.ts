@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -127,5 +128,94 @@ describe('Temporal connection configuration', () => {
     expect(
       configIssues(() => loadWorkerConfig({ ...WORKER_REQUIRED, TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml' }))
     ).toEqual(['TEMPORAL_CONFIG_FILE: cannot read /nonexistent/temporal.toml']);
+  });
+  describe('a TEMPORAL_CONFIG_FILE that is no TOML profile is named by file, line, column and kind, never its content', () => {
+    function loadError(content: string, name: string): ConfigError {
+      const file = join(certificates.dir, name);
+      writeFileSync(file, content, { mode: 0o600 });
+      try {
+        loadWorkerConfig({ ...WORKER_REQUIRED, TEMPORAL_CONFIG_FILE: file });
+      } catch (err) {
+        if (err instanceof ConfigError) return err;
+        throw err;
+      }
+      throw new Error('loaded');
+    }
+
+    it('a profile with a syntax error after its API key', () => {
+      const apiKey = 'eyJhbGciOiJFUzI1NiJ9.secret-api-key-material';
+      const err = loadError(`[profile.default]\naddress = "x.tmprl.cloud:7233"\napi_key = "${apiKey}\n`, 'broken.toml');
+      expect(err.issues).toEqual([
+        `TEMPORAL_CONFIG_FILE: ${join(certificates.dir, 'broken.toml')}:3:${apiKey.length + 12}: not valid TOML (control characters are not allowed in strings); the file's content is not shown`,
+      ]);
+      expect(err.message).not.toContain('eyJ');
+      expect(JSON.stringify(err)).not.toContain('eyJ');
+    });
+
+    it('a .env file', () => {
+      const secret = 'super-secret-webhook-value-123456';
+      const key = 'k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=';
+      const err = loadError(`WHATSAPP_WEBHOOK_SECRET=${secret}\nPAYLOAD_ENCRYPTION_KEYS=${key}\n`, 'wrong.env');
+      expect(err.issues).toEqual([
+        `TEMPORAL_CONFIG_FILE: ${join(certificates.dir, 'wrong.env')}:1:25: not valid TOML (invalid value); the file's content is not shown`,
+      ]);
+      for (const material of [secret, key, 'WHATSAPP_WEBHOOK_SECRET=', 'PAYLOAD_ENCRYPTION_KEYS=']) {
+        expect(err.message).not.toContain(material);
+      }
+    });
+
+    it('a private key file', () => {
+      const err = loadError(certificates.read(certificates.clientKeyPath).toString('utf8'), 'client-copy.key');
+      expect(err.issues).toEqual([
+        `TEMPORAL_CONFIG_FILE: ${join(certificates.dir, 'client-copy.key')}:1:12: not valid TOML (illegal character in key); the file's content is not shown`,
+      ]);
+      const body = certificates.read(certificates.clientKeyPath).toString('utf8').split('\n')[1] ?? '';
+      expect(body.length).toBeGreaterThan(16);
+      expect(err.message).not.toContain(body.slice(0, 16));
+      expect(err.message).not.toContain('BEGIN');
+    });
+
+    it('valid TOML without a profile (a quoted .env) says so without its values', () => {
+      const err = loadError('WHATSAPP_WEBHOOK_SECRET="quoted-secret-value-123456"\n', 'quoted.env');
+      expect(err.issues).toEqual([
+        `TEMPORAL_CONFIG_FILE: ${join(certificates.dir, 'quoted.env')} is no Temporal configuration file (no [profile.default] table read: TypeError)`,
+      ]);
+    });
+  });
+
+  it('names both keys when a certificate is given as a path and as data', () => {
+    const pem = certificates.read(certificates.clientCertPath).toString('utf8');
+    const issues = configIssues(() =>
+      loadWorkerConfig({
+        ...WORKER_REQUIRED,
+        TEMPORAL_TLS_CLIENT_CERT_PATH: certificates.clientCertPath,
+        TEMPORAL_TLS_CLIENT_CERT_DATA: pem,
+        TEMPORAL_TLS_CLIENT_KEY_PATH: certificates.clientKeyPath,
+      })
+    );
+    expect(issues).toEqual([
+      'TEMPORAL_TLS_CLIENT_CERT_PATH: TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_CERT_DATA are both set: give the client cert as a path or as data, not both',
+    ]);
+  });
+
+  it('refuses an encrypted PKCS#8 client key at start, in words', () => {
+    const encrypted = join(certificates.dir, 'client-encrypted.key');
+    execFileSync(
+      'openssl',
+      ['pkcs8', '-topk8', '-in', certificates.clientKeyPath, '-out', encrypted, '-passout', 'pass:pw-123456'],
+      {
+        stdio: 'ignore',
+      }
+    );
+    const issues = configIssues(() =>
+      loadWorkerConfig({
+        ...WORKER_REQUIRED,
+        TEMPORAL_TLS_CLIENT_CERT_PATH: certificates.clientCertPath,
+        TEMPORAL_TLS_CLIENT_KEY_PATH: encrypted,
+      })
+    );
+    expect(issues).toEqual([
+      `TEMPORAL_TLS_CLIENT_KEY_PATH: ${encrypted} is an encrypted private key, which Temporal's client cannot use: decrypt it (openssl pkey -in <key> -out <plain key>) and keep that file readable by this process's user only`,
+    ]);
   });
 });

@@ -48,6 +48,10 @@ const ENGAGEMENT_QUESTIONS = [
   '1765750000003_display-names-in-views',
 ];
 
+// The rollup kept as tables, exact at every read (ADR 0025, "A year's volume").
+const YEAR_VOLUME = ['1765800000000_engagement-rollup-cache'];
+// Erased members stay erased whatever path their events take (ADR 0027).
+const ERASURE = ['1765810000000_erasure-tombstones'];
 // Kept in order after the released ones (ADR 0029).
 const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name', '1765820000001_analyst-messages-with-exports'];
 
@@ -59,6 +63,9 @@ describe('lake/migrations', () => {
       .sort();
     expect(names.slice(0, RELEASED.length)).toEqual(RELEASED);
     expect(names.filter((name) => name.startsWith('17657500000'))).toEqual(ENGAGEMENT_QUESTIONS);
-    expect(names.filter((name) => name.startsWith('176582000000'))).toEqual(FRESH_USER_FIXES);
+    expect(names.filter((name) => name.startsWith('17658000000'))).toEqual(YEAR_VOLUME);
+    expect(names.filter((name) => name.startsWith('17658100000'))).toEqual(ERASURE);
+    expect(names.filter((name) => name.startsWith('17658200000'))).toEqual(FRESH_USER_FIXES);
+    expect(names).toEqual([...RELEASED, ...ENGAGEMENT_QUESTIONS, ...YEAR_VOLUME, ...ERASURE, ...FRESH_USER_FIXES]);
   });
 });

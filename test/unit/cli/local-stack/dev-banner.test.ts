@@ -17,7 +17,11 @@ describe('the banner of wa-lake dev (ADR 0017)', () => {
   it('names the codec endpoint and its token file, the outbox, the status file and the ingest URL', () => {
     const text = devBannerLines(STACK).join('\n');
     expect(text).toContain(
-      '  Codec server    : http://127.0.0.1:8234 (token in /data/codec-server-token; the Web UI decrypts payloads through it)'
+      '  Codec server    : http://127.0.0.1:8234 (token in /data/codec-server-token; every caller needs it)'
+    );
+    // ADR 0028: the Web UI needs the token too; the operator enters it in the UI's own setting, never on a command line.
+    expect(text).toContain(
+      "  Web UI decoding : in the Web UI's Codec Server setting, enter http://127.0.0.1:8234/<token> (kept by your browser)"
     );
     expect(text).toContain('  Outbox          : /data/outbox.sqlite');
     expect(text).toContain('  Status file     : /data/collector-status.json');
@@ -50,5 +54,10 @@ describe('the banner of wa-lake dev (ADR 0017)', () => {
     const lines = devBannerLines(STACK, 'wa-lake demo keeps its stack running (Ctrl-C stops everything)');
     expect(lines[2]).toBe('wa-lake demo keeps its stack running (Ctrl-C stops everything)');
     expect(lines).toContain("    export DATABASE_URL='postgres://postgres:pw@127.0.0.1:54329/wa_lake'");
+  });
+
+  it('names the temporal CLI the stack runs, which is seldom on PATH', () => {
+    const lines = devBannerLines({ ...STACK, temporalCli: '/w/.tools/temporal/bin/temporal' });
+    expect(lines).toContain('    /w/.tools/temporal/bin/temporal workflow show --workflow-id <event_id>');
   });
 });

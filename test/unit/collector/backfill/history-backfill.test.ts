@@ -1,12 +1,12 @@
 import { proto } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BackfillStore } from '../../../collector/backfill/backfill-store.js';
-import { HistoryBackfill, type HistoryFetchSocket } from '../../../collector/backfill/history-backfill.js';
-import { EventPipeline } from '../../../collector/event-pipeline.js';
-import { createRootLogger } from '../../../common/logger.js';
-import { GROUP, textMessage } from '../../fixtures/collector/baileys-events.js';
-import { historyPush } from '../../fixtures/collector/history-push.js';
-import { openTempOutbox } from '../../fixtures/collector/temp-outbox.js';
+import { BackfillStore } from '../../../../collector/backfill/backfill-store.js';
+import { HistoryBackfill, type HistoryFetchSocket } from '../../../../collector/backfill/history-backfill.js';
+import { EventPipeline } from '../../../../collector/event-pipeline.js';
+import { createRootLogger } from '../../../../common/logger.js';
+import { GROUP, textMessage } from '../../../fixtures/collector/baileys-events.js';
+import { historyPush } from '../../../fixtures/collector/history-push.js';
+import { openTempOutbox } from '../../../fixtures/collector/temp-outbox.js';
 
 const ON_DEMAND = proto.HistorySync.HistorySyncType.ON_DEMAND;
 const MINUTE = 60_000;

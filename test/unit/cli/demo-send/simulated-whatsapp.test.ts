@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { SimulatedWhatsApp } from '../../../cli/demo-send/simulated-whatsapp.js';
+import { SimulatedWhatsApp } from '../../../../cli/demo-send/simulated-whatsapp.js';
 
 const GROUP = '120363000000000101@g.us';
 const LOSSY = '5511900000010@s.whatsapp.net';

@@ -3,7 +3,7 @@ import {
   countWireDuplicates,
   summarizeSendDemo,
   type ObservedMessage,
-} from '../../../cli/demo-send/send-demo-summary.js';
+} from '../../../../cli/demo-send/send-demo-summary.js';
 
 const send = (messageId: string, text: string, jid = '5511900000001@s.whatsapp.net') => ({
   jid,

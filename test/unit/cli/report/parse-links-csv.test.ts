@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LinksCsvError, parseLinksCsv } from '../../../cli/report/parse-links-csv.js';
+import { LinksCsvError, parseLinksCsv } from '../../../../cli/report/parse-links-csv.js';
 
 describe('parseLinksCsv (wa-lake members import)', () => {
   it('reads the named columns in any order, with quotes, CRLF, a BOM and extra columns ignored', () => {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { asOptionParser, integerInRange, tcpPort } from '../../../cli/commands/option-parsers.js';
+import { asOptionParser, integerInRange, tcpPort } from '../../../../cli/commands/option-parsers.js';
 
 describe('CLI option parsers', () => {
   it('integerInRange accepts integers in range and refuses the rest with InvalidArgumentError', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planWebhookChange } from '../../../cli/commands/api-key-webhook.js';
+import { planWebhookChange } from '../../../../cli/commands/api-key-webhook.js';
 
 const WITH = { webhookUrl: 'https://crm.example/hooks', hasWebhookSecret: true };
 const WITHOUT = { webhookUrl: null, hasWebhookSecret: false };

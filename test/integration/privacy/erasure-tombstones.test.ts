@@ -1,0 +1,136 @@
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runErasure } from '../../../cli/privacy/run-erasure.js';
+import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
+import { postSigned, startTestIngestServer } from '../../helpers/ingest-test-server.js';
+import { useFreshLakes, type TestLake } from '../../helpers/lake-databases.js';
+import {
+  dumpLakeText,
+  messageBody,
+  metadataBody,
+  newGroupJid,
+  newMember,
+  reactionBody,
+  readEngagement,
+  type Member,
+} from '../../helpers/lake-privacy-fixtures.js';
+
+// ADR 0027: the lake itself refuses to bring an erased member back, whatever path an event takes after `forget`.
+describe('erasure tombstones', () => {
+  const lakes = useFreshLakes(2);
+
+  const group = newGroupJid();
+  const erased = newMember();
+  const other = newMember();
+  const day = new Date('2030-01-02T10:00:00Z');
+  const at = (minutes: number): Date => new Date(day.getTime() + minutes * 60_000);
+  const texts = [`erased words one ${randomUUID()}`, `erased words two ${randomUUID()}`];
+  const firstId = randomUUID();
+  /** Stored before `forget` in both lakes. */
+  const early: Array<{ eventId: string; body: string }> = [
+    { eventId: randomUUID(), body: metadataBody(group, [erased, other], at(0).toISOString()) },
+    { eventId: randomUUID(), body: messageBody(group, erased, texts[0] ?? '', at(1), { id: firstId }) },
+  ];
+  /** In flight during `forget` (a replay, a dead letter, a captured request): stored after it in the second lake. */
+  const late: Array<{ eventId: string; body: string }> = [
+    { eventId: randomUUID(), body: messageBody(group, erased, texts[1] ?? '', at(2)) },
+    {
+      eventId: randomUUID(),
+      body: messageBody(group, other, 'a reply', at(3), { replyTo: { id: firstId, author: erased } }),
+    },
+    { eventId: randomUUID(), body: reactionBody(group, erased, { id: firstId, author: erased }, at(4)) },
+  ];
+  const traces = (member: Member): string[] => [member.phone, member.lid.split('@')[0] ?? '', ...texts];
+
+  const forget = (lake: TestLake, participant: string) =>
+    runErasure({
+      erasureKey: TEST_ERASURE_KEY,
+      pool: lake.pool,
+      outboxPath: join('/nonexistent', randomUUID()),
+      temporalClient: null,
+      participant,
+      requestedBy: 'dpo@example.org',
+    });
+  /** Engagement with each run's random pseudonym written the same way, so two lakes compare. */
+  const engagementOf = async (lake: TestLake): Promise<unknown> =>
+    JSON.parse(JSON.stringify(await readEngagement(lake.pool)).replace(/erased-[0-9a-f-]{36}@erased/g, 'ERASED'));
+
+  it('stores events delivered after forget pseudonymized, with the numbers of forget alone', async () => {
+    const alone = lakes.at(0).lake;
+    for (const event of [...early, ...late])
+      expect(await alone.store(event.eventId, event.body, at(10))).toBe('stored');
+    await forget(alone, `+${erased.phone}`);
+
+    const inFlight = lakes.at(1).lake;
+    for (const event of early) expect(await inFlight.store(event.eventId, event.body, at(10))).toBe('stored');
+    await forget(inFlight, `+${erased.phone}`);
+    // The repository read the tombstones before forget committed: the INSERT's fence makes it read them again.
+    const [signedPost, ...rest] = late;
+    for (const event of rest) expect(await inFlight.store(event.eventId, event.body, at(10))).toBe('stored');
+    // A signed request captured before forget and sent again after it (or a dead letter replayed): the same door.
+    const server = await startTestIngestServer(lakes.at(1).url);
+    try {
+      const answer = await postSigned(server.url, signedPost?.body ?? '', { eventId: signedPost?.eventId });
+      expect(answer.status).toBe(201);
+      const again = await postSigned(server.url, early[1]?.body ?? '', { eventId: early[1]?.eventId });
+      expect(again.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+
+    const text = await dumpLakeText(inFlight.pool);
+    for (const trace of traces(erased)) expect(text).not.toContain(trace);
+    expect(text).not.toContain(`Name of ${erased.phone}`);
+    expect(text).toContain(other.phone);
+    expect(await engagementOf(inFlight)).toEqual(await engagementOf(alone));
+  });
+
+  it('keys the tombstone hash with ERASURE_KEY, which the database never holds', async () => {
+    const lake = lakes.at(1).lake;
+    const { rows } = await lake.pool.query<{ identifier_hash: string }>(
+      'SELECT identifier_hash FROM whatsapp_erasure_tombstones'
+    );
+    const digits = erased.phone;
+    const keyed = createHmac('sha256', TEST_ERASURE_KEY).update(`user:${digits}`).digest('hex');
+    const hashes = rows.map((row) => row.identifier_hash);
+    expect(hashes).toContain(keyed);
+    expect(hashes).not.toContain(createHash('sha256').update(digits).digest('hex'));
+    expect(hashes).not.toContain(
+      createHmac('sha256', 'another key of 32 characters...').update(`user:${digits}`).digest('hex')
+    );
+    // The erasure missed the outbox: its pending row (ADR 0017) holds the same keyed hashes, no salt.
+    const pending = await lake.pool.query<{ salt: string | null; keyed: boolean; user_hashes: string[] }>(
+      'SELECT salt, keyed, user_hashes FROM whatsapp_pending_erasures'
+    );
+    expect(pending.rows).toHaveLength(1);
+    expect(pending.rows[0]).toMatchObject({ salt: null, keyed: true });
+    expect(pending.rows[0]?.user_hashes).toContain(keyed);
+    const text = await dumpLakeText(lake.pool);
+    expect(text).not.toContain(TEST_ERASURE_KEY);
+  });
+
+  it('recognises a pending erasure an earlier version salted, and rewrites it keyed', async () => {
+    const lake = lakes.at(0).lake;
+    const member = newMember();
+    await lake.pool.query('DELETE FROM whatsapp_pending_erasures');
+    const salt = 'a'.repeat(32);
+    await lake.pool.query(`INSERT INTO whatsapp_pending_erasures (id, salt, user_hashes) VALUES ($1, $2, $3)`, [
+      randomUUID(),
+      salt,
+      [createHash('sha256').update(`${salt}:${member.phone}`).digest('hex')],
+    ]);
+    const report = await forget(lake, `+${member.phone}`);
+    expect(report.continuedPendingErasure).toBe(true);
+    const { rows } = await lake.pool.query<{ salt: string | null; keyed: boolean; user_hashes: string[] }>(
+      'SELECT salt, keyed, user_hashes FROM whatsapp_pending_erasures'
+    );
+    expect(rows).toEqual([
+      {
+        salt: null,
+        keyed: true,
+        user_hashes: [createHmac('sha256', TEST_ERASURE_KEY).update(`user:${member.phone}`).digest('hex')],
+      },
+    ]);
+  });
+});
