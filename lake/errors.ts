@@ -56,13 +56,16 @@ export class UnnamedTimeZoneError extends Error {
 }
 
 /**
- * Thrown by `readEngagementReport` for a group the lake has never seen (no group row, no message): a report of
- * zeros for a mistyped JID would look like a quiet group.
+ * Thrown by `assertGroupInLake` (the report, the dashboard, `wa-lake coverage`) for a group the lake has never seen:
+ * a report of zeros for a mistyped JID would look like a quiet group.
  */
 export class UnknownReportGroupError extends Error {
   override readonly name = 'UnknownReportGroupError';
   constructor(readonly groupJid: string) {
-    super(`group ${groupJid} is not in the lake (no group row and no message); check the JID in whatsapp_groups`);
+    super(
+      `group ${groupJid} is not in the lake (no group row, no message, no observed period); check the JID in ` +
+        'whatsapp_groups or `wa-lake coverage`'
+    );
   }
 }
 

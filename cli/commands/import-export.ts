@@ -25,6 +25,7 @@ import { countNoun } from '../count-noun.js';
 import { toTerminalText } from '../terminal-text.js';
 import { spans } from './coverage.js';
 import { withLakePool } from './database.js';
+import { engagementZoneWarning } from './engagement-zone-warning.js';
 import { printLine } from './shared.js';
 
 /** How many unreadable lines are listed one by one; the rest are counted. */
@@ -152,7 +153,11 @@ export function registerImportExportCommand(program: Command): void {
     .command('import-export [file]')
     .description("import a WhatsApp 'Export chat' file (.txt or .zip) of one group: messages the lake did not see")
     .requiredOption('--group <jid>', 'the group the export is of', parseGroupJid)
-    .option('--time-zone <zone>', "the exporting phone's zone: IANA name or ±HH:MM (default: ENGAGEMENT_TIME_ZONE's)")
+    .option(
+      '--time-zone <zone>',
+      "the exporting phone's zone: IANA name or ±HH:MM (default: the lake's engagement time zone, which " +
+        '`wa-lake rebuild` stores from ENGAGEMENT_TIME_ZONE)'
+    )
     .option(
       '--date-order <order>',
       'day-first or month-first: how the export writes dates (default: decided from its dates)',
@@ -169,6 +174,8 @@ export function registerImportExportCommand(program: Command): void {
       if (file !== undefined) process.stderr.write(PRIVACY_WARNING);
       const read = file === undefined ? null : await readChatExportFile(file);
       await withLakePool(async (pool) => {
+        const zoneWarning = options.timeZone === undefined ? await engagementZoneWarning(pool, process.env) : null;
+        if (zoneWarning !== null) process.stderr.write(zoneWarning);
         if (read !== null && options.force !== true && !(await isExportGroupKnown(pool, options.group)))
           throw new UnknownExportGroupError(options.group);
         const imported =

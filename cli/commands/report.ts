@@ -8,6 +8,7 @@ import { toFileAccessError } from '../file-access-error.js';
 import { renderReportHtml } from '../report/render-html.js';
 import { writeReportCsv } from '../report/write-csv.js';
 import { withLakePool } from './database.js';
+import { engagementZoneWarning } from './engagement-zone-warning.js';
 import { printLine } from './shared.js';
 
 interface ReportOptions {
@@ -90,15 +91,17 @@ export function registerReportCommand(program: Command): void {
       // YYYY-MM-DD strings compare like the days they name; an inverted range is refused, never zero totals.
       if (options.from && options.to && options.from > options.to)
         throw new Error(`--from ${options.from} is after --to ${options.to}; the first day must come first`);
-      const report = await withLakePool((pool) =>
-        readEngagementReport(pool, {
+      const report = await withLakePool(async (pool) => {
+        const zoneWarning = await engagementZoneWarning(pool, process.env);
+        if (zoneWarning !== null) process.stderr.write(zoneWarning);
+        return readEngagementReport(pool, {
           groupJid: options.group ?? null,
           from: options.from ?? null,
           to: options.to ?? null,
           lurkerDays: options.lurkerDays,
           topMembers: options.top,
-        })
-      );
+        });
+      });
       printLine(await writeReport(report, options));
     });
 }

@@ -88,13 +88,16 @@ export async function resolveExportTimeZone(pool: pg.Pool, requested: string | u
  * Wall-clock times (`YYYY-MM-DDTHH:MM:SS`) as instants in `timeZone`, by PostgreSQL's time-zone database (a
  * `±HH:MM` offset as an interval, which PostgreSQL reads east of UTC; as a text it would read it as POSIX, west).
  */
-async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone: string): Promise<Date[]> {
+async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone: string): Promise<Array<Date | null>> {
   const zone = OFFSET.test(timeZone) ? '$2::interval' : '$2::text';
-  const { rows } = await pool.query<{ at: Date }>(
-    `SELECT (w AT TIME ZONE ${zone}) AS at FROM unnest($1::timestamp[]) WITH ORDINALITY AS x(w, n) ORDER BY n`,
+  // A wall clock in a daylight-saving gap (01:30 on the night Lisbon moves from 01:00 to 02:00) does not exist:
+  // PostgreSQL moves it an hour on, and reading the instant back in the zone shows it. Null, never stored shifted.
+  const { rows } = await pool.query<{ at: Date; exists: boolean }>(
+    `SELECT (w AT TIME ZONE ${zone}) AS at, ((w AT TIME ZONE ${zone}) AT TIME ZONE ${zone}) = w AS exists
+       FROM unnest($1::timestamp[]) WITH ORDINALITY AS x(w, n) ORDER BY n`,
     [wallClocks, timeZone]
   );
-  return rows.map((row) => row.at);
+  return rows.map((row) => (row.exists ? row.at : null));
 }
 
 /** Of the exported messages `eventIds` already in the lake, how many were read in a zone other than `timeZone`. */
@@ -191,24 +194,40 @@ export async function importChatExport(
   // Ordinals count within the whole file, so the names are made before the rows are cut into batches.
   const eventIds = exportMessageIdNames(options.groupJid, parsed.messages).map(options.eventIdOf);
   let inserted = 0;
+  const gapLines: UnreadableLine[] = [];
   const earlierZones = new Map<string, number>();
   for (let start = 0; start < parsed.messages.length; start += INSERT_BATCH_ROWS) {
     const end = start + INSERT_BATCH_ROWS;
     const batch = parsed.messages.slice(start, end);
     const batchIds = eventIds.slice(start, end);
-    const sentAt = await instantsOf(
+    const instants = await instantsOf(
       pool,
       batch.map((message) => message.wallClock),
       options.timeZone
     );
-    const rows = exportMessageRows(options.groupJid, batch, sentAt, batchIds, {
-      timeZone: options.timeZone,
-      importedAt,
-      groupSubject,
-    });
+    const kept = instants.flatMap((at, index) => (at === null ? [] : [index]));
+    for (const [index, at] of instants.entries()) {
+      const message = batch[index];
+      if (at !== null || message === undefined) continue;
+      byKind[message.kind] -= 1;
+      gapLines.push({ line: message.line, reason: 'time that does not exist in the time zone (daylight-saving gap)' });
+    }
+    const sentAt = kept.map((index) => instants[index] ?? new Date(Number.NaN));
+    const keptIds = kept.map((index) => batchIds[index] ?? '');
+    const rows = exportMessageRows(
+      options.groupJid,
+      kept.map((index) => batch[index]).filter((m) => m !== undefined),
+      sentAt,
+      keptIds,
+      {
+        timeZone: options.timeZone,
+        importedAt,
+        groupSubject,
+      }
+    );
     const stored = await insertCheckedRows(pool, rows, options.erasureKey ?? null);
     inserted += stored.size;
-    const known = batchIds.filter((id) => !stored.has(id));
+    const known = keptIds.filter((id) => !stored.has(id));
     for (const zone of await readOtherTimeZones(pool, known, options.timeZone))
       earlierZones.set(zone.timeZone, (earlierZones.get(zone.timeZone) ?? 0) + zone.messages);
   }
@@ -217,10 +236,10 @@ export async function importChatExport(
   return {
     groupSubject,
     lines: parsed.lines,
-    messages: parsed.messages.length,
+    messages: parsed.messages.length - gapLines.length,
     byKind,
     systemLines: parsed.systemLines,
-    unreadable: parsed.unreadable,
+    unreadable: [...parsed.unreadable, ...gapLines].sort((a, b) => a.line - b.line),
     inserted,
     timeZone: options.timeZone,
     earlierTimeZones: [...earlierZones].map(([timeZone, messages]) => ({ timeZone, messages })),

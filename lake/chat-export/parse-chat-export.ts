@@ -38,6 +38,7 @@ export type UnreadableReason =
   | "impossible date in the file's day/month order"
   | 'impossible time'
   | 'in the future'
+  | 'time that does not exist in the time zone (daylight-saving gap)'
   | 'message text over 4 MiB'
   | 'undecodable characters'
   | 'looks like a message header but is none';

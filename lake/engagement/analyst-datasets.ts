@@ -22,7 +22,8 @@ const col = (name: string, type: DatasetColumnType): { name: string; type: Datas
 export const ANALYST_DATASETS: readonly AnalystDataset[] = [
   {
     name: 'messages',
-    view: 'whatsapp_messages',
+    // Captured and exported messages, told apart by `source` (ADR 0029).
+    view: 'analyst_messages',
     columns: [
       col('chat_jid', 'VARCHAR'),
       col('message_id', 'VARCHAR'),
@@ -35,6 +36,8 @@ export const ANALYST_DATASETS: readonly AnalystDataset[] = [
       col('last_edited_at', 'TIMESTAMPTZ'),
       col('deleted_at', 'TIMESTAMPTZ'),
       col('reaction_count', 'INTEGER'),
+      col('source', 'VARCHAR'),
+      col('is_counted', 'BOOLEAN'),
     ],
   },
   {

@@ -146,14 +146,16 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
 
 /**
  * The one rule for "is this group in the lake" that `wa-lake report`, the dashboard and `wa-lake coverage` share: a
- * group row (a captured group, or one made by a chat export, ADR 0029) or a stored message of it.
+ * group row (a captured group, or one made by a chat export, ADR 0029), a stored message of it, or a period a
+ * collector observed it (ADR 0016).
  *
  * @throws UnknownReportGroupError when the lake has neither.
  */
 export async function assertGroupInLake(db: pg.Pool | pg.ClientBase, groupJid: string): Promise<void> {
   const known = await db.query<{ known: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM whatsapp_groups WHERE jid = $1)
-            OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1) AS known`,
+            OR EXISTS (SELECT 1 FROM whatsapp_message_records WHERE chat_jid = $1)
+            OR EXISTS (SELECT 1 FROM whatsapp_group_coverage WHERE group_jid = $1) AS known`,
     [groupJid]
   );
   if (known.rows[0]?.known !== true) throw new UnknownReportGroupError(groupJid);

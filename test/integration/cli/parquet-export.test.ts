@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeParquetExport } from '../../../cli/export/write-parquet-export.js';
-import { ANALYST_DATASETS } from '../../../lake/index.js';
+import { eventIdFromName } from '../../../collector/event-id.js';
+import { ANALYST_DATASETS, importChatExport } from '../../../lake/index.js';
 import { textMessage, type Body } from '../../helpers/message-events.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
@@ -97,5 +98,26 @@ describe('wa-lake export --parquet (ADR 0025)', () => {
     expect(neither.stderr).toContain('choose one: --participant ID');
     const both = await runCli(['export', '--parquet', dir, '--participant', ANA], { env });
     expect(both.code).toBe(1);
+  });
+  it("writes a chat export's messages into messages.parquet with source export, so it counts what the daily views count", async () => {
+    const group = '120363000000000993@g.us';
+    const text = readFileSync(new URL('../../fixtures/chat-exports/android-en-12h.txt', import.meta.url), 'utf8');
+    const imported = await importChatExport(fresh.lake.pool, {
+      groupJid: group,
+      text,
+      timeZone: 'America/Sao_Paulo',
+      eventIdOf: eventIdFromName,
+    });
+    expect(imported.inserted).toBe(5);
+    await writeParquetExport(fresh.lake.pool, join(dir, 'with-export'));
+    const { rows: messages } = await readParquet(join(dir, 'with-export', 'messages.parquet'));
+    const exported = messages.filter((row) => row['source'] === 'export');
+    expect(exported).toHaveLength(5);
+    expect(exported.every((row) => row['chat_jid'] === group && row['is_counted'] === true)).toBe(true);
+    expect(messages.filter((row) => row['source'] === 'capture')).toHaveLength(42);
+    const { rows: daily } = await readParquet(join(dir, 'with-export', 'group_daily.parquet'));
+    const dailyMessages = daily.reduce((sum, row) => sum + Number(row['messages']), 0);
+    expect(messages.filter((row) => row['is_counted'] === true)).toHaveLength(dailyMessages);
+    expect(dailyMessages).toBe(47);
   });
 });

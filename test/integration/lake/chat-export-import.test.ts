@@ -429,6 +429,45 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', 
     expect((await subjects())[group]).toBe('Trail club 2025');
   });
 
+  it('refuses a wall-clock time in a daylight-saving gap of the zone, and warns of an unapplied ENGAGEMENT_TIME_ZONE', async () => {
+    const group = '120363000000030065@g.us';
+    const text = [
+      '30/03/2025 00:30 - Ana: before the change',
+      '30/03/2025 01:30 - Ana: no such time in Lisbon',
+      '30/03/2025 02:30 - Ana: after the change',
+      '',
+    ].join('\n');
+    const imported = await importChatExport(fresh.lake.pool, {
+      groupJid: group,
+      text,
+      timeZone: 'Europe/Lisbon',
+      eventIdOf: eventIdFromName,
+    });
+    expect(imported.unreadable).toEqual([
+      { line: 2, reason: 'time that does not exist in the time zone (daylight-saving gap)' },
+    ]);
+    expect(imported).toMatchObject({ inserted: 2, messages: 2 });
+    expect((await exportedRows(group)).map((row) => (row['at'] as Date).toISOString())).toEqual([
+      '2025-03-30T00:30:00.000Z',
+      '2025-03-30T01:30:00.000Z',
+    ]);
+
+    const file = join(dir, 'tokyo.txt');
+    writeFileSync(file, text);
+    const env = { DATABASE_URL: fresh.url, ENGAGEMENT_TIME_ZONE: 'Asia/Tokyo' };
+    const run = await runCli(['import-export', file, '--group', group], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      "warning: ENGAGEMENT_TIME_ZONE is Asia/Tokyo, but the lake's engagement days and the default zone of " +
+        'import-export are America/Sao_Paulo'
+    );
+    expect(run.stdout).toContain('times read in America/Sao_Paulo');
+    const report = await runCli(['report', '--json'], { env });
+    expect(report.stderr).toContain('warning: ENGAGEMENT_TIME_ZONE is Asia/Tokyo');
+    const help = await runCli(['import-export', '--help'], { env });
+    expect(help.stdout).toContain("default: the lake's engagement time zone");
+  });
+
   it('retention redacts exported texts and forget erases a member’s exported messages, which keep counting', async () => {
     const group = '120363000000030051@g.us';
     await importText(group, fixture('android-ptbr-24h.txt'));

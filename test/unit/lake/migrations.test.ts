@@ -53,7 +53,7 @@ const YEAR_VOLUME = ['1765800000000_engagement-rollup-cache'];
 // Erased members stay erased whatever path their events take (ADR 0027).
 const ERASURE = ['1765810000000_erasure-tombstones'];
 // Kept in order after the released ones (ADR 0029).
-const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name'];
+const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name', '1765820000001_analyst-messages-with-exports'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
