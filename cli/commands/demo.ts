@@ -9,7 +9,7 @@ import { awaitDeliveries } from '../demo/await-deliveries.js';
 import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
 import { countStoredEvents } from '../../lake/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
-import { type DemoSummary, formatDemoSummary } from '../demo/demo-summary.js';
+import { type DemoSummary, describeDemoTimeout, formatDemoSummary } from '../demo/demo-summary.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { devBannerLines } from '../local-stack/dev-banner.js';
@@ -114,6 +114,8 @@ export function registerDemoCommand(program: Command): void {
       }
       if (options.json) printLine(JSON.stringify(summary));
       if (unusable !== null) process.stderr.write(`wa-lake demo: ${unusable}\n`);
+      const timeout = describeDemoTimeout(summary);
+      if (timeout !== null) process.stderr.write(`wa-lake demo: ${timeout}\n`);
       process.exitCode = summary.ok ? 0 : 1;
     });
 }
@@ -153,5 +155,8 @@ async function collectSummary(
     lakeRows,
     webUi: stack.uiUrl,
     ok: lakeRows === deliverable.length && workflows.failed === 0 && workflows.unfinished === 0,
+    timeoutMs,
+    // Unfinished workflows or pending outbox rows mean the deadline passed, not that an event was lost.
+    timedOut: stillPending > 0 || workflows.unfinished > 0,
   };
 }

@@ -101,6 +101,11 @@ export function formatImport(
     describeDateOrder(imported),
     `stored ${countNoun(imported.inserted, 'new message')}, ${String(imported.messages - imported.inserted)} already in the lake`,
   ];
+  for (const replaced of imported.replacedReadings)
+    lines.push(
+      `replaced ${countNoun(replaced.messages, 'message')} an earlier import of this file stored with dates read ` +
+        `${replaced.dateOrder}: the lake counts this reading only`
+    );
   for (const earlier of imported.earlierTimeZones)
     lines.push(
       `note: ${countNoun(earlier.messages, 'message')} of this file ${earlier.messages === 1 ? 'was' : 'were'} ` +

@@ -19,7 +19,7 @@ export interface DemoEngagement {
   reactions: number;
   /** Median minutes to another member's first response to a conversation start; null when none was answered. */
   firstResponseMedianMinutes: number | null;
-  /** Conversation starts with no response within 24 hours (ADR 0020). */
+  /** Rows of `engagement_unanswered`: questions and newcomers' first messages with no answer within 24 h (ADR 0020). */
   unanswered: number;
 }
 
@@ -57,7 +57,7 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
     `  messages          : ${String(messages)} in ${countNoun(groups, 'group')}, ${countNoun(reactions, 'reaction')}`,
     `  active members    : ${String(activeMembers)}${last ? ` (last day DAU ${String(last.dau)} · WAU ${String(last.wau)} · MAU ${String(last.mau)})` : ''}`,
     `  joins / leaves    : ${String(joins)} / ${String(leaves)}`,
-    `  top member        : ${top ? `${memberLabel(top)} (${String(top.messages)} messages)` : '—'}`,
+    `  top member        : ${top ? `${memberLabel(top)} (${countNoun(top.messages, 'message')})` : '—'}`,
   ];
   const { firstResponseMedianMinutes, unanswered } = response;
   const engagement = { messages, activeMembers, groups, reactions, firstResponseMedianMinutes, unanswered };

@@ -29,6 +29,10 @@ export interface DemoSummary {
   webUi: string | null;
   /** True when every distinct kept event is in the lake exactly once. */
   ok: boolean;
+  /** How long the demo waited for deliveries (`--timeout-ms`). */
+  timeoutMs: number;
+  /** True when the wait ran out with events still in the outbox or workflows still running: not a loss. */
+  timedOut: boolean;
   /** Engagement counted from the lake. */
   engagement?: DemoEngagement;
   /** Where the HTML engagement report was written. */
@@ -53,7 +57,7 @@ export function formatDemoSummary(summary: DemoSummary): string {
     `  workflows                   : completed ${summary.workflows.completed} · failed ${summary.workflows.failed} · unfinished ${summary.workflows.unfinished}`,
     `  lake rows for these events  : ${summary.lakeRows}`,
     `  Temporal Web UI             : ${summary.webUi ?? '(stopped with the demo; --keep-running keeps it up)'}`,
-    summary.ok ? `  OK: the lake holds ${describeDelivered(summary)} exactly once` : mismatchLine(summary),
+    summary.ok ? `  OK: the lake holds ${describeDelivered(summary)} exactly once` : failureLine(summary),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -67,7 +71,23 @@ function describeDelivered(summary: DemoSummary): string {
     : `each distinct kept event but the ${String(dead)} quarantined as dead in the outbox (too large to deliver)`;
 }
 
-function mismatchLine(summary: DemoSummary): string {
+/**
+ * Says that the wait ran out when it did: events still pending in the outbox or in running workflows are on
+ * their way, not lost, and a mismatch line would claim otherwise.
+ */
+export function describeDemoTimeout(summary: DemoSummary): string | null {
+  if (!summary.timedOut) return null;
+  const expected = summary.distinctKept - summary.quarantined;
+  return (
+    `the wait for deliveries ran out after ${String(summary.timeoutMs)} ms with ${String(summary.lakeRows)} of ` +
+    `${String(expected)} deliverable events in the lake (${String(summary.outbox.pending)} still pending in the outbox, ` +
+    `${String(summary.workflows.unfinished)} workflows unfinished); run again with a larger --timeout-ms`
+  );
+}
+
+function failureLine(summary: DemoSummary): string {
+  const timeout = describeDemoTimeout(summary);
+  if (timeout !== null) return `  TIMEOUT: ${timeout}`;
   const expected = summary.distinctKept - summary.quarantined;
   return `  MISMATCH: lake rows ${String(summary.lakeRows)} ≠ ${String(expected)} deliverable distinct kept events`;
 }

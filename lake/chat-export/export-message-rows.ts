@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { phoneJidOf } from '../../common/whatsapp-jid.js';
 import type { EventLogRow } from '../events/event-log-rows.js';
 import type { ExportedMessage } from './parse-chat-export.js';
+import type { DateOrder } from './written-timestamp.js';
 
 /** Event type of a message read from a chat export (ADR 0023). */
 export const EXPORT_MESSAGE_TYPE = 'export.message';
@@ -52,7 +53,14 @@ export function exportMessageRows(
   messages: readonly ExportedMessage[],
   sentAt: readonly Date[],
   eventIds: readonly string[],
-  options: { timeZone: string; importedAt: Date; groupSubject?: string | null }
+  options: {
+    timeZone: string;
+    importedAt: Date;
+    groupSubject?: string | null;
+    /** The file's SHA-256 and the order its dates were read in: a later reading of the file replaces this one. */
+    fileDigest?: string;
+    dateOrder?: DateOrder;
+  }
 ): EventLogRow[] {
   return messages.map((message, index) => {
     const at = sentAt[index] ?? new Date(Number.NaN);
@@ -67,6 +75,8 @@ export function exportMessageRows(
         line: message.line,
         wall_clock: message.wallClock,
         time_zone: options.timeZone,
+        ...(options.fileDigest === undefined ? {} : { file_sha256: options.fileDigest }),
+        ...(options.dateOrder === undefined ? {} : { date_order: options.dateOrder }),
         // The group's name as the export gave it, so `wa-lake rebuild` makes the group row again (ADR 0029).
         ...(options.groupSubject ? { group_subject: options.groupSubject } : {}),
       },

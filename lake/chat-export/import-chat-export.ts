@@ -1,14 +1,21 @@
 import type pg from 'pg';
 import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from '../events/event-log-rows.js';
+import { inTransaction } from '../pool.js';
 import {
   isStaleErasureCheck,
   pseudonymizeErasedExportRow,
   readTombstoneSnapshot,
 } from '../privacy/erasure-tombstones.js';
+import { deleteEarlierReading, exportFileDigest, type ReplacedReading } from './earlier-reading.js';
 import { upsertExportGroups } from './export-groups.js';
 import { exportMessageIdNames, exportMessageRows } from './export-message-rows.js';
 import type { DateOrderDecision } from './date-order.js';
-import { parseChatExport, type ExportedMessageKind, type UnreadableLine } from './parse-chat-export.js';
+import {
+  parseChatExport,
+  type ExportedMessage,
+  type ExportedMessageKind,
+  type UnreadableLine,
+} from './parse-chat-export.js';
 import type { DateOrder } from './written-timestamp.js';
 
 /** Thrown when `--time-zone` is neither an IANA zone PostgreSQL knows nor a `±HH:MM` offset. */
@@ -58,6 +65,11 @@ export interface ChatExportImport {
   earlierTimeZones: Array<{ timeZone: string; messages: number }>;
   /** The day/month order the written dates were read in, and how it was decided. */
   dateOrder: DateOrderDecision;
+  /**
+   * Messages an earlier import of the same file stored with its dates read in the other order, deleted by this
+   * import in its transaction: the last reading of a file is the one the lake counts (ADR 0023).
+   */
+  replacedReadings: ReplacedReading[];
   /** The group's name the export gives (its iOS system lines, else its file name), null when it gives none. */
   groupSubject: string | null;
 }
@@ -88,7 +100,7 @@ export async function resolveExportTimeZone(pool: pg.Pool, requested: string | u
  * Wall-clock times (`YYYY-MM-DDTHH:MM:SS`) as instants in `timeZone`, by PostgreSQL's time-zone database (a
  * `±HH:MM` offset as an interval, which PostgreSQL reads east of UTC; as a text it would read it as POSIX, west).
  */
-async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone: string): Promise<Array<Date | null>> {
+async function instantsOf(pool: pg.ClientBase, wallClocks: readonly string[], timeZone: string): Promise<Array<Date | null>> {
   const zone = OFFSET.test(timeZone) ? '$2::interval' : '$2::text';
   // A wall clock in a daylight-saving gap (01:30 on the night Lisbon moves from 01:00 to 02:00) does not exist:
   // PostgreSQL moves it an hour on, and reading the instant back in the zone shows it. Null, never stored shifted.
@@ -102,7 +114,7 @@ async function instantsOf(pool: pg.Pool, wallClocks: readonly string[], timeZone
 
 /** Of the exported messages `eventIds` already in the lake, how many were read in a zone other than `timeZone`. */
 async function readOtherTimeZones(
-  pool: pg.Pool,
+  pool: pg.ClientBase,
   eventIds: readonly string[],
   timeZone: string
 ): Promise<Array<{ timeZone: string; messages: number }>> {
@@ -131,22 +143,27 @@ const MAX_ERASURE_CHECKS = 5;
 
 /**
  * Inserts exported rows checked against the erasure tombstones (ADR 0027): a message of an erased sender is stored
- * as `forget` left the lake; the INSERT's fence makes a `forget` committed meanwhile be read again.
+ * as `forget` left the lake; the INSERT's fence makes a `forget` committed meanwhile be read again. Inside the
+ * import's transaction, each attempt is a savepoint, so a stale check does not abort the batches before it.
  */
 async function insertCheckedRows(
-  pool: pg.Pool,
+  client: pg.ClientBase,
   rows: readonly EventLogRow[],
   key: string | null
 ): Promise<Set<string>> {
   for (let attempt = 1; ; attempt += 1) {
-    const snapshot = await readTombstoneSnapshot(pool);
+    const snapshot = await readTombstoneSnapshot(client);
     const checked = rows.map((row) => ({
       ...pseudonymizeErasedExportRow(row, snapshot, key),
       erasureGeneration: snapshot.generation,
     }));
+    await client.query('SAVEPOINT export_batch');
     try {
-      return await insertEventLogRecords(pool, checked.map(encodeEventLogRow));
+      const stored = await insertEventLogRecords(client, checked.map(encodeEventLogRow));
+      await client.query('RELEASE SAVEPOINT export_batch');
+      return stored;
     } catch (err) {
+      await client.query('ROLLBACK TO SAVEPOINT export_batch');
       if (!isStaleErasureCheck(err) || attempt >= MAX_ERASURE_CHECKS) throw err;
     }
   }
@@ -156,13 +173,15 @@ async function insertCheckedRows(
  * Imports one WhatsApp "Export chat" text into the lake (ADR 0023): reads it
  * ({@link parseChatExport}), reads the written times in `timeZone`, and stores each message as an `export.message`
  * row (`source` `export`) with `ON CONFLICT (event_id) DO NOTHING`, so a message already imported adds nothing.
+ * Each row records the file's digest and the day/month order its dates were read in; in the same transaction the
+ * messages an earlier import of the same file stored under the other order are deleted ({@link deleteEarlierReading}).
  * System lines are counted, not stored; unreadable lines are returned with their numbers.
  *
  * @param options.eventIdOf - UUIDv5 of a name in the lake's event-id namespace (`collector/event-id.ts`).
  * @throws NoChatMessagesError (nothing stored) when the text holds no message or system line at all;
  *   DateOrderConflictError (nothing stored) when the dates cannot tell the day/month order and none was
  *   given; DateOrderContradictionError (nothing stored) when `--date-order` makes a date impossible that exists in
- *   the other order; pg.DatabaseError when a statement fails (batches stored before stay: a rerun adds the rest).
+ *   the other order; pg.DatabaseError when a statement fails (one transaction: nothing is stored).
  */
 export async function importChatExport(
   pool: pg.Pool,
@@ -193,15 +212,65 @@ export async function importChatExport(
   for (const message of parsed.messages) byKind[message.kind] += 1;
   // Ordinals count within the whole file, so the names are made before the rows are cut into batches.
   const eventIds = exportMessageIdNames(options.groupJid, parsed.messages).map(options.eventIdOf);
+  const fileDigest = exportFileDigest(options.text);
+  const dateOrder = parsed.dateOrder.order;
+  const outcome = await inTransaction(pool, async (client) => {
+    const stored = await storeMessages(client, parsed.messages, eventIds, byKind, {
+      ...options,
+      importedAt,
+      groupSubject,
+      fileDigest,
+      dateOrder,
+    });
+    const keptEventIds = [...stored.keptEventIds];
+    const replacedReadings = await deleteEarlierReading(client, { ...options, fileDigest, dateOrder, keptEventIds });
+    // A group known only from exports is a group of the lake like any other (ADR 0029).
+    await upsertExportGroups(client, options.groupJid, groupSubject);
+    return { ...stored, replacedReadings };
+  });
+  return {
+    groupSubject,
+    lines: parsed.lines,
+    messages: parsed.messages.length - outcome.gapLines.length,
+    byKind,
+    systemLines: parsed.systemLines,
+    unreadable: [...parsed.unreadable, ...outcome.gapLines].sort((a, b) => a.line - b.line),
+    inserted: outcome.inserted,
+    timeZone: options.timeZone,
+    earlierTimeZones: [...outcome.earlierZones].map(([timeZone, messages]) => ({ timeZone, messages })),
+    dateOrder: parsed.dateOrder,
+    replacedReadings: outcome.replacedReadings,
+  };
+}
+
+/**
+ * Stores the messages in batches: their instants in the zone (a wall clock in a daylight-saving gap is an
+ * unreadable line, taken out of `byKind`), their rows, and which of them an earlier import stored in another zone.
+ */
+async function storeMessages(
+  client: pg.ClientBase,
+  messages: readonly ExportedMessage[],
+  eventIds: readonly string[],
+  byKind: Record<ExportedMessageKind, number>,
+  options: {
+    groupJid: string;
+    timeZone: string;
+    importedAt: Date;
+    groupSubject: string | null;
+    fileDigest: string;
+    dateOrder: DateOrder;
+    erasureKey?: string | null;
+  }
+): Promise<{ inserted: number; gapLines: UnreadableLine[]; earlierZones: Map<string, number>; keptEventIds: string[] }> {
   let inserted = 0;
   const gapLines: UnreadableLine[] = [];
   const earlierZones = new Map<string, number>();
-  for (let start = 0; start < parsed.messages.length; start += INSERT_BATCH_ROWS) {
-    const end = start + INSERT_BATCH_ROWS;
-    const batch = parsed.messages.slice(start, end);
-    const batchIds = eventIds.slice(start, end);
+  const keptEventIds: string[] = [];
+  for (let start = 0; start < messages.length; start += INSERT_BATCH_ROWS) {
+    const batch = messages.slice(start, start + INSERT_BATCH_ROWS);
+    const batchIds = eventIds.slice(start, start + INSERT_BATCH_ROWS);
     const instants = await instantsOf(
-      pool,
+      client,
       batch.map((message) => message.wallClock),
       options.timeZone
     );
@@ -214,35 +283,14 @@ export async function importChatExport(
     }
     const sentAt = kept.map((index) => instants[index] ?? new Date(Number.NaN));
     const keptIds = kept.map((index) => batchIds[index] ?? '');
-    const rows = exportMessageRows(
-      options.groupJid,
-      kept.map((index) => batch[index]).filter((m) => m !== undefined),
-      sentAt,
-      keptIds,
-      {
-        timeZone: options.timeZone,
-        importedAt,
-        groupSubject,
-      }
-    );
-    const stored = await insertCheckedRows(pool, rows, options.erasureKey ?? null);
+    keptEventIds.push(...keptIds);
+    const keptMessages = kept.map((index) => batch[index]).filter((m) => m !== undefined);
+    const rows = exportMessageRows(options.groupJid, keptMessages, sentAt, keptIds, options);
+    const stored = await insertCheckedRows(client, rows, options.erasureKey ?? null);
     inserted += stored.size;
     const known = keptIds.filter((id) => !stored.has(id));
-    for (const zone of await readOtherTimeZones(pool, known, options.timeZone))
+    for (const zone of await readOtherTimeZones(client, known, options.timeZone))
       earlierZones.set(zone.timeZone, (earlierZones.get(zone.timeZone) ?? 0) + zone.messages);
   }
-  // A group known only from exports is a group of the lake like any other (ADR 0029).
-  await upsertExportGroups(pool, options.groupJid, groupSubject);
-  return {
-    groupSubject,
-    lines: parsed.lines,
-    messages: parsed.messages.length - gapLines.length,
-    byKind,
-    systemLines: parsed.systemLines,
-    unreadable: [...parsed.unreadable, ...gapLines].sort((a, b) => a.line - b.line),
-    inserted,
-    timeZone: options.timeZone,
-    earlierTimeZones: [...earlierZones].map(([timeZone, messages]) => ({ timeZone, messages })),
-    dateOrder: parsed.dateOrder,
-  };
+  return { inserted, gapLines, earlierZones, keptEventIds };
 }

@@ -347,6 +347,39 @@ describe('wa-lake import-export: WhatsApp chat exports in the lake (ADR 0023)', 
     expect(none.stderr).toContain(`wa-lake: ${empty}: holds no text: nothing was imported`);
   });
 
+  it('replaces the earlier reading of the same file when it is imported again in the other date order', async () => {
+    const group = '120363000000030064@g.us';
+    const text = '1/2/09 10:00 - Ana: hi\n';
+    const readAs = (dateOrder?: 'day-first' | 'month-first') =>
+      importChatExport(fresh.lake.pool, {
+        groupJid: group,
+        text,
+        timeZone: 'UTC',
+        eventIdOf: eventIdFromName,
+        erasureKey: TEST_ERASURE_KEY,
+        ...(dateOrder === undefined ? {} : { dateOrder }),
+      });
+    const days = async (): Promise<string[]> =>
+      (await exportedRows(group)).map((row) => (row['at'] as Date).toISOString().slice(0, 10));
+
+    const assumed = await readAs();
+    expect(assumed.dateOrder.basis).toBe('assumed');
+    const other = assumed.dateOrder.order === 'day-first' ? 'month-first' : 'day-first';
+    const dayOf = { 'day-first': '2009-02-01', 'month-first': '2009-01-02' } as const;
+    expect(await days()).toEqual([dayOf[assumed.dateOrder.order]]);
+
+    const corrected = await readAs(other);
+    expect(corrected.replacedReadings).toEqual([{ dateOrder: assumed.dateOrder.order, messages: 1 }]);
+    expect(await days()).toEqual([dayOf[other]]);
+    expect(await groupDaily(group)).toEqual({ [dayOf[other]]: 1 });
+
+    // The same order again changes nothing; the first order again makes it the reading the lake counts.
+    expect((await readAs(other)).replacedReadings).toEqual([]);
+    await readAs(assumed.dateOrder.order);
+    expect(await days()).toEqual([dayOf[assumed.dateOrder.order]]);
+    expect(await groupDaily(group)).toEqual({ [dayOf[assumed.dateOrder.order]]: 1 });
+  });
+
   it('refuses a --date-order the file contradicts and stores nothing, so a later correct import is not shadowed', async () => {
     const group = '120363000000030062@g.us';
     const file = join(dir, 'android-day-first.txt');

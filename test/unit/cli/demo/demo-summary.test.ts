@@ -18,6 +18,8 @@ const summary = (overrides: Partial<DemoSummary>): DemoSummary => ({
   lakeRows: 2,
   webUi: null,
   ok: true,
+  timeoutMs: 180_000,
+  timedOut: false,
   ...overrides,
 });
 
@@ -37,5 +39,24 @@ describe('formatDemoSummary', () => {
   it('states both numbers on a mismatch', () => {
     const text = formatDemoSummary(summary({ quarantined: 1, lakeRows: 0, ok: false }));
     expect(text).toContain('MISMATCH: lake rows 0 ≠ 1 deliverable distinct kept events');
+  });
+
+  it('says the wait ran out, not that data was lost, when workflows were still running at the deadline', () => {
+    const text = formatDemoSummary(
+      summary({
+        distinctKept: 37,
+        lakeRows: 5,
+        outbox: { pending: 0, started: 37, dead: 0 },
+        workflows: { completed: 5, failed: 0, unfinished: 32 },
+        ok: false,
+        timeoutMs: 1000,
+        timedOut: true,
+      })
+    );
+    expect(text).toContain(
+      'TIMEOUT: the wait for deliveries ran out after 1000 ms with 5 of 37 deliverable events in the lake ' +
+        '(0 still pending in the outbox, 32 workflows unfinished); run again with a larger --timeout-ms'
+    );
+    expect(text).not.toContain('MISMATCH');
   });
 });

@@ -16,6 +16,7 @@ const imported = (text: string): ChatExportImport => {
     earlierTimeZones: [],
     dateOrder: parsed.dateOrder,
     groupSubject: parsed.groupName,
+    replacedReadings: [],
   };
 };
 
