@@ -100,7 +100,11 @@ export async function resolveExportTimeZone(pool: pg.Pool, requested: string | u
  * Wall-clock times (`YYYY-MM-DDTHH:MM:SS`) as instants in `timeZone`, by PostgreSQL's time-zone database (a
  * `±HH:MM` offset as an interval, which PostgreSQL reads east of UTC; as a text it would read it as POSIX, west).
  */
-async function instantsOf(pool: pg.ClientBase, wallClocks: readonly string[], timeZone: string): Promise<Array<Date | null>> {
+async function instantsOf(
+  pool: pg.ClientBase,
+  wallClocks: readonly string[],
+  timeZone: string
+): Promise<Array<Date | null>> {
   const zone = OFFSET.test(timeZone) ? '$2::interval' : '$2::text';
   // A wall clock in a daylight-saving gap (01:30 on the night Lisbon moves from 01:00 to 02:00) does not exist:
   // PostgreSQL moves it an hour on, and reading the instant back in the zone shows it. Null, never stored shifted.
@@ -261,7 +265,12 @@ async function storeMessages(
     dateOrder: DateOrder;
     erasureKey?: string | null;
   }
-): Promise<{ inserted: number; gapLines: UnreadableLine[]; earlierZones: Map<string, number>; keptEventIds: string[] }> {
+): Promise<{
+  inserted: number;
+  gapLines: UnreadableLine[];
+  earlierZones: Map<string, number>;
+  keptEventIds: string[];
+}> {
   let inserted = 0;
   const gapLines: UnreadableLine[] = [];
   const earlierZones = new Map<string, number>();

@@ -3,7 +3,7 @@ import type pg from 'pg';
 /** How much of one local day the lake observed a group (ADR 0016). */
 export type DayCoverage = 'full' | 'partly' | 'none';
 
-/** One group's days, from its first day in the lake (first event or first observed moment) to today. */
+/** One group's days, from its first day in the lake (its first event, docs/engagement.md "Coverage") to today. */
 export interface GroupCoverage {
   groupJid: string;
   /** Days as YYYY-MM-DD in the engagement time zone, ascending. */

@@ -145,4 +145,20 @@ describe('coverage from the collector’s own session events and beats (ADR 0016
       new RegExp(`^${G2.replace('.', '\\.')}  2026-01-01 … \\d{4}-\\d{2}-\\d{2}: 0 fully observed`)
     );
   });
+
+  it("starts a group's days at the first event the lake got of it, not at the creation time its metadata carries", async () => {
+    const captured = '2025-06-01T10:00:00.000Z';
+    const groups = [
+      ['120363000000029003@g.us', '2025-05-22T08:00:00Z'],
+      ['120363000000029004@g.us', '2025-06-01T09:00:00Z'],
+    ] as const;
+    for (const [index, [jid, creation]] of groups.entries()) {
+      const payload = { id: jid, subject: `Group ${String(index)}`, creation: at(creation) / 1000, participants: [] };
+      const body = JSON.stringify({ type: 'groups.upsert', chat_jid: jid, payload, captured_at: captured });
+      await fresh.lake.store(`00000000-0000-4000-8000-0000000290${String(index).padStart(2, '0')}`, body);
+    }
+    const coverage = await readCoverageDays(fresh.lake.pool, { now: new Date('2025-06-02T12:00:00Z') });
+    const firstDays = groups.map(([jid]) => coverage.find((group) => group.groupJid === jid)?.days[0]?.day);
+    expect(firstDays).toEqual(['2025-06-01', '2025-06-01']);
+  });
 });

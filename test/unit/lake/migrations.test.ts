@@ -54,6 +54,11 @@ const YEAR_VOLUME = ['1765800000000_engagement-rollup-cache'];
 const ERASURE = ['1765810000000_erasure-tombstones'];
 // Kept in order after the released ones (ADR 0029).
 const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name', '1765820000001_analyst-messages-with-exports'];
+// A new user's recount of the demo: one name for every pseudonym, coverage from the first observed event.
+const RECOUNT_FIXES = [
+  '1765950000000_erased-pseudonyms-always-named',
+  '1765950000001_coverage-from-first-observed-event',
+];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -66,6 +71,14 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17658000000'))).toEqual(YEAR_VOLUME);
     expect(names.filter((name) => name.startsWith('17658100000'))).toEqual(ERASURE);
     expect(names.filter((name) => name.startsWith('17658200000'))).toEqual(FRESH_USER_FIXES);
-    expect(names).toEqual([...RELEASED, ...ENGAGEMENT_QUESTIONS, ...YEAR_VOLUME, ...ERASURE, ...FRESH_USER_FIXES]);
+    expect(names.filter((name) => name.startsWith('17659500000'))).toEqual(RECOUNT_FIXES);
+    expect(names).toEqual([
+      ...RELEASED,
+      ...ENGAGEMENT_QUESTIONS,
+      ...YEAR_VOLUME,
+      ...ERASURE,
+      ...FRESH_USER_FIXES,
+      ...RECOUNT_FIXES,
+    ]);
   });
 });
