@@ -81,8 +81,7 @@ function renderTables(report: EngagementReport, links: ReportLinks): string {
   const memberRows = report.topMembers
     .map((m) => {
       const label = escapeHtml(memberLabel(m));
-      const first = m.participantId.split(' ')[0] ?? m.participantId;
-      const name = links.memberHref ? `<a href="${escapeHtml(links.memberHref(first))}">${label}</a>` : label;
+      const name = links.memberHref ? `<a href="${escapeHtml(links.memberHref(m.participantId))}">${label}</a>` : label;
       return `<tr><td>${name}</td>${cells([m.messages, m.replies, m.reactionsGiven])}</tr>`;
     })
     .join('');

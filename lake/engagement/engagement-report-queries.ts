@@ -65,7 +65,7 @@ const TOP_MEMBERS_SQL = `
            sum(reactions_given) AS reactions_given
       FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2, 3),
   top AS (
-    SELECT person_key, member_id, string_agg(participant_id, ' ' ORDER BY participant_id) AS "participantId",
+    SELECT person_key, member_id, array_agg(participant_id::text ORDER BY participant_id) AS "participantIds",
            sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS "reactionsGiven"
       FROM participants GROUP BY person_key, member_id ORDER BY messages DESC, "reactionsGiven" DESC, 3 LIMIT $3),
   named AS (
@@ -73,15 +73,27 @@ const TOP_MEMBERS_SQL = `
       FROM participants p JOIN top USING (person_key)
       JOIN whatsapp_participant_display_names n ON n.participant_id = p.participant_id
      ORDER BY p.person_key, (n.display_name_source IN ('phone', 'id')), p.messages DESC, p.participant_id)
-  SELECT top."participantId", top.member_id AS "memberId",
+  SELECT CASE WHEN top.person_key = ANY (top."participantIds") THEN top.person_key
+              ELSE top."participantIds"[1] END AS "participantId",
+         top."participantIds", top.member_id AS "memberId",
          COALESCE(CASE WHEN named.display_name_source IN ('member', 'push', 'business') THEN named.display_name END,
                   top.member_id, named.display_name,
                   CASE WHEN top.person_key LIKE 'name:%' THEN substr(top.person_key, 6) END,
-                  top."participantId") AS "displayName",
+                  top."participantIds"[1]) AS "displayName",
          COALESCE(named.display_name_source = 'phone' AND top.member_id IS NULL, false) AS "displayNameIsPhone",
          top.messages, top.replies, top."reactionsGiven"
     FROM top LEFT JOIN named USING (person_key)
    ORDER BY top.messages DESC, top."reactionsGiven" DESC, 1`;
+
+// Current members per group, and those with no activity in the `$2` days up to `$1` (the lurkers).
+const LURKERS_SQL = `
+  SELECT m.group_jid AS "groupJid", count(*)::int AS members,
+         count(*) FILTER (WHERE NOT EXISTS (
+           SELECT 1 FROM report_days d WHERE d.group_jid = m.group_jid AND d.participant_id = m.participant_id
+              AND d.day > $1::date - $2::int AND d.day <= $1::date))::int AS lurkers
+    FROM whatsapp_group_memberships m
+   WHERE m.left_at IS NULL AND ($3::text IS NULL OR m.group_jid = $3)
+   GROUP BY 1 ORDER BY lurkers DESC, 1`;
 
 // The cohorts of the range, in a temp table of their own: estimated through the membership-changes view, their
 // row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
@@ -136,7 +148,19 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
       await client.query('ANALYZE report_days');
       const { tz, from, to } = await readReportRange(client, options);
       const report = emptyReport(tz, options, from, to);
-      if (from === null || to === null) return report;
+      if (from === null || to === null) {
+        // A group no member ever wrote in has no day to default the range from, and its members are all lurkers
+        // whatever the last day: counted as the all-groups report counts them.
+        if (options.groupJid !== null)
+          report.lurkers = (
+            await client.query<EngagementReport['lurkers'][number]>(LURKERS_SQL, [
+              options.to ?? new Date().toISOString().slice(0, 10),
+              options.lurkerDays,
+              options.groupJid,
+            ])
+          ).rows;
+        return report;
+      }
       await fillReport(client, report, { from, to, timeZone: tz, groupJid: options.groupJid }, options);
       return report;
     },
@@ -231,16 +255,7 @@ async function fillReport(
   report.newcomerFunnel = await readNewcomerFunnel(client, scope);
   report.levels = await readLevelMonths(client, from, to);
   report.activityHours = await readActivityHours(client, scope);
-  report.lurkers = await q(
-    `SELECT m.group_jid AS "groupJid", count(*)::int AS members,
-            count(*) FILTER (WHERE NOT EXISTS (
-              SELECT 1 FROM report_days d WHERE d.group_jid = m.group_jid AND d.participant_id = m.participant_id
-                 AND d.day > $1::date - $2::int AND d.day <= $1::date))::int AS lurkers
-       FROM whatsapp_group_memberships m
-      WHERE m.left_at IS NULL AND ($3::text IS NULL OR m.group_jid = $3)
-      GROUP BY 1 ORDER BY lurkers DESC, 1`,
-    [to, options.lurkerDays, options.groupJid]
-  );
+  report.lurkers = await q(LURKERS_SQL, [to, options.lurkerDays, options.groupJid]);
   report.exportDays = await q(
     `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.group_jid AS "groupJid", count(m.*)::int AS messages
        FROM whatsapp_export_days d

@@ -37,8 +37,13 @@ export interface EngagementReport {
   activeMembers: { day: string; dau: number; wau: number; mau: number }[];
   /** One row per person (a linked member id joins its participants into one person). */
   topMembers: {
-    /** The person's participant (LID-first key); several, space-separated, when a member id links them. */
+    /**
+     * The person's representative participant (LID-first key): the one a LID succession is named by, else the first
+     * of `participantIds`. One id, whatever links the person's participants.
+     */
     participantId: string;
+    /** Every participant counted for the person, sorted: several when a member id or a LID succession links them. */
+    participantIds: string[];
     memberId: string | null;
     /**
      * What the report shows (ADR 0020): the member's name, else the latest push name, else the business name of

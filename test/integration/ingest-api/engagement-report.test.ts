@@ -121,8 +121,23 @@ describe('engagement rollups and `wa-lake report`', () => {
     // One row for the person, carrying both participants and all their messages.
     expect(linked.topMembers).toHaveLength(1);
     expect(linked.topMembers[0]).toMatchObject({ memberId: 'discord:42', messages: linked.totals.messages });
-    expect(linked.topMembers[0]?.participantId.split(' ')).toHaveLength(2);
+    // One representative id and the list of both, never ids joined into one string.
+    expect(linked.topMembers[0]).toMatchObject({ participantId: ANA, participantIds: [ANA, BEA] });
     expect((await report(G2)).totals).toMatchObject({ messages: 1, groups: 1 });
+  });
+
+  it('counts the members of a group nobody wrote in as its lurkers, with --group as without', async () => {
+    const silent = '120363000000000209@g.us';
+    const members = ['100000000000291@lid', '100000000000292@lid'].map((id) => ({ id, admin: null }));
+    const payload = { id: silent, subject: 'Silent', participants: members };
+    const body = { type: 'groups.metadata', chat_jid: silent, payload, captured_at: '2024-03-04T12:00:00.000Z' };
+    await fresh.lake.store('00000000-0000-4000-8000-000000000209', JSON.stringify(body));
+    const options = { from: null, to: null, lurkerDays: 7, topMembers: 10 };
+    const all = await readEngagementReport(fresh.lake.pool, { ...options, groupJid: null });
+    const filtered = await readEngagementReport(fresh.lake.pool, { ...options, groupJid: silent });
+    const row = { groupJid: silent, members: 2, lurkers: 2 };
+    expect(all.lurkers).toContainEqual(row);
+    expect(filtered.lurkers).toEqual([row]);
   });
 
   it('refuses a range that ends before it starts, also when one end defaulted to the data', async () => {

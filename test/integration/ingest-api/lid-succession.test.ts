@@ -64,7 +64,7 @@ async function read(index: number): Promise<Record<string, unknown>> {
     ),
     levels: await q(`SELECT DISTINCT person_key FROM engagement_member_levels ORDER BY 1`),
     activeMembers: report.totals.activeMembers,
-    topMembers: report.topMembers.map((m) => [m.participantId, m.memberId, m.messages]),
+    topMembers: report.topMembers.map((m) => [m.participantId, m.participantIds, m.memberId, m.messages]),
   };
 }
 
@@ -95,8 +95,8 @@ describe('one person across LIDs (ADR 0020, ADR 0025)', () => {
       levels: [{ person_key: ANA_NEW }, { person_key: BEA }],
       activeMembers: 2,
       topMembers: [
-        [`${ANA_OLD} ${ANA_NEW}`, null, 6],
-        [BEA, null, 3],
+        [ANA_NEW, [ANA_OLD, ANA_NEW], null, 6],
+        [BEA, [BEA], null, 3],
       ],
     });
     expect(await read(1)).toEqual(first);

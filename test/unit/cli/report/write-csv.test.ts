@@ -35,6 +35,7 @@ function reportWith(subjects: readonly string[]): EngagementReport {
     activeMembers: [],
     topMembers: subjects.map((memberId) => ({
       participantId: '100000000000011@lid',
+      participantIds: ['100000000000011@lid'],
       memberId,
       displayName: memberId,
       displayNameIsPhone: false,
