@@ -48,6 +48,18 @@ describe('wa-lake import-export output', () => {
     );
   });
 
+  it('says how many messages of the earlier reading of the file in the other date order it replaced', () => {
+    const again = {
+      ...imported('1/2/09 10:00 - Ana: hi\n'),
+      replacedReadings: [{ dateOrder: 'day-first' as const, messages: 1 }],
+    };
+    const lines = formatImport('export.txt', { text: '', media: {}, chatEntry: null }, again, []);
+    expect(lines).toContain(
+      'replaced 1 message an earlier import of this file stored with dates read day-first: the lake counts this ' +
+        'reading only'
+    );
+  });
+
   it('says messages where it counts messages, and senders where it counts senders', () => {
     const senders = {
       messagesBy: { phone: 3, unresolved: 5 },
