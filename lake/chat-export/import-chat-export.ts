@@ -1,21 +1,11 @@
 import type pg from 'pg';
-import { encodeEventLogRow, insertEventLogRecords, type EventLogRow } from '../events/event-log-rows.js';
 import { inTransaction } from '../pool.js';
-import {
-  isStaleErasureCheck,
-  pseudonymizeErasedExportRow,
-  readTombstoneSnapshot,
-} from '../privacy/erasure-tombstones.js';
 import { deleteEarlierReading, exportFileDigest, type ReplacedReading } from './earlier-reading.js';
 import { upsertExportGroups } from './export-groups.js';
-import { exportMessageIdNames, exportMessageRows } from './export-message-rows.js';
+import { exportMessageIdNames } from './export-message-rows.js';
 import type { DateOrderDecision } from './date-order.js';
-import {
-  parseChatExport,
-  type ExportedMessage,
-  type ExportedMessageKind,
-  type UnreadableLine,
-} from './parse-chat-export.js';
+import { parseChatExport, type ExportedMessageKind, type UnreadableLine } from './parse-chat-export.js';
+import { storeExportMessages } from './store-export-messages.js';
 import type { DateOrder } from './written-timestamp.js';
 
 /** Thrown when `--time-zone` is neither an IANA zone PostgreSQL knows nor a `±HH:MM` offset. */
@@ -75,7 +65,6 @@ export interface ChatExportImport {
 }
 
 const OFFSET = /^[+-](?:0\d|1[0-4]):[0-5]\d$/;
-const INSERT_BATCH_ROWS = 2_000;
 
 /**
  * The zone exported times are read in: `requested` when PostgreSQL knows it as an IANA name or it is a `±HH:MM`
@@ -96,43 +85,6 @@ export async function resolveExportTimeZone(pool: pg.Pool, requested: string | u
   return requested;
 }
 
-/**
- * Wall-clock times (`YYYY-MM-DDTHH:MM:SS`) as instants in `timeZone`, by PostgreSQL's time-zone database (a
- * `±HH:MM` offset as an interval, which PostgreSQL reads east of UTC; as a text it would read it as POSIX, west).
- */
-async function instantsOf(
-  pool: pg.ClientBase,
-  wallClocks: readonly string[],
-  timeZone: string
-): Promise<Array<Date | null>> {
-  const zone = OFFSET.test(timeZone) ? '$2::interval' : '$2::text';
-  // A wall clock in a daylight-saving gap (01:30 on the night Lisbon moves from 01:00 to 02:00) does not exist:
-  // PostgreSQL moves it an hour on, and reading the instant back in the zone shows it. Null, never stored shifted.
-  const { rows } = await pool.query<{ at: Date; exists: boolean }>(
-    `SELECT (w AT TIME ZONE ${zone}) AS at, ((w AT TIME ZONE ${zone}) AT TIME ZONE ${zone}) = w AS exists
-       FROM unnest($1::timestamp[]) WITH ORDINALITY AS x(w, n) ORDER BY n`,
-    [wallClocks, timeZone]
-  );
-  return rows.map((row) => (row.exists ? row.at : null));
-}
-
-/** Of the exported messages `eventIds` already in the lake, how many were read in a zone other than `timeZone`. */
-async function readOtherTimeZones(
-  pool: pg.ClientBase,
-  eventIds: readonly string[],
-  timeZone: string
-): Promise<Array<{ timeZone: string; messages: number }>> {
-  if (eventIds.length === 0) return [];
-  const { rows } = await pool.query<{ zone: string; messages: number }>(
-    `SELECT payload->'export'->>'time_zone' AS zone, count(*)::int AS messages FROM whatsapp_event_logs
-      WHERE event_id = ANY($1::uuid[]) AND type = 'export.message'
-        AND payload->'export'->>'time_zone' IS DISTINCT FROM $2
-      GROUP BY 1`,
-    [eventIds, timeZone]
-  );
-  return rows.map((row) => ({ timeZone: row.zone, messages: row.messages }));
-}
-
 /** The group's subject as the lake knows it: iOS writes system lines under the group's name (ADR 0023). */
 async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<string[]> {
   const { rows } = await pool.query<{ subject: string }>(
@@ -140,37 +92,6 @@ async function readGroupSubjects(pool: pg.Pool, groupJid: string): Promise<strin
     [groupJid]
   );
   return rows.map((row) => row.subject);
-}
-
-/** Reads of the tombstones one batch may need: each retry follows a `forget` or `rebuild` that committed. */
-const MAX_ERASURE_CHECKS = 5;
-
-/**
- * Inserts exported rows checked against the erasure tombstones (ADR 0027): a message of an erased sender is stored
- * as `forget` left the lake; the INSERT's fence makes a `forget` committed meanwhile be read again. Inside the
- * import's transaction, each attempt is a savepoint, so a stale check does not abort the batches before it.
- */
-async function insertCheckedRows(
-  client: pg.ClientBase,
-  rows: readonly EventLogRow[],
-  key: string | null
-): Promise<Set<string>> {
-  for (let attempt = 1; ; attempt += 1) {
-    const snapshot = await readTombstoneSnapshot(client);
-    const checked = rows.map((row) => ({
-      ...pseudonymizeErasedExportRow(row, snapshot, key),
-      erasureGeneration: snapshot.generation,
-    }));
-    await client.query('SAVEPOINT export_batch');
-    try {
-      const stored = await insertEventLogRecords(client, checked.map(encodeEventLogRow));
-      await client.query('RELEASE SAVEPOINT export_batch');
-      return stored;
-    } catch (err) {
-      await client.query('ROLLBACK TO SAVEPOINT export_batch');
-      if (!isStaleErasureCheck(err) || attempt >= MAX_ERASURE_CHECKS) throw err;
-    }
-  }
 }
 
 /**
@@ -219,7 +140,7 @@ export async function importChatExport(
   const fileDigest = exportFileDigest(options.text);
   const dateOrder = parsed.dateOrder.order;
   const outcome = await inTransaction(pool, async (client) => {
-    const stored = await storeMessages(client, parsed.messages, eventIds, byKind, {
+    const stored = await storeExportMessages(client, parsed.messages, eventIds, byKind, {
       ...options,
       importedAt,
       groupSubject,
@@ -245,61 +166,4 @@ export async function importChatExport(
     dateOrder: parsed.dateOrder,
     replacedReadings: outcome.replacedReadings,
   };
-}
-
-/**
- * Stores the messages in batches: their instants in the zone (a wall clock in a daylight-saving gap is an
- * unreadable line, taken out of `byKind`), their rows, and which of them an earlier import stored in another zone.
- */
-async function storeMessages(
-  client: pg.ClientBase,
-  messages: readonly ExportedMessage[],
-  eventIds: readonly string[],
-  byKind: Record<ExportedMessageKind, number>,
-  options: {
-    groupJid: string;
-    timeZone: string;
-    importedAt: Date;
-    groupSubject: string | null;
-    fileDigest: string;
-    dateOrder: DateOrder;
-    erasureKey?: string | null;
-  }
-): Promise<{
-  inserted: number;
-  gapLines: UnreadableLine[];
-  earlierZones: Map<string, number>;
-  keptEventIds: string[];
-}> {
-  let inserted = 0;
-  const gapLines: UnreadableLine[] = [];
-  const earlierZones = new Map<string, number>();
-  const keptEventIds: string[] = [];
-  for (let start = 0; start < messages.length; start += INSERT_BATCH_ROWS) {
-    const batch = messages.slice(start, start + INSERT_BATCH_ROWS);
-    const batchIds = eventIds.slice(start, start + INSERT_BATCH_ROWS);
-    const instants = await instantsOf(
-      client,
-      batch.map((message) => message.wallClock),
-      options.timeZone
-    );
-    const kept = instants.flatMap((at, index) => (at === null ? [] : [index]));
-    for (const [index, at] of instants.entries()) {
-      const message = batch[index];
-      if (at !== null || message === undefined) continue;
-      byKind[message.kind] -= 1;
-      gapLines.push({ line: message.line, reason: 'time that does not exist in the time zone (daylight-saving gap)' });
-    }
-    const sentAt = kept.map((index) => instants[index] ?? new Date(Number.NaN));
-    const keptIds = kept.map((index) => batchIds[index] ?? '');
-    keptEventIds.push(...keptIds);
-    const keptMessages = kept.map((index) => batch[index]).filter((m) => m !== undefined);
-    const rows = exportMessageRows(options.groupJid, keptMessages, sentAt, keptIds, options);
-    const stored = await insertCheckedRows(client, rows, options.erasureKey ?? null);
-    inserted += stored.size;
-    const known = keptIds.filter((id) => !stored.has(id));
-    for (const zone of await readOtherTimeZones(client, known, options.timeZone))
-      earlierZones.set(zone.timeZone, (earlierZones.get(zone.timeZone) ?? 0) + zone.messages);
-  }
-  return { inserted, gapLines, earlierZones, keptEventIds };
 }
