@@ -3,6 +3,7 @@
  * (cli/README.md). Everything else in this folder is internal and may change freely.
  */
 export { describeUnusableReplay } from './capture/unusable-replay.js';
+export { describeUnreadableCapture } from './capture/capture-path.js';
 export { eventIdFromName } from './event-id.js';
 export type { ReplaySummary } from './capture/replay-capture.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';

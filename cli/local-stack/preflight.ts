@@ -2,7 +2,7 @@ import type { Logger } from '../../common/logger.js';
 import { InstanceLockedError, acquireInstanceLock, type InstanceLock } from '../../collector/index.js';
 import { findLeftoverPostmaster, stopLeftoverPostmaster } from '../../dev-stack/leftover-postmaster.js';
 import { findLeftoverTemporalServer, stopLeftoverTemporalServer } from '../../dev-stack/leftover-temporal-server.js';
-import { assertPortFree } from '../../dev-stack/tcp-ports.js';
+import { isPortFree, PortInUseError, type TakenPort } from '../../dev-stack/tcp-ports.js';
 import type { DataDirLayout } from './data-dir.js';
 import { DataDirInUseError, DataDirUnusableError } from './errors.js';
 
@@ -65,6 +65,19 @@ export async function stopOrphanTemporal(
   await stopLeftoverTemporalServer(leftover);
 }
 
+/**
+ * Whether a PostgreSQL (`hasEmbeddedPostgres`) or Temporal dev server that an earlier `wa-lake dev` on this folder
+ * left running (kill -9) is alive. It holds ports the stack asks for, so the port check must wait until
+ * {@link stopOrphanPostgres} and {@link stopOrphanTemporal} stopped it. Reads pid files only: no lock needed.
+ */
+export function hasLeftoverServers(
+  layout: Pick<DataDirLayout, 'postgresDir' | 'temporalPidFile' | 'temporalDbFile'>,
+  hasEmbeddedPostgres: boolean
+): boolean {
+  if (hasEmbeddedPostgres && findLeftoverPostmaster(layout.postgresDir) !== null) return true;
+  return findLeftoverTemporalServer(layout.temporalPidFile, layout.temporalDbFile) !== null;
+}
+
 /** A port the stack was asked to listen on, and the option that asked (`null`/`undefined`: a free one is picked). */
 export interface RequestedPort {
   port: number | null | undefined;
@@ -73,10 +86,14 @@ export interface RequestedPort {
 
 /**
  * Checks every port the stack was asked for before any part of it starts (ADR 0017): a taken PostgreSQL port used
- * to be named only after the codec server and Temporal had started.
+ * to be named only after the codec server and Temporal had started. Every port is checked, so one message names
+ * all the taken ones: freed one at a time, each would cost a failed start.
  *
- * @throws PortInUseError naming the first taken port and its option.
+ * @throws PortInUseError naming every taken port and its option.
  */
 export async function assertPortsFree(ports: readonly RequestedPort[]): Promise<void> {
-  for (const { port, purpose } of ports) if (port) await assertPortFree(port, purpose);
+  const taken: TakenPort[] = [];
+  for (const { port, purpose } of ports) if (port && !(await isPortFree(port))) taken.push({ port, purpose });
+  const [first, ...rest] = taken;
+  if (first !== undefined) throw new PortInUseError([first, ...rest]);
 }
