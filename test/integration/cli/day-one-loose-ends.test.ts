@@ -29,7 +29,7 @@ describe('wa-lake day-one refusals', () => {
   it('replay of a data folder refuses it in words, reads none of its files and creates no outbox', async () => {
     const dataDir = join(dir, 'replay-data-folder');
     mkdirSync(dataDir);
-    // What a wa-lake dev folder holds: the status file is JSON, and used to be read as a capture.
+    // What a wa-lake dev folder holds: its status file is JSON, yet no capture.
     writeFileSync(join(dataDir, 'collector-status.json'), '{"sessionState":"open","pid":1}\n');
     const outboxPath = join(dir, 'folder-outbox.sqlite');
     const run = await runCli(['replay', dataDir], {

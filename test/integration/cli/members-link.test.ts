@@ -171,7 +171,7 @@ describe('wa-lake members unlink reads the participant as members link does', ()
   }, 60_000);
 });
 
-// A file of NUL bytes was parsed as one long field; /dev/zero or a FIFO made the command hang.
+// A file of NUL bytes is no CSV, /dev/zero never ends and a FIFO blocks: each is refused before it is read.
 describe('wa-lake members import refuses what is no text file', () => {
   const fresh = useFreshLake();
   const dir = mkdtempSync(join(tmpdir(), 'members-import-'));
