@@ -281,6 +281,17 @@ export class OutboxStore {
     };
   }
 
+  /**
+   * Copies every page of the WAL into the file and truncates the WAL to zero bytes (`wal_checkpoint(TRUNCATE)`):
+   * after an erasure the WAL still holds the pages as they were before it (ADR 0010). Waits up to the busy timeout
+   * for readers; a reader that keeps its snapshot longer leaves the WAL in place.
+   * @returns false when the WAL could not be emptied (a reader of another connection held it).
+   */
+  truncateWal(): boolean {
+    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number }>;
+    return result !== undefined && result.busy === 0 && result.log <= 0;
+  }
+
   /** Closes the database (idempotent). The store is unusable afterwards. */
   close(): void {
     if (this.db.open) this.db.close();
