@@ -246,6 +246,14 @@ export class OutboxStore {
     this.postponeMany(eventIds, nextAttemptAtMs);
   }
 
+  /**
+   * Pending rows of history pushes (`source` `history` or `on_demand`, ADR 0016): what a history import still has
+   * to hand to Temporal. Reads the bodies of pending rows only.
+   */
+  countPendingHistory(): number {
+    return (this.statements.countPendingHistory.get() as { pending: number }).pending;
+  }
+
   /** Number of rows per state (every state present, zero when empty). */
   countByState(): Record<OutboxState, number> {
     return this.statements.countByState.get() as Record<OutboxState, number>;
