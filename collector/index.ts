@@ -9,7 +9,7 @@ export type { ReplaySummary } from './capture/replay-capture.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';
 export { pendingEtaMs, readCollectorStatus, type CollectorStatus } from './heartbeat.js';
 export { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
-export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
+export { acquireInstanceLock, InstanceLockedError, OUTBOX_LOCK_SUFFIX, type InstanceLock } from './instance-lock.js';
 export { OutboxStore, type OutboxState } from './outbox-store.js';
 import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
 

@@ -32,13 +32,7 @@ import {
   type DataDirLayout,
   writeDevStackFile,
 } from './data-dir.js';
-import {
-  assertPortsFree,
-  hasLeftoverServers,
-  lockDataDir,
-  stopOrphanPostgres,
-  stopOrphanTemporal,
-} from './preflight.js';
+import { assertPortsFree, hasEarlierStack, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 
 /** How long one component may take to stop before the next one is stopped anyway, so Ctrl-C always finishes. */
 export const COMPONENT_STOP_TIMEOUT_MS = 15_000;
@@ -111,8 +105,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (unreadable !== null) throw new Error(unreadable);
   }
   // A refused start leaves the data folder as it found it: ports are checked before the folder is made, locked or
-  // written, unless a server a killed run left on it may be what holds them (stopped below, under the lock).
-  if (!hasLeftoverServers(dataDirLayout(options.dataDir), !env['DATABASE_URL'])) await assertStackPortsFree(options);
+  // written, unless a stack ran on it (its lock names a running one; a server a killed run left may be what holds
+  // the ports, stopped below under the lock).
+  if (!hasEarlierStack(dataDirLayout(options.dataDir), !env['DATABASE_URL'])) await assertStackPortsFree(options);
   const layout = prepareDataDir(options.dataDir);
   for (const change of layout.tightened)
     logger.warn(

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireInstanceLock } from '../../../collector/instance-lock.js';
 import { runCli } from '../../helpers/run-cli.js';
 
 // Loose ends an operator meets on day one, each refused with a sentence before anything starts.
@@ -180,6 +181,22 @@ describe('wa-lake day-one refusals', () => {
       expect(run.stderr).toContain(`port ${taken!.port} for the ingest API (--ingest-port) is already in use`);
       expect(readdirSync(dataDir)).toEqual(['webhook-secret']);
     } finally {
+      await closeAll([taken!]);
+    }
+  });
+
+  it('dev on a folder a running stack holds names that stack, not the ports it holds', async () => {
+    const dataDir = join(dir, 'held-data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    const held = acquireInstanceLock({ outboxPath: join(dataDir, 'wa-lake-dev') });
+    const [taken] = await takePorts(1);
+    try {
+      const run = await runCli(['dev', '--data-dir', dataDir, '--temporal-port', String(taken!.port)]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`another wa-lake dev or demo (pid ${process.pid}) is already using the data folder`);
+      expect(run.stderr).not.toContain('already in use on 127.0.0.1');
+    } finally {
+      held.release();
       await closeAll([taken!]);
     }
   });
