@@ -13,7 +13,8 @@ import {
 } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
-import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
+import { parseIdempotencyKey } from '../send/idempotency-key.js';
+import { acceptedBody, answerReplay } from '../send/idempotent-replay.js';
 import { parseSendJson } from '../send/parse-send-json.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
@@ -66,36 +67,6 @@ function parseJson(request: FastifyRequest): unknown {
     throw new IngestHttpError('WA_ERR_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   return parseSendJson(raw.toString('utf8'));
-}
-
-/**
- * The answer to a repeated Idempotency-Key (draft-ietf-httpapi-idempotency-key-header §2.6, ADR 0030): the first
- * answer again, status 202 and body `{id, status: 'queued'}` as the request that created the message got it,
- * marked `Idempotent-Replayed: true`; 422 when the body differs or the key is older than 24 h.
- */
-function answerExisting(
-  reply: FastifyReply,
-  existing: { id: string; requestHash: string; createdAt: Date },
-  requestHash: string
-): FastifyReply {
-  if (Date.now() - existing.createdAt.getTime() > IDEMPOTENCY_KEY_TTL_MS) {
-    throw new IngestHttpError(
-      'WA_ERR_IDEMPOTENCY_KEY_EXPIRED',
-      'this Idempotency-Key was first used more than 24 hours ago; nothing was sent: use a new key'
-    );
-  }
-  if (existing.requestHash !== requestHash) {
-    throw new IngestHttpError(
-      'WA_ERR_IDEMPOTENCY_MISMATCH',
-      'this Idempotency-Key was already used with a different body'
-    );
-  }
-  return reply.code(202).header('idempotent-replayed', 'true').send(acceptedBody(existing.id));
-}
-
-// The body of a 202, first answer and replay alike: the state at acceptance, which `GET` then follows.
-function acceptedBody(id: string): { id: string; status: 'queued' } {
-  return { id, status: 'queued' };
 }
 
 function inFlight(): IngestHttpError {
@@ -240,7 +211,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
         deps.apiKeys.forget(presentedKey);
         throw badApiKey();
       case 'existing':
-        return answerExisting(reply, outcome, candidate.requestHash);
+        return answerReplay(reply, outcome, candidate.requestHash);
       case 'not-insertable':
         throw rejection ?? new Error('accept statement refused an insertable request');
       case 'not-allowed':

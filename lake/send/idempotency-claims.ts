@@ -17,8 +17,13 @@ export interface IdempotencyClaim {
 
 // One statement in its own (autocommit) transaction: a concurrent claim of the same key waits on the primary
 // key's index entry and then sees the committed row, so exactly one of two racing requests gets the row back.
-// A row whose lease has passed is taken over.
+// A row whose lease has passed is taken over; the API key's other lapsed claims (left by a crashed process, for
+// keys never sent again) are deleted on the way, an index range as small as the key's requests in flight.
 const CLAIM_SQL = `
+  WITH lapsed AS (
+    DELETE FROM send_idempotency_claims
+     WHERE api_key_id = $1 AND idempotency_key <> $2 AND expires_at < now()
+  )
   INSERT INTO send_idempotency_claims AS c (api_key_id, idempotency_key, token, expires_at)
   VALUES ($1, $2, $3, now() + make_interval(secs => $4::double precision / 1000))
   ON CONFLICT (api_key_id, idempotency_key) DO UPDATE

@@ -162,9 +162,16 @@ describe('the Idempotency-Key claim in PostgreSQL (ADR 0030)', () => {
         WHERE api_key_id = $1 AND idempotency_key = $2`,
       [apiKey.id, key]
     );
+    const abandoned = randomUUID();
+    await server.pool.query(
+      `INSERT INTO send_idempotency_claims (api_key_id, idempotency_key, token, expires_at)
+       VALUES ($1, $2, $3, now() - interval '1 second')`,
+      [apiKey.id, abandoned, randomUUID()]
+    );
     const taken = await postMessageWithHeaders(server.url, apiKey.key, body('claimed elsewhere'), key);
     expect([taken.status, taken.headers.get('idempotent-replayed')]).toEqual([202, null]);
-    expect(await claimOf(key)).toBe(0);
+    // Neither the taken-over claim nor the key's other lapsed one (a crashed process's) is left.
+    expect([await claimOf(key), await claimOf(abandoned)]).toEqual([0, 0]);
   });
 
   it('releases the claim when the request fails, so a retry with the same key is not refused as in flight', async () => {
