@@ -178,7 +178,7 @@ export function renderProblemPage(code: IngestErrorCode): string {
     `- Status: ${INGEST_ERROR_CODES[code]}`,
     ...(entry.source ? [`- Source: ${entry.source}`] : []),
     '',
-    `Answered when: ${entry.when}.`,
+    `When: ${entry.when.replace(/^send API: /, '')}.`,
     ...(entry.advice ? ['', entry.advice] : []),
     '',
     'The body is `application/problem+json` (RFC 9457): `type` (this page), `title`, `status`, `detail` (this',
