@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { queryRows } from '../pool.js';
+import { toDatabaseAvailabilityError } from '../pool.js';
 
 /**
  * How long a claim holds when its process never releases it (the process died mid-request). Longer than any
@@ -52,13 +52,13 @@ export class IdempotencyClaims {
    * @throws DatabaseUnavailableError / DatabaseBusyError when PostgreSQL cannot serve it (HTTP 503).
    */
   async claim(claim: IdempotencyClaim): Promise<boolean> {
-    const rows = await queryRows<{ token: string }>(this.pool, CLAIM_SQL, [
+    const rows = await this.run('wa_claim_idempotency_key', CLAIM_SQL, [
       claim.apiKeyId,
       claim.idempotencyKey,
       claim.token,
       this.leaseMs,
     ]);
-    return rows.length === 1;
+    return rows === 1;
   }
 
   /**
@@ -66,6 +66,15 @@ export class IdempotencyClaims {
    * @throws DatabaseUnavailableError / DatabaseBusyError when PostgreSQL cannot serve it; the lease ends it then.
    */
   async release(claim: IdempotencyClaim): Promise<void> {
-    await queryRows(this.pool, RELEASE_SQL, [claim.apiKeyId, claim.idempotencyKey, claim.token]);
+    await this.run('wa_release_idempotency_key', RELEASE_SQL, [claim.apiKeyId, claim.idempotencyKey, claim.token]);
+  }
+
+  // Named statements: one on every request's path, so each connection parses and plans it once.
+  private async run(name: string, text: string, values: unknown[]): Promise<number> {
+    try {
+      return (await this.pool.query({ name, text, values })).rowCount ?? 0;
+    } catch (err) {
+      throw toDatabaseAvailabilityError(err) ?? err;
+    }
   }
 }
