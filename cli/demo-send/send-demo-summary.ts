@@ -21,7 +21,7 @@ export interface ObservedMessage {
 export interface SendDemoSummary {
   requested: number;
   accepted: number;
-  /** Same Idempotency-Key and body sent again: answered 200 with the first id, nothing new sent. */
+  /** Same Idempotency-Key and body sent again: the first 202 again (`Idempotent-Replayed: true`), nothing new sent. */
   idempotentReplays: number;
   dispatched: number;
   /** Messages still `dispatched` at the end (their ACK never came): never re-sent. */
@@ -168,7 +168,10 @@ export function formatSendDemoSummary(summary: SendDemoSummary, messages: readon
     'wa-lake demo-send — the whole send path against a simulated WhatsApp (no network)',
     ...alignLabelColumn(
       [
-        ['requests', `${s.requested} · accepted (202) ${s.accepted} · idempotent replays (200) ${s.idempotentReplays}`],
+        [
+          'requests',
+          `${s.requested} · accepted (202) ${s.accepted} · idempotent replays (202, replayed) ${s.idempotentReplays}`,
+        ],
         ['reached', `dispatched ${s.dispatched} · sent ${s.sent} · delivered ${s.delivered} · read ${s.read}`],
         ['ended', `failed ${s.failed} · expired ${s.expired} · awaiting an ACK ${s.awaitingAck}`],
         [

@@ -132,7 +132,7 @@ describe('formatSendDemoSummary', () => {
     });
     const lines = formatSendDemoSummary(summary, messages).split('\n');
     expect(lines).toContain('  our ACKs in the lake : 0');
-    expect(lines).toContain('  requests             : 4 · accepted (202) 4 · idempotent replays (200) 1');
+    expect(lines).toContain('  requests             : 4 · accepted (202) 4 · idempotent replays (202, replayed) 1');
     expect(lines.filter((line) => line.includes(' : ')).map((line) => line.indexOf(' : '))).toEqual(Array(8).fill(22));
     expect(lines).toContain('    template, rendered at accept  read');
     expect(lines).toContain('    lost ACK, never               dispatched');
