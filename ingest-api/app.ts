@@ -21,7 +21,7 @@ import {
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { DEFAULT_INGEST_REQUEST_LIMITS, installRequestGuards, type IngestRequestLimits } from './request-guards.js';
-import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
+import { PROBLEM_JSON, problemLink, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { ingestSignedScope, registerIngestRoute } from './routes/ingest-route.js';
 import { registerPublicApi } from './routes/openapi-route.js';
@@ -105,7 +105,11 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     if (mapped.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     void reply.headers(mapped.headers);
     if (request.url.startsWith(PUBLIC_API_PREFIX)) {
-      return reply.code(mapped.statusCode).type(PROBLEM_JSON).send(toProblemDetails(mapped));
+      return reply
+        .code(mapped.statusCode)
+        .type(PROBLEM_JSON)
+        .header('link', problemLink(mapped.code))
+        .send(toProblemDetails(mapped));
     }
     const body = mapped.fields
       ? { error: mapped.message, code: mapped.code, fields: mapped.fields }
@@ -115,7 +119,11 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     const notFound = new IngestHttpError('WA_ERR_NOT_FOUND', 'no such route');
     if (request.url.startsWith(PUBLIC_API_PREFIX)) {
-      return reply.code(404).type(PROBLEM_JSON).send(toProblemDetails(notFound));
+      return reply
+        .code(404)
+        .type(PROBLEM_JSON)
+        .header('link', problemLink(notFound.code))
+        .send(toProblemDetails(notFound));
     }
     return reply
       .code(404)
@@ -144,10 +152,10 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     }
   });
   registerHealthRoutes(app, { ...deps, temporalReadiness: deps.send?.temporalReadiness });
-  if (deps.send) {
-    const send = { ...deps.send, quota: sendKeyQuota };
-    registerPublicApi(app, (instance) => registerSendRoutes(instance, send));
-  }
+  const send = deps.send ? { ...deps.send, quota: sendKeyQuota } : undefined;
+  registerPublicApi(app, (instance) => {
+    if (send) registerSendRoutes(instance, send);
+  });
   return app;
 }
 

@@ -127,6 +127,10 @@ export function registerSendCommands(program: Command): void {
         const body = await response.text();
         if (!response.ok) throw new SendRequestRefusedError(response.status, body, baseUrl.origin);
         printLine(body);
+        // ADR 0030: a replay answers like the first request; only this header tells the two apart.
+        if (response.headers.get('idempotent-replayed') === 'true') {
+          process.stderr.write('wa-lake send: this Idempotency-Key was accepted before; nothing new was sent\n');
+        }
       }
     );
 

@@ -21,7 +21,7 @@ export interface ObservedMessage {
 export interface SendDemoSummary {
   requested: number;
   accepted: number;
-  /** Same Idempotency-Key and body sent again: answered 200 with the first id, nothing new sent. */
+  /** Same Idempotency-Key and body sent again: the first 202 again (`Idempotent-Replayed: true`), nothing new sent. */
   idempotentReplays: number;
   dispatched: number;
   /** Messages still `dispatched` at the end (their ACK never came): never re-sent. */
@@ -145,7 +145,7 @@ export function summarizeSendDemo(input: {
 export function formatSendDemoSummary(summary: SendDemoSummary, messages: readonly ObservedMessage[]): string {
   const lines = [
     'wa-lake demo-send — the whole send path against a simulated WhatsApp (no network)',
-    `  requests            : ${summary.requested} accepted (202) ${summary.accepted} · idempotent replays (200) ${summary.idempotentReplays}`,
+    `  requests            : ${summary.requested} accepted (202) ${summary.accepted} · idempotent replays (202, replayed) ${summary.idempotentReplays}`,
     `  reached             : dispatched ${summary.dispatched} · sent ${summary.sent} · delivered ${summary.delivered} · read ${summary.read}`,
     `  ended               : failed ${summary.failed} · expired ${summary.expired} · awaiting an ACK ${summary.awaitingAck}`,
     `  on the wire         : ${summary.wireSends} sends · ${summary.distinctWireIds} distinct WhatsApp ids · same id re-sent ${summary.resentSameId}`,

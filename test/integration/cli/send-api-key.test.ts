@@ -17,7 +17,15 @@ describe('wa-lake send takes its key from SEND_API_KEY or a file, never an argum
     server = createServer((request, response) => {
       seenKeys.push(String(request.headers['x-api-key']));
       request.resume();
-      request.on('end', () => response.writeHead(202, { 'content-type': 'application/json' }).end('{"id":"x"}'));
+      const isRepeat = request.headers['idempotency-key'] === 'seen-before';
+      request.on('end', () =>
+        response
+          .writeHead(202, {
+            'content-type': 'application/json',
+            ...(isRepeat ? { 'idempotent-replayed': 'true' } : {}),
+          })
+          .end('{"id":"x","status":"queued"}')
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -38,6 +46,14 @@ describe('wa-lake send takes its key from SEND_API_KEY or a file, never an argum
     const fromFile = await send(['--api-key-file', file], { SEND_API_KEY: 'wlk_from_env' });
     expect(fromFile.code).toBe(0);
     expect(seenKeys).toEqual(['wlk_from_env', 'wlk_from_file']);
+  });
+
+  it('prints the same answer for a replay and says on stderr that nothing new was sent (ADR 0030)', async () => {
+    const first = await send([], { SEND_API_KEY: 'wlk_from_env' });
+    const replay = await send(['--idempotency-key', 'seen-before'], { SEND_API_KEY: 'wlk_from_env' });
+    expect([replay.code, replay.stdout]).toEqual([0, first.stdout]);
+    expect(first.stderr).not.toContain('accepted before');
+    expect(replay.stderr).toContain('this Idempotency-Key was accepted before; nothing new was sent');
   });
 
   it('refuses to run without a key and no longer accepts --api-key', async () => {

@@ -26,6 +26,7 @@ function appWithEveryRoute(): FastifyInstance {
     send: {
       apiKeys: { find: notReached, findFresh: notReached, forget: notReached },
       intents: { submit: notReached },
+      claims: { claim: notReached, release: notReached },
       messages: { get: notReached, recordTransition: notReached },
       onAccepted: notReached,
       textMaxChars: 100,
