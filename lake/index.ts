@@ -46,6 +46,7 @@ export {
   type EngagementReport,
   type EngagementReportOptions,
 } from './engagement/engagement-report-queries.js';
+export { emptyEngagementReport } from './engagement/engagement-report.js';
 export {
   ANALYST_DATASETS,
   readAnalystDatasets,

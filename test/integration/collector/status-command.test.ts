@@ -5,16 +5,11 @@ import { join } from 'node:path';
 import { vi, afterEach, describe, expect, it } from 'vitest';
 import { readCollectorStatus } from '../../../collector/heartbeat.js';
 import { OutboxStore } from '../../../collector/outbox-store.js';
-import { runCollector } from '../../../collector/run-collector.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
-import {
-  collectorConfigIn,
-  createRecordingAlertSink,
-  createRecordingLogger,
-  createTempDir,
-} from '../../helpers/collector-test-kit.js';
+import { startLiveCollector } from '../../helpers/live-collector.js';
+import { GROUP_A } from '../../helpers/socket-double.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -28,26 +23,10 @@ interface StatusJson {
 
 describe('wa-lake status after the collector stops cleanly', () => {
   it('says stopped at once, not healthy until the heartbeat goes stale, and the healthcheck fails', async () => {
-    const { dir, cleanup } = createTempDir('status');
-    cleanups.push(cleanup);
-    const env = {
-      OUTBOX_PATH: join(dir, 'outbox.sqlite'),
-      AUTH_DIR: join(dir, 'auth'),
-      HEARTBEAT_INTERVAL_MS: '60000',
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-    };
-    const doubles = createDoubleFactory();
-    const collector = await runCollector({
-      config: collectorConfigIn(dir, env),
-      logger: createRecordingLogger().logger,
-      alertSink: createRecordingAlertSink().sink,
-      temporalClient: null,
-      source: { kind: 'live' },
-      socketFactory: doubles.factory,
-    });
-    cleanups.push(() => collector.stop());
-    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
-    doubles.sockets[0]!.ev.emit('connection.update', { connection: 'open' });
+    const extra = { HEARTBEAT_INTERVAL_MS: '60000', TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const { collector, socket, cliEnv } = await startLiveCollector(cleanups, 'status', extra);
+    const env = { ...cliEnv, ...extra };
+    socket.ev.emit('connection.update', { connection: 'open' });
     expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(0);
 
     await collector.stop();
@@ -93,26 +72,9 @@ describe('wa-lake status when the pid of the status file is gone', () => {
 
 describe('wa-lake status during a history import (ADR 0016)', () => {
   it('shows the import with WhatsApp’s percentage, the events kept, their rate and the ETA, as pushes arrive', async () => {
-    const { dir, cleanup } = createTempDir('status-history');
-    cleanups.push(cleanup);
-    const env = {
-      OUTBOX_PATH: join(dir, 'outbox.sqlite'),
-      AUTH_DIR: join(dir, 'auth'),
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-    };
-    const config = collectorConfigIn(dir, env);
-    const doubles = createDoubleFactory();
-    const collector = await runCollector({
-      config,
-      logger: createRecordingLogger().logger,
-      alertSink: createRecordingAlertSink().sink,
-      temporalClient: null,
-      source: { kind: 'live' },
-      socketFactory: doubles.factory,
-    });
-    cleanups.push(() => collector.stop());
-    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
-    const socket = doubles.sockets[0]!;
+    const extra = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const { config, socket, cliEnv } = await startLiveCollector(cleanups, 'status-history', extra);
+    const env = { ...cliEnv, ...extra };
     socket.ev.emit('connection.update', { connection: 'open' });
     const messages = ['H1', 'H2', 'H3'].map((id, index) => ({
       key: { remoteJid: GROUP_A, fromMe: false, id, participant: '100000000000001@lid' },
