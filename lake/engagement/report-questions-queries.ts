@@ -3,8 +3,9 @@ import type pg from 'pg';
 /**
  * The report's parts that answer a community manager's next questions (ADR 0025): totals beside
  * the previous period, levels and their monthly movements, the newcomer funnel and the weekday × hour heatmap.
- * Each reads the report's temp tables (`report_days`, `report_cohorts`) where the views would count the whole
- * lake again, and follows the rule of the view named in its doc (docs/engagement.md); a test compares them.
+ * Each reads the report's temp tables (`report_days`, `report_cohorts`, `report_cohort_weeks`) where the views
+ * would count the whole lake again, and follows the rule of the view named in its doc (docs/engagement.md); a test
+ * compares them.
  */
 
 /** The totals of one period. */
@@ -166,7 +167,7 @@ const messagesOfWindow = (condition: string): string => `
             WHERE w.chat_jid = n.group_jid AND w.is_message AND w.sender_id IS NOT NULL AND ${condition} OFFSET 0`;
 
 // engagement_newcomer_funnel for the report's cohorts (report_cohorts: members whose first join in a group falls in
-// the range); activity weeks and first messages up to `to`. A member's first message is the earliest of its rows in
+// the range); activity weeks (report_cohort_weeks) and first messages up to `to`. A member's first message is the earliest of its rows in
 // `engagement_first_message_days` (the rollup's exact first message per sender, group and day). "Answered within
 // 24 h" is the unanswered list's rule (engagement_unanswered_candidates: the earliest reply of another person,
 // mention of the author by another person after it, or, for a conversation start, message of another person in its
@@ -197,7 +198,7 @@ const NEWCOMER_FUNNEL_SQL = `
     SELECT f.*, COALESCE(i.person_key, f.sender_id) AS person_key,
            f.sent_at + interval '25 hours' AS answer_before
       FROM firsts f LEFT JOIN whatsapp_person_identities i ON i.participant_id = f.sender_id
-     WHERE f.joined_at <= f.sent_at AND (f.sent_at AT TIME ZONE $3)::date <= $2::date),
+     WHERE f.joined_at <= f.sent_at AND (f.sent_at AT TIME ZONE $2)::date <= $1::date),
   nearby AS MATERIALIZED (
     SELECT DISTINCT ON (w.chat_jid, w.message_id) w.chat_jid AS group_jid, w.message_id, w.sender_id, w.sent_at,
            w.reply_to_id, COALESCE(i.person_key, w.sender_id) AS person_key
@@ -239,29 +240,28 @@ const NEWCOMER_FUNNEL_SQL = `
                  THEN GREATEST(extract(epoch FROM a.answered_at - n.sent_at), 0) END)::bigint <= 86400 AS is_answered
       FROM newcomers n
       LEFT JOIN (SELECT group_jid, message_id, min(at) AS answered_at FROM answers GROUP BY 1, 2) a
-        USING (group_jid, message_id)),
-  weeks AS (
-    SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
-      FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
-     WHERE d.day BETWEEN $1::date AND $2::date)
+        USING (group_jid, message_id))
   SELECT to_char(c.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", count(*)::int AS joined,
          count(f.participant_id)::int AS "firstMessage", count(*) FILTER (WHERE f.is_answered)::int AS "answeredWithin24h",
-         CASE WHEN c.cohort_week + 28 <= date_trunc('week', $2::date)::date THEN count(w4.week)::int END AS "activeWeek4",
-         CASE WHEN c.cohort_week + 84 <= date_trunc('week', $2::date)::date THEN count(w12.week)::int END AS "activeWeek12"
+         CASE WHEN c.cohort_week + 28 <= date_trunc('week', $1::date)::date THEN count(w4.week)::int END AS "activeWeek4",
+         CASE WHEN c.cohort_week + 84 <= date_trunc('week', $1::date)::date THEN count(w12.week)::int END AS "activeWeek12"
     FROM report_cohorts c
     LEFT JOIN firsts_answered f ON f.group_jid = c.group_jid AND f.participant_id = c.participant_id
-    LEFT JOIN weeks w4 ON w4.group_jid = c.group_jid AND w4.participant_id = c.participant_id
+    LEFT JOIN report_cohort_weeks w4 ON w4.group_jid = c.group_jid AND w4.participant_id = c.participant_id
                       AND w4.week = c.cohort_week + 28
-    LEFT JOIN weeks w12 ON w12.group_jid = c.group_jid AND w12.participant_id = c.participant_id
+    LEFT JOIN report_cohort_weeks w12 ON w12.group_jid = c.group_jid AND w12.participant_id = c.participant_id
                        AND w12.week = c.cohort_week + 84
    GROUP BY c.cohort_week ORDER BY c.cohort_week`;
 
-/** The newcomer funnel of the cohorts in `report_cohorts` (docs/engagement.md "Newcomers"). */
+/**
+ * The newcomer funnel of the cohorts in `report_cohorts`, with their active weeks in `report_cohort_weeks`
+ * (docs/engagement.md "Newcomers").
+ */
 export async function readNewcomerFunnel(
   client: pg.PoolClient,
   span: { from: string; to: string; timeZone: string }
 ): Promise<NewcomerCohort[]> {
-  return (await client.query<NewcomerCohort>(NEWCOMER_FUNNEL_SQL, [span.from, span.to, span.timeZone])).rows;
+  return (await client.query<NewcomerCohort>(NEWCOMER_FUNNEL_SQL, [span.to, span.timeZone])).rows;
 }
 
 /** Messages per ISO weekday and local hour over the range (docs/engagement.md "Hours"). */
