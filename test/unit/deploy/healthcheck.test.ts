@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -200,7 +201,8 @@ describe('bin/healthcheck.js worker and ingest-api', () => {
     });
     expect(scriptInterval).toBe(WORKER_STATUS_INTERVAL_MS);
     expect(DEFAULTS['INGEST_PORT']).toBe(
-      loadIngestConfig({ DATABASE_URL: 'postgres://u@h/db', WHATSAPP_WEBHOOK_SECRET: 'x'.repeat(32) }).port
+      loadIngestConfig({ DATABASE_URL: 'postgres://u@h/db', WHATSAPP_WEBHOOK_SECRET: randomBytes(32).toString('hex') })
+        .port
     );
   });
 });
