@@ -50,7 +50,7 @@ function scenario(): Body[] {
 const fresh = useFreshLake();
 
 describe('member page reads (ADR 0025, bounded reads)', () => {
-  it('gives each person the conversations and unanswered messages the views give, in every group filter', async () => {
+  it('gives each person the conversations, unanswered messages and replies the views give, in every group filter', async () => {
     const { pool } = fresh.lake;
     await linkMembers(
       pool,
@@ -86,10 +86,31 @@ describe('member page reads (ADR 0025, bounded reads)', () => {
           scope
         );
         expect(page.unanswered).toEqual(unanswered.rows);
+        const window = `(sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
+                        AND ($4::text IS NULL OR group_jid = $4)`;
+        const replies = await pool.query(
+          `WITH edges AS (
+             SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg,
+                    0 AS rr, 0 AS mr
+               FROM engagement_reply_edges WHERE sender_id = ANY($1) AND ${window}
+             UNION ALL
+             SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int
+               FROM engagement_reply_edges WHERE target_participant_id = ANY($1) AND ${window})
+           SELECT e.other AS "participantId", COALESCE(n.display_name, e.other) AS "displayName",
+                  COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone",
+                  sum(rg)::int AS "repliesGiven", sum(mg)::int AS "mentionsGiven", sum(rr)::int AS "repliesReceived",
+                  sum(mr)::int AS "mentionsReceived"
+             FROM edges e LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = e.other
+            WHERE e.other IS NOT NULL AND e.other <> ALL($1)
+            GROUP BY 1, 2, 3 ORDER BY sum(rg + mg + rr + mr) DESC, 1 LIMIT 20`,
+          scope
+        );
+        expect(page.replies).toEqual(replies.rows);
       }
     }
     const ana = await readMemberPage(pool, { participantId: ANA, groupJid: null, from: null, to: null });
     expect(ana?.conversations.started).toBeGreaterThan(1);
     expect(ana?.unanswered.length).toBeGreaterThan(0);
+    expect(ana?.replies.map((r) => [r.repliesGiven, r.repliesReceived])).toContainEqual([1, 1]);
   });
 });
