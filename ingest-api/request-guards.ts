@@ -2,11 +2,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import { INGEST_PATH } from '../common/ingest-body.js';
-import { SEND_STATUS_WEBHOOKS_PATH } from '../common/send-status-webhook.js';
-import { SEND_TRANSITIONS_PATH } from '../common/send-transition-report.js';
 import { IngestHttpError, type IngestErrorCode } from './errors.js';
 import { PROBLEM_JSON, problemLink, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { SEND_MESSAGES_PATH, type SendKeyQuota } from './routes/send-routes.js';
+import { INTERNAL_API_PREFIX } from './routes/verify-internal-request.js';
 
 /**
  * What one request may cost before it is authenticated, and what one key may send (ADR 0014,
@@ -50,7 +49,7 @@ const NO_BODY_LIMIT_BYTES = 1024;
 type CredentialKind = 'signature' | 'api-key';
 
 function credentialKindOf(url: string): CredentialKind | null {
-  if (url === INGEST_PATH || url === SEND_TRANSITIONS_PATH || url === SEND_STATUS_WEBHOOKS_PATH) return 'signature';
+  if (url === INGEST_PATH || url.startsWith(INTERNAL_API_PREFIX)) return 'signature';
   if (url.startsWith(SEND_MESSAGES_PATH)) return 'api-key';
   return null;
 }
