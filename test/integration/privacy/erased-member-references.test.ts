@@ -110,9 +110,25 @@ describe('forget and the erased member in other members’ messages', () => {
     outbox.enqueueBatch([{ eventId: randomUUID(), type: 'messages.upsert', chatJid: group, body: reply }], Date.now());
     outbox.close();
 
+    const vacuumCount = async (): Promise<number> =>
+      Number(
+        (
+          await lake.pool.query<{ n: string }>(
+            `SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = 'whatsapp_event_logs'`
+          )
+        ).rows[0]?.n ?? 0
+      );
+    const vacuumsBefore = await vacuumCount();
+
     const report = await forget(lake, `+${erased.phone}`, outboxPath);
 
     expect(report.counts.outboxRowsRewritten).toBe(1);
+    // The replaced row versions are vacuumed; the WAL and backups are named as not reached (ADR 0027).
+    expect(report.vacuumedTables).toContain('whatsapp_event_logs');
+    expect(await vacuumCount()).toBeGreaterThan(vacuumsBefore);
+    expect(report.notReached.some((line) => line.startsWith('PostgreSQL write-ahead log, archives and backups:'))).toBe(
+      true
+    );
     const lakeText = await dumpLakeText(lake.pool);
     for (const trace of traces(erased, words)) expect(lakeText).not.toContain(trace);
     expect(lakeText).toContain('replying to @erased-');
