@@ -127,7 +127,8 @@ describe('request guards of the ingest port (ADR 0014)', () => {
   });
 
   it('serves a new client while 255 idle keep-alive connections from one address sit open', async () => {
-    const defaults = await startSendTestServer(inject('databaseUrl'));
+    // 255 slots in all: without a share per address the flood alone would fill them and lock the next client out.
+    const defaults = await startSendTestServer(inject('databaseUrl'), { env: { INGEST_MAX_CONNECTIONS: '255' } });
     const { hostname, port } = new URL(defaults.url);
     /** A connection from `localAddress` that sends one keep-alive GET /healthz; resolves with its status or null. */
     const healthz = (localAddress: string, held: Socket[]): Promise<number | null> =>
