@@ -5,7 +5,7 @@ import { INGEST_PATH } from '../common/ingest-body.js';
 import { SEND_STATUS_WEBHOOKS_PATH } from '../common/send-status-webhook.js';
 import { SEND_TRANSITIONS_PATH } from '../common/send-transition-report.js';
 import { IngestHttpError, type IngestErrorCode } from './errors.js';
-import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
+import { PROBLEM_JSON, problemLink, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { SEND_MESSAGES_PATH, type SendKeyQuota } from './routes/send-routes.js';
 
 /**
@@ -163,6 +163,7 @@ export function installRequestGuards(
           .code(429)
           .header('retry-after', String(Math.max(1, Math.ceil(status.ttl / 1000))))
           .type(isPublic ? PROBLEM_JSON : 'application/json; charset=utf-8')
+          .headers(isPublic ? { link: problemLink('WA_ERR_TOO_MANY_AUTH_FAILURES') } : {})
           .send(isPublic ? TOO_MANY_AUTH_FAILURES_PROBLEM : TOO_MANY_AUTH_FAILURES_BODY);
       }
       return undefined;
