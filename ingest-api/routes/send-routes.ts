@@ -11,7 +11,7 @@ import {
 } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
-import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
+import { IDEMPOTENCY_KEY_TTL_MS, readIdempotencyKey } from '../send/idempotency-key.js';
 import { parseSendJson } from '../send/parse-send-json.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
@@ -95,13 +95,9 @@ async function prepareCandidate(
   deps: Pick<SendRouteDeps, 'textMaxChars' | 'templates'>
 ): Promise<{ candidate: SendIntentCandidate; rejection: IngestHttpError | null }> {
   const { textMaxChars } = deps;
-  const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
-  if (idempotencyKey === null) {
-    throw new IngestHttpError(
-      'WA_ERR_MISSING_IDEMPOTENCY_KEY',
-      'one Idempotency-Key header is required: a string of 1–255 characters, "abc" or abc'
-    );
-  }
+  const reading = readIdempotencyKey(request.headers['idempotency-key']);
+  if (!('key' in reading)) throw new IngestHttpError(reading.code, reading.detail);
+  const idempotencyKey = reading.key;
   const sendRequest = parseSendRequest(parseJson(request), textMaxChars);
   const recipient = normalizeRecipient(sendRequest.to);
   let rejection = checkDeliverBy(sendRequest.deliverByMs, Date.now());
