@@ -18,16 +18,19 @@ import {
   type OutboundMessagesRepository,
   type StatusWebhookTargets,
 } from '../lake/index.js';
+import { limitConnectionsPerAddress } from './connection-guards.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { DEFAULT_INGEST_REQUEST_LIMITS, installRequestGuards, type IngestRequestLimits } from './request-guards.js';
-import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
+import { PROBLEM_JSON, problemLink, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
-import { registerIngestRoute } from './routes/ingest-route.js';
+import { ingestSignedScope, registerIngestRoute } from './routes/ingest-route.js';
 import { registerPublicApi } from './routes/openapi-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
+import { registerSignedScope } from './routes/signed-scope.js';
+import { internalSignedScope } from './routes/verify-internal-request.js';
 import type { TemporalReadiness } from './send/send-workflow-starter.js';
 
 /** Seconds a client should wait before retrying when the database is unavailable. */
@@ -47,6 +50,12 @@ export interface IngestAppDeps {
   logger: Logger;
   /** Timeouts, connection and body limits, credential-failure and per-key rates (ADR 0014); default the production values. */
   limits?: IngestRequestLimits;
+  /**
+   * `INGEST_TRUST_PROXY`: addresses (or CIDR ranges) of reverse proxies whose `X-Forwarded-For` names the client
+   * (Fastify `trustProxy`); the credential-failure limiter then counts the client's address, not the proxy's.
+   * Absent or false: the TCP peer is the client (ADR 0014).
+   */
+  trustProxy?: false | readonly string[];
   /** Bearer token of `GET /metrics` (ADR 0014 decision 8); null or absent = open. */
   metricsToken?: string | null;
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
@@ -67,7 +76,8 @@ export interface IngestAppDeps {
 /**
  * Builds the ingest API's Fastify instance without listening (house style §1; tests use it over
  * real HTTP with `listen({ port: 0 })`). Every body arrives as a raw Buffer (`parseAs: 'buffer'`)
- * so the signature is checked over the exact bytes before parsing (architecture.md §8). Every error answer
+ * so the signature is checked over the exact bytes before parsing (architecture.md §8), by one hook per signed
+ * prefix (`registerSignedScope`: `/api/webhooks/` and `/api/internal/`), never by a route itself. Every error answer
  * is JSON `{"error", "code"}` — never a redirect, whatever `Accept` says; 5xx hide internals. Under the public
  * API (`/api/v1/`) it is an RFC 9457 `application/problem+json` object that keeps `code` and `error`
  * (ADR 0015).
@@ -79,6 +89,9 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     loggerInstance,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
+    trustProxy: deps.trustProxy ? [...deps.trustProxy] : false,
+    // ADR 0014: Fastify's default 72 s let one client's idle keep-alive connections hold every slot for that long.
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
     // ADR 0014: Fastify's default 0 let a slow body hold a connection (and its buffer) forever.
     requestTimeout: limits.requestTimeoutMs,
     // Node checks both timeouts every connectionsCheckingInterval (default 30 s): once a second is cheap.
@@ -91,7 +104,10 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     clientErrorHandler: createClientErrorHandler(loggerInstance),
   });
   app.server.maxConnections = limits.maxConnections;
-  const sendKeyQuota = installRequestGuards(app, limits, deps.bodyLimitBytes);
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress);
+  const apiKeys = deps.send?.apiKeys;
+  const isActiveApiKey = apiKeys ? async (key: string) => (await apiKeys.find(key)) !== null : undefined;
+  const sendKeyQuota = installRequestGuards(app, limits, deps.bodyLimitBytes, isActiveApiKey);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -102,7 +118,11 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     if (mapped.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     void reply.headers(mapped.headers);
     if (request.url.startsWith(PUBLIC_API_PREFIX)) {
-      return reply.code(mapped.statusCode).type(PROBLEM_JSON).send(toProblemDetails(mapped));
+      return reply
+        .code(mapped.statusCode)
+        .type(PROBLEM_JSON)
+        .header('link', problemLink(mapped.code))
+        .send(toProblemDetails(mapped));
     }
     const body = mapped.fields
       ? { error: mapped.message, code: mapped.code, fields: mapped.fields }
@@ -112,7 +132,11 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     const notFound = new IngestHttpError('WA_ERR_NOT_FOUND', 'no such route');
     if (request.url.startsWith(PUBLIC_API_PREFIX)) {
-      return reply.code(404).type(PROBLEM_JSON).send(toProblemDetails(notFound));
+      return reply
+        .code(404)
+        .type(PROBLEM_JSON)
+        .header('link', problemLink(notFound.code))
+        .send(toProblemDetails(notFound));
     }
     return reply
       .code(404)
@@ -127,25 +151,24 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
       deps.metrics.requests.inc({ status: String(reply.statusCode) });
     }
   });
-  registerIngestRoute(app, deps);
-  registerHealthRoutes(app, { ...deps, temporalReadiness: deps.send?.temporalReadiness });
-  if (deps.send) {
-    const send = { ...deps.send, quota: sendKeyQuota };
-    registerPublicApi(app, (instance) => registerSendRoutes(instance, send));
-    const internalSignature = {
-      webhookSecrets: deps.webhookSecrets,
-      toleranceMs: deps.internalSignatureToleranceMs ?? DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS,
-      ...(deps.now ? { now: deps.now } : {}),
-    };
-    registerSendTransitionRoute(app, {
-      ...internalSignature,
-      messages: deps.send.messages,
-      metrics: deps.send.metrics,
-    });
+  registerSignedScope(app, ingestSignedScope(deps.webhookSecrets), (scope) => registerIngestRoute(scope, deps));
+  const internalSignature = {
+    webhookSecrets: deps.webhookSecrets,
+    toleranceMs: deps.internalSignatureToleranceMs ?? DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS,
+    ...(deps.now ? { now: deps.now } : {}),
+  };
+  registerSignedScope(app, internalSignedScope(internalSignature), (scope) => {
+    if (!deps.send) return;
+    registerSendTransitionRoute(scope, { messages: deps.send.messages, metrics: deps.send.metrics });
     if (deps.send.statusWebhooks) {
-      registerSendStatusWebhookRoute(app, { ...internalSignature, ...deps.send.statusWebhooks });
+      registerSendStatusWebhookRoute(scope, { ...deps.send.statusWebhooks, ...(deps.now ? { now: deps.now } : {}) });
     }
-  }
+  });
+  registerHealthRoutes(app, { ...deps, temporalReadiness: deps.send?.temporalReadiness });
+  const send = deps.send ? { ...deps.send, quota: sendKeyQuota } : undefined;
+  registerPublicApi(app, (instance) => {
+    if (send) registerSendRoutes(instance, send);
+  });
   return app;
 }
 

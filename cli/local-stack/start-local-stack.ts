@@ -1,9 +1,14 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from '../../common/logger.js';
-import { type CollectorHandle, runCollector, loadCollectorConfig, type SocketFactory } from '../../collector/index.js';
+import {
+  type CollectorHandle,
+  describeUnreadableCapture,
+  runCollector,
+  loadCollectorConfig,
+  type SocketFactory,
+} from '../../collector/index.js';
 import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
@@ -16,17 +21,19 @@ import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { TeardownStack } from '../../common/teardown-stack.js';
+import { writePgpassFile } from './pgpass-file.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
   loadOrCreateErasureKey,
   loadOrCreatePostgresPassword,
   loadOrCreateWebhookSecret,
+  dataDirLayout,
   prepareDataDir,
   type DataDirLayout,
   writeDevStackFile,
 } from './data-dir.js';
-import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
+import { assertPortsFree, hasEarlierStack, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 
 /** How long one component may take to stop before the next one is stopped anyway, so Ctrl-C always finishes. */
 export const COMPONENT_STOP_TIMEOUT_MS = 15_000;
@@ -67,6 +74,8 @@ export interface LocalStack {
   /** The codec server the Web UI decrypts payloads with (architecture.md §14); null when headless. */
   codecServerUrl: string | null;
   databaseUrl: string;
+  /** The embedded PostgreSQL's password file and libpq password file (`PGPASSFILE`); null with a `DATABASE_URL`. */
+  postgresFiles: { passwordFile: string; pgpassFile: string } | null;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
   /** The data folder's generated `ERASURE_KEY` file in use (ADR 0027); null when the environment set the key. */
@@ -94,9 +103,14 @@ export interface LocalStack {
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const { env, logger } = options;
-  if (options.source.kind === 'replay' && !existsSync(options.source.path)) {
-    throw new Error(`capture not found: ${options.source.path}`);
+  if (options.source.kind === 'replay') {
+    const unreadable = await describeUnreadableCapture(options.source.path);
+    if (unreadable !== null) throw new Error(unreadable);
   }
+  // A refused start leaves the data folder as it found it: ports are checked before the folder is made, locked or
+  // written, unless a stack ran on it (its lock names a running one; a server a killed run left may be what holds
+  // the ports, stopped below under the lock).
+  if (!hasEarlierStack(dataDirLayout(options.dataDir), !env['DATABASE_URL'])) await assertStackPortsFree(options);
   const layout = prepareDataDir(options.dataDir);
   for (const change of layout.tightened)
     logger.warn(
@@ -192,6 +206,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       uiUrl: temporal.uiUrl,
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
+      postgresFiles: env['DATABASE_URL']
+        ? null
+        : { passwordFile: layout.postgresPasswordFile, pgpassFile: layout.pgpassFile },
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
       erasureKeyFile: env['ERASURE_KEY'] === undefined ? layout.erasureKeyFile : null,
       outboxPath: resolve(collectorConfig.OUTBOX_PATH),
@@ -216,7 +233,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-/** @throws PortInUseError naming the option of the first port asked for that another process holds. */
+/** @throws PortInUseError naming every port asked for that another process holds, with its option. */
 async function assertStackPortsFree(options: LocalStackOptions): Promise<void> {
   const { env } = options;
   await assertPortsFree([
@@ -246,6 +263,8 @@ async function startStackPostgres(
     onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
   });
   teardown.defer('embedded-postgres', () => postgres.stop());
+  // psql and pg_dump in another terminal read the password here (PGPASSFILE), never from their command line.
+  writePgpassFile(layout.pgpassFile, postgres.databaseUrl);
   logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
   void postgres.unexpectedExit.then((exit) =>
     logger.error(
