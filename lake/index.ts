@@ -27,7 +27,7 @@ export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
 export { type IdempotencyClaim, IdempotencyClaims } from './send/idempotency-claims.js';
 export type { QuotaUsage, SendIntentCandidate } from './send/send-intent-statement.js';
 // Templates (ADR 0015): versions in PostgreSQL, the pure renderer shared by the CLI and the API.
-export { placeholdersOf, renderTemplate } from './send/render-template.js';
+export { describeTemplateBodyProblem, placeholdersOf, renderTemplate } from './send/render-template.js';
 export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
