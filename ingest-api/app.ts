@@ -26,6 +26,7 @@ import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerIngestRoute } from './routes/ingest-route.js';
 import { registerPublicApi } from './routes/openapi-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
+import { registerSendStartRoute } from './routes/send-start-route.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
 import type { TemporalReadiness } from './send/send-workflow-starter.js';
@@ -142,6 +143,7 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
       messages: deps.send.messages,
       metrics: deps.send.metrics,
     });
+    registerSendStartRoute(app, { ...internalSignature, messages: deps.send.messages });
     if (deps.send.statusWebhooks) {
       registerSendStatusWebhookRoute(app, { ...internalSignature, ...deps.send.statusWebhooks });
     }

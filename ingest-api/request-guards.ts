@@ -3,7 +3,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import { INGEST_PATH } from '../common/ingest-body.js';
 import { SEND_STATUS_WEBHOOKS_PATH } from '../common/send-status-webhook.js';
-import { SEND_TRANSITIONS_PATH } from '../common/send-transition-report.js';
+import { SEND_STARTS_PATH, SEND_TRANSITIONS_PATH } from '../common/send-transition-report.js';
 import { IngestHttpError, type IngestErrorCode } from './errors.js';
 import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { SEND_MESSAGES_PATH, type SendKeyQuota } from './routes/send-routes.js';
@@ -50,7 +50,7 @@ const NO_BODY_LIMIT_BYTES = 1024;
 type CredentialKind = 'signature' | 'api-key';
 
 function credentialKindOf(url: string): CredentialKind | null {
-  if (url === INGEST_PATH || url === SEND_TRANSITIONS_PATH || url === SEND_STATUS_WEBHOOKS_PATH) return 'signature';
+  if (url === INGEST_PATH || url === SEND_TRANSITIONS_PATH || url === SEND_STARTS_PATH || url === SEND_STATUS_WEBHOOKS_PATH) return 'signature';
   if (url.startsWith(SEND_MESSAGES_PATH)) return 'api-key';
   return null;
 }

@@ -22,6 +22,7 @@ import {
   dispatchGrantedSignal,
   isForwardTransition,
   sendAckSignal,
+  sendGateWorkflowId,
   sendStatusQuery,
   sendWorkflowId,
   sessionTaskQueue,
@@ -33,7 +34,8 @@ import {
   type SessionActivities,
 } from './send-contracts.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
-import { refuseUnlessWorkflowIs, startedInput, setArgumentRequiredHandler } from './forged-input.js';
+import { refuseUnlessWorkflowIs, startedInput, setBoundSignalHandler } from './forged-input.js';
+import { refuseUnlessFirstStart } from './send-start-once.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
@@ -107,10 +109,11 @@ class SendMessageRun {
 
   /** ACKs move the state forward whenever they arrive; the gate's grant is kept; the query reads the history. */
   installHandlers(): void {
-    setArgumentRequiredHandler(sendAckSignal, (ack) =>
+    // Both arguments name this workflow (ADR 0026 §4): an ACK copied from another message's history is refused.
+    setBoundSignalHandler(sendAckSignal, (ack) =>
       this.advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null)
     );
-    setArgumentRequiredHandler(dispatchGrantedSignal, ({ grantedAtMs: at }) => {
+    setBoundSignalHandler(dispatchGrantedSignal, ({ grantedAtMs: at }) => {
       this.grantedAtMs ??= at;
     });
     setHandler(sendStatusQuery, () => ({ state: this.state, transitions: this.transitions }));
@@ -246,6 +249,7 @@ class SendMessageRun {
     await requestDispatchSlot({
       accountId: this.input.accountId,
       request: {
+        target: sendGateWorkflowId(this.input.accountId),
         messageId: this.input.messageId,
         category: this.input.category,
         deliverByMs: this.deliverByMs,
@@ -290,6 +294,7 @@ class SendMessageRun {
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
   await refuseUnlessWorkflowIs(startedInput(input) && sendWorkflowId(input.messageId)); // ADR 0026
+  await refuseUnlessFirstStart(input.messageId); // an input is used once (ADR 0026 §6)
   const run = new SendMessageRun(input);
   run.installHandlers();
   run.notifyQueued();
