@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
+import { EncryptionCodec } from './encryption-codec.js';
 
 /** What started the workflow that holds an id: its type and its first input, decrypted when a key holder wrote it. */
 export interface HeldWorkflowStart {
@@ -12,7 +13,7 @@ export interface HeldWorkflowStart {
 
 /**
  * Decodes a stored payload with the client's codecs and payload converter, in a workflow context for `workflowId`
- * (ADR 0022: the strict codec throws on a payload no key holder wrote).
+ * (ADR 0022: the strict codec throws on a payload no key holder wrote, here without reporting the refusal).
  *
  * @throws when a codec refuses the payload.
  */
@@ -21,7 +22,11 @@ export async function decodeStoredInput(client: Client, payload: Payload, workfl
   let payloads: Payload[] = [payload];
   // Codecs encode in order and decode in reverse (the SDK's rule).
   for (const codec of [...converter.payloadCodecs].reverse()) {
-    payloads = await codec.decode(payloads, { type: 'workflow', namespace: client.options.namespace, workflowId });
+    const context = { type: 'workflow' as const, namespace: client.options.namespace, workflowId };
+    // The check raises its own alert: the worker's refusal alerter must not hear of it too.
+    payloads = await (codec instanceof EncryptionCodec
+      ? codec.inspect(payloads, context)
+      : codec.decode(payloads, context));
   }
   const [decoded] = payloads;
   return decoded ? converter.payloadConverter.fromPayload<unknown>(decoded) : undefined;

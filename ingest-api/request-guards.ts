@@ -50,7 +50,13 @@ const NO_BODY_LIMIT_BYTES = 1024;
 type CredentialKind = 'signature' | 'api-key';
 
 function credentialKindOf(url: string): CredentialKind | null {
-  if (url === INGEST_PATH || url === SEND_TRANSITIONS_PATH || url === SEND_STARTS_PATH || url === SEND_STATUS_WEBHOOKS_PATH) return 'signature';
+  if (
+    url === INGEST_PATH ||
+    url === SEND_TRANSITIONS_PATH ||
+    url === SEND_STARTS_PATH ||
+    url === SEND_STATUS_WEBHOOKS_PATH
+  )
+    return 'signature';
   if (url.startsWith(SEND_MESSAGES_PATH)) return 'api-key';
   return null;
 }
