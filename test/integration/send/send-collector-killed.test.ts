@@ -52,6 +52,7 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
         return Promise.resolve();
       },
       sendAlert: () => Promise.resolve({ sent: true }),
+      checkSendStart: () => Promise.resolve({ state: null }),
       ...createSendGateActivities({
         client: harness.env.client,
         taskQueue,
