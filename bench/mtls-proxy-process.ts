@@ -7,10 +7,9 @@
  *   also gets one more share of the cores).
  * Prints the proxy's `host:port` on one line, stops on SIGTERM.
  */
-import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { startMtlsProxy } from '../test/helpers/mtls-proxy.js';
+import { testCertificatesIn } from '../test/helpers/test-certificates.js';
 
 /** Pipes every connection to `upstream` in clear; the plain twin of the mTLS proxy. */
 async function startPlainProxy(upstream: string): Promise<{ address: string; close(): Promise<void> }> {
@@ -39,20 +38,7 @@ const proxy =
     ? await startPlainProxy(args[1] ?? '')
     : await (async () => {
         const [dir = '', serverName = '', upstream = ''] = args;
-        return startMtlsProxy(
-          {
-            dir,
-            caCertPath: join(dir, 'ca.crt'),
-            serverCertPath: join(dir, 'server.crt'),
-            serverKeyPath: join(dir, 'server.key'),
-            clientCertPath: join(dir, 'client.crt'),
-            clientKeyPath: join(dir, 'client.key'),
-            serverName,
-            read: (path) => readFileSync(path),
-            remove: () => undefined,
-          },
-          upstream
-        );
+        return startMtlsProxy(testCertificatesIn(dir, serverName), upstream);
       })();
 process.stdout.write(`${proxy.address}\n`);
 process.on('SIGTERM', () => void proxy.close().then(() => process.exit(0)));

@@ -3,12 +3,13 @@
  * (cli/README.md). Everything else in this folder is internal and may change freely.
  */
 export { describeUnusableReplay } from './capture/unusable-replay.js';
+export { describeUnreadableCapture } from './capture/capture-path.js';
 export { eventIdFromName } from './event-id.js';
 export type { ReplaySummary } from './capture/replay-capture.js';
 export { loadCollectorConfig, type CollectorConfig } from './config.js';
 export { pendingEtaMs, readCollectorStatus, type CollectorStatus } from './heartbeat.js';
 export { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
-export { acquireInstanceLock, InstanceLockedError, type InstanceLock } from './instance-lock.js';
+export { acquireInstanceLock, InstanceLockedError, OUTBOX_LOCK_SUFFIX, type InstanceLock } from './instance-lock.js';
 export { OutboxStore, type OutboxState } from './outbox-store.js';
 import type { CollectorHandle, RunCollectorOptions } from './run-collector.js';
 

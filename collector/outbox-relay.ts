@@ -9,6 +9,7 @@ import {
 import type { Logger } from '../common/logger.js';
 import type { AlertSink } from '../common/alert-sink.js';
 import { withCallSignal } from '../common/with-call-signal.js';
+import { grpcCodeOf, isRowLevelStartFailure } from '../common/workflow-start-failure.js';
 import {
   DELIVER_EVENT_LEAN_VERSION,
   DELIVER_EVENT_WORKFLOW_TYPE,
@@ -19,9 +20,6 @@ import {
 } from '../workflows/contracts.js';
 import type { OutboxRow, OutboxStore } from './outbox-store.js';
 import { checkHeldWorkflow } from './squat-check.js';
-
-/** gRPC status codes that mean "this one row is wrong", not "Temporal is down". */
-const ROW_LEVEL_GRPC_CODES = new Set([3 /* INVALID_ARGUMENT */, 8 /* RESOURCE_EXHAUSTED: payload */]);
 
 /**
  * Counts of one drain pass. `due` = due pending rows read; `started + alreadyStarted + failed + postponed`
@@ -62,15 +60,6 @@ export interface OutboxRelayOptions {
   diagnoseUnreachable?: () => Promise<string | null>;
   now?: () => number;
   random?: () => number;
-}
-
-function grpcCodeOf(err: unknown): number | undefined {
-  for (let e: unknown = err, depth = 0; e != null && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'number') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /**
@@ -286,7 +275,7 @@ export class OutboxRelay {
       // run's start of the same workflow id answers "already started" if it did.
       if (this.stopping.signal.aborted) return 'cancelled';
       const code = grpcCodeOf(err);
-      const isRowLevel = code !== undefined && ROW_LEVEL_GRPC_CODES.has(code);
+      const isRowLevel = isRowLevelStartFailure(code);
       this.logger.warn(
         { err, eventId: row.eventId, grpcCode: code },
         isRowLevel ? 'temporal refused one workflow start' : 'temporal unreachable'

@@ -88,6 +88,8 @@ export const OUTBOX_SQL = {
     (SELECT COUNT(*) FROM outbox INDEXED BY outbox_pending_created WHERE state = 'pending') AS pending,
     (SELECT COUNT(*) FROM outbox INDEXED BY outbox_started_at WHERE state = 'started') AS started,
     (SELECT COUNT(*) FROM outbox INDEXED BY outbox_dead_created WHERE state = 'dead') AS dead`,
+  countPendingHistory: `SELECT COUNT(*) AS pending FROM outbox INDEXED BY outbox_pending_created
+    WHERE state = 'pending' AND json_valid(body) AND json_extract(body, '$.source') IN ('history', 'on_demand')`,
   oldestPending: `SELECT MIN(created_at) AS created_at FROM outbox INDEXED BY outbox_pending_created WHERE state = 'pending'`,
   pruneStarted: `DELETE FROM outbox INDEXED BY outbox_started_at WHERE state = 'started' AND started_at < ?`,
   get: `SELECT ${COLUMNS} FROM outbox WHERE event_id = ?`,

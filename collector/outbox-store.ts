@@ -246,6 +246,14 @@ export class OutboxStore {
     this.postponeMany(eventIds, nextAttemptAtMs);
   }
 
+  /**
+   * Pending rows of history pushes (`source` `history` or `on_demand`, ADR 0016): what a history import still has
+   * to hand to Temporal. Reads the bodies of pending rows only.
+   */
+  countPendingHistory(): number {
+    return (this.statements.countPendingHistory.get() as { pending: number }).pending;
+  }
+
   /** Number of rows per state (every state present, zero when empty). */
   countByState(): Record<OutboxState, number> {
     return this.statements.countByState.get() as Record<OutboxState, number>;
@@ -279,6 +287,17 @@ export class OutboxStore {
       journalMode: String(this.db.pragma('journal_mode', { simple: true })),
       synchronous: Number(this.db.pragma('synchronous', { simple: true })),
     };
+  }
+
+  /**
+   * Copies every page of the WAL into the file and truncates the WAL to zero bytes (`wal_checkpoint(TRUNCATE)`):
+   * after an erasure the WAL still holds the pages as they were before it (ADR 0010). Waits up to the busy timeout
+   * for readers; a reader that keeps its snapshot longer leaves the WAL in place.
+   * @returns false when the WAL could not be emptied (a reader of another connection held it).
+   */
+  truncateWal(): boolean {
+    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number }>;
+    return result !== undefined && result.busy === 0 && result.log <= 0;
   }
 
   /** Closes the database (idempotent). The store is unusable afterwards. */

@@ -1,19 +1,31 @@
 import { createServer } from 'node:net';
 
-/** Thrown when a port that was asked for explicitly is already taken on 127.0.0.1. */
+/** A port asked for explicitly, and what it was asked for (e.g. `the ingest API (--ingest-port)`). */
+export interface TakenPort {
+  port: number;
+  purpose: string;
+}
+
+/** Thrown when one or more ports that were asked for explicitly are already taken on 127.0.0.1; names every one. */
 export class PortInUseError extends Error {
   override readonly name = 'PortInUseError';
-  constructor(
-    readonly port: number,
-    readonly purpose: string
-  ) {
+  /** The first taken port (of {@link ports}). */
+  readonly port: number;
+  readonly purpose: string;
+  constructor(readonly ports: readonly [TakenPort, ...TakenPort[]]) {
     // A server a killed wa-lake dev left on the same data folder is stopped before the ports are checked (ADR
     // 0017); one left on another folder, or another program, is named here for the operator to stop.
+    const isOne = ports.length === 1;
+    const named = ports.map(({ port, purpose }) => `${port} for ${purpose}`).join(', ');
+    const filter = ports.map(({ port }) => `sport = :${port}`).join(' or ');
     super(
-      `port ${port} for ${purpose} is already in use on 127.0.0.1: by another program, or by a server that a ` +
-        `killed wa-lake dev left running on another data folder (find it with: ss -ltnp 'sport = :${port}'). ` +
-        'Stop it, or choose another port.'
+      `${isOne ? 'port' : 'ports'} ${named} ${isOne ? 'is' : 'are'} already in use on 127.0.0.1: by another ` +
+        `program, or by a server that a killed wa-lake dev left running on another data folder (find ` +
+        `${isOne ? 'it' : 'them'} with: ss -ltnp '${filter}'). Stop ${isOne ? 'it' : 'them'}, or choose ` +
+        `${isOne ? 'another port' : 'other ports'}.`
     );
+    this.port = ports[0].port;
+    this.purpose = ports[0].purpose;
   }
 }
 
@@ -40,5 +52,10 @@ export async function findFreePort(): Promise<number> {
  * @throws PortInUseError naming the port and its purpose.
  */
 export async function assertPortFree(port: number, purpose: string): Promise<void> {
-  if ((await tryListen(port)) === null) throw new PortInUseError(port, purpose);
+  if (!(await isPortFree(port))) throw new PortInUseError([{ port, purpose }]);
+}
+
+/** Whether `port` can be listened on at 127.0.0.1 right now (it is bound, then let go at once). */
+export async function isPortFree(port: number): Promise<boolean> {
+  return (await tryListen(port)) !== null;
 }

@@ -21,14 +21,16 @@ import {
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { DEFAULT_INGEST_REQUEST_LIMITS, installRequestGuards, type IngestRequestLimits } from './request-guards.js';
-import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
+import { PROBLEM_JSON, problemLink, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
-import { registerIngestRoute } from './routes/ingest-route.js';
+import { ingestSignedScope, registerIngestRoute } from './routes/ingest-route.js';
 import { registerPublicApi } from './routes/openapi-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
 import { registerSendStartRoute } from './routes/send-start-route.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
+import { registerSignedScope } from './routes/signed-scope.js';
+import { internalSignedScope } from './routes/verify-internal-request.js';
 import type { TemporalReadiness } from './send/send-workflow-starter.js';
 
 /** Seconds a client should wait before retrying when the database is unavailable. */
@@ -68,7 +70,8 @@ export interface IngestAppDeps {
 /**
  * Builds the ingest API's Fastify instance without listening (house style §1; tests use it over
  * real HTTP with `listen({ port: 0 })`). Every body arrives as a raw Buffer (`parseAs: 'buffer'`)
- * so the signature is checked over the exact bytes before parsing (architecture.md §8). Every error answer
+ * so the signature is checked over the exact bytes before parsing (architecture.md §8), by one hook per signed
+ * prefix (`registerSignedScope`: `/api/webhooks/` and `/api/internal/`), never by a route itself. Every error answer
  * is JSON `{"error", "code"}` — never a redirect, whatever `Accept` says; 5xx hide internals. Under the public
  * API (`/api/v1/`) it is an RFC 9457 `application/problem+json` object that keeps `code` and `error`
  * (ADR 0015).
@@ -103,7 +106,11 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     if (mapped.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     void reply.headers(mapped.headers);
     if (request.url.startsWith(PUBLIC_API_PREFIX)) {
-      return reply.code(mapped.statusCode).type(PROBLEM_JSON).send(toProblemDetails(mapped));
+      return reply
+        .code(mapped.statusCode)
+        .type(PROBLEM_JSON)
+        .header('link', problemLink(mapped.code))
+        .send(toProblemDetails(mapped));
     }
     const body = mapped.fields
       ? { error: mapped.message, code: mapped.code, fields: mapped.fields }
@@ -113,7 +120,11 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     const notFound = new IngestHttpError('WA_ERR_NOT_FOUND', 'no such route');
     if (request.url.startsWith(PUBLIC_API_PREFIX)) {
-      return reply.code(404).type(PROBLEM_JSON).send(toProblemDetails(notFound));
+      return reply
+        .code(404)
+        .type(PROBLEM_JSON)
+        .header('link', problemLink(notFound.code))
+        .send(toProblemDetails(notFound));
     }
     return reply
       .code(404)
@@ -128,26 +139,25 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
       deps.metrics.requests.inc({ status: String(reply.statusCode) });
     }
   });
-  registerIngestRoute(app, deps);
-  registerHealthRoutes(app, { ...deps, temporalReadiness: deps.send?.temporalReadiness });
-  if (deps.send) {
-    const send = { ...deps.send, quota: sendKeyQuota };
-    registerPublicApi(app, (instance) => registerSendRoutes(instance, send));
-    const internalSignature = {
-      webhookSecrets: deps.webhookSecrets,
-      toleranceMs: deps.internalSignatureToleranceMs ?? DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS,
-      ...(deps.now ? { now: deps.now } : {}),
-    };
-    registerSendTransitionRoute(app, {
-      ...internalSignature,
-      messages: deps.send.messages,
-      metrics: deps.send.metrics,
-    });
-    registerSendStartRoute(app, { ...internalSignature, messages: deps.send.messages });
+  registerSignedScope(app, ingestSignedScope(deps.webhookSecrets), (scope) => registerIngestRoute(scope, deps));
+  const internalSignature = {
+    webhookSecrets: deps.webhookSecrets,
+    toleranceMs: deps.internalSignatureToleranceMs ?? DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS,
+    ...(deps.now ? { now: deps.now } : {}),
+  };
+  registerSignedScope(app, internalSignedScope(internalSignature), (scope) => {
+    if (!deps.send) return;
+    registerSendTransitionRoute(scope, { messages: deps.send.messages, metrics: deps.send.metrics });
+    registerSendStartRoute(scope, { messages: deps.send.messages });
     if (deps.send.statusWebhooks) {
-      registerSendStatusWebhookRoute(app, { ...internalSignature, ...deps.send.statusWebhooks });
+      registerSendStatusWebhookRoute(scope, { ...deps.send.statusWebhooks, ...(deps.now ? { now: deps.now } : {}) });
     }
-  }
+  });
+  registerHealthRoutes(app, { ...deps, temporalReadiness: deps.send?.temporalReadiness });
+  const send = deps.send ? { ...deps.send, quota: sendKeyQuota } : undefined;
+  registerPublicApi(app, (instance) => {
+    if (send) registerSendRoutes(instance, send);
+  });
   return app;
 }
 

@@ -83,3 +83,18 @@ export class IngestHttpError extends Error {
     this.headers = options?.headers ?? {};
   }
 }
+
+/**
+ * Thrown while routes are registered (a programming error, so start-up fails) when a route and a signed prefix's
+ * scope disagree: a route under the prefix registered outside the scope, or a route of the scope outside the
+ * prefix (architecture.md §8, `routes/signed-scope.ts`).
+ */
+export class SignedScopeRouteError extends Error {
+  override readonly name = 'SignedScopeRouteError';
+  constructor(
+    readonly url: string,
+    readonly prefix: string
+  ) {
+    super(`route ${url} and the signed scope of ${prefix} disagree: register it inside that scope, under that prefix`);
+  }
+}

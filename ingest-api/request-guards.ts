@@ -2,11 +2,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import { INGEST_PATH } from '../common/ingest-body.js';
-import { SEND_STATUS_WEBHOOKS_PATH } from '../common/send-status-webhook.js';
-import { SEND_STARTS_PATH, SEND_TRANSITIONS_PATH } from '../common/send-transition-report.js';
 import { IngestHttpError, type IngestErrorCode } from './errors.js';
-import { PROBLEM_JSON, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
+import { PROBLEM_JSON, problemLink, PUBLIC_API_PREFIX, toProblemDetails } from './problem-details.js';
 import { SEND_MESSAGES_PATH, type SendKeyQuota } from './routes/send-routes.js';
+import { INTERNAL_API_PREFIX } from './routes/verify-internal-request.js';
 
 /**
  * What one request may cost before it is authenticated, and what one key may send (ADR 0014,
@@ -50,13 +49,7 @@ const NO_BODY_LIMIT_BYTES = 1024;
 type CredentialKind = 'signature' | 'api-key';
 
 function credentialKindOf(url: string): CredentialKind | null {
-  if (
-    url === INGEST_PATH ||
-    url === SEND_TRANSITIONS_PATH ||
-    url === SEND_STARTS_PATH ||
-    url === SEND_STATUS_WEBHOOKS_PATH
-  )
-    return 'signature';
+  if (url === INGEST_PATH || url.startsWith(INTERNAL_API_PREFIX)) return 'signature';
   if (url.startsWith(SEND_MESSAGES_PATH)) return 'api-key';
   return null;
 }
@@ -157,6 +150,7 @@ export function installRequestGuards(
           .code(429)
           .header('retry-after', String(Math.max(1, Math.ceil(status.ttl / 1000))))
           .type(isPublic ? PROBLEM_JSON : 'application/json; charset=utf-8')
+          .headers(isPublic ? { link: problemLink('WA_ERR_TOO_MANY_AUTH_FAILURES') } : {})
           .send(isPublic ? TOO_MANY_AUTH_FAILURES_PROBLEM : TOO_MANY_AUTH_FAILURES_BODY);
       }
       return undefined;

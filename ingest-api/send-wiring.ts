@@ -6,6 +6,7 @@ import { createDataConverter } from '../common/temporal-data-converter.js';
 import { probeTemporalConnection } from '../common/temporal-tls-probe.js';
 import type { Logger } from '../common/logger.js';
 import {
+  IdempotencyClaims,
   OutboundMessagesRepository,
   SendAdminRepository,
   SendIntentBatchWriter,
@@ -27,8 +28,8 @@ export interface SendComponents {
 }
 
 /**
- * The send routes' database side: the API key cache, the group-committing accept
- * writer and the messages repository, on `pool`. `onAccepted` runs after each commit of a new intent.
+ * The send routes' database side: the API key cache, the Idempotency-Key claims (ADR 0030), the
+ * group-committing accept writer and the messages repository, on `pool`. `onAccepted` runs after each commit of a new intent.
  */
 export function createSendRouteDeps(options: {
   pool: pg.Pool;
@@ -41,6 +42,7 @@ export function createSendRouteDeps(options: {
   const messages = new OutboundMessagesRepository(options.pool);
   return {
     apiKeys: new ApiKeyCache(new SendAdminRepository(options.pool)),
+    claims: new IdempotencyClaims(options.pool),
     intents: new SendIntentBatchWriter(options.pool, messages, {}, options.onIntentBatch),
     messages,
     onAccepted: options.onAccepted,

@@ -1,17 +1,10 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../common/loopback-host.js';
 import type { IngestConfig } from './config.js';
 
 /** One warning the ingest API logs at start: the key to set and the sentence. */
 export interface StartWarning {
   readonly key: 'PAYLOAD_ENCRYPTION_KEYS' | 'METRICS_TOKEN';
   readonly message: string;
-}
-
-/** `true` for an address only this machine reaches (`127.0.0.0/8`, `::1`, `localhost`). */
-function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (bare === 'localhost' || bare === '::1') return true;
-  return isIP(bare) === 4 && bare.startsWith('127.');
 }
 
 /**

@@ -24,6 +24,7 @@ export { type OutboundMessage, OutboundMessagesRepository } from './send/outboun
 export { normalizeRecipient } from './send/recipient.js';
 export { type ApiKeyRecord, SendAdminRepository, type SendEnvironment } from './send/send-admin-repository.js';
 export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
+export { type IdempotencyClaim, IdempotencyClaims } from './send/idempotency-claims.js';
 export type { QuotaUsage, SendIntentCandidate } from './send/send-intent-statement.js';
 // Templates (ADR 0015): versions in PostgreSQL, the pure renderer shared by the CLI and the API.
 export { placeholdersOf, renderTemplate } from './send/render-template.js';
@@ -45,6 +46,7 @@ export {
   type EngagementReport,
   type EngagementReportOptions,
 } from './engagement/engagement-report-queries.js';
+export { emptyEngagementReport } from './engagement/engagement-report.js';
 export {
   ANALYST_DATASETS,
   readAnalystDatasets,

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
+  describeUnreadableCapture,
   describeUnusableReplay,
   loadCollectorConfig,
   runCollector,
@@ -77,9 +77,10 @@ export function registerCollectorCommands(program: Command): void {
       60_000
     )
     .action(async (capture: string, options: { waitMs: number }) => {
-      // Checked before the outbox is opened: a typo must not leave an empty outbox behind.
-      if (!existsSync(capture)) {
-        process.stderr.write(`wa-lake replay: no capture at ${capture}; nothing was read and no outbox was opened\n`);
+      // Checked before the outbox is opened: a typo, a data folder or a pipe must not leave an empty outbox behind.
+      const unreadable = await describeUnreadableCapture(capture);
+      if (unreadable !== null) {
+        process.stderr.write(`wa-lake replay: ${unreadable}; nothing was read and no outbox was opened\n`);
         process.exitCode = 1;
         return;
       }

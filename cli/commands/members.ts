@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   findUnseenParticipants,
@@ -9,11 +8,14 @@ import {
   type WrittenMemberLink,
 } from '../../lake/index.js';
 import { countNoun } from '../count-noun.js';
-import { toFileAccessError } from '../file-access-error.js';
+import { readRegularTextFile } from '../read-regular-text-file.js';
 import { LinksCsvError, parseLinksCsv } from '../report/parse-links-csv.js';
 import { toTerminalText } from '../terminal-text.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
+
+/** Largest member-links CSV read: a line per member of a community is far below it; a wrong file is refused. */
+const MAX_MEMBERS_CSV_BYTES = 64 * 1024 * 1024;
 
 /**
  * Registers `wa-lake members link|unlink|list|import` (architecture.md §13): the table that maps
@@ -75,9 +77,7 @@ export function registerMembersCommands(program: Command): void {
     .command('import <csv>')
     .description('link every row of a CSV file with the columns participant_id,member_id[,name] (header required)')
     .action(async (file: string) => {
-      const text = await readFile(file, 'utf8').catch((err: unknown) => {
-        throw toFileAccessError(err, 'read the CSV file', file);
-      });
+      const text = await readRegularTextFile(file, 'the CSV file', MAX_MEMBERS_CSV_BYTES);
       let links: ReturnType<typeof parseLinksCsv>;
       try {
         links = parseLinksCsv(text);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
+import { isLoopbackHost } from '../../common/loopback-host.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { stampControlSignal } from '../../common/control-signal-stamp.js';
 import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
@@ -40,6 +41,32 @@ export class MissingSendApiKeyError extends Error {
   constructor(detail: string) {
     super(`${detail}: set SEND_API_KEY or pass --api-key-file <path> (a key on the command line would show in ps)`);
   }
+}
+
+/**
+ * Thrown when `wa-lake send` would send the API key over plain HTTP to a host other than this machine without
+ * `--insecure`: anyone on the path could read the key and send as its holder (ADR 0014 decision 5).
+ */
+export class PlaintextApiKeyError extends Error {
+  override readonly name = 'PlaintextApiKeyError';
+  constructor(readonly origin: string) {
+    super(
+      `refusing to send the API key to ${origin} over plain http: it would travel unencrypted to another machine; ` +
+        'use an https:// URL, or pass --insecure to send it anyway'
+    );
+  }
+}
+
+/**
+ * Allows the key over plain HTTP only to this machine (loopback), or with `--insecure` after a warning on stderr.
+ * @throws PlaintextApiKeyError for `http:` to another host without `isInsecureAllowed`.
+ */
+function checkKeyTransport(baseUrl: URL, isInsecureAllowed: boolean): void {
+  if (baseUrl.protocol !== 'http:' || isLoopbackHost(baseUrl.hostname)) return;
+  if (!isInsecureAllowed) throw new PlaintextApiKeyError(baseUrl.origin);
+  process.stderr.write(
+    `wa-lake send: warning: the API key travels unencrypted to ${baseUrl.origin} (plain http, --insecure)\n`
+  );
 }
 
 /**
@@ -100,6 +127,7 @@ export function registerSendCommands(program: Command): void {
       'send API base URL (default: SEND_API_URL, which wa-lake dev prints, else http://127.0.0.1:8080)',
       asOptionParser(parseHttpUrl)
     )
+    .option('--insecure', 'allow a plain http:// URL to another machine (the API key then travels unencrypted)')
     .action(
       async (options: {
         to: string;
@@ -109,8 +137,10 @@ export function registerSendCommands(program: Command): void {
         deliverBy?: string;
         idempotencyKey?: string;
         url?: URL;
+        insecure?: boolean;
       }) => {
         const baseUrl = options.url ?? parseHttpUrl(process.env['SEND_API_URL'] ?? 'http://127.0.0.1:8080');
+        checkKeyTransport(baseUrl, options.insecure === true);
         const response = await fetch(new URL('/api/v1/messages', baseUrl), {
           method: 'POST',
           headers: {
@@ -128,6 +158,10 @@ export function registerSendCommands(program: Command): void {
         const body = await response.text();
         if (!response.ok) throw new SendRequestRefusedError(response.status, body, baseUrl.origin);
         printLine(body);
+        // ADR 0030: a replay answers like the first request; only this header tells the two apart.
+        if (response.headers.get('idempotent-replayed') === 'true') {
+          process.stderr.write('wa-lake send: this Idempotency-Key was accepted before; nothing new was sent\n');
+        }
       }
     );
 

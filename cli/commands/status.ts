@@ -28,12 +28,20 @@ interface StatusReport {
     /** False when no process with `pid` exists here: the collector ended without recording a stop. */
     pidAlive: boolean;
   } | null;
-  outbox: { pending: number; started: number; dead: number; oldestPendingAgeMs: number | null } | null;
+  /** `pendingHistory`: of `pending`, rows of history pushes (`source` `history` or `on_demand`). */
+  outbox: {
+    pending: number;
+    started: number;
+    dead: number;
+    oldestPendingAgeMs: number | null;
+    pendingHistory: number;
+  } | null;
   /**
    * The collector's last history import (ADR 0016), as its status file has it: rate of kept events since the first
    * push, WhatsApp's percentage and the ETA it gives; null before the first push of this collector run.
+   * `isHandedOver`: WhatsApp sent it all (`isDone`) and no history event waits in the outbox any more.
    */
-  historyImport: (HistoryImportStatus & { updatedAgeMs: number }) | null;
+  historyImport: (HistoryImportStatus & { updatedAgeMs: number; isHandedOver: boolean }) | null;
   /**
    * Rows the outbox handed to Temporal per second between the collector's last two beats, and how long the pending
    * ones take at that rate (null: no rate yet, or nothing drains).
@@ -91,6 +99,7 @@ export function registerStatusCommand(program: Command): void {
         process.exitCode = isHealthy ? 0 : 1;
         return;
       }
+      const outbox = readOutbox(config.OUTBOX_PATH, now);
       const report: StatusReport = {
         session: status
           ? {
@@ -103,9 +112,13 @@ export function registerStatusCommand(program: Command): void {
               pidAlive,
             }
           : null,
-        outbox: readOutbox(config.OUTBOX_PATH, now),
+        outbox,
         historyImport: status?.historyImport
-          ? { ...status.historyImport, updatedAgeMs: now - Date.parse(status.historyImport.updatedAt) }
+          ? {
+              ...status.historyImport,
+              updatedAgeMs: now - Date.parse(status.historyImport.updatedAt),
+              isHandedOver: status.historyImport.isDone && (outbox?.pendingHistory ?? 0) === 0,
+            }
           : null,
         delivery: null,
         deadLetters: await readDeadLetters(config),
@@ -136,7 +149,11 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
   const outbox = OutboxStore.open({ path });
   try {
     const oldest = outbox.oldestPendingCreatedAt();
-    return { ...outbox.countByState(), oldestPendingAgeMs: oldest === null ? null : now - oldest };
+    return {
+      ...outbox.countByState(),
+      oldestPendingAgeMs: oldest === null ? null : now - oldest,
+      pendingHistory: outbox.countPendingHistory(),
+    };
   } finally {
     outbox.close();
   }
@@ -174,18 +191,31 @@ const count = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * The `history` line of `wa-lake status` (ADR 0016): a running import with WhatsApp's percentage, the events kept,
- * their rate and the ETA; a finished one with its totals; or that none ran since the collector started.
+ * their rate and the ETA; one WhatsApp finished sending that is still in progress while history events wait in the
+ * outbox (`pendingHistory`), with their count; a finished one with its totals; or that none ran since the collector
+ * started.
  */
-export function describeHistoryImport(history: StatusReport['historyImport']): string {
-  if (history === null) return 'history      : no history import since the collector started';
+export function describeHistoryImport(
+  history: (HistoryImportStatus & { updatedAgeMs: number }) | null,
+  pendingHistory = 0
+): string {
+  const queued = `${count(pendingHistory)} history ${pendingHistory === 1 ? 'event' : 'events'} still queued in the outbox (not yet handed to Temporal)`;
+  if (history === null) {
+    const none = 'history      : no history import since the collector started';
+    return pendingHistory > 0 ? `${none}; ${queued}` : none;
+  }
   const kind = history.syncType === null ? 'import' : `${history.syncType} import`;
   const rate = history.itemsPerSecond === null ? '' : ` at ${count(history.itemsPerSecond)}/s`;
   const kept = `${count(history.items)} events kept in ${count(history.pushes)} ${history.pushes === 1 ? 'push' : 'pushes'}${rate}`;
-  if (history.isDone) return `history      : ${kind} done at ${history.updatedAt}: ${kept}`;
+  if (history.isDone && pendingHistory === 0) return `history      : ${kind} done at ${history.updatedAt}: ${kept}`;
+  if (history.isDone) {
+    return `history      : ${kind} in progress: WhatsApp sent all of it (100 % at ${history.updatedAt}), ${kept}; ${queued}`;
+  }
   const percent =
     history.percent === null ? 'no percentage from WhatsApp' : `${String(history.percent)} % per WhatsApp`;
   const eta = history.etaMs === null ? 'ETA unknown' : `ETA ${formatAge(history.etaMs)}`;
-  return `history      : ${kind} running, ${percent}, ${kept}, ${eta} (last push ${formatAge(history.updatedAgeMs)} ago)`;
+  const waiting = pendingHistory > 0 ? `; ${queued}` : '';
+  return `history      : ${kind} running, ${percent}, ${kept}, ${eta} (last push ${formatAge(history.updatedAgeMs)} ago)${waiting}`;
 }
 
 function printReport(report: StatusReport, outboxPath: string, temporalAddress: string): void {
@@ -204,7 +234,7 @@ function printReport(report: StatusReport, outboxPath: string, temporalAddress: 
           ? `${count(outbox.pending)} pending, not draining`
           : `${count(outbox.pending)} pending, ETA ${formatAge(drain.pendingEtaMs)}`)
     );
-  printLine(describeHistoryImport(report.historyImport));
+  printLine(describeHistoryImport(report.historyImport, outbox?.pendingHistory ?? 0));
   const dlq = report.deadLetters;
   printLine(
     'open' in dlq

@@ -21,7 +21,7 @@ export class DemoApiClient {
     private readonly linkUrl: string
   ) {}
 
-  /** Requests one planned message. @throws when the API does not answer 202. */
+  /** Requests one planned message. @throws when the API does not answer a first 202 (not a replay). */
   async request(plan: PlannedMessage, index: number): Promise<Accepted> {
     const body = JSON.stringify({
       to: plan.to,
@@ -33,8 +33,8 @@ export class DemoApiClient {
       metadata: { demo: true },
     });
     const idempotencyKey = randomUUID();
-    const { status, json } = await this.post(body, idempotencyKey);
-    if (status !== 202 || typeof json['id'] !== 'string') {
+    const { status, json, isReplayed } = await this.post(body, idempotencyKey);
+    if (status !== 202 || isReplayed || typeof json['id'] !== 'string') {
       throw new Error(`demo-send: POST /api/v1/messages answered ${status}: ${JSON.stringify(json)}`);
     }
     this.accepted += 1;
@@ -42,13 +42,16 @@ export class DemoApiClient {
     return { id: json['id'], plan };
   }
 
-  /** Sends a request again with the same Idempotency-Key and body. @returns true when answered 200 with the same id. */
+  /**
+   * Sends a request again with the same Idempotency-Key and body. @returns true when answered with the first
+   * answer again (202, same id, status `queued`) marked `Idempotent-Replayed: true` (ADR 0030).
+   */
   async replay(id: string): Promise<boolean> {
     const original = this.sentBodies.get(id);
     if (!original) return false;
     this.replays += 1;
-    const { status, json } = await this.post(original.body, original.idempotencyKey);
-    return status === 200 && json['id'] === id;
+    const { status, json, isReplayed } = await this.post(original.body, original.idempotencyKey);
+    return status === 202 && isReplayed && json['id'] === id && json['status'] === 'queued';
   }
 
   /**
@@ -65,13 +68,20 @@ export class DemoApiClient {
     return { status: response.status, code: typeof json['code'] === 'string' ? json['code'] : '' };
   }
 
-  private async post(body: string, idempotencyKey: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  private async post(
+    body: string,
+    idempotencyKey: string
+  ): Promise<{ status: number; json: Record<string, unknown>; isReplayed: boolean }> {
     this.requested += 1;
     const response = await fetch(`${this.baseUrl}/api/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': this.apiKey, 'idempotency-key': idempotencyKey },
       body,
     });
-    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    return {
+      status: response.status,
+      json: (await response.json()) as Record<string, unknown>,
+      isReplayed: response.headers.get('idempotent-replayed') === 'true',
+    };
   }
 }

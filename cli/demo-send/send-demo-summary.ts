@@ -21,7 +21,7 @@ export interface ObservedMessage {
 export interface SendDemoSummary {
   requested: number;
   accepted: number;
-  /** Same Idempotency-Key and body sent again: answered 200 with the first id, nothing new sent. */
+  /** Same Idempotency-Key and body sent again: the first 202 again (`Idempotent-Replayed: true`), nothing new sent. */
   idempotentReplays: number;
   dispatched: number;
   /** Messages still `dispatched` at the end (their ACK never came): never re-sent. */
@@ -141,25 +141,59 @@ export function summarizeSendDemo(input: {
   return { ...summary, ok };
 }
 
+/**
+ * Rows of `label : value` with every colon in one column (the widest label sets it), indented by `indent`.
+ * Values are never padded, so no line ends in spaces.
+ */
+export function alignLabelColumn(rows: ReadonlyArray<readonly [string, string]>, indent: string): string[] {
+  const width = Math.max(0, ...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${indent}${label.padEnd(width)} : ${value}`);
+}
+
+/** One line per message: label, state and reason in columns as wide as their widest entry. */
+function messageLines(messages: readonly ObservedMessage[]): string[] {
+  const labelWidth = Math.max(0, ...messages.map((m) => m.label.length));
+  const stateWidth = Math.max(0, ...messages.map((m) => m.state.length));
+  return messages.map((m) => {
+    const reason = m.reasonCode ? ` (${m.reasonCode})` : '';
+    const mismatch = m.state === m.expected ? '' : `  ≠ expected ${m.expected}`;
+    return `    ${m.label.padEnd(labelWidth)}  ${m.state.padEnd(stateWidth)}${reason}${mismatch}`.trimEnd();
+  });
+}
+
 /** The human part of the output (before the JSON line), one string with a trailing newline. */
 export function formatSendDemoSummary(summary: SendDemoSummary, messages: readonly ObservedMessage[]): string {
+  const s = summary;
   const lines = [
     'wa-lake demo-send — the whole send path against a simulated WhatsApp (no network)',
-    `  requests            : ${summary.requested} accepted (202) ${summary.accepted} · idempotent replays (200) ${summary.idempotentReplays}`,
-    `  reached             : dispatched ${summary.dispatched} · sent ${summary.sent} · delivered ${summary.delivered} · read ${summary.read}`,
-    `  ended               : failed ${summary.failed} · expired ${summary.expired} · awaiting an ACK ${summary.awaitingAck}`,
-    `  on the wire         : ${summary.wireSends} sends · ${summary.distinctWireIds} distinct WhatsApp ids · same id re-sent ${summary.resentSameId}`,
-    `  duplicates on wire  : ${summary.duplicatesOnWire} · unexpected sends ${summary.unexpectedWireSends}`,
-    `  our ACKs in the lake: ${summary.ownAcksInLake}`,
-    `  send contract       : template sends ${summary.templateSends} · link previews ${summary.linkPreviews} of ${summary.linkSends} · test key to a stranger ${summary.testKeyRefusal.status} ${summary.testKeyRefusal.code} · past the daily quota ${summary.quotaRefusal.status} ${summary.quotaRefusal.code}`,
-    '  messages:',
-    ...messages.map(
-      (m) =>
-        `    ${m.label.padEnd(26)} ${m.state.padEnd(10)}${m.reasonCode ? ` (${m.reasonCode})` : ''}${m.state === m.expected ? '' : `  ≠ expected ${m.expected}`}`
+    ...alignLabelColumn(
+      [
+        [
+          'requests',
+          `${s.requested} · accepted (202) ${s.accepted} · idempotent replays (202, replayed) ${s.idempotentReplays}`,
+        ],
+        ['reached', `dispatched ${s.dispatched} · sent ${s.sent} · delivered ${s.delivered} · read ${s.read}`],
+        ['ended', `failed ${s.failed} · expired ${s.expired} · awaiting an ACK ${s.awaitingAck}`],
+        [
+          'on the wire',
+          `${s.wireSends} sends · ${s.distinctWireIds} distinct WhatsApp ids · same id re-sent ${s.resentSameId}`,
+        ],
+        ['duplicates on wire', `${s.duplicatesOnWire} · unexpected sends ${s.unexpectedWireSends}`],
+        ['our ACKs in the lake', `${s.ownAcksInLake}`],
+        [
+          'send contract',
+          `template sends ${s.templateSends} · link previews ${s.linkPreviews} of ${s.linkSends} · test key to a ` +
+            `stranger ${s.testKeyRefusal.status} ${s.testKeyRefusal.code} · past the daily quota ` +
+            `${s.quotaRefusal.status} ${s.quotaRefusal.code}`,
+        ],
+        ['messages', `${messages.length}`],
+      ],
+      '  '
     ),
-    summary.ok
-      ? `  OK: every accepted message ended as expected, none reached WhatsApp twice (${(summary.elapsedMs / 1000).toFixed(1)} s)`
-      : `  NOT OK: ${describeProblems(summary).join('; ')}`,
+    ...messageLines(messages),
+    s.ok
+      ? `  OK: every accepted message ended as expected, none reached WhatsApp twice (${(s.elapsedMs / 1000).toFixed(1)} s)`
+      : `  NOT OK: ${describeProblems(s).join('; ')}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,9 +1,14 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from '../../common/logger.js';
-import { type CollectorHandle, runCollector, loadCollectorConfig, type SocketFactory } from '../../collector/index.js';
+import {
+  type CollectorHandle,
+  describeUnreadableCapture,
+  runCollector,
+  loadCollectorConfig,
+  type SocketFactory,
+} from '../../collector/index.js';
 import { startEmbeddedPostgres } from '../../dev-stack/embedded-postgres.js';
 import { INGEST_PATH } from '../../common/ingest-body.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
@@ -22,11 +27,12 @@ import {
   loadOrCreateErasureKey,
   loadOrCreatePostgresPassword,
   loadOrCreateWebhookSecret,
+  dataDirLayout,
   prepareDataDir,
   type DataDirLayout,
   writeDevStackFile,
 } from './data-dir.js';
-import { assertPortsFree, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
+import { assertPortsFree, hasEarlierStack, lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
 
 /** How long one component may take to stop before the next one is stopped anyway, so Ctrl-C always finishes. */
 export const COMPONENT_STOP_TIMEOUT_MS = 15_000;
@@ -94,9 +100,14 @@ export interface LocalStack {
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const { env, logger } = options;
-  if (options.source.kind === 'replay' && !existsSync(options.source.path)) {
-    throw new Error(`capture not found: ${options.source.path}`);
+  if (options.source.kind === 'replay') {
+    const unreadable = await describeUnreadableCapture(options.source.path);
+    if (unreadable !== null) throw new Error(unreadable);
   }
+  // A refused start leaves the data folder as it found it: ports are checked before the folder is made, locked or
+  // written, unless a stack ran on it (its lock names a running one; a server a killed run left may be what holds
+  // the ports, stopped below under the lock).
+  if (!hasEarlierStack(dataDirLayout(options.dataDir), !env['DATABASE_URL'])) await assertStackPortsFree(options);
   const layout = prepareDataDir(options.dataDir);
   for (const change of layout.tightened)
     logger.warn(
@@ -216,7 +227,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-/** @throws PortInUseError naming the option of the first port asked for that another process holds. */
+/** @throws PortInUseError naming every port asked for that another process holds, with its option. */
 async function assertStackPortsFree(options: LocalStackOptions): Promise<void> {
   const { env } = options;
   await assertPortsFree([

@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { type BoundedLine, readBoundedLines } from './bounded-lines.js';
+import { listTrailFiles } from './capture-path.js';
 import { parseCaptureLine, type CaptureRecord } from './capture-line.js';
 
 /**
@@ -38,8 +39,6 @@ export interface ReadCaptureOptions {
 /** Longest capture line read by default: far above any event the outbox keeps, far below V8's longest string. */
 export const MAX_CAPTURE_LINE_BYTES = 128 * 1024 * 1024;
 
-const CAPTURE_FILE = /\.(json|jsonl|ndjson)$/i;
-
 interface LineSource {
   file: string;
   lines: AsyncIterator<BoundedLine>;
@@ -50,16 +49,15 @@ interface LineSource {
   headTimeMs: number;
 }
 
+/**
+ * The files to read: `path` itself when it is a regular file, the trail files of a folder.
+ * @throws Error when `path` is neither (a device or a pipe would never end or block the read).
+ */
 async function listFiles(path: string): Promise<string[]> {
   const info = await stat(path);
   if (info.isFile()) return [path];
-  const files: string[] = [];
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) files.push(...(await listFiles(child)));
-    else if (entry.isFile() && CAPTURE_FILE.test(entry.name)) files.push(child);
-  }
-  return files;
+  if (info.isDirectory()) return listTrailFiles(path);
+  throw new Error(`${path} is no regular file (a device, a pipe or a socket): give a capture file`);
 }
 
 /**
@@ -110,11 +108,11 @@ async function advance(source: LineSource, onLine: (bytes: number, isBlank: bool
 
 /**
  * Reads a capture: one file in our format or the first collector's NDJSON trail, or a folder of
- * such files (the trail's `logs/<event>/<date>.json` layout). Files of one date are merged in
+ * such files (the trail's `logs/<event>/<YYYY-MM-DD>.json` layout; no other file of a folder is read). Files of one date are merged in
  * timestamp order (each file is assumed ordered, as written); dates follow each other in name order.
  * Reports progress with an ETA from bytes read. Source: architecture.md §10.
  *
- * @throws the `fs` error when `path` does not exist or cannot be read.
+ * @throws the `fs` error when `path` does not exist or cannot be read; Error when it is no file and no folder.
  */
 export async function* readCapture(path: string, options: ReadCaptureOptions = {}): AsyncGenerator<CaptureItem> {
   const now = options.now ?? Date.now;

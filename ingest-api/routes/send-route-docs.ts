@@ -9,15 +9,23 @@ import {
   sendHeadersSchema,
   sendRequestBodySchema,
 } from '../send/send-api-schemas.js';
-import { PROBLEM_JSON } from '../problem-details.js';
+import type { IngestErrorCode } from '../errors.js';
+import { PROBLEM_JSON, problemType } from '../problem-details.js';
 
 /** The OpenAPI tag of the public send API; `@fastify/swagger` publishes tagged routes only. */
 export const PUBLIC_API_TAG = 'messages';
 
-const problem = (description: string): Record<string, unknown> => ({
-  description,
-  content: { [PROBLEM_JSON.split(';')[0] ?? PROBLEM_JSON]: { schema: openApiSchema(problemSchema) } },
-});
+/**
+ * An OpenAPI response of problem details (RFC 9457); `codes` are the problem types it may carry, each named with
+ * the URI its `type` holds, which `GET /api/v1/problems/<code>` answers (ADR 0030).
+ */
+export function problemResponse(description: string, codes: readonly IngestErrorCode[] = []): Record<string, unknown> {
+  const types = codes.map((code) => `[${code}](${problemType(code)})`).join(', ');
+  return {
+    description: codes.length === 0 ? description : `${description}. Problem types: ${types}`,
+    content: { [PROBLEM_JSON.split(';')[0] ?? PROBLEM_JSON]: { schema: openApiSchema(problemSchema) } },
+  };
+}
 const json = (description: string, schema: Record<string, unknown>): Record<string, unknown> => ({
   description,
   content: { 'application/json': { schema } },
@@ -39,20 +47,61 @@ export const postMessageRouteOptions: RouteShorthandOptions = {
     headers: openApiSchema(sendHeadersSchema),
     body: openApiSchema(sendRequestBodySchema),
     response: {
-      202: json('accepted and committed', openApiSchema(acceptedMessageSchema)),
-      200: json('idempotent replay: the message this Idempotency-Key created', openApiSchema(acceptedMessageSchema)),
-      400: problem('no valid Idempotency-Key, or malformed JSON'),
-      401: problem('x-api-key missing, unknown or revoked'),
-      403: problem('test key to a non-test recipient, or live key of an unapproved account'),
-      409: problem('a request with this Idempotency-Key is still being accepted'),
-      413: problem('body too large'),
-      415: problem('Content-Type is not application/json'),
-      422: problem('invalid body, template, recipient, deadline, or Idempotency-Key reuse'),
-      429: problem(
+      202: {
+        ...json(
+          'accepted and committed; or, with Idempotent-Replayed: true, the first answer to this Idempotency-Key ' +
+            'and body again (same status, same body; ADR 0030)',
+          openApiSchema(acceptedMessageSchema)
+        ),
+        headers: {
+          'idempotent-replayed': {
+            description: 'present (true) when this answer repeats the first answer to this Idempotency-Key',
+            type: 'string',
+            enum: ['true'],
+          },
+        },
+      },
+      400: problemResponse('no valid Idempotency-Key, or malformed JSON', [
+        'WA_ERR_MISSING_IDEMPOTENCY_KEY',
+        'WA_ERR_INVALID_JSON',
+      ]),
+      401: problemResponse('x-api-key missing, unknown or revoked', ['WA_ERR_BAD_API_KEY']),
+      403: problemResponse('test key to a non-test recipient, or live key of an unapproved account', [
+        'WA_ERR_NOT_A_TEST_RECIPIENT',
+        'WA_ERR_ACCOUNT_NOT_APPROVED',
+      ]),
+      409: problemResponse('a request with this Idempotency-Key is still being accepted, by any API process', [
+        'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT',
+      ]),
+      413: problemResponse('body too large', ['WA_ERR_BODY_TOO_LARGE']),
+      415: problemResponse('Content-Type is not application/json', ['WA_ERR_UNSUPPORTED_MEDIA_TYPE']),
+      422: problemResponse('invalid body, template, recipient, deadline, or Idempotency-Key reuse', [
+        'WA_ERR_IDEMPOTENCY_MISMATCH',
+        'WA_ERR_IDEMPOTENCY_KEY_EXPIRED',
+        'WA_ERR_INVALID_BODY',
+        'WA_ERR_UNKNOWN_FIELD',
+        'WA_ERR_UNKNOWN_CATEGORY',
+        'WA_ERR_TEXT_TOO_LONG',
+        'WA_ERR_UNREPRESENTABLE_JSON',
+        'WA_ERR_METADATA_TOO_LARGE',
+        'WA_ERR_DELIVER_BY_PASSED',
+        'WA_ERR_DELIVER_BY_TOO_FAR',
+        'WA_ERR_INVALID_RECIPIENT',
+        'WA_ERR_RECIPIENT_NOT_ALLOWED',
+        'WA_ERR_TEMPLATE_NOT_FOUND',
+        'WA_ERR_TEMPLATE_NOT_APPROVED',
+        'WA_ERR_TEMPLATE_VARIABLE_MISSING',
+        'WA_ERR_TEMPLATE_VARIABLE_UNKNOWN',
+      ]),
+      429: problemResponse(
         'the key’s daily or monthly quota is used up (Retry-After, RateLimit), the key sent too many requests, ' +
-          'or this address failed too many API-key checks (Retry-After)'
+          'or this address failed too many API-key checks (Retry-After)',
+        ['WA_ERR_QUOTA_EXCEEDED', 'WA_ERR_SEND_RATE_LIMITED', 'WA_ERR_TOO_MANY_AUTH_FAILURES']
       ),
-      503: problem('database unavailable (Retry-After)'),
+      503: problemResponse('database unavailable (Retry-After)', [
+        'WA_ERR_DATABASE_UNAVAILABLE',
+        'WA_ERR_DATABASE_BUSY',
+      ]),
     },
   },
 };
@@ -67,10 +116,15 @@ export const getMessageRouteOptions: RouteShorthandOptions = {
     params: openApiSchema(messageParamsSchema),
     response: {
       200: json('the message', openApiSchema(messageStatusSchema)),
-      401: problem('x-api-key missing, unknown or revoked'),
-      404: problem('no message with this id for this key'),
-      429: problem('this address failed too many API-key checks (Retry-After)'),
-      503: problem('database unavailable (Retry-After)'),
+      401: problemResponse('x-api-key missing, unknown or revoked', ['WA_ERR_BAD_API_KEY']),
+      404: problemResponse('no message with this id for this key', ['WA_ERR_MESSAGE_NOT_FOUND']),
+      429: problemResponse('this address failed too many API-key checks (Retry-After)', [
+        'WA_ERR_TOO_MANY_AUTH_FAILURES',
+      ]),
+      503: problemResponse('database unavailable (Retry-After)', [
+        'WA_ERR_DATABASE_UNAVAILABLE',
+        'WA_ERR_DATABASE_BUSY',
+      ]),
     },
   },
 };

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deriveWaMessageId } from '../../common/wa-message-id.js';
 import {
+  type IdempotencyClaim,
+  type IdempotencyClaims,
   normalizeRecipient,
   type OutboundMessage,
   type OutboundMessagesRepository,
@@ -11,7 +13,8 @@ import {
 } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
-import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from '../send/idempotency-key.js';
+import { parseIdempotencyKey } from '../send/idempotency-key.js';
+import { acceptedBody, answerReplay } from '../send/idempotent-replay.js';
 import { parseSendJson } from '../send/parse-send-json.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
 import { resolveMessageText } from '../send/resolve-message-text.js';
@@ -36,6 +39,8 @@ export interface SendRouteDeps {
   /** Checks and commits intents by group commit (one statement for concurrent requests). */
   intents: Pick<SendIntentBatchWriter, 'submit'>;
   messages: Pick<OutboundMessagesRepository, 'get'>;
+  /** The Idempotency-Key claims every API process of the lake sees (409 while one is held; ADR 0030). */
+  claims: Pick<IdempotencyClaims, 'claim' | 'release'>;
   /** Called after COMMIT of a new intent; must not throw or wait for Temporal. */
   onAccepted: (message: OutboundMessage) => void;
   /** Longest accepted text, in characters (`SEND_TEXT_MAX_CHARS`). */
@@ -64,30 +69,44 @@ function parseJson(request: FastifyRequest): unknown {
   return parseSendJson(raw.toString('utf8'));
 }
 
-function answerExisting(
-  reply: FastifyReply,
-  existing: { id: string; requestHash: string; state: string; createdAt: Date },
-  requestHash: string
-): FastifyReply {
-  if (Date.now() - existing.createdAt.getTime() > IDEMPOTENCY_KEY_TTL_MS) {
-    throw new IngestHttpError(
-      'WA_ERR_IDEMPOTENCY_KEY_EXPIRED',
-      'this Idempotency-Key was first used more than 24 hours ago; nothing was sent: use a new key'
-    );
+function inFlight(): IngestHttpError {
+  return new IngestHttpError(
+    'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT',
+    'a request with this Idempotency-Key is still being accepted; retry shortly with the same key and body'
+  );
+}
+
+/**
+ * Submits a candidate under its Idempotency-Key claim (ADR 0030): 409 when another request of any API process holds
+ * the claim. The accept statement releases the claim in the transaction that decides the request; when the
+ * statement never ran to its end, the claim is released here.
+ */
+async function submitClaimed(
+  deps: Pick<SendRouteDeps, 'claims' | 'intents'>,
+  candidate: SendIntentCandidate,
+  log: FastifyRequest['log']
+): Promise<Awaited<ReturnType<SendRouteDeps['intents']['submit']>>> {
+  const claim: IdempotencyClaim = {
+    apiKeyId: candidate.apiKeyId,
+    idempotencyKey: candidate.idempotencyKey,
+    token: candidate.id,
+  };
+  if (!(await deps.claims.claim(claim))) throw inFlight();
+  try {
+    return await deps.intents.submit(candidate);
+  } catch (err) {
+    // A claim left behind would answer 409 until its lease ends; a failed release leaves exactly that.
+    await deps.claims.release(claim).catch((releaseErr: unknown) => {
+      log.warn({ err: releaseErr }, 'idempotency claim not released');
+    });
+    throw err;
   }
-  if (existing.requestHash !== requestHash) {
-    throw new IngestHttpError(
-      'WA_ERR_IDEMPOTENCY_MISMATCH',
-      'this Idempotency-Key was already used with a different body'
-    );
-  }
-  return reply.code(200).header('idempotent-replayed', 'true').send({ id: existing.id, status: existing.state });
 }
 
 /**
  * The checks that need no database, in the order the API answers them: `Idempotency-Key` (400), body
  * (415/400/422). A passed deadline or a `to` that is no recipient is not thrown here but returned as
- * `rejection`: a replay of an accepted request must still answer 200, so the idempotency lookup comes first.
+ * `rejection`: a replay of an accepted request must still get its first answer, so the idempotency lookup comes first.
  */
 async function prepareCandidate(
   request: FastifyRequest,
@@ -161,8 +180,9 @@ function acceptedMessage(
 /**
  * Registers the send request API (architecture.md §12, ADR 0009):
  * - `POST /api/v1/messages` (`x-api-key`, `Idempotency-Key`, body `{to, text, category, deliver_by?,
- *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → replay of the same key: 200
- *   with the same id (same body) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
+ *   metadata?}`): 401 bad key → 400 no Idempotency-Key → 415/400/422 body → 409 while a request with the key is
+ *   being accepted by any API process (ADR 0030) → replay of the same key: the first answer again (202, same
+ *   body, `Idempotent-Replayed: true`) or 422 `WA_ERR_IDEMPOTENCY_MISMATCH` → 422 deadline passed → 422 bad or
  *   not-allowed recipient → 429 `WA_ERR_QUOTA_EXCEEDED` (key's daily/monthly quota, with `Retry-After` and
  *   RateLimit fields; ADR 0015) → commit → `202 {id, status: 'queued'}` (RateLimit fields when limited); the workflow start follows the answer.
  *   Everything after the body checks is one group-committed statement (`lake/send/send-intent-statement.ts`),
@@ -170,7 +190,6 @@ function acceptedMessage(
  * - `GET /api/v1/messages/:id`: the key's own message with every transition time; 404 otherwise.
  */
 export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): void {
-  const inFlight = new Set<string>();
   app.post(SEND_MESSAGES_PATH, postMessageRouteOptions, async (request, reply) => {
     const presentedKey = header(request, 'x-api-key');
     const apiKey = await deps.apiKeys.find(presentedKey);
@@ -186,26 +205,13 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
     }
     const { candidate, rejection } = prepared;
     // draft-ietf-httpapi-idempotency-key-header §2.7: a repeat while the first is still being accepted is 409.
-    const inFlightKey = `${candidate.apiKeyId}\u0000${candidate.idempotencyKey}`;
-    if (inFlight.has(inFlightKey)) {
-      throw new IngestHttpError(
-        'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT',
-        'a request with this Idempotency-Key is still being accepted; retry shortly'
-      );
-    }
-    inFlight.add(inFlightKey);
-    let outcome: Awaited<ReturnType<SendRouteDeps['intents']['submit']>>;
-    try {
-      outcome = await deps.intents.submit(candidate);
-    } finally {
-      inFlight.delete(inFlightKey);
-    }
+    const outcome = await submitClaimed(deps, candidate, request.log);
     switch (outcome.kind) {
       case 'key-revoked':
         deps.apiKeys.forget(presentedKey);
         throw badApiKey();
       case 'existing':
-        return answerExisting(reply, outcome, candidate.requestHash);
+        return answerReplay(reply, outcome, candidate.requestHash);
       case 'not-insertable':
         throw rejection ?? new Error('accept statement refused an insertable request');
       case 'not-allowed':
@@ -239,7 +245,7 @@ export function registerSendRoutes(app: FastifyInstance, deps: SendRouteDeps): v
         deps.metrics?.accepted.inc({ category: candidate.category });
         deps.onAccepted(acceptedMessage(candidate, outcome));
         if (outcome.usage) void reply.headers(quotaHeaders(outcome.usage, Date.now(), false));
-        return reply.code(202).send({ id: candidate.id, status: 'queued' });
+        return reply.code(202).send(acceptedBody(candidate.id));
       }
     }
   });

@@ -3,21 +3,22 @@ import { z } from 'zod';
 import { SEND_STARTS_PATH, type SendStartAnswer } from '../../common/send-transition-report.js';
 import type { OutboundMessagesRepository } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
-import { verifyInternalRequest, type InternalSignatureDeps } from './verify-internal-request.js';
+import { signedCallOf } from './signed-scope.js';
 
 const checkSchema = z.object({ message_id: z.uuid() });
 
 /**
  * Registers `POST /api/internal/send-starts`: a starting `sendMessage` asks where its message stands in the lake
- * (ADR 0026 §6), signed like the transition reports (`verifyInternalRequest`, ADR 0022). Answers 200 `{ state }`,
+ * (ADR 0026 §6), signed like the transition reports (checked by the internal signed scope, `internalSignedScope`,
+ * ADR 0022). Answers 200 `{ state }`,
  * null for a message the lake does not know; the workflow refuses to run when the state is past `queued`.
  */
 export function registerSendStartRoute(
   app: FastifyInstance,
-  deps: InternalSignatureDeps & { messages: Pick<OutboundMessagesRepository, 'get'> }
+  deps: { messages: Pick<OutboundMessagesRepository, 'get'> }
 ): void {
   app.post(SEND_STARTS_PATH, async (request, reply) => {
-    const { id: messageId, raw } = verifyInternalRequest(request, SEND_STARTS_PATH, deps);
+    const { id: messageId, raw } = signedCallOf(request);
     let check;
     try {
       check = checkSchema.parse(JSON.parse(raw.toString('utf8')));

@@ -13,7 +13,7 @@ import { SEND_STATES } from '../../workflows/send-contracts.js';
 import type { StatusWebhookTargets } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import { buildStatusWebhookRequest } from '../send/status-webhook-request.js';
-import { verifyInternalRequest, type InternalSignatureDeps } from './verify-internal-request.js';
+import { signedCallOf } from './signed-scope.js';
 
 const prepareSchema = z.object({
   message_id: z.uuid(),
@@ -27,12 +27,12 @@ const prepareSchema = z.object({
  * Registers `POST /api/internal/send-status-webhooks` (ADR 0011): the worker's
  * `postSendStatusWebhook` activity asks, per attempt, for the signed Standard Webhooks request of one
  * status change; the key's secret is opened here and never leaves this process. Signed with method, path and
- * time (`X-Event-Id` = message id; `verifyInternalRequest`, ADR 0022). Answers 200 {@link PreparedStatusWebhook}; `url: null` when the
+ * time (`X-Event-Id` = message id; checked by `internalSignedScope`, ADR 0022). Answers 200 {@link PreparedStatusWebhook}; `url: null` when the
  * key has no webhook. 401 bad signature, 422 malformed, 500 when the stored secret cannot be opened.
  */
 export function registerSendStatusWebhookRoute(
   app: FastifyInstance,
-  deps: InternalSignatureDeps & {
+  deps: {
     targets: Pick<StatusWebhookTargets, 'find' | 'recordOutcome'>;
     /** `PAYLOAD_ENCRYPTION_KEYS`, which open the sealed webhook secrets. */
     encryptionKeys: PayloadEncryptionKeys;
@@ -43,7 +43,7 @@ export function registerSendStatusWebhookRoute(
 ): void {
   registerOutcomeRoute(app, deps);
   app.post(SEND_STATUS_WEBHOOKS_PATH, async (request, reply) => {
-    const { id: messageId, raw } = verifyInternalRequest(request, SEND_STATUS_WEBHOOKS_PATH, deps);
+    const { id: messageId, raw } = signedCallOf(request);
     let change;
     try {
       change = prepareSchema.parse(JSON.parse(raw.toString('utf8')));
@@ -89,13 +89,14 @@ const outcomeSchema = z.object({
  */
 function registerOutcomeRoute(
   app: FastifyInstance,
-  deps: InternalSignatureDeps & {
+  deps: {
     targets: Pick<StatusWebhookTargets, 'recordOutcome'>;
     disableAfterMs?: number;
+    now?: () => number;
   }
 ): void {
   app.post(SEND_STATUS_WEBHOOK_OUTCOMES_PATH, async (request, reply) => {
-    const { id: messageId, raw } = verifyInternalRequest(request, SEND_STATUS_WEBHOOK_OUTCOMES_PATH, deps);
+    const { id: messageId, raw } = signedCallOf(request);
     let report;
     try {
       report = outcomeSchema.parse(JSON.parse(raw.toString('utf8')));

@@ -5,7 +5,7 @@ import { SEND_STATES } from '../../workflows/send-contracts.js';
 import type { OutboundMessagesRepository } from '../../lake/index.js';
 import type { SendMetrics } from '../send/send-metrics.js';
 import { IngestHttpError } from '../errors.js';
-import { verifyInternalRequest, type InternalSignatureDeps } from './verify-internal-request.js';
+import { signedCallOf } from './signed-scope.js';
 
 const reportSchema = z.object({
   message_id: z.uuid(),
@@ -17,18 +17,18 @@ const reportSchema = z.object({
 /**
  * Registers `POST /api/internal/send-transitions`: the `sendMessage` workflow's activity reports each
  * state it reaches, signed with method, path and time (`X-Event-Id` = message id, `X-Timestamp`, `X-Signature`;
- * `verifyInternalRequest`, ADR 0022), so the worker needs no database access. Answers 200
+ * checked by the internal signed scope, `internalSignedScope`, ADR 0022), so the worker needs no database access. Answers 200
  * `{changed}`; the row only moves forward (architecture.md §12: monotonic).
  */
 export function registerSendTransitionRoute(
   app: FastifyInstance,
-  deps: InternalSignatureDeps & {
+  deps: {
     messages: Pick<OutboundMessagesRepository, 'recordTransition'>;
     metrics?: SendMetrics | undefined;
   }
 ): void {
   app.post(SEND_TRANSITIONS_PATH, async (request, reply) => {
-    const { id: messageId, raw } = verifyInternalRequest(request, SEND_TRANSITIONS_PATH, deps);
+    const { id: messageId, raw } = signedCallOf(request);
     let report;
     try {
       report = reportSchema.parse(JSON.parse(raw.toString('utf8')));

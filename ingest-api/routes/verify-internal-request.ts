@@ -3,6 +3,10 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../common/ingest-body.js';
 import { TIMESTAMP_HEADER } from '../../common/internal-signature.js';
 import { IngestHttpError } from '../errors.js';
 import { checkInternalSignature } from '../signature.js';
+import type { SignedCall, SignedScope } from './signed-scope.js';
+
+/** The prefix of the internal endpoints the worker and the collector call (ADR 0022); all of it is signed. */
+export const INTERNAL_API_PREFIX = '/api/internal/';
 
 /** What the internal routes verify their callers with. */
 export interface InternalSignatureDeps {
@@ -26,11 +30,7 @@ function readHeader(request: FastifyRequest, name: string): string {
  * @throws IngestHttpError `WA_ERR_MISSING_SIGNATURE` (a header missing), `WA_ERR_BAD_SIGNATURE` (no secret
  *   signed this method, path, time and body), `WA_ERR_STALE_SIGNATURE` (authentic, outside the tolerance).
  */
-export function verifyInternalRequest(
-  request: FastifyRequest,
-  path: string,
-  deps: InternalSignatureDeps
-): { id: string; raw: Buffer } {
+export function verifyInternalRequest(request: FastifyRequest, path: string, deps: InternalSignatureDeps): SignedCall {
   const id = readHeader(request, EVENT_ID_HEADER);
   const timestamp = readHeader(request, TIMESTAMP_HEADER);
   const signature = readHeader(request, SIGNATURE_HEADER);
@@ -51,4 +51,9 @@ export function verifyInternalRequest(
     throw new IngestHttpError('WA_ERR_STALE_SIGNATURE', 'signed timestamp is outside the tolerance');
   }
   return { id, raw };
+}
+
+/** The signed scope of {@link INTERNAL_API_PREFIX}: every route there is checked by {@link verifyInternalRequest}. */
+export function internalSignedScope(deps: InternalSignatureDeps): SignedScope {
+  return { prefix: INTERNAL_API_PREFIX, verify: (request, path) => verifyInternalRequest(request, path, deps) };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SEND_CATEGORIES, SEND_STATES } from '../../workflows/send-contracts.js';
+import { INGEST_ERROR_CODES, type IngestErrorCode } from '../errors.js';
 import { IDEMPOTENCY_KEY_MAX_CHARS } from './idempotency-key.js';
 import { sendRequestBodySchema } from './send-request.js';
 
@@ -29,7 +30,9 @@ export const messageStatusSchema = z.object({
 
 /** RFC 9457 problem details with the API's extension members (`code`, `error`, `fields`). */
 export const problemSchema = z.object({
-  type: z.string(),
+  type: z
+    .string()
+    .describe('URI reference of the problem type, /api/v1/problems/<code>: GET it for a page about this problem'),
   title: z.string(),
   status: z.int(),
   detail: z.string(),
@@ -49,6 +52,13 @@ export const sendHeadersSchema = z.object({
 export const apiKeyHeaderSchema = sendHeadersSchema.pick({ 'x-api-key': true });
 export const messageParamsSchema = z.object({ id: z.uuid() });
 export { sendRequestBodySchema };
+
+/** `GET /api/v1/problems/{code}`: one of the API's error codes (ADR 0030). */
+export const problemParamsSchema = z.object({
+  code: z.enum(Object.keys(INGEST_ERROR_CODES) as [IngestErrorCode, ...IngestErrorCode[]]),
+});
+/** A problem type's page: Markdown text (RFC 7763). */
+export const problemPageSchema = z.string().describe('the problem type described in Markdown');
 
 /** The JSON Schema (2020-12) of a zod schema, without `$schema` (OpenAPI 3.1 embeds it). */
 export function openApiSchema(schema: z.ZodType): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Logger } from '../../common/logger.js';
+import { grpcCodeOf, isRowLevelStartFailure } from '../../common/workflow-start-failure.js';
 import {
   SEND_MESSAGE_WORKFLOW_TYPE,
   WA_SEND_STATE,
@@ -33,18 +34,6 @@ export interface SendWorkflowStarterOptions {
 
 /** Whether the starter reaches Temporal (`GET /readyz`); `reason` names the address and the likely cause. */
 export type TemporalReadiness = { readonly isReady: true } | { readonly isReady: false; readonly reason: string };
-
-/** gRPC codes that refuse one start, not the connection (a bad argument, a payload too large). */
-const ROW_LEVEL_GRPC_CODES = new Set([3 /* INVALID_ARGUMENT */, 8 /* RESOURCE_EXHAUSTED */]);
-
-function grpcCodeOf(err: unknown): number | undefined {
-  for (let e: unknown = err, depth = 0; e != null && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'number') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 /** The `sendMessage` input of a committed row (text travels in the input, architecture.md §12 retention). */
 export function toSendMessageInput(message: OutboundMessage): SendMessageInput {
@@ -147,8 +136,7 @@ export class SendWorkflowStarter {
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
         this.logger.warn({ err, messageId: message.id }, 'cannot start send workflow; the sweeper retries');
-        const code = grpcCodeOf(err);
-        if (code === undefined || !ROW_LEVEL_GRPC_CODES.has(code)) this.markUnreachable();
+        if (!isRowLevelStartFailure(grpcCodeOf(err))) this.markUnreachable();
         return false;
       }
     }

@@ -7,7 +7,7 @@ import {
 } from '../errors.js';
 import { inTransaction } from '../pool.js';
 import { readReportCoverage } from './coverage-queries.js';
-import type { EngagementReport, EngagementReportOptions } from './engagement-report.js';
+import { emptyEngagementReport, type EngagementReport, type EngagementReportOptions } from './engagement-report.js';
 import {
   compareTotals,
   previousPeriod,
@@ -135,7 +135,13 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
       await client.query(LOAD_DAYS_SQL, [options.groupJid, options.from, options.to, options.lurkerDays]);
       await client.query('ANALYZE report_days');
       const { tz, from, to } = await readReportRange(client, options);
-      const report = emptyReport(tz, options, from, to);
+      const report = emptyEngagementReport({
+        timeZone: tz,
+        groupJid: options.groupJid,
+        from,
+        to,
+        lurkerDays: options.lurkerDays,
+      });
       if (from === null || to === null) return report;
       await fillReport(client, report, { from, to, timeZone: tz, groupJid: options.groupJid }, options);
       return report;
@@ -252,34 +258,4 @@ async function fillReport(
   const coveredGroups = options.groupJid !== null ? [options.groupJid] : report.groups.map((group) => group.groupJid);
   report.coverage = await readReportCoverage(client, from, to, coveredGroups);
   report.totals = totals;
-}
-
-function emptyReport(
-  timeZone: string,
-  options: EngagementReportOptions,
-  from: string | null,
-  to: string | null
-): EngagementReport {
-  return {
-    timeZone,
-    groupJid: options.groupJid,
-    from,
-    to,
-    lurkerDays: options.lurkerDays,
-    totals: { messages: 0, activeMembers: 0, groups: 0, reactions: 0, joins: 0, leaves: 0 },
-    groups: [],
-    messagesPerDay: [],
-    activeMembers: [],
-    topMembers: [],
-    joinsLeaves: [],
-    cohorts: [],
-    lurkers: [],
-    exportDays: [],
-    previousPeriod: null,
-    totalsComparison: [],
-    levels: [],
-    newcomerFunnel: [],
-    activityHours: [],
-    coverage: { isRecorded: false, days: [] },
-  };
 }

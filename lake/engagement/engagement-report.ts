@@ -65,3 +65,30 @@ export interface EngagementReport {
   /** Messages per ISO weekday and local hour (docs/engagement.md "Hours"). */
   activityHours: ActivityHour[];
 }
+
+/**
+ * A report with nothing counted: zero totals, every list empty, no previous period, coverage not recorded; `head`
+ * names what it covers. The report query fills it in; a report's renderers are tested against it.
+ */
+export function emptyEngagementReport(
+  head: Pick<EngagementReport, 'timeZone' | 'groupJid' | 'from' | 'to' | 'lurkerDays'>
+): EngagementReport {
+  return {
+    ...head,
+    totals: { messages: 0, activeMembers: 0, groups: 0, reactions: 0, joins: 0, leaves: 0 },
+    groups: [],
+    messagesPerDay: [],
+    activeMembers: [],
+    topMembers: [],
+    joinsLeaves: [],
+    cohorts: [],
+    lurkers: [],
+    exportDays: [],
+    previousPeriod: null,
+    totalsComparison: [],
+    levels: [],
+    newcomerFunnel: [],
+    activityHours: [],
+    coverage: { isRecorded: false, days: [] },
+  };
+}

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isPnUser, phoneDigitsOfJid } from '../../common/whatsapp-jid.js';
-import { queryRows } from '../pool.js';
+import { inTransaction, queryRows } from '../pool.js';
 import { expandAliases } from './forget-participant.js';
 import { readExportEngagement } from './participant-export-engagement.js';
 import { readExportMessagesSent, readExportOptIns } from './participant-export-send-side.js';
@@ -51,48 +51,44 @@ export async function readParticipantExport(
   request: { identifier: string; readAs: ParticipantExport['request']['readAs']; jids: readonly string[] },
   now: Date
 ): Promise<ParticipantExport> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const jids = [...request.jids];
-    const links = await readMemberLinks(client, jids);
-    const messages = await readMessages(client, jids);
-    const result: ParticipantExport = {
-      schema: 'wa-lake/participant-export',
-      schemaVersion: PARTICIPANT_EXPORT_SCHEMA_VERSION,
-      generatedAt: now.toISOString(),
-      request: { identifier: request.identifier, readAs: request.readAs },
-      isFound: false,
-      identifiers: {
-        jids,
-        phoneNumbers: jids.flatMap((jid) => (isPnUser(jid) ? [`+${phoneDigitsOfJid(jid) ?? ''}`] : [])),
-        memberIds: [...new Set(links.map((link) => link.memberId))].sort(),
-      },
-      displayNames: messages.names,
-      memberLinks: links,
-      memberships: await readMemberships(client, jids),
-      messages: messages.messages,
-      reactionsGiven: await readReactions(client, jids),
-      exportedChatMessages: await readExportedChatMessages(client, jids),
-      engagement: await readExportEngagement(client, jids, now),
-      messagesSentToThem: await readExportMessagesSent(client, jids),
-      optIns: await readExportOptIns(client, jids),
-      notReached: [],
-    };
-    await client.query('COMMIT');
-    const { identifiers, ...data } = result;
-    result.isFound =
-      identifiers.memberIds.length > 0 ||
-      Object.values(data).some((value) => Array.isArray(value) && value.length > 0) ||
-      result.engagement.groups.length > 0 ||
-      (await queryRows(pool, 'SELECT 1 FROM whatsapp_participants WHERE id = ANY($1) LIMIT 1', [jids])).length > 0;
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  const jids = [...request.jids];
+  const result = await inTransaction(
+    pool,
+    async (client): Promise<ParticipantExport> => {
+      const links = await readMemberLinks(client, jids);
+      const messages = await readMessages(client, jids);
+      return {
+        schema: 'wa-lake/participant-export',
+        schemaVersion: PARTICIPANT_EXPORT_SCHEMA_VERSION,
+        generatedAt: now.toISOString(),
+        request: { identifier: request.identifier, readAs: request.readAs },
+        isFound: false,
+        identifiers: {
+          jids,
+          phoneNumbers: jids.flatMap((jid) => (isPnUser(jid) ? [`+${phoneDigitsOfJid(jid) ?? ''}`] : [])),
+          memberIds: [...new Set(links.map((link) => link.memberId))].sort(),
+        },
+        displayNames: messages.names,
+        memberLinks: links,
+        memberships: await readMemberships(client, jids),
+        messages: messages.messages,
+        reactionsGiven: await readReactions(client, jids),
+        exportedChatMessages: await readExportedChatMessages(client, jids),
+        engagement: await readExportEngagement(client, jids, now),
+        messagesSentToThem: await readExportMessagesSent(client, jids),
+        optIns: await readExportOptIns(client, jids),
+        notReached: [],
+      };
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'
+  );
+  const { identifiers, ...data } = result;
+  result.isFound =
+    identifiers.memberIds.length > 0 ||
+    Object.values(data).some((value) => Array.isArray(value) && value.length > 0) ||
+    result.engagement.groups.length > 0 ||
+    (await queryRows(pool, 'SELECT 1 FROM whatsapp_participants WHERE id = ANY($1) LIMIT 1', [jids])).length > 0;
+  return result;
 }
 
 async function readMemberLinks(client: pg.ClientBase, jids: string[]): Promise<ParticipantExport['memberLinks']> {

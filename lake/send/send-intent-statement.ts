@@ -69,7 +69,8 @@ export interface QuotaUsage {
 // index probe per request whatever it estimates for the JSON rows (as a plain join, the generic plan
 // scanned all of `outbound_messages`, so each request cost more as the table grew). Rows are inserted
 // in (key, idempotency key) order, so two batches that share an idempotency key lock its index entry in
-// the same order.
+// the same order. Each request's Idempotency-Key claim (`idempotency-claims.ts`, ADR 0030) is deleted in the
+// same transaction, whatever the outcome: once the decision is committed no claim is left to answer 409.
 const STATEMENT_NAME = 'wa_accept_send_intents';
 const STATEMENT_SQL = `
   WITH req AS (
@@ -113,6 +114,9 @@ const STATEMENT_SQL = `
   ), transition AS (
     INSERT INTO outbound_message_transitions (message_id, state, at)
     SELECT id, 'queued', created_at FROM inserted
+  ), released AS (
+    DELETE FROM send_idempotency_claims cl USING req
+     WHERE cl.api_key_id = req.k AND cl.idempotency_key = req.ik AND cl.token = req.i
   )
   SELECT c.o, c.account_id, c.is_key_active, c.environment, c.is_account_approved, c.existing_id, c.existing_hash, c.existing_state,
          c.existing_created_at, c.is_allowed,

@@ -84,7 +84,10 @@ class ChaosSendClient {
     private readonly onError: (line: string) => void
   ) {}
 
-  /** Sends until the API answers 202 or 200; a dropped connection, 5xx or 429 is retried with the same key. */
+  /**
+   * Sends until the API answers 202 (first answer or replay); a dropped connection, 5xx, 429 or 409 (the key is
+   * still being accepted, or claimed by an API process that was killed: ADR 0030) is retried with the same key.
+   */
   async send(request: PlannedRequest, giveUpAtMs: number): Promise<void> {
     while (Date.now() < giveUpAtMs) {
       let status = 0;
@@ -105,11 +108,11 @@ class ChaosSendClient {
       } catch {
         status = 0;
       }
-      if ((status === 202 || status === 200) && typeof json['id'] === 'string') {
+      if (status === 202 && typeof json['id'] === 'string') {
         this.acceptedIds.add(json['id']);
         return;
       }
-      if (status !== 0 && status < 500 && status !== 429) {
+      if (status !== 0 && status < 500 && status !== 429 && status !== 409) {
         this.errors += 1;
         this.onError(`request refused: ${status} ${JSON.stringify(json)}`);
         return;

@@ -1,6 +1,6 @@
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { createServer, type TLSSocket } from 'node:tls';
-import type { TestCertificates } from './test-certificates.js';
+import { serverTlsOptions, type TestCertificates } from './test-certificates.js';
 
 /** A TLS endpoint that requires a client certificate, in front of a plaintext Temporal frontend. */
 export interface MtlsProxy {
@@ -32,9 +32,7 @@ export async function startMtlsProxy(certificates: TestCertificates, upstream: s
   };
   const server = createServer(
     {
-      key: certificates.read(certificates.serverKeyPath),
-      cert: certificates.read(certificates.serverCertPath),
-      ca: certificates.read(certificates.caCertPath),
+      ...serverTlsOptions(certificates),
       requestCert: true,
       rejectUnauthorized: true,
       ALPNProtocols: ['h2'],

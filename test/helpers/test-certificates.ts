@@ -61,6 +61,18 @@ export function createTestCertificates(serverName = 'temporal.wa-lake.test'): Te
     `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:${serverName}\n`
   );
   issue(dir, 'client', 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n');
+  return testCertificatesIn(dir, serverName, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/**
+ * The certificates {@link createTestCertificates} wrote to `dir`, for another process that is handed the folder;
+ * `remove` is what removing them means there (default nothing: the folder's creator removes it).
+ */
+export function testCertificatesIn(
+  dir: string,
+  serverName: string,
+  remove: () => void = () => undefined
+): TestCertificates {
   return {
     dir,
     caCertPath: join(dir, 'ca.crt'),
@@ -70,6 +82,15 @@ export function createTestCertificates(serverName = 'temporal.wa-lake.test'): Te
     clientKeyPath: join(dir, 'client.key'),
     serverName,
     read: (path) => readFileSync(path),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove,
+  };
+}
+
+/** The TLS options of a server that presents the test server certificate and trusts only the test CA. */
+export function serverTlsOptions(certificates: TestCertificates): { key: Buffer; cert: Buffer; ca: Buffer } {
+  return {
+    key: certificates.read(certificates.serverKeyPath),
+    cert: certificates.read(certificates.serverCertPath),
+    ca: certificates.read(certificates.caCertPath),
   };
 }

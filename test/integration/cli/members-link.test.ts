@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 import { InvalidParticipantIdentifierError } from '../../../common/participant-identifier.js';
 import { InvalidMemberLinkError, linkMembers } from '../../../lake/index.js';
@@ -165,4 +169,40 @@ describe('wa-lake members unlink reads the participant as members link does', ()
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('participant must be a LID');
   }, 60_000);
+});
+
+// A file of NUL bytes is no CSV, /dev/zero never ends and a FIFO blocks: each is refused before it is read.
+describe('wa-lake members import refuses what is no text file', () => {
+  const fresh = useFreshLake();
+  const dir = mkdtempSync(join(tmpdir(), 'members-import-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const linkCount = async (): Promise<number> =>
+    (await fresh.lake.pool.query('SELECT 1 FROM whatsapp_member_links')).rowCount ?? 0;
+
+  it('refuses a CSV holding NUL bytes, imports nothing and exits 1', async () => {
+    const file = join(dir, 'links.csv');
+    writeFileSync(file, Buffer.concat([Buffer.from(`participant_id,member_id\n${LID},discord:1\n`), Buffer.alloc(64)]));
+    const run = await runCli(['members', 'import', file], { env: { DATABASE_URL: fresh.url } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`cannot read the CSV file ${file}: it holds NUL bytes, so it is no text file`);
+    expect(await linkCount()).toBe(0);
+  }, 60_000);
+
+  it.each([
+    ['/dev/zero', () => '/dev/zero'],
+    ['a FIFO', () => (execFileSync('mkfifo', [join(dir, 'links.fifo')]), join(dir, 'links.fifo'))],
+  ])(
+    'refuses %s at once, imports nothing and exits 1',
+    async (_kind, makePath) => {
+      const path = makePath();
+      const run = await runCli(['members', 'import', path], { env: { DATABASE_URL: fresh.url }, timeoutMs: 30_000 });
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `cannot read the CSV file ${path}: it is no regular file (a device, a pipe or a socket)`
+      );
+      expect(await linkCount()).toBe(0);
+    },
+    60_000
+  );
 });

@@ -1,16 +1,9 @@
-import { join } from 'node:path';
 import { proto } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCollector } from '../../../collector/run-collector.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
-import {
-  collectorConfigIn,
-  createRecordingAlertSink,
-  createRecordingLogger,
-  createTempDir,
-} from '../../helpers/collector-test-kit.js';
+import { startLiveCollector } from '../../helpers/live-collector.js';
+import { GROUP_A } from '../../helpers/socket-double.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -26,21 +19,13 @@ const message = (id: string, minutesAgo: number) => ({
 
 describe('wa-lake backfill through a live collector (ADR 0016)', () => {
   it('queues a backfill; the collector asks WhatsApp page by page and tells the lake what it filled', async () => {
-    const { dir, cleanup } = createTempDir('backfill');
-    cleanups.push(cleanup);
-    const env = { OUTBOX_PATH: join(dir, 'outbox.sqlite'), AUTH_DIR: join(dir, 'auth') };
-    const doubles = createDoubleFactory();
-    const collector = await runCollector({
-      config: collectorConfigIn(dir, { BACKFILL_REQUEST_INTERVAL_MS: '1000' }),
-      logger: createRecordingLogger().logger,
-      alertSink: createRecordingAlertSink().sink,
-      temporalClient: null,
-      source: { kind: 'live' },
-      socketFactory: doubles.factory,
+    const {
+      collector,
+      socket,
+      cliEnv: env,
+    } = await startLiveCollector(cleanups, 'backfill', {
+      BACKFILL_REQUEST_INTERVAL_MS: '1000',
     });
-    cleanups.push(() => collector.stop());
-    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
-    const socket = doubles.sockets[0]!;
     // The phone answers each request with the two messages before the key asked, as an ON_DEMAND push.
     const pages: Record<string, Array<Record<string, unknown>>> = {
       M0: [message('M1', 30), message('M2', 60)],
@@ -98,23 +83,12 @@ describe('wa-lake backfill through a live collector (ADR 0016)', () => {
 
 describe('gap backfill after a reconnect (ADR 0016)', () => {
   it('asks, on the reopened session, for the history before the first message after the gap, back to its start', async () => {
-    const { dir, cleanup } = createTempDir('gap-backfill');
-    cleanups.push(cleanup);
-    const doubles = createDoubleFactory();
-    const collector = await runCollector({
-      config: collectorConfigIn(dir, {
-        BACKFILL_REQUEST_INTERVAL_MS: '1000',
-        BACKFILL_AFTER_GAP_MS: '1',
-        SESSION_RECONNECT_BASE_DELAY_MS: '10',
-        SESSION_RECONNECT_MAX_DELAY_MS: '20',
-      }),
-      logger: createRecordingLogger().logger,
-      alertSink: createRecordingAlertSink().sink,
-      temporalClient: null,
-      source: { kind: 'live' },
-      socketFactory: doubles.factory,
+    const { collector, doubles } = await startLiveCollector(cleanups, 'gap-backfill', {
+      BACKFILL_REQUEST_INTERVAL_MS: '1000',
+      BACKFILL_AFTER_GAP_MS: '1',
+      SESSION_RECONNECT_BASE_DELAY_MS: '10',
+      SESSION_RECONNECT_MAX_DELAY_MS: '20',
     });
-    cleanups.push(() => collector.stop());
     const bodies = () =>
       collector.outbox
         .listDue(1000, Date.now() + 1)

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCollector } from '../../../collector/run-collector.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
-import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
-import {
-  collectorConfigIn,
-  createRecordingAlertSink,
-  createRecordingLogger,
-  createTempDir,
-} from '../../helpers/collector-test-kit.js';
+import { startLiveCollector } from '../../helpers/live-collector.js';
+import { GROUP_A } from '../../helpers/socket-double.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -22,20 +16,13 @@ const text = (id: string, seconds: number) => ({
 
 describe('a history push through a live collector (ADR 0016)', () => {
   it('keeps what arrived before a disconnect, and a resent chunk after the reconnect adds no row', async () => {
-    const { dir, cleanup } = createTempDir('history');
-    cleanups.push(cleanup);
-    const doubles = createDoubleFactory();
-    const collector = await runCollector({
-      config: collectorConfigIn(dir, { SESSION_RECONNECT_BASE_DELAY_MS: '10' }),
-      logger: createRecordingLogger().logger,
-      alertSink: createRecordingAlertSink().sink,
-      temporalClient: null,
-      source: { kind: 'live' },
-      socketFactory: doubles.factory,
+    const {
+      collector,
+      doubles,
+      socket: first,
+    } = await startLiveCollector(cleanups, 'history', {
+      SESSION_RECONNECT_BASE_DELAY_MS: '10',
     });
-    cleanups.push(() => collector.stop());
-    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
-    const first = doubles.sockets[0]!;
     const rows = () => collector.outbox.listDue(1000, Date.now() + 1);
     first.ev.emit('connection.update', { connection: 'open' });
     await vi.waitFor(() => expect(rows().some((row) => row.type === 'collector.session')).toBe(true));

@@ -1,18 +1,15 @@
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vi, afterEach, describe, expect, it } from 'vitest';
 import { readCollectorStatus } from '../../../collector/heartbeat.js';
-import { runCollector } from '../../../collector/run-collector.js';
+import { OutboxStore } from '../../../collector/outbox-store.js';
 import { historyPush } from '../../fixtures/collector/history-push.js';
 import { runCli } from '../../helpers/run-cli.js';
-import { createDoubleFactory, GROUP_A } from '../../helpers/socket-double.js';
-import {
-  collectorConfigIn,
-  createRecordingAlertSink,
-  createRecordingLogger,
-  createTempDir,
-} from '../../helpers/collector-test-kit.js';
+import { startLiveCollector } from '../../helpers/live-collector.js';
+import { GROUP_A } from '../../helpers/socket-double.js';
+import { createTempDir } from '../../helpers/collector-test-kit.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -26,26 +23,10 @@ interface StatusJson {
 
 describe('wa-lake status after the collector stops cleanly', () => {
   it('says stopped at once, not healthy until the heartbeat goes stale, and the healthcheck fails', async () => {
-    const { dir, cleanup } = createTempDir('status');
-    cleanups.push(cleanup);
-    const env = {
-      OUTBOX_PATH: join(dir, 'outbox.sqlite'),
-      AUTH_DIR: join(dir, 'auth'),
-      HEARTBEAT_INTERVAL_MS: '60000',
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-    };
-    const doubles = createDoubleFactory();
-    const collector = await runCollector({
-      config: collectorConfigIn(dir, env),
-      logger: createRecordingLogger().logger,
-      alertSink: createRecordingAlertSink().sink,
-      temporalClient: null,
-      source: { kind: 'live' },
-      socketFactory: doubles.factory,
-    });
-    cleanups.push(() => collector.stop());
-    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
-    doubles.sockets[0]!.ev.emit('connection.update', { connection: 'open' });
+    const extra = { HEARTBEAT_INTERVAL_MS: '60000', TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const { collector, socket, cliEnv } = await startLiveCollector(cleanups, 'status', extra);
+    const env = { ...cliEnv, ...extra };
+    socket.ev.emit('connection.update', { connection: 'open' });
     expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(0);
 
     await collector.stop();
@@ -91,26 +72,9 @@ describe('wa-lake status when the pid of the status file is gone', () => {
 
 describe('wa-lake status during a history import (ADR 0016)', () => {
   it('shows the import with WhatsApp’s percentage, the events kept, their rate and the ETA, as pushes arrive', async () => {
-    const { dir, cleanup } = createTempDir('status-history');
-    cleanups.push(cleanup);
-    const env = {
-      OUTBOX_PATH: join(dir, 'outbox.sqlite'),
-      AUTH_DIR: join(dir, 'auth'),
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-    };
-    const config = collectorConfigIn(dir, env);
-    const doubles = createDoubleFactory();
-    const collector = await runCollector({
-      config,
-      logger: createRecordingLogger().logger,
-      alertSink: createRecordingAlertSink().sink,
-      temporalClient: null,
-      source: { kind: 'live' },
-      socketFactory: doubles.factory,
-    });
-    cleanups.push(() => collector.stop());
-    await vi.waitFor(() => expect(doubles.sockets).toHaveLength(1));
-    const socket = doubles.sockets[0]!;
+    const extra = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const { config, socket, cliEnv } = await startLiveCollector(cleanups, 'status-history', extra);
+    const env = { ...cliEnv, ...extra };
     socket.ev.emit('connection.update', { connection: 'open' });
     const messages = ['H1', 'H2', 'H3'].map((id, index) => ({
       key: { remoteJid: GROUP_A, fromMe: false, id, participant: '100000000000001@lid' },
@@ -139,5 +103,70 @@ describe('wa-lake status during a history import (ADR 0016)', () => {
       historyImport: { items: number; percent: number; isDone: boolean; syncType: string };
     };
     expect(json.historyImport).toMatchObject({ items: 3, percent: 50, isDone: false, syncType: 'RECENT' });
+  }, 120_000);
+});
+
+// ADR 0016: WhatsApp's last push (100 %) ends its part; the import is over for the lake only once every history
+// event has left the outbox for Temporal.
+describe('wa-lake status while a finished history import is still queued in the outbox', () => {
+  it('says in progress with the queued count until the last history event is handed over, then done', async () => {
+    const { dir, cleanup } = createTempDir('status-history-queued');
+    cleanups.push(cleanup);
+    const env = { OUTBOX_PATH: join(dir, 'outbox.sqlite'), TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const now = new Date().toISOString();
+    const historyImport = {
+      percent: 100,
+      items: 3,
+      itemsPerSecond: 2,
+      etaMs: 0,
+      syncType: 'INITIAL_BOOTSTRAP',
+      pushes: 2,
+      startedAt: now,
+      updatedAt: now,
+      isDone: true,
+    };
+    const status = {
+      sessionState: 'open',
+      sessionStateSince: now,
+      pid: process.pid,
+      startedAt: now,
+      lastHeartbeatAt: now,
+      stoppedAt: null,
+      historyImport,
+    };
+    writeFileSync(join(dir, 'collector-status.json'), JSON.stringify(status));
+    const row = (source: string | undefined) => ({
+      eventId: randomUUID(),
+      type: 'messages.upsert',
+      chatJid: GROUP_A,
+      body: JSON.stringify({ type: 'messages.upsert', chat_jid: GROUP_A, payload: {}, captured_at: now, source }),
+    });
+    const history = [row('history'), row('history'), row('on_demand')];
+    const outbox = OutboxStore.open({ path: env.OUTBOX_PATH });
+    try {
+      outbox.enqueueBatch([...history, row(undefined)], Date.now());
+
+      const text = await runCli(['status'], { env });
+      expect(text.stdout).toContain(
+        'history      : INITIAL_BOOTSTRAP import in progress: WhatsApp sent all of it (100 %'
+      );
+      expect(text.stdout).toContain('3 history events still queued in the outbox (not yet handed to Temporal)');
+      expect(text.stdout).not.toContain('import done');
+      const json = JSON.parse((await runCli(['status', '--json'], { env })).stdout) as {
+        outbox: { pendingHistory: number };
+        historyImport: { isDone: boolean; isHandedOver: boolean };
+      };
+      expect(json.outbox.pendingHistory).toBe(3);
+      expect(json.historyImport).toMatchObject({ isDone: true, isHandedOver: false });
+
+      outbox.markStarted(
+        history.map((event) => event.eventId),
+        Date.now()
+      );
+      const handedOver = await runCli(['status'], { env });
+      expect(handedOver.stdout).toContain(`history      : INITIAL_BOOTSTRAP import done at ${now}: 3 events kept`);
+    } finally {
+      outbox.close();
+    }
   }, 120_000);
 });

@@ -15,14 +15,15 @@ describe('deliverEvent', () => {
     const { taskQueue } = await testbed.startWorker(ingest);
     const input = newDeliverInput();
     const first = await testbed.executeDeliverEvent(taskQueue, input);
-    const second = await testbed.executeDeliverEvent(taskQueue, input, { workflowId: `${input.eventId}-again` });
+    const description = await testbed.env.client.workflow.getHandle(input.eventId).describe();
+    // A second delivery of the same event runs under the same id (an input is bound to its workflow id, ADR 0026).
+    const second = await testbed.executeDeliverEvent(taskQueue, input);
     expect(first).toEqual({ eventId: input.eventId, status: 201, outcome: 'stored' });
     expect(second).toEqual({ eventId: input.eventId, status: 200, outcome: 'duplicate' });
     expect(ingest.rows.get(input.eventId)).toBe(input.body);
     expect(
       ingest.requests.every((request) => request.isSignatureValid && request.contentType === 'application/json')
     ).toBe(true);
-    const description = await testbed.env.client.workflow.getHandle(input.eventId).describe();
     expect(description.typedSearchAttributes.get(WA_DELIVERY_STATE)).toBe('delivered');
     expect(description.typedSearchAttributes.get(WA_LAST_HTTP_STATUS)).toBe(201);
   });

@@ -79,7 +79,7 @@ describe('request guards of the ingest port (ADR 0014)', () => {
     // An error of the public API: RFC 9457 problem details with the code kept (ADR 0015).
     expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     expect(await response.json()).toMatchObject({
-      type: 'urn:wa-lake:problem:WA_ERR_TOO_MANY_AUTH_FAILURES',
+      type: '/api/v1/problems/WA_ERR_TOO_MANY_AUTH_FAILURES',
       status: 429,
       code: 'WA_ERR_TOO_MANY_AUTH_FAILURES',
     });

@@ -88,7 +88,8 @@ describe('forget and the deliveries it cannot reach', () => {
       { taskQueue }
     );
     harness.defer(() => worker.running.stop());
-    for (const handle of handles) expect(await handle.result()).toMatchObject({ outcome: 'stored' });
+    // A busy machine can time an attempt out after its commit; the retry then reads `duplicate`: stored once either way.
+    for (const handle of handles) expect(['stored', 'duplicate']).toContain((await handle.result()).outcome);
 
     const text = await dumpLakeText(fresh.lake.pool);
     for (const trace of traces) expect(text).not.toContain(trace);

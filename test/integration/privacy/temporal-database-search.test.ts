@@ -5,25 +5,19 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadCollectorConfig } from '../../../collector/config.js';
-import { startSessionSendSide, type SessionSendSide } from '../../../collector/send/session-send-worker.js';
-import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
-import { createDataConverter } from '../../../common/temporal-data-converter.js';
 import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
 import { generateApiKey } from '../../../lake/send/api-key.js';
-import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { deliverEvent } from '../../../workflows/index.js';
 import { sendStatusWebhookId, sendWorkflowId } from '../../../workflows/send-contracts.js';
-import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
-import { silentLogger } from '../../helpers/silent-logger.js';
+import { startSendStack, type SendStack } from '../../helpers/send-stack.js';
+import { postMessage, seedGroup, type SendTestServer } from '../../helpers/send-test-server.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {
   bundleWorkflows,
   TEST_PAYLOAD_ENCRYPTION_KEYS,
   TEST_SECRET,
-  testWorkerConfig,
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
 import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
@@ -36,9 +30,8 @@ const SELF = '100000000000081@lid';
 let dir: string;
 let temporal: DevTemporal;
 let bundle: WorkflowBundleWithSourceMap;
+let stack: SendStack;
 let server: SendTestServer;
-let worker: RunningWorker;
-let sendSide: SessionSendSide;
 let isTemporalClosed = false;
 const double = new WhatsAppSendDouble();
 const taskQueue = uniqueTaskQueue('db-search');
@@ -58,39 +51,20 @@ beforeAll(async () => {
     startDevTemporal({ dbFile: join(dir, 'temporal.sqlite') }),
     bundleWorkflows(),
   ]);
-  const env = {
-    TEMPORAL_ADDRESS: temporal.server.address,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
-  };
-  server = await startSendTestServer(inject('databaseUrl'), { env });
-  worker = await runWorker({
-    config: testWorkerConfig({
-      ...env,
-      WEBHOOK_URL: `${server.url}${INGEST_PATH}`,
-      // The customer's webhook of the test listens on 127.0.0.1.
-      SEND_WEBHOOK_ALLOW_HTTP: 'true',
-      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
-      HTTP_TIMEOUT_MS: '3000',
-    }),
-    logger: silentLogger(),
-    workflowBundle: bundle,
-  });
-  const collector = loadCollectorConfig({ ...env, OUTBOX_PATH: join(dir, 'outbox.sqlite') });
-  sendSide = startSessionSendSide({
+  stack = await startSendStack({
+    databaseUrl: inject('databaseUrl'),
+    temporal,
+    bundle,
+    taskQueue,
     accountId,
-    temporal: collector.temporal,
-    client: temporal.client,
-    dataConverter: createDataConverter(collector.PAYLOAD_ENCRYPTION_KEYS),
-    outboxPath: collector.OUTBOX_PATH,
-    getSocket: () => double,
-    logger: silentLogger(),
+    outboxDir: dir,
+    socket: double,
+    workerEnv: { HTTP_TIMEOUT_MS: '3000' },
   });
+  server = stack.server;
 });
 afterAll(async () => {
-  await sendSide?.stop();
-  await worker?.stop();
-  await server?.close();
+  await stack?.stop();
   if (!isTemporalClosed) await temporal?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -185,8 +159,8 @@ describe("the Temporal dev server's database after runs with the codec (ADR 0022
     for (const [index, entry] of TEST_PAYLOAD_ENCRYPTION_KEYS.split(',').entries()) {
       secrets.set(`encryption key ${index}`, entry.slice(entry.indexOf(':') + 1));
     }
-    await sendSide.stop();
-    await worker.stop();
+    await stack.sendSide.stop();
+    await stack.worker.stop();
     await temporal.close();
     isTemporalClosed = true;
 

@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { Client, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadCollectorConfig } from '../../../collector/config.js';
-import { startSessionSendSide, type SessionSendSide } from '../../../collector/send/session-send-worker.js';
 import type { Alert } from '../../../common/alert-sink.js';
-import { INGEST_PATH } from '../../../common/ingest-body.js';
 import { envPayloadEncryptionKeys } from '../../../common/payload-encryption-keys.js';
 import { generateWebhookSecret } from '../../../common/standard-webhook-signature.js';
-import { createDataConverter } from '../../../common/temporal-data-converter.js';
 import { deriveWaMessageId } from '../../../common/wa-message-id.js';
 import { sealWebhookSecret } from '../../../common/webhook-secret-box.js';
 import { generateApiKey } from '../../../lake/send/api-key.js';
 import { PAYLOAD_REFUSED_ALERT_KIND } from '../../../worker/refused-payload-alerter.js';
-import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import {
   DELIVER_EVENT_WORKFLOW_TYPE,
   FORGED_INPUT_FAILURE_TYPE,
@@ -30,14 +24,13 @@ import {
   type SendStatusDeliveryInput,
 } from '../../../workflows/send-contracts.js';
 import { Receiver } from '../../helpers/status-webhook-testbed.js';
-import { postMessage, seedGroup, startSendTestServer, type SendTestServer } from '../../helpers/send-test-server.js';
-import { silentLogger } from '../../helpers/silent-logger.js';
+import { startSendStack, type SendStack } from '../../helpers/send-stack.js';
+import { postMessage, seedGroup, type SendTestServer } from '../../helpers/send-test-server.js';
 import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.js';
 import {
   bundleWorkflows,
   sampleBody,
   TEST_PAYLOAD_ENCRYPTION_KEYS,
-  testWorkerConfig,
   uniqueTaskQueue,
 } from '../../helpers/temporal-env.js';
 import { createTempDir } from '../../helpers/collector-test-kit.js';
@@ -51,9 +44,8 @@ import { WhatsAppSendDouble } from '../../helpers/whatsapp-send-double.js';
 const SELF = '100000000000061@lid';
 let temporal: DevTemporal;
 let bundle: WorkflowBundleWithSourceMap;
+let stack: SendStack;
 let server: SendTestServer;
-let worker: RunningWorker;
-let sendSide: SessionSendSide;
 let receiver: Receiver;
 let receiverUrl: string;
 let forger: Client;
@@ -68,39 +60,20 @@ beforeAll(async () => {
   forger = new Client({ connection: temporal.client.connection, namespace: 'default' });
   receiver = new Receiver();
   receiverUrl = await receiver.start();
-  const env = {
-    TEMPORAL_ADDRESS: temporal.server.address,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    PAYLOAD_ENCRYPTION_KEYS: TEST_PAYLOAD_ENCRYPTION_KEYS,
-  };
-  server = await startSendTestServer(inject('databaseUrl'), { env });
-  worker = await runWorker({
-    config: testWorkerConfig({
-      ...env,
-      WEBHOOK_URL: `${server.url}${INGEST_PATH}`,
-      // The customer's webhook of the test listens on 127.0.0.1.
-      SEND_WEBHOOK_ALLOW_HTTP: 'true',
-      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
-    }),
-    logger: silentLogger(),
-    workflowBundle: bundle,
+  stack = await startSendStack({
+    databaseUrl: inject('databaseUrl'),
+    temporal,
+    bundle,
+    taskQueue,
+    accountId,
+    outboxDir: temp.dir,
+    socket: double,
     alertSink: { send: (alert) => Promise.resolve(alerts.push(alert) > 0) },
   });
-  const collector = loadCollectorConfig({ ...env, OUTBOX_PATH: join(temp.dir, 'outbox.sqlite') });
-  sendSide = startSessionSendSide({
-    accountId,
-    temporal: collector.temporal,
-    client: temporal.client,
-    dataConverter: createDataConverter(collector.PAYLOAD_ENCRYPTION_KEYS),
-    outboxPath: collector.OUTBOX_PATH,
-    getSocket: () => double,
-    logger: silentLogger(),
-  });
+  server = stack.server;
 });
 afterAll(async () => {
-  await sendSide?.stop();
-  await worker?.stop();
-  await server?.close();
+  await stack?.stop();
   await receiver?.close();
   await temporal?.close();
   temp.cleanup();

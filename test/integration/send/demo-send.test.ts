@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runSendDemo } from '../../../cli/demo-send/run-send-demo.js';
+import { formatSendDemoSummary } from '../../../cli/demo-send/send-demo-summary.js';
 import { createMigratedDatabase } from '../../helpers/lake-databases.js';
 
 describe('wa-lake demo-send', () => {
@@ -43,5 +44,17 @@ describe('wa-lake demo-send', () => {
     expect([summary.linkSends, summary.linkPreviews]).toEqual([1, 1]);
     expect(messages.find((m) => m.state === 'failed')?.reasonCode).toBe('not_on_whatsapp');
     expect(messages.find((m) => m.state === 'expired')?.reasonCode).toBe('deliver_by_passed');
+
+    // What the user reads: one column of colons for the figures, one column for the message states.
+    const lines = formatSendDemoSummary(summary, messages).split('\n');
+    const figures = lines.filter((line) => / : /.test(line));
+    expect(figures.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(figures.map((line) => line.indexOf(' : '))).size).toBe(1);
+    const stateColumns = messages.map((m) => {
+      const line = lines.find((candidate) => candidate.startsWith(`    ${m.label} `)) ?? '';
+      return line.indexOf(` ${m.state}`, 4 + m.label.length - 1);
+    });
+    expect(new Set(stateColumns).size).toBe(1);
+    expect(lines.filter((line) => line !== line.trimEnd())).toEqual([]);
   });
 });

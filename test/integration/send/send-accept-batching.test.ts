@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createTestApiKey,
   postMessage,
+  postMessageWithHeaders,
   seedGroup,
   startSendTestServer,
   type SendTestServer,
@@ -59,16 +60,21 @@ describe('POST /api/v1/messages with a cached key and group commit', () => {
       ...Array.from({ length: 12 }, () => body),
       ...Array.from({ length: 4 }, (_, i) => ({ ...body, text: `other ${i}` })),
     ];
-    const responses = await Promise.all(bodies.map((b) => postMessage(server.url, apiKey.key, b, idempotencyKey)));
-    const acceptedAt = responses.findIndex((r) => r.status === 202);
-    expect(responses.filter((r) => r.status === 202)).toHaveLength(1);
+    const responses = await Promise.all(
+      bodies.map((b) => postMessageWithHeaders(server.url, apiKey.key, b, idempotencyKey))
+    );
+    const isFirst = (r: (typeof responses)[number]): boolean =>
+      r.status === 202 && r.headers.get('idempotent-replayed') === null;
+    const acceptedAt = responses.findIndex(isFirst);
+    expect(responses.filter(isFirst)).toHaveLength(1);
     const winner = responses[acceptedAt]?.json['id'];
     const winnerText = bodies[acceptedAt]?.text;
-    // ADR 0015: a twin that arrives while the first is being accepted gets 409; a later one the replay.
+    // ADR 0030: a twin that arrives while the first is being accepted gets 409; a later one the first answer again.
     responses.forEach((r, i) => {
       if (i === acceptedAt) return;
       if (r.status === 409) expect(r.json['code']).toBe('WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT');
-      else if (bodies[i]?.text === winnerText) expect([r.status, r.json['id']]).toEqual([200, winner]);
+      else if (bodies[i]?.text === winnerText)
+        expect([r.status, r.json['id'], r.headers.get('idempotent-replayed')]).toEqual([202, winner, 'true']);
       else expect([r.status, r.json['code']]).toEqual([422, 'WA_ERR_IDEMPOTENCY_MISMATCH']);
     });
     expect(await countRows(idempotencyKey)).toBe(1);
@@ -99,7 +105,7 @@ describe('POST /api/v1/messages with a cached key and group commit', () => {
     }
   });
 
-  it('looks the Idempotency-Key up before the deadline: a replay after deliver_by passed answers 200 with the id', async () => {
+  it('looks the Idempotency-Key up before the deadline: a replay after deliver_by passed answers the first 202 again', async () => {
     const apiKey = await createTestApiKey(server.admin, { self: [SELF] });
     const idempotencyKey = randomUUID();
     const deliverBy = new Date(Date.now() + 3_000);
@@ -110,7 +116,7 @@ describe('POST /api/v1/messages with a cached key and group commit', () => {
     const replay = await postMessage(server.url, apiKey.key, body, idempotencyKey);
     const otherBody = await postMessage(server.url, apiKey.key, { ...body, text: 'changed' }, idempotencyKey);
     const fresh = await postMessage(server.url, apiKey.key, body);
-    expect(replay).toEqual({ status: 200, json: { id: first.json['id'], status: 'queued' } });
+    expect(replay).toEqual({ status: 202, json: first.json });
     expect([otherBody.status, otherBody.json['code']]).toEqual([422, 'WA_ERR_IDEMPOTENCY_MISMATCH']);
     expect([fresh.status, fresh.json['code']]).toEqual([422, 'WA_ERR_DELIVER_BY_PASSED']);
     expect(await countRows(idempotencyKey)).toBe(1);

@@ -30,8 +30,10 @@ function expectProblem(
   code: string
 ): void {
   expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+  // The draft's error scenarios: a link to the documentation, in the body (`type`) and as `Link` (ADR 0030).
+  expect(response.headers.get('link')).toBe(`</api/v1/problems/${code}>; rel="describedby"; type="text/markdown"`);
   expect(response.json).toMatchObject({
-    type: `urn:wa-lake:problem:${code}`,
+    type: `/api/v1/problems/${code}`,
     title: expect.any(String) as unknown,
     status,
     detail: expect.any(String) as unknown,
@@ -46,12 +48,11 @@ describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (ADR
     const quoted = await postMessageWithHeaders(server.url, apiKey.key, body('sf string'), `"${key}"`);
     const bare = await postMessageWithHeaders(server.url, apiKey.key, body('sf string'), key);
     expect(quoted.status).toBe(202);
-    expect(bare.status).toBe(200);
-    expect(bare.headers.get('idempotent-replayed')).toBe('true');
-    expect(bare.json['id']).toBe(quoted.json['id']);
+    expect(quoted.headers.get('idempotent-replayed')).toBeNull();
+    expect([bare.status, bare.json, bare.headers.get('idempotent-replayed')]).toEqual([202, quoted.json, 'true']);
     const escaped = await postMessageWithHeaders(server.url, apiKey.key, body('escaped'), `"${key}\\\\x"`);
     const escapedBare = await postMessageWithHeaders(server.url, apiKey.key, body('escaped'), `${key}\\x`);
-    expect([escaped.status, escapedBare.status, escapedBare.json['id']]).toEqual([202, 200, escaped.json['id']]);
+    expect([escaped.status, escapedBare.status, escapedBare.json]).toEqual([202, 202, escaped.json]);
     const { rows } = await server.pool.query(
       'SELECT idempotency_key FROM outbound_messages WHERE api_key_id = $1 AND idempotency_key LIKE $2 ORDER BY 1',
       [apiKey.id, `${key}%`]
@@ -96,7 +97,7 @@ describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (ADR
       blocker.release();
     }
     const after = await postMessageWithHeaders(server.url, limited.key, body('in flight'), key);
-    expect(after.status).toBe(200);
+    expect([after.status, after.headers.get('idempotent-replayed')]).toEqual([202, 'true']);
   });
 
   it('answers 422 to the same key with another body, and 422 expired to any reuse after 24 h (nothing sent)', async () => {
@@ -123,6 +124,69 @@ describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (ADR
   });
 });
 
+describe('a replay answers what the first request was answered (draft §2.6, ADR 0030)', () => {
+  it('repeats status 202 and the same body, marked Idempotent-Replayed, after the message moved on', async () => {
+    const key = randomUUID();
+    const first = await postMessageWithHeaders(server.url, apiKey.key, body('moves on'), key);
+    expect([first.status, first.json['status']]).toEqual([202, 'queued']);
+    await server.pool.query(`UPDATE outbound_messages SET state = 'sent' WHERE id = $1`, [first.json['id']]);
+    const replay = await postMessageWithHeaders(server.url, apiKey.key, body('moves on'), key);
+    expect([replay.status, replay.json, replay.headers.get('idempotent-replayed')]).toEqual([202, first.json, 'true']);
+    expect(replay.headers.get('content-type')).toBe(first.headers.get('content-type'));
+  });
+});
+
+describe('the Idempotency-Key claim in PostgreSQL (ADR 0030)', () => {
+  const claimOf = async (key: string): Promise<number> => {
+    const { rows } = await server.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM send_idempotency_claims WHERE api_key_id = $1 AND idempotency_key = $2',
+      [apiKey.id, key]
+    );
+    return rows[0]?.n ?? -1;
+  };
+
+  it('answers 409 while another process holds a live claim, and takes over a claim whose lease ended', async () => {
+    const key = randomUUID();
+    await server.pool.query(
+      `INSERT INTO send_idempotency_claims (api_key_id, idempotency_key, token, expires_at)
+       VALUES ($1, $2, $3, now() + interval '1 minute')`,
+      [apiKey.id, key, randomUUID()]
+    );
+    expectProblem(
+      await postMessageWithHeaders(server.url, apiKey.key, body('claimed elsewhere'), key),
+      409,
+      'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT'
+    );
+    await server.pool.query(
+      `UPDATE send_idempotency_claims SET expires_at = now() - interval '1 second'
+        WHERE api_key_id = $1 AND idempotency_key = $2`,
+      [apiKey.id, key]
+    );
+    const abandoned = randomUUID();
+    await server.pool.query(
+      `INSERT INTO send_idempotency_claims (api_key_id, idempotency_key, token, expires_at)
+       VALUES ($1, $2, $3, now() - interval '1 second')`,
+      [apiKey.id, abandoned, randomUUID()]
+    );
+    const taken = await postMessageWithHeaders(server.url, apiKey.key, body('claimed elsewhere'), key);
+    expect([taken.status, taken.headers.get('idempotent-replayed')]).toEqual([202, null]);
+    // Neither the taken-over claim nor the key's other lapsed one (a crashed process's) is left.
+    expect([await claimOf(key), await claimOf(abandoned)]).toEqual([0, 0]);
+  });
+
+  it('releases the claim when the request fails, so a retry with the same key is not refused as in flight', async () => {
+    const key = randomUUID();
+    const refused = await postMessageWithHeaders(server.url, apiKey.key, body('nul \u0000 byte'), key);
+    expectProblem(refused, 422, 'WA_ERR_UNSTORABLE_PAYLOAD');
+    expect(await claimOf(key)).toBe(0);
+    const retried = await postMessageWithHeaders(server.url, apiKey.key, body('clean'), key);
+    expect(retried.status).toBe(202);
+    const other = await postMessageWithHeaders(server.url, apiKey.key, { ...body('x'), to: 'nobody' }, key);
+    expectProblem(other, 422, 'WA_ERR_IDEMPOTENCY_MISMATCH');
+    expect(await claimOf(key)).toBe(0);
+  });
+});
+
 describe('Idempotency-Key scope (draft security considerations: a composite key per client)', () => {
   it('keeps one key per API key: another key of the same account with the same Idempotency-Key gets its own message', async () => {
     const other = await createTestApiKey(server.admin, { accountId: apiKey.accountId });
@@ -133,11 +197,31 @@ describe('Idempotency-Key scope (draft security considerations: a composite key 
     expect(theirs.json['id']).not.toBe(mine.json['id']);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     const replay = await postMessageWithHeaders(server.url, other.key, body('scoped'), key);
-    expect([replay.status, replay.json['id']]).toEqual([200, theirs.json['id']]);
+    expect([replay.status, replay.json]).toEqual([202, theirs.json]);
   });
 });
 
 describe('errors of the public API are RFC 9457 problem details (ADR 0015)', () => {
+  it('gives each problem type a URI the API answers with a readable page (ADR 0030)', async () => {
+    const missing = await postMessageWithHeaders(server.url, apiKey.key, body('no key'), null);
+    const pageUrl = new URL(String(missing.json['type']), `${server.url}/api/v1/messages`);
+    expect(pageUrl.href).toBe(`${server.url}/api/v1/problems/WA_ERR_MISSING_IDEMPOTENCY_KEY`);
+    const page = await fetch(pageUrl);
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/markdown; charset=utf-8']);
+    const text = await page.text();
+    expect(text).toContain(`# ${String(missing.json['title'])}`);
+    expect(text).toContain('- Status: 400');
+    expect(text).toContain('draft-ietf-httpapi-idempotency-key-header');
+    const index = await (await fetch(`${server.url}/api/v1/problems`)).text();
+    for (const code of [
+      'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT',
+      'WA_ERR_IDEMPOTENCY_MISMATCH',
+      'WA_ERR_IDEMPOTENCY_KEY_EXPIRED',
+    ]) {
+      expect(index).toContain(`(/api/v1/problems/${code})`);
+    }
+  });
+
   it('answers problem+json with the code kept as an extension member for each kind of error', async () => {
     expectProblem(await postMessageWithHeaders(server.url, 'wlk_unknown', body('x')), 401, 'WA_ERR_BAD_API_KEY');
     expectProblem(

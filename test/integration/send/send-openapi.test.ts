@@ -66,6 +66,8 @@ describe('GET /api/v1/openapi.json (ADR 0015)', () => {
       '/api/v1/messages',
       '/api/v1/messages/{id}',
       '/api/v1/openapi.json',
+      '/api/v1/problems',
+      '/api/v1/problems/{code}',
     ]);
     const body = document.paths['/api/v1/messages']?.['post']?.requestBody?.content['application/json']?.schema;
     expect(body).toEqual(openApiSchema(sendRequestBodySchema));
@@ -90,7 +92,8 @@ describe('GET /api/v1/openapi.json (ADR 0015)', () => {
     const replayKey = randomUUID();
     const accepted = await post(live.key, body, replayKey);
     expect(accepted.status).toBe(202);
-    expect((await post(live.key, body, replayKey)).status).toBe(200);
+    const replay = await post(live.key, body, replayKey);
+    expect([replay.status, replay.json]).toEqual([202, accepted.json]);
     expect((await post(live.key, body, '')).status).toBe(400);
     expect((await post('wlk_nobody', body)).status).toBe(401);
     expect((await post(testKey.key, body)).status).toBe(403);
@@ -110,6 +113,34 @@ describe('GET /api/v1/openapi.json (ADR 0015)', () => {
     ).toBe(true);
     expect(ajv.validate(requestBody ?? {}, { ...body, deliverBy: 'typo' })).toBe(false);
     expect((await callAndValidate('get', '/api/v1/openapi.json', '/api/v1/openapi.json')).status).toBe(200);
+  });
+
+  it('documents the replay header and links each error answer of the Idempotency-Key draft to its problem page', () => {
+    const responses = document.paths['/api/v1/messages']?.['post']?.responses ?? {};
+    expect(Object.keys(responses)).not.toContain('200');
+    expect(responses['202']).toMatchObject({ headers: { 'idempotent-replayed': { schema: { enum: ['true'] } } } });
+    const linked: Array<[string, string]> = [
+      ['400', 'WA_ERR_MISSING_IDEMPOTENCY_KEY'],
+      ['409', 'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT'],
+      ['422', 'WA_ERR_IDEMPOTENCY_MISMATCH'],
+      ['422', 'WA_ERR_IDEMPOTENCY_KEY_EXPIRED'],
+    ];
+    for (const [status, code] of linked) {
+      expect((responses[status] as { description?: string }).description).toContain(`(/api/v1/problems/${code})`);
+    }
+  });
+
+  it('serves the page of every problem type its documents link to, as Markdown, and 404 for an unknown one', async () => {
+    const page = document.paths['/api/v1/problems/{code}']?.['get'];
+    const markdownSchema = page?.responses['200']?.content?.['text/markdown']?.schema ?? {};
+    const response = await fetch(`${server.url}/api/v1/problems/WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT`);
+    expect(response.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    const text = await response.text();
+    expect(ajv.validate(markdownSchema, text)).toBe(true);
+    expect(text).toMatch(/^# Idempotency key in flight\n/);
+    expect(text).toContain('- Status: 409');
+    const unknown = await callAndValidate('get', '/api/v1/problems/{code}', '/api/v1/problems/WA_ERR_NOPE');
+    expect([unknown.status, unknown.json['type']]).toEqual([404, '/api/v1/problems/WA_ERR_NOT_FOUND']);
   });
 
   it('describes the answers that need a held lock or a large body: 409 in flight and 413', async () => {

@@ -71,14 +71,16 @@ describe('send quotas per API key (ADR 0015)', () => {
     expect(first.status).toBe(202);
     expect(first.headers.get('ratelimit')).toMatch(/^"daily";r=1;t=\d+$/);
     for (let i = 0; i < 3; i += 1) {
-      expect((await postMessageWithHeaders(server.url, apiKey.key, body, idempotencyKey)).status).toBe(200);
+      const replay = await postMessageWithHeaders(server.url, apiKey.key, body, idempotencyKey);
+      expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([202, 'true']);
     }
     const second = await postMessageWithHeaders(server.url, apiKey.key, { ...body, text: 'second' });
     expect(second.status).toBe(202);
     const third = await postMessageWithHeaders(server.url, apiKey.key, { ...body, text: 'third' });
     expect(third.status).toBe(429);
     // A replay of an accepted request is still answered after the quota is used up.
-    expect((await postMessageWithHeaders(server.url, apiKey.key, body, idempotencyKey)).status).toBe(200);
+    const late = await postMessageWithHeaders(server.url, apiKey.key, body, idempotencyKey);
+    expect([late.status, late.json, late.headers.get('idempotent-replayed')]).toEqual([202, first.json, 'true']);
     const { rows } = await server.pool.query<{ day_used: number }>(
       'SELECT day_used FROM send_api_key_usage WHERE api_key_id = $1',
       [apiKey.id]

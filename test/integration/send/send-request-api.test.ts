@@ -56,7 +56,7 @@ describe('POST /api/v1/messages (architecture.md §12)', () => {
     ]);
   });
 
-  it('answers 200 with the same id for the same key and body, 422 for the same key and another body', async () => {
+  it('answers the first 202 again (same id and body) for the same key and body, 422 for the same key and another body', async () => {
     const idempotencyKey = randomUUID();
     const body = { to: groupJid, text: 'once', category: 'marketing', metadata: { a: 1, b: 2 } };
     const first = await postMessage(server.url, apiKey.key, body, idempotencyKey);
@@ -64,7 +64,7 @@ describe('POST /api/v1/messages (architecture.md §12)', () => {
     const second = await postMessage(server.url, apiKey.key, reordered, idempotencyKey);
     const different = await postMessage(server.url, apiKey.key, { ...body, text: 'twice' }, idempotencyKey);
     expect(first.status).toBe(202);
-    expect(second).toEqual({ status: 200, json: { id: first.json['id'], status: 'queued' } });
+    expect(second).toEqual({ status: 202, json: first.json });
     expect(different.status).toBe(422);
     expect(different.json['code']).toBe('WA_ERR_IDEMPOTENCY_MISMATCH');
     const { rows } = await server.pool.query<{ n: number }>(

@@ -69,7 +69,10 @@ describe('wa-lake templates and {template, variables} sends (ADR 0015)', () => {
     // Rendered once: the accepted message keeps its text, and its replay still answers after the template changed.
     expect(await storedText(first.json['id'])).toBe('Code 1234, valid 5 min');
     expect((await cli(['templates', 'archive', 'otp-code'])).stdout).toMatch(/archived .* v1 .*\n.*archived .* v2/);
-    expect((await send('otp-code', { code: '1234', minutes: 5 }, idempotencyKey)).status).toBe(200);
+    expect(await send('otp-code', { code: '1234', minutes: 5 }, idempotencyKey)).toMatchObject({
+      status: 202,
+      json: first.json,
+    });
     const archived = await send('otp-code', { code: '1', minutes: 1 });
     expect([archived.status, archived.json['code']]).toEqual([422, 'WA_ERR_TEMPLATE_NOT_FOUND']);
     const listed = await cli(['templates', 'list']);

@@ -54,6 +54,8 @@ const YEAR_VOLUME = ['1765800000000_engagement-rollup-cache'];
 const ERASURE = ['1765810000000_erasure-tombstones'];
 // Kept in order after the released ones (ADR 0029).
 const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name', '1765820000001_analyst-messages-with-exports'];
+// The Idempotency-Key claims every ingest API process sees (ADR 0030).
+const IDEMPOTENCY_CLAIMS = ['1765830000000_send-idempotency-claims'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -66,6 +68,14 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17658000000'))).toEqual(YEAR_VOLUME);
     expect(names.filter((name) => name.startsWith('17658100000'))).toEqual(ERASURE);
     expect(names.filter((name) => name.startsWith('17658200000'))).toEqual(FRESH_USER_FIXES);
-    expect(names).toEqual([...RELEASED, ...ENGAGEMENT_QUESTIONS, ...YEAR_VOLUME, ...ERASURE, ...FRESH_USER_FIXES]);
+    expect(names.filter((name) => name.startsWith('17658300000'))).toEqual(IDEMPOTENCY_CLAIMS);
+    expect(names).toEqual([
+      ...RELEASED,
+      ...ENGAGEMENT_QUESTIONS,
+      ...YEAR_VOLUME,
+      ...ERASURE,
+      ...FRESH_USER_FIXES,
+      ...IDEMPOTENCY_CLAIMS,
+    ]);
   });
 });

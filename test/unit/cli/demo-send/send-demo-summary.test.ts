@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   countWireDuplicates,
+  formatSendDemoSummary,
   summarizeSendDemo,
   type ObservedMessage,
 } from '../../../../cli/demo-send/send-demo-summary.js';
@@ -93,5 +94,49 @@ describe('summarizeSendDemo', () => {
       wire: [send('3EB0A', 'hi'), { ...send('3EB0B', 'see http://127.0.0.1/p'), linkPreview: null }],
     });
     expect(without).toMatchObject({ linkPreviews: 0, ok: false });
+  });
+});
+
+describe('formatSendDemoSummary', () => {
+  const message = (label: string, state: ObservedMessage['state'], reasonCode: string | null = null) => ({
+    id: label,
+    label,
+    toJid: '5511900000001@s.whatsapp.net',
+    text: 'hi',
+    waMessageId: label,
+    state,
+    reasonCode,
+    expected: state,
+  });
+
+  it('puts every figure’s colon in one column and every message state in another, with no trailing spaces', () => {
+    const messages = [
+      message('group, acked', 'read'),
+      message('lost ACK, never', 'dispatched'),
+      message('template, rendered at accept', 'read'),
+      message('not on WhatsApp', 'failed', 'not_on_whatsapp'),
+    ];
+    const summary = summarizeSendDemo({
+      ownAcksInLake: 0,
+      requested: 4,
+      accepted: 4,
+      idempotentReplays: 1,
+      expectedReplays: 1,
+      elapsedMs: 1,
+      templateSends: 1,
+      linkSends: 0,
+      testKeyRefusal: { status: 403, code: 'WA_ERR_NOT_A_TEST_RECIPIENT' },
+      quotaRefusal: { status: 429, code: 'WA_ERR_QUOTA_EXCEEDED' },
+      messages,
+      wire: [],
+    });
+    const lines = formatSendDemoSummary(summary, messages).split('\n');
+    expect(lines).toContain('  our ACKs in the lake : 0');
+    expect(lines).toContain('  requests             : 4 · accepted (202) 4 · idempotent replays (202, replayed) 1');
+    expect(lines.filter((line) => line.includes(' : ')).map((line) => line.indexOf(' : '))).toEqual(Array(8).fill(22));
+    expect(lines).toContain('    template, rendered at accept  read');
+    expect(lines).toContain('    lost ACK, never               dispatched');
+    expect(lines).toContain('    not on WhatsApp               failed     (not_on_whatsapp)');
+    expect(lines.filter((line) => line !== line.trimEnd())).toEqual([]);
   });
 });

@@ -1,29 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { renderReportCharts } from '../../../../cli/report/render-charts.js';
 import type { EngagementReport } from '../../../../lake/index.js';
+import { emptyReport } from '../../../helpers/engagement-report.js';
 
-const report = (days: string[]): EngagementReport => ({
-  timeZone: 'America/Sao_Paulo',
-  groupJid: null,
-  from: days[0] ?? null,
-  to: days.at(-1) ?? null,
-  lurkerDays: 30,
-  totals: { messages: 9, activeMembers: 6, groups: 1, reactions: 2, joins: 1, leaves: 1 },
-  groups: [],
-  messagesPerDay: [],
-  activeMembers: days.map((day) => ({ day, dau: 6, wau: 6, mau: 6 })),
-  topMembers: [],
-  joinsLeaves: [],
-  cohorts: [],
-  lurkers: [],
-  exportDays: [],
-  previousPeriod: null,
-  totalsComparison: [],
-  levels: [],
-  newcomerFunnel: [],
-  activityHours: [],
-  coverage: { isRecorded: false, days: [] },
-});
+const report = (days: string[]): EngagementReport =>
+  emptyReport({
+    timeZone: 'America/Sao_Paulo',
+    from: days[0] ?? null,
+    to: days.at(-1) ?? null,
+    totals: { messages: 9, activeMembers: 6, groups: 1, reactions: 2, joins: 1, leaves: 1 },
+    activeMembers: days.map((day) => ({ day, dau: 6, wau: 6, mau: 6 })),
+  });
 
 /** The SVG of the DAU/WAU/MAU chart. */
 const activeMembersSvg = (days: string[]): string =>

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngagementReport } from '../../../../lake/index.js';
 import { writeReportCsv } from '../../../../cli/report/write-csv.js';
+import { emptyReport } from '../../../helpers/engagement-report.js';
 
 const G1 = '120363000000000201@g.us';
 
@@ -18,12 +19,9 @@ const PAYLOADS = [
 ];
 
 function reportWith(subjects: readonly string[]): EngagementReport {
-  return {
-    timeZone: 'UTC',
-    groupJid: null,
+  return emptyReport({
     from: '2024-03-01',
     to: '2024-03-31',
-    lurkerDays: 30,
     totals: { messages: 1, activeMembers: 1, groups: subjects.length, reactions: 0, joins: 0, leaves: 0 },
     groups: subjects.map((subject, index) => ({
       groupJid: `12036300000000030${String(index)}@g.us`,
@@ -31,8 +29,6 @@ function reportWith(subjects: readonly string[]): EngagementReport {
       messages: -1,
       activeMembers: 0,
     })),
-    messagesPerDay: [],
-    activeMembers: [],
     topMembers: subjects.map((memberId) => ({
       participantId: '100000000000011@lid',
       memberId,
@@ -42,17 +38,8 @@ function reportWith(subjects: readonly string[]): EngagementReport {
       replies: 0,
       reactionsGiven: 0,
     })),
-    joinsLeaves: [],
-    cohorts: [],
     lurkers: [{ groupJid: G1, members: 2, lurkers: 1 }],
-    exportDays: [],
-    previousPeriod: null,
-    totalsComparison: [],
-    levels: [],
-    newcomerFunnel: [],
-    activityHours: [],
-    coverage: { isRecorded: false, days: [] },
-  };
+  });
 }
 
 /** The cells of a CSV line as a spreadsheet splits them (RFC 4180 quoting). */
