@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { ConfigError } from '../common/config-schema.js';
 import { withEncryptedPayloadHint } from '../common/encrypted-payload-hint.js';
+import { ListenAddressError } from '../common/listen-error.js';
 import { ShutdownRequestedError } from './run-until-os-signal.js';
 import { toTerminalLine } from './terminal-text.js';
 
@@ -10,6 +11,8 @@ function describeError(err: unknown): string {
   for (let current: unknown = err; current != null && parts.length < 5;) {
     if (current instanceof Error) {
       parts.push(current.message || current.name);
+      // Its message already says the system error in words; the raw `listen EADDRINUSE …` adds nothing.
+      if (current instanceof ListenAddressError) break;
       current = current.cause;
     } else {
       parts.push(typeof current === 'string' ? current : JSON.stringify(current));

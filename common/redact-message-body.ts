@@ -65,6 +65,14 @@ function redactMessageObject(message: Json | undefined): Json | undefined {
 }
 
 /**
+ * A quoted message (`contextInfo.quotedMessage`, the copy of the replied-to message a reply carries) redacted as
+ * the message itself is (see module doc): its kind stays, its text goes. Anything not an object comes back as is.
+ */
+export function redactQuotedMessage(message: unknown): unknown {
+  return redactMessageObject(message as Json | undefined);
+}
+
+/**
  * Returns `payload` with its message content redacted (see module doc); other types are returned as is.
  * @param type - the event type (`messages.upsert`, …).
  * @param payload - one stored item (object); not mutated.

@@ -15,6 +15,10 @@ export const JID_SERVERS = {
   phone: 's.whatsapp.net',
   legacyPhone: 'c.us',
   lid: 'lid',
+  /** A phone number's account hosted by a business provider (Baileys' `isHostedPnUser`). */
+  hostedPhone: 'hosted',
+  /** A LID hosted by a business provider (Baileys' `isHostedLidUser`). */
+  hostedLid: 'hosted.lid',
   group: 'g.us',
   newsletter: 'newsletter',
   broadcast: 'broadcast',
@@ -86,6 +90,16 @@ export function isPnUser(jid: string | null | undefined): boolean {
   return jid?.endsWith(`@${JID_SERVERS.phone}`) ?? false;
 }
 
+/** True for a hosted phone-number JID (`…@hosted`, Baileys' `isHostedPnUser`). */
+export function isHostedPnUser(jid: string | null | undefined): boolean {
+  return jid?.endsWith(`@${JID_SERVERS.hostedPhone}`) ?? false;
+}
+
+/** True for a hosted LID (`…@hosted.lid`, Baileys' `isHostedLidUser`). */
+export function isHostedLidUser(jid: string | null | undefined): boolean {
+  return jid?.endsWith(`@${JID_SERVERS.hostedLid}`) ?? false;
+}
+
 /** True for a channel (`…@newsletter`, Baileys' `isJidNewsletter`). */
 export function isJidNewsletter(jid: string | null | undefined): boolean {
   return jid?.endsWith(`@${JID_SERVERS.newsletter}`) ?? false;
@@ -103,7 +117,16 @@ export function isJidStatusBroadcast(jid: string | null | undefined): boolean {
 
 const WELL_FORMED_GROUP_JID = /^\d{5,40}(-\d{5,20})?@g\.us$/;
 const WELL_FORMED_PHONE_JID = /^(\d{8,15})@s\.whatsapp\.net$/;
-const PERSON_JID = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us)$/;
+const PERSON_JID = /^(\d{5,20})(?::\d+)?@(s\.whatsapp\.net|lid|c\.us|hosted\.lid|hosted)$/;
+// Every server a person's account appears on; `hosted.lid` before `hosted` and `lid`, so the longer one wins.
+const PERSON_SERVERS = [
+  JID_SERVERS.hostedLid,
+  JID_SERVERS.hostedPhone,
+  JID_SERVERS.phone,
+  JID_SERVERS.lid,
+  JID_SERVERS.legacyPhone,
+] as const;
+const PERSON_SERVER_SOURCE = PERSON_SERVERS.map((server) => server.replaceAll('.', '\\.')).join('|');
 
 /**
  * True when text a person typed is a whole group JID: `<digits>@g.us`, or the older `<creator>-<time>@g.us`.
@@ -126,26 +149,54 @@ export function phoneDigitsOfJid(text: string): string | undefined {
 
 /**
  * The canonical JID of a person's JID as a person types it (a LID or phone JID, 5–20 digits, optional device,
- * `c.us` accepted): without device, `c.us` written `s.whatsapp.net`. Undefined for anything else (a group,
- * a name, a bare number).
+ * `c.us`, `hosted` and `hosted.lid` accepted): without device, on `lid` for a LID and `s.whatsapp.net` for a phone
+ * number. Undefined for anything else (a group, a name, a bare number).
  */
 export function canonicalPersonJid(text: string): string | undefined {
   const jid = PERSON_JID.exec(text);
   if (!jid?.[1]) return undefined;
-  return jidEncode(jid[1], jid[2] === JID_SERVERS.lid ? JID_SERVERS.lid : JID_SERVERS.phone);
-}
-
-/** The user parts (digits) of JIDs: what a JID looks like anywhere in stored JSON, with any device suffix. */
-export function jidUsers(jids: readonly string[]): string[] {
-  return [...new Set(jids.map((jid) => jid.split('@')[0]?.split(':')[0] ?? '').filter((user) => /^\d+$/.test(user)))];
+  const isLid = jid[2] === JID_SERVERS.lid || jid[2] === JID_SERVERS.hostedLid;
+  return jidEncode(jid[1], isLid ? JID_SERVERS.lid : JID_SERVERS.phone);
 }
 
 /**
- * A regular expression source matching any person JID (with an optional device suffix) of these user parts,
- * in the subset PostgreSQL's ARE and JavaScript share. Digits only, so nothing needs escaping.
+ * The user part (digits) of a JID on any server, without agent or device (`5511…_1:99@hosted` → `5511…`): the one
+ * key every form of a person's JID shares, which erasure tombstones hash (ADR 0027). Undefined when the user part
+ * is not digits (a pseudonym, a group with a creator, text).
+ */
+export function jidUserDigits(jid: string): string | undefined {
+  const user = jidDecode(jid)?.user;
+  return user !== undefined && /^\d+$/.test(user) ? user : undefined;
+}
+
+/** The user parts (digits) of JIDs ({@link jidUserDigits}), each once. */
+export function jidUsers(jids: readonly string[]): string[] {
+  return [...new Set(jids.flatMap((jid) => jidUserDigits(jid) ?? []))];
+}
+
+/**
+ * A regular expression source matching any person JID of these user parts on any server a person appears on
+ * (`s.whatsapp.net`, `lid`, `c.us`, `hosted`, `hosted.lid`), with an optional agent and device suffix, in the
+ * subset PostgreSQL's ARE and JavaScript share. Digits only, so nothing needs escaping.
  */
 export function jidPatternSource(users: readonly string[]): string {
-  return `(?<![0-9])(${users.join('|')})(:[0-9]+)?@(s\\.whatsapp\\.net|lid|c\\.us)`;
+  return `(?<![0-9])(${users.join('|')})(_[0-9]+)?(:[0-9]+)?@(${PERSON_SERVER_SOURCE})`;
+}
+
+/**
+ * A regular expression source matching a mention of these user parts as WhatsApp writes it in message text
+ * (`@5511888880002`, or `@<lid digits>` in a LID-addressed group), in the subset PostgreSQL's ARE and JavaScript
+ * share: `@`, the digits, then no further digit.
+ */
+export function mentionPatternSource(users: readonly string[]): string {
+  return `@(${users.join('|')})(?![0-9])`;
+}
+
+/** The digits of every `@<digits>` mention (5–20 digits) in `text`, each as often as it appears. */
+export function mentionedUsersIn(text: string): string[] {
+  return [...text.matchAll(new RegExp(mentionPatternSource(['[0-9]{5,20}']), 'g'))].flatMap((match) =>
+    match[1] === undefined ? [] : [match[1]]
+  );
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type OutboundMessagesRepository,
   type StatusWebhookTargets,
 } from '../lake/index.js';
+import { limitConnectionsPerAddress } from './connection-guards.js';
 import { IngestHttpError } from './errors.js';
 import type { IngestMetrics } from './metrics.js';
 import { DEFAULT_INGEST_REQUEST_LIMITS, installRequestGuards, type IngestRequestLimits } from './request-guards.js';
@@ -50,6 +51,12 @@ export interface IngestAppDeps {
   logger: Logger;
   /** Timeouts, connection and body limits, credential-failure and per-key rates (ADR 0014); default the production values. */
   limits?: IngestRequestLimits;
+  /**
+   * `INGEST_TRUST_PROXY`: addresses (or CIDR ranges) of reverse proxies whose `X-Forwarded-For` names the client
+   * (Fastify `trustProxy`); the credential-failure limiter then counts the client's address, not the proxy's.
+   * Absent or false: the TCP peer is the client (ADR 0014).
+   */
+  trustProxy?: false | readonly string[];
   /** Bearer token of `GET /metrics` (ADR 0014 decision 8); null or absent = open. */
   metricsToken?: string | null;
   /** Outbound send (architecture.md §12); the send routes exist only when given. */
@@ -83,6 +90,9 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     loggerInstance,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
+    trustProxy: deps.trustProxy ? [...deps.trustProxy] : false,
+    // ADR 0014: Fastify's default 72 s let one client's idle keep-alive connections hold every slot for that long.
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
     // ADR 0014: Fastify's default 0 let a slow body hold a connection (and its buffer) forever.
     requestTimeout: limits.requestTimeoutMs,
     // Node checks both timeouts every connectionsCheckingInterval (default 30 s): once a second is cheap.
@@ -95,7 +105,10 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
     clientErrorHandler: createClientErrorHandler(loggerInstance),
   });
   app.server.maxConnections = limits.maxConnections;
-  const sendKeyQuota = installRequestGuards(app, limits, deps.bodyLimitBytes);
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress);
+  const apiKeys = deps.send?.apiKeys;
+  const isActiveApiKey = apiKeys ? async (key: string) => (await apiKeys.find(key)) !== null : undefined;
+  const sendKeyQuota = installRequestGuards(app, limits, deps.bodyLimitBytes, isActiveApiKey);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, request, reply) => {

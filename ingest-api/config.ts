@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { envErasureKey } from '../common/erasure-key.js';
 import { DEFAULT_INTERNAL_SIGNATURE_TOLERANCE_MS } from '../common/internal-signature.js';
@@ -15,6 +16,35 @@ import { composeSecretsEnvShape, envSecret } from '../common/placeholder-secrets
 import { DEFAULT_INGEST_REQUEST_LIMITS as LIMITS, type IngestRequestLimits } from './request-guards.js';
 
 const FOUR_MIB = 4 * 1024 * 1024;
+
+/** One proxy address (IPv4, IPv6) or CIDR range, as Fastify's `trustProxy` (proxy-addr) takes it. */
+const isProxyAddress = (entry: string): boolean => {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+};
+
+/**
+ * `INGEST_TRUST_PROXY`: unset or `false` → false (the TCP peer is the client); otherwise comma-separated proxy
+ * addresses or CIDR ranges (`127.0.0.1,10.0.0.0/8`). Not `true`: believing every `X-Forwarded-For` would let a
+ * client choose the address the credential-failure limiter counts.
+ */
+const envTrustProxy = z
+  .string()
+  .optional()
+  .transform((value, ctx): false | readonly string[] => {
+    const trimmed = value?.trim() ?? '';
+    if (trimmed === '' || trimmed === 'false') return false;
+    const entries = trimmed.split(',').map((entry) => entry.trim());
+    const bad = entries.filter((entry) => !isProxyAddress(entry));
+    if (bad.length === 0) return Object.freeze(entries);
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be false or comma-separated proxy addresses or CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8); not: ${bad.join(', ')}`,
+    });
+    return z.NEVER;
+  });
 
 /**
  * Environment of the ingest API (architecture.md §8, §11); keys are the environment variable names.
@@ -60,6 +90,10 @@ export const ingestEnvSchema = z
     INGEST_REQUEST_TIMEOUT_MS: envInt(LIMITS.requestTimeoutMs, 1_000, 600_000),
     INGEST_HEADERS_TIMEOUT_MS: envInt(LIMITS.headersTimeoutMs, 1_000, 600_000),
     INGEST_MAX_CONNECTIONS: envInt(LIMITS.maxConnections, 8, 100_000),
+    INGEST_MAX_CONNECTIONS_PER_ADDRESS: envInt(LIMITS.maxConnectionsPerAddress, 1, 100_000),
+    INGEST_KEEP_ALIVE_TIMEOUT_MS: envInt(LIMITS.keepAliveTimeoutMs, 100, 600_000),
+    /** Reverse proxies whose `X-Forwarded-For` is believed (ADR 0014); unset or `false` = none. */
+    INGEST_TRUST_PROXY: envTrustProxy,
     SEND_BODY_LIMIT_BYTES: envInt(LIMITS.sendBodyLimitBytes, 1024, 4 * 1024 * 1024),
     INGEST_AUTH_FAILURES_MAX: envInt(LIMITS.authFailuresMax, 1, 1_000_000),
     INGEST_AUTH_FAILURE_WINDOW_MS: envInt(LIMITS.authFailureWindowMs, 1_000, 86_400_000),
@@ -102,6 +136,8 @@ export interface IngestConfig {
   readonly retentionIntervalMs: number;
   /** Request guards (ADR 0014): timeouts, connection and body limits, credential-failure and per-key rates. */
   readonly limits: Readonly<IngestRequestLimits>;
+  /** `INGEST_TRUST_PROXY`: reverse proxies (addresses, CIDR ranges) whose `X-Forwarded-For` is believed, or false. */
+  readonly trustProxy: false | readonly string[];
   /** `METRICS_TOKEN`: the bearer token `GET /metrics` requires (ADR 0014 decision 8), or null when it is open. */
   readonly metricsToken: string | null;
   /** `ERASURE_KEY` (ADR 0027): the key events are checked against erasure tombstones with, or null when unset. */
@@ -142,11 +178,14 @@ export function loadIngestConfig(env: Readonly<Record<string, string | undefined
     retentionPeriodMs: parsed.RETENTION_PERIOD,
     retentionIntervalMs: parsed.RETENTION_INTERVAL_MS,
     metricsToken: parsed.METRICS_TOKEN ?? null,
+    trustProxy: parsed.INGEST_TRUST_PROXY,
     erasureKey: parsed.ERASURE_KEY ?? null,
     limits: Object.freeze({
       requestTimeoutMs: parsed.INGEST_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: parsed.INGEST_HEADERS_TIMEOUT_MS,
       maxConnections: parsed.INGEST_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: parsed.INGEST_MAX_CONNECTIONS_PER_ADDRESS,
+      keepAliveTimeoutMs: parsed.INGEST_KEEP_ALIVE_TIMEOUT_MS,
       sendBodyLimitBytes: parsed.SEND_BODY_LIMIT_BYTES,
       authFailuresMax: parsed.INGEST_AUTH_FAILURES_MAX,
       authFailureWindowMs: parsed.INGEST_AUTH_FAILURE_WINDOW_MS,

@@ -77,7 +77,13 @@ export const PROBLEM_CATALOGUE: Readonly<Record<IngestErrorCode, ProblemEntry>> 
     when: 'send API: `x-api-key` missing, unknown or revoked',
   },
   WA_ERR_MISSING_IDEMPOTENCY_KEY: {
-    when: 'send API: no valid `Idempotency-Key`: missing, repeated, empty, over 255 characters, or neither `"abc"` nor `abc`',
+    when: 'send API: no `Idempotency-Key` header',
+    advice:
+      'Send exactly one `Idempotency-Key` header: a Structured Field string (`"abc"`) or the bare key (`abc`), 1–255 characters. Make one new key (a UUID) per message and send the same key again only to retry that message. Nothing was stored.',
+    source: IDEMPOTENCY_DRAFT,
+  },
+  WA_ERR_INVALID_IDEMPOTENCY_KEY: {
+    when: 'send API: an `Idempotency-Key` that is repeated or a list, empty, over 255 characters, or neither `"abc"` nor `abc`; the detail says which',
     advice:
       'Send exactly one `Idempotency-Key` header: a Structured Field string (`"abc"`) or the bare key (`abc`), 1–255 characters. Make one new key (a UUID) per message and send the same key again only to retry that message. Nothing was stored.',
     source: IDEMPOTENCY_DRAFT,

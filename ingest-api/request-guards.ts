@@ -18,6 +18,10 @@ export interface IngestRequestLimits {
   headersTimeoutMs: number;
   /** `INGEST_MAX_CONNECTIONS`: open sockets at once; more are closed at accept. */
   maxConnections: number;
+  /** `INGEST_MAX_CONNECTIONS_PER_ADDRESS`: open sockets of one client address; more are closed at accept. */
+  maxConnectionsPerAddress: number;
+  /** `INGEST_KEEP_ALIVE_TIMEOUT_MS`: an idle keep-alive connection is closed after this long (Fastify's default: 72 s). */
+  keepAliveTimeoutMs: number;
   /** `SEND_BODY_LIMIT_BYTES`: body limit of the send API and the internal signed routes (413 before parsing). */
   sendBodyLimitBytes: number;
   /** `INGEST_AUTH_FAILURES_MAX`: failed signature or API-key checks per client address and window. */
@@ -35,6 +39,8 @@ export const DEFAULT_INGEST_REQUEST_LIMITS: IngestRequestLimits = Object.freeze(
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   maxConnections: 256,
+  maxConnectionsPerAddress: 128,
+  keepAliveTimeoutMs: 5_000,
   sendBodyLimitBytes: 64 * 1024,
   authFailuresMax: 20,
   authFailureWindowMs: 60_000,
@@ -87,16 +93,19 @@ function appendOnRequest(route: RouteOptions, hook: onRequestAsyncHookHandler): 
  * - `@fastify/rate-limit` on failed credential checks: each 401 of a signed route or of the send API
  *   counts against the client address (per kind, so a key-guessing flood does not block signed
  *   deliveries); past `authFailuresMax` in a window the address gets 429 `WA_ERR_TOO_MANY_AUTH_FAILURES`
- *   with `Retry-After` — for an API key in the `onRequest` stage, before its body is read or the database is
- *   asked; for a signature in place of the 401 of a signature that fails, because a request whose signature
- *   verifies is never refused by this limiter (ADR 0028: the genuine worker shares the address).
+ *   with `Retry-After` — for an API key in the `onRequest` stage, before its body is read, once the presented key
+ *   was looked up (`isActiveApiKey`, the key cache: a hash and, for a key not cached, one indexed read) and found
+ *   unknown; for a signature in place of the 401 of a signature that fails. Either way a request whose credential
+ *   is right is never refused by this limiter: the genuine client may share the address of whoever failed
+ *   (ADR 0028).
  *
  * @returns the per-key quota the send route applies after authentication (429 `WA_ERR_SEND_RATE_LIMITED`).
  */
 export function installRequestGuards(
   app: FastifyInstance,
   limits: IngestRequestLimits,
-  ingestBodyLimitBytes: number
+  ingestBodyLimitBytes: number,
+  isActiveApiKey?: (presentedKey: string) => Promise<boolean>
 ): SendKeyQuota {
   void app.register(rateLimit, { global: false });
   const failures = new Map<CredentialKind, Limiter>();
@@ -143,6 +152,9 @@ export function installRequestGuards(
         return undefined;
       }
       if (status !== undefined && !status.isAllowed && status.remaining <= 0) {
+        // A valid key passes (the limiter counts failures only); a wrong or missing one gets the 429.
+        const presented = request.headers['x-api-key'];
+        if (typeof presented === 'string' && (await isActiveApiKey?.(presented)) === true) return undefined;
         // Held for a second, then answered with a prebuilt body: a client that waits for each answer (a
         // keep-alive flood) is slowed to one guess per second per connection, at the cost of a timer.
         await delay(BLOCKED_ANSWER_DELAY_MS);

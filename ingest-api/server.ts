@@ -42,6 +42,7 @@ export async function startIngestServer(options: {
     metrics,
     logger,
     limits: config.limits,
+    trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
     send: send.deps,
   });

@@ -27,7 +27,7 @@ export { SendIntentBatchWriter } from './send/send-intent-batch-writer.js';
 export { type IdempotencyClaim, IdempotencyClaims } from './send/idempotency-claims.js';
 export type { QuotaUsage, SendIntentCandidate } from './send/send-intent-statement.js';
 // Templates (ADR 0015): versions in PostgreSQL, the pure renderer shared by the CLI and the API.
-export { placeholdersOf, renderTemplate } from './send/render-template.js';
+export { describeTemplateBodyProblem, placeholdersOf, renderTemplate } from './send/render-template.js';
 export { SendTemplatesRepository, type TemplateVersion } from './send/send-templates-repository.js';
 export { StatusWebhookTargets } from './send/status-webhook-targets.js';
 // Read side: the engagement report and member links (architecture.md §13).
@@ -106,6 +106,7 @@ export {
 export type { LakeErasureResult } from './privacy/lake-erasure-result.js';
 export { exportSenderNameOf, forgetExportSenderInLake } from './privacy/forget-export-sender.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
+export { tablesChangedByErasure, vacuumErasedTables, type VacuumResult } from './privacy/vacuum-erased-tables.js';
 export { countExport, recordAccessRequest } from './privacy/access-requests.js';
 export { readParticipantExport, resolveExportJids } from './privacy/participant-export-queries.js';
 export type { ParticipantExport } from './privacy/participant-export.js';

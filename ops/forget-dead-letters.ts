@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { jidPatternSource, jidUsers } from '../common/whatsapp-jid.js';
+import { jidPatternSource, jidUsers, mentionPatternSource } from '../common/whatsapp-jid.js';
 import { DEAD_LETTER_WORKFLOW_ID, ERASED_EXCERPT, redactDeadLettersSignal } from '../workflows/contracts.js';
 import { listDeadLetters } from './list-dead-letters.js';
 
@@ -7,8 +7,8 @@ const PAGE_SIZE = 1_000;
 
 /**
  * Erasure in the dead-letter workflow's entries (architecture.md §14, ADR 0010): finds the entries of the
- * member's events (`eventIds`, from the lake and the outbox) or whose response excerpt names one of
- * `jids`, and sends {@link redactDeadLettersSignal} with their event ids only (no personal data goes
+ * member's events (`eventIds`, from the lake and the outbox: replies quoting or mentioning them included) or whose
+ * response excerpt names one of `jids` or mentions their digits, and sends {@link redactDeadLettersSignal} with their event ids only (no personal data goes
  * into the history). The full bodies stay in the failed `deliverEvent` inputs until namespace retention.
  *
  * @returns how many entries were redacted (0 when the workflow does not exist).
@@ -20,7 +20,8 @@ export async function forgetInDeadLetters(
   eventIds: ReadonlySet<string>
 ): Promise<number> {
   const users = jidUsers(jids);
-  const pattern = users.length > 0 ? new RegExp(jidPatternSource(users)) : null;
+  // A JID of the member, or an `@<digits>` mention of them in a quoted text (ADR 0027).
+  const pattern = users.length > 0 ? new RegExp(`${jidPatternSource(users)}|${mentionPatternSource(users)}`) : null;
   const matching: string[] = [];
   for (let offset: number | null = 0; offset !== null;) {
     const page = await listDeadLetters(client, { pageSize: PAGE_SIZE, offset, includeResolved: true });

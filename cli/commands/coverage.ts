@@ -8,6 +8,7 @@ import {
   readOldestMessageSince,
   type GroupCoverage,
 } from '../../lake/index.js';
+import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
@@ -83,12 +84,17 @@ export function registerCoverageCommand(program: Command): void {
     });
 }
 
-/** `YYYY-MM-DD` → epoch ms of that day's 00:00 UTC. @throws InvalidArgumentError for anything else. */
-function parseSinceDay(value: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value)
-    throw new InvalidArgumentError('expected a date as YYYY-MM-DD');
-  return ms;
+/**
+ * `YYYY-MM-DD` → epoch ms of that day's 00:00 UTC: a day the report accepts (`isReportDay`, from 2009 on) and not
+ * after today (UTC), since WhatsApp holds no history of days to come.
+ * @throws InvalidArgumentError for anything else (commander prints it and exits 1).
+ */
+export function parseSinceDay(value: string, now: Date = new Date()): number {
+  if (!isReportDay(value)) throw new InvalidArgumentError(`expected a date as ${REPORT_DAY_RULE}`);
+  const today = now.toISOString().slice(0, 10);
+  if (value > today)
+    throw new InvalidArgumentError(`${value} is in the future; the last day it may name is today (${today}, UTC)`);
+  return Date.parse(`${value}T00:00:00Z`);
 }
 
 /**
@@ -102,7 +108,9 @@ export function registerBackfillCommand(program: Command): void {
     .command('backfill')
     .description('ask WhatsApp (through the running collector) for a group history back to a date')
     .requiredOption('--group <jid>', 'the group', parseGroupJid)
-    .requiredOption('--since <date>', 'first day to fill (YYYY-MM-DD, UTC)', parseSinceDay)
+    .requiredOption('--since <date>', 'first day to fill (YYYY-MM-DD, UTC, 2009-01-01 to today)', (value: string) =>
+      parseSinceDay(value)
+    )
     .action(async (options: { group: string; since: number }) => {
       const config = loadCollectorConfig(process.env);
       const cursor = process.env['DATABASE_URL']
@@ -114,9 +122,14 @@ export function registerBackfillCommand(program: Command): void {
         const from = backfill.cursor
           ? `before ${new Date(backfill.cursor.tsMs).toISOString()}`
           : 'before the next message the collector stores for the group';
+        // An unfinished backfill keeps the earlier of the two days: say what this request asked, then what runs.
+        const reach =
+          backfill.sinceMs < options.since
+            ? `; the unfinished backfill of the group already goes back to ${new Date(backfill.sinceMs).toISOString()}`
+            : '';
         printLine(
           `backfill of ${options.group} queued in ${config.OUTBOX_PATH}: history ${from}, back to ` +
-            `${new Date(backfill.sinceMs).toISOString()}; the collector asks at most once per ` +
+            `${new Date(options.since).toISOString()}${reach}; the collector asks at most once per ` +
             `${String(config.BACKFILL_REQUEST_INTERVAL_MS)} ms`
         );
       } finally {

@@ -4,6 +4,8 @@ import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { devBannerLines } from '../local-stack/dev-banner.js';
 import { unmarkDemoDataDir } from '../local-stack/demo-data-dir.js';
+import { DataDirRefusedError } from '../local-stack/errors.js';
+import { currentProtectedFolders, describeProtectedFolder } from '../local-stack/protected-folders.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
 import { tcpPort } from './option-parsers.js';
@@ -41,6 +43,7 @@ export function registerDevCommands(program: Command): void {
       8234
     )
     .action(async (options: DevOptions) => {
+      refuseProtectedDataDir(options.dataDir);
       const clash = describePortClash(options, process.env['DATABASE_URL'] === undefined);
       if (clash !== null) {
         process.stderr.write(`wa-lake dev: ${clash}; nothing was started\n`);
@@ -92,6 +95,7 @@ export function registerDevCommands(program: Command): void {
     .option('--temporal-port <port>', 'Temporal frontend port', tcpPort, 7233)
     .option('--ui-port <port>', 'Temporal Web UI port', tcpPort, 8233)
     .action(async (options: { dataDir: string; temporalPort: number; uiPort: number }) => {
+      refuseProtectedDataDir(options.dataDir);
       const logger = createCliLogger();
       const shutdown = createShutdownSignal(logger);
       const server = await startTemporalDevServer({
@@ -103,6 +107,16 @@ export function registerDevCommands(program: Command): void {
       printLine(`Temporal dev server on ${server.address}, Web UI ${server.uiUrl ?? '(headless)'} (Ctrl-C stops it)`);
       await runUntilTerminated(() => server.stop(), logger, shutdown);
     });
+}
+
+/**
+ * Stops `dev` before it writes anything (the stack's lock file included) into `/`, `~`, `.`, the checkout or a
+ * folder above one of them: the demo's refusals (ADR 0017), since dev fills its data folder with databases.
+ * @throws DataDirRefusedError
+ */
+function refuseProtectedDataDir(dataDir: string): void {
+  const reason = describeProtectedFolder(dataDir, currentProtectedFolders());
+  if (reason !== null) throw new DataDirRefusedError(dataDir, reason);
 }
 
 /**

@@ -1,11 +1,16 @@
-import { userInfo } from 'node:os';
+import { chmodSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadCollectorConfig, readLinkedAccount } from '../../collector/index.js';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
 import { resolveErasureKey } from '../../common/erasure-key.js';
+import { makeDirectory } from '../../common/make-directory.js';
+import { packageRoot } from '../../common/package-root.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { createPool, exportSenderNameOf, parseRetentionPeriodMs, redactOldMessageBodies } from '../../lake/index.js';
+import { describeProtectedFolder } from '../local-stack/protected-folders.js';
 import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
 import { runParticipantExport } from '../privacy/run-participant-export.js';
 import { countNoun } from '../count-noun.js';
@@ -137,6 +142,30 @@ export function registerPrivacyCommands(program: Command): void {
     });
 }
 
+/** Where `export --participant` writes without `--out`: beside the stack's data, never into the working directory. */
+const DEFAULT_EXPORT_DIR = join('.data', 'exports');
+
+/**
+ * The folder a participant export goes to, made ready: `--out`, or {@link DEFAULT_EXPORT_DIR} created owner-only
+ * (0700). Personal data never lands in `/`, `~`, the checkout or a folder above them (architecture.md §10).
+ * @throws Error naming the folder and why; DirectoryNotCreatedError.
+ */
+function participantExportDir(out: string | undefined): string {
+  if (out === undefined) {
+    const dir = makeDirectory(DEFAULT_EXPORT_DIR);
+    chmodSync(dir, 0o700);
+    return dir;
+  }
+  const reason = describeProtectedFolder(out, { workingDir: null, homeDir: homedir(), checkoutDir: packageRoot() });
+  if (reason !== null) {
+    throw new Error(
+      `refusing to write personal data into ${out}: ${reason}; pass --out with a folder of its own, ` +
+        `or leave --out out for ${DEFAULT_EXPORT_DIR}`
+    );
+  }
+  return out;
+}
+
 /**
  * Registers `wa-lake export --participant` (ADR 0014 decision 7; LGPD Art. 18 I–II and V, Art. 19) and
  * `wa-lake export --parquet DIR` (ADR 0025), one of the two per run.
@@ -149,10 +178,10 @@ function registerExportCommand(program: Command): void {
         'or the message read model and the daily views as Parquet files (--parquet DIR)'
     )
     .option('--participant <id>', 'LID, phone JID, phone number, member id, or an erased-…@erased pseudonym')
-    .option('--out <dir>', 'folder to write the two files into', '.')
+    .option('--out <dir>', `folder to write the two files into (default: ${DEFAULT_EXPORT_DIR}, owner-only)`)
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_access_requests)', currentUser())
     .option('--parquet <dir>', 'write the messages and the daily engagement views as Parquet files into this folder')
-    .action(async (options: { participant?: string; parquet?: string; out: string; requestedBy: string }) => {
+    .action(async (options: { participant?: string; parquet?: string; out?: string; requestedBy: string }) => {
       if ((options.participant === undefined) === (options.parquet === undefined))
         throw new Error("choose one: --participant ID (one member) or --parquet DIR (the analysts' files)");
       if (options.parquet !== undefined) {
@@ -162,6 +191,7 @@ function registerExportCommand(program: Command): void {
         return;
       }
       const participant = options.participant ?? '';
+      const outDir = participantExportDir(options.out);
       const namespace = parseConfig(
         z.object({ TEMPORAL_NAMESPACE: z.string().min(1).default('default') }),
         process.env
@@ -171,7 +201,7 @@ function registerExportCommand(program: Command): void {
         const written = await runParticipantExport({
           pool,
           identifier: participant,
-          outDir: options.out,
+          outDir,
           requestedBy: options.requestedBy,
           temporalNamespace: namespace,
         });

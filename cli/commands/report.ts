@@ -5,7 +5,9 @@ import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import { readEngagementReport, type EngagementReport } from '../../lake/index.js';
 import { toFileAccessError } from '../file-access-error.js';
+import { currentProtectedFolders } from '../local-stack/protected-folders.js';
 import { renderReportHtml } from '../report/render-html.js';
+import { checkReportOutput } from '../report/report-output-guard.js';
 import { writeReportCsv } from '../report/write-csv.js';
 import { withLakePool } from './database.js';
 import { engagementZoneWarning } from './engagement-zone-warning.js';
@@ -18,6 +20,7 @@ interface ReportOptions {
   html?: string;
   json?: boolean;
   csv?: string;
+  force?: boolean;
   lurkerDays: number;
   top: number;
 }
@@ -69,7 +72,7 @@ export async function writeReport(
 }
 
 /**
- * Registers `wa-lake report [--group JID] [--from DATE --to DATE] (--html FILE | --json | --csv DIR)`
+ * Registers `wa-lake report [--group JID] [--from DATE --to DATE] (--html FILE | --json | --csv DIR) [--force]`
  * (architecture.md §13): engagement of the lake as a self-contained HTML page with charts, JSON
  * on stdout, or one CSV file per dataset. Dates are local days in the lake's engagement time zone.
  */
@@ -83,6 +86,7 @@ export function registerReportCommand(program: Command): void {
     .option('--html <file>', 'write a self-contained HTML report with charts')
     .option('--json', 'print the report as JSON')
     .option('--csv <dir>', 'write one CSV file per dataset into this folder')
+    .option('--force', 'overwrite an --html file or --csv files that are not a wa-lake report')
     .option('--lurker-days <n>', 'a member without activity for this many days is a lurker', parseCount, 30)
     .option('--top <n>', 'how many top members to list', parseCount, 15)
     .action(async (options: ReportOptions) => {
@@ -91,6 +95,7 @@ export function registerReportCommand(program: Command): void {
       // YYYY-MM-DD strings compare like the days they name; an inverted range is refused, never zero totals.
       if (options.from && options.to && options.from > options.to)
         throw new Error(`--from ${options.from} is after --to ${options.to}; the first day must come first`);
+      checkReportOutput(options, currentProtectedFolders());
       const report = await withLakePool(async (pool) => {
         const zoneWarning = await engagementZoneWarning(pool, process.env);
         if (zoneWarning !== null) process.stderr.write(zoneWarning);

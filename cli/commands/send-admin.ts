@@ -5,6 +5,7 @@ import { envPayloadEncryptionKeys, type PayloadEncryptionKeys } from '../../comm
 import { generateWebhookSecret } from '../../common/standard-webhook-signature.js';
 import { sealWebhookSecret } from '../../common/webhook-secret-box.js';
 import { checkWebhookUrl, resolveAllWithDns, webhookUrlPolicyFromEnv } from '../../common/webhook-url-policy.js';
+import { phoneDigitsOfJid } from '../../common/whatsapp-jid.js';
 import {
   type ApiKeyRecord,
   type SendEnvironment,
@@ -16,7 +17,7 @@ import {
 import { planWebhookChange } from './api-key-webhook.js';
 import { ChangeNotConfirmedError, confirmChange } from './confirm.js';
 import { integerInRange } from './option-parsers.js';
-import { printLine } from './shared.js';
+import { failLine, printLine } from './shared.js';
 
 const DEFAULT_ACCOUNT = 'default';
 /** Shortest id or key prefix `api-keys revoke` acts on without `--yes` (ADR 0014 decision 5). */
@@ -111,12 +112,12 @@ async function findOneKey(admin: SendAdminRepository, idOrPrefix: string): Promi
   const exact = matches.filter((key) => key.id === idOrPrefix.toLowerCase() || key.keyPrefix === idOrPrefix);
   const chosen = exact.length === 1 ? exact : matches;
   if (chosen.length === 1) return chosen[0] ?? null;
-  if (chosen.length === 0) printLine(`no API key whose id or key prefix starts with ${idOrPrefix}`);
-  else {
-    printLine(`${idOrPrefix} matches ${chosen.length} keys; give more of the id or key prefix:`);
-    for (const match of chosen) printLine(`  ${describeKey(match)}`);
-  }
-  process.exitCode = 1;
+  if (chosen.length === 0) failLine(`no API key whose id or key prefix starts with ${idOrPrefix}`);
+  else
+    failLine(
+      `${idOrPrefix} matches ${chosen.length} keys; give more of the id or key prefix:`,
+      ...chosen.map(describeKey)
+    );
   return null;
 }
 
@@ -135,16 +136,14 @@ async function changeKeyWebhook(
     const label = `key ${key.id} (${key.keyPrefix}…)`;
     const plan = planWebhookChange(key, { ...options, url });
     if (plan.kind === 'change' && idOrPrefix.length < MIN_REVOKE_PREFIX && options.yes !== true) {
-      printLine(
+      failLine(
         `refused: "${idOrPrefix}" is shorter than ${MIN_REVOKE_PREFIX} characters; give more of the id or ` +
           'key prefix (wa-lake api-keys list), or pass --yes'
       );
-      process.exitCode = 1;
       return;
     }
     if (plan.kind === 'refuse') {
-      printLine(`refused for ${label}: ${plan.reason}`);
-      process.exitCode = 1;
+      failLine(`refused for ${label}: ${plan.reason}`);
       return;
     }
     if (plan.kind === 'show') {
@@ -253,11 +252,10 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--yes', `revoke on a prefix shorter than ${MIN_REVOKE_PREFIX} characters when it matches one key`)
     .action(async (idOrPrefix: string, options: { yes?: boolean }) => {
       if (idOrPrefix.length < MIN_REVOKE_PREFIX && options.yes !== true) {
-        printLine(
+        failLine(
           `refused: "${idOrPrefix}" is shorter than ${MIN_REVOKE_PREFIX} characters; give more of the id or ` +
             'key prefix (wa-lake api-keys list), or pass --yes'
         );
-        process.exitCode = 1;
         return;
       }
       await withAdmin(async (admin) => {
@@ -291,12 +289,11 @@ export function registerSendAdminCommands(program: Command): void {
         const matches = idOrPrefix.length < MIN_REVOKE_PREFIX ? [] : await admin.findApiKeysByPrefix(idOrPrefix);
         const [key] = matches;
         if (key === undefined || matches.length > 1) {
-          printLine(
+          failLine(
             key === undefined
               ? `no API key whose id or key prefix starts with ${idOrPrefix} (give at least ${MIN_REVOKE_PREFIX} characters)`
               : `${idOrPrefix} matches ${matches.length} keys; give more of the id or key prefix`
           );
-          process.exitCode = 1;
           return;
         }
         const reason = await admin.enableStatusWebhook(key.id);
@@ -317,8 +314,10 @@ export function registerSendAdminCommands(program: Command): void {
     .option('--note <text>', 'where the consent came from')
     .action(async (phone: string, options: { account: string; note?: string }) => {
       await withAdmin(async (admin) => {
-        await admin.addOptIn(options.account, toPhoneJid(phone), options.note ?? null);
-        printLine(`opted in for account ${options.account}`);
+        const jid = toPhoneJid(phone);
+        await admin.addOptIn(options.account, jid, options.note ?? null);
+        // The number as stored, so a typo in the input shows before the first send.
+        printLine(`opted in +${phoneDigitsOfJid(jid) ?? ''} (${jid}) for account ${options.account}`);
       });
     });
   optIn

@@ -71,6 +71,12 @@ export function registerSendEnvironmentCommands(program: Command): void {
     .argument('<account>')
     .action(async (accountId: string) => {
       await withAdmin(async (admin) => {
+        // A mistyped id would approve an account nobody uses: approved all the same, but said (as `members link`).
+        if (!(await admin.isKnownAccount(accountId)))
+          process.stderr.write(
+            `warning: no API key names the account ${accountId} yet; it is approved for live sending all the same ` +
+              '(check the id: wa-lake api-keys list)\n'
+          );
         const changed = await admin.approveAccount(accountId);
         printLine(
           changed ? `account ${accountId} approved for live sending` : `account ${accountId} was already approved`

@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { envPostgresUrl, parseConfig } from '../../common/config-schema.js';
-import { createPool, placeholdersOf, SendTemplatesRepository, type TemplateVersion } from '../../lake/index.js';
+import {
+  createPool,
+  describeTemplateBodyProblem,
+  placeholdersOf,
+  SendTemplatesRepository,
+  type TemplateVersion,
+} from '../../lake/index.js';
 import { integerInRange } from './option-parsers.js';
 import { printLine } from './shared.js';
 
@@ -27,9 +33,11 @@ function describeVersion(v: TemplateVersion): string {
  * The variables a new version declares: `--variables` as given, which must name exactly the body's
  * `{{placeholders}}`; without it, the placeholders themselves.
  *
- * @throws Error naming the undeclared placeholders or the unused declarations.
+ * @throws Error for an empty body or stray braces, naming the undeclared placeholders or the unused declarations.
  */
 function declaredVariables(body: string, given: string | undefined): string[] {
+  const problem = describeTemplateBodyProblem(body);
+  if (problem !== null) throw new Error(problem);
   const used = placeholdersOf(body);
   if (given === undefined) return used;
   const declared = [
@@ -95,10 +103,9 @@ export function registerSendTemplateCommands(program: Command): void {
         await withTemplates(async (repo) => {
           const changed = await repo[verb](options.account, ref, options.version ?? null);
           if (changed.length === 0) {
-            printLine(
+            throw new Error(
               `nothing to ${verb}: no matching ${verb === 'approve' ? 'draft' : 'unarchived'} version of ${ref}`
             );
-            process.exitCode = 1;
           }
           for (const v of changed) printLine(`${verb === 'approve' ? 'approved' : 'archived'} ${describeVersion(v)}`);
         });

@@ -8,6 +8,7 @@ import { createDataConverter } from '../../common/temporal-data-converter.js';
 import { stampControlSignal } from '../../common/control-signal-stamp.js';
 import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
 import { toFileAccessError } from '../file-access-error.js';
+import { describeFetchFailure, describeSendApiRefusal } from '../send-api-answer.js';
 import { asOptionParser } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
@@ -19,7 +20,7 @@ export class SendRequestRefusedError extends Error {
     readonly body: string,
     readonly origin: string
   ) {
-    super(`the send API at ${origin} answered ${status}: ${body.slice(0, 500)}`);
+    super(`the send API at ${origin} answered ${status}: ${describeSendApiRefusal(body)}`);
   }
 }
 
@@ -141,7 +142,8 @@ export function registerSendCommands(program: Command): void {
       }) => {
         const baseUrl = options.url ?? parseHttpUrl(process.env['SEND_API_URL'] ?? 'http://127.0.0.1:8080');
         checkKeyTransport(baseUrl, options.insecure === true);
-        const response = await fetch(new URL('/api/v1/messages', baseUrl), {
+        const url = new URL('/api/v1/messages', baseUrl);
+        const response = await fetch(url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -154,6 +156,8 @@ export function registerSendCommands(program: Command): void {
             category: options.category,
             ...(options.deliverBy ? { deliver_by: options.deliverBy } : {}),
           }),
+        }).catch((err: unknown) => {
+          throw new Error(describeFetchFailure(err, url));
         });
         const body = await response.text();
         if (!response.ok) throw new SendRequestRefusedError(response.status, body, baseUrl.origin);

@@ -77,3 +77,14 @@ export async function connectTemporalClient(
 export function printLine(line = ''): void {
   process.stdout.write(`${toTerminalLine(line)}\n`);
 }
+
+/**
+ * Says why a command did not do what it was asked: `wa-lake: <line>` on stderr, further lines (a list of
+ * candidates) indented below it, and exit code 1 (architecture.md §10). Scripts reading stdout never take it
+ * for output.
+ */
+export function failLine(line: string, ...details: readonly string[]): void {
+  process.stderr.write(`wa-lake: ${toTerminalLine(line)}\n`);
+  for (const detail of details) process.stderr.write(`  ${toTerminalLine(detail)}\n`);
+  process.exitCode = 1;
+}

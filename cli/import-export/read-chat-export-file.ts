@@ -145,10 +145,11 @@ export async function readChatExportFile(
   path: string,
   limits: ChatExportLimits = DEFAULT_CHAT_EXPORT_LIMITS
 ): Promise<ChatExportFile> {
+  // A folder, `~` or /dev/null is said to be what it is before its name is judged.
+  const info = await statExportFile(path);
   const extension = extname(path).toLowerCase();
   if (extension !== '.txt' && extension !== '.zip')
     throw new UnusableChatExportError(path, 'expected a .txt or .zip export');
-  const info = await statExportFile(path);
   if (extension === '.txt') {
     if (info.size > limits.maxTextBytes)
       throw new UnusableChatExportError(path, `is larger than ${String(limits.maxTextBytes)} bytes`);
@@ -211,7 +212,10 @@ function chooseChatEntry(entries: readonly yauzl.Entry[], path: string): yauzl.E
   if (chosen.length === 1 && chosen[0]) return chosen[0];
   throw new UnusableChatExportError(
     path,
-    chosen.length === 0 ? 'no chat text (.txt) in the zip' : 'more than one .txt: cannot tell which is the chat'
+    chosen.length === 0
+      ? 'no chat text (.txt) in the zip'
+      : `more than one chat text (${chosen.map((entry) => entry.fileName).join(', ')}): cannot tell which is the ` +
+          'chat; export one chat per zip'
   );
 }
 

@@ -33,6 +33,8 @@ export interface DataDirLayout {
   codecTokenFile: string;
   /** Password of the embedded PostgreSQL's `postgres` superuser (ADR 0028), random per data folder. */
   postgresPasswordFile: string;
+  /** The same password as a libpq password file (`PGPASSFILE`), so `psql` needs none on its command line. */
+  pgpassFile: string;
   /** `ERASURE_KEY` generated for the dev stack (ADR 0027): its ingest API and `wa-lake forget` read it. */
   erasureKeyFile: string;
   /** Paths that were readable by other users and were narrowed (ADR 0014 decision 6), for one warning each. */
@@ -60,6 +62,7 @@ export function dataDirLayout(root: string): DataDirLayout {
     payloadKeyFile: join(absolute, 'payload-encryption-keys'),
     codecTokenFile: join(absolute, 'codec-server-token'),
     postgresPasswordFile: join(absolute, 'postgres-password'),
+    pgpassFile: join(absolute, 'pgpass'),
     erasureKeyFile: join(absolute, ERASURE_KEY_FILE),
     stackFile: join(absolute, 'dev-stack.json'),
     tightened: [],
@@ -116,9 +119,13 @@ export function prepareDataDir(root: string): DataDirLayout {
   return { ...dataDirLayout(absolute), tightened };
 }
 
-/** Names the stack writes at the top of its data folder; PostgreSQL's cluster (`postgres`) checks its own modes. */
+/**
+ * Names the stack writes at the top of its data folder; PostgreSQL's cluster (`postgres`) checks its own modes. A
+ * secret file missing here would make the folder look shared with the user's own files, so neither it nor the
+ * folder would be narrowed (data-dir.test.ts writes every file the layout names).
+ */
 const STACK_ENTRY =
-  /^(auth|webhook-secret|payload-encryption-keys|codec-server-token|postgres-password|dev-stack\.json|temporal-dev-server\.pid|engagement-report\.html|\.wa-lake-demo-folder|collector-status\.json.*|temporal\.sqlite.*|outbox\.sqlite.*|wa-lake-dev\..*)$/;
+  /^(auth|webhook-secret|payload-encryption-keys|codec-server-token|postgres-password|pgpass|erasure-key|dev-stack\.json|temporal-dev-server\.pid|engagement-report\.html|\.wa-lake-demo-folder|collector-status\.json.*|temporal\.sqlite.*|outbox\.sqlite.*|wa-lake-dev\..*)$/;
 
 /**
  * Narrows what the stack keeps in the folder (ADR 0014 decision 6), never a file it did not write: a folder that

@@ -1,11 +1,15 @@
-import { existsSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Logger } from '../../common/logger.js';
-import { packageRoot } from '../../common/package-root.js';
 import { prepareDataDir } from './data-dir.js';
 import { DemoDataDirRefusedError } from './errors.js';
 import { lockDataDir, stopOrphanPostgres, stopOrphanTemporal } from './preflight.js';
+import {
+  currentProtectedFolders,
+  describeProtectedFolder,
+  realPath,
+  type ProtectedFolders,
+} from './protected-folders.js';
 
 /**
  * The file that marks a folder as made by `wa-lake demo` or `demo-send` (architecture.md §10, ADR 0017):
@@ -16,46 +20,6 @@ export const DEMO_MARKER_FILE = '.wa-lake-demo-folder';
 const MARKER_TEXT =
   'This folder was made by wa-lake demo / demo-send. Their next run on it deletes everything in it.\n' +
   'Remove this file to keep the folder: the demo then refuses to use it.\n';
-
-/** The folders whose wiping would destroy something a demo never made, whatever they hold. */
-export interface ProtectedFolders {
-  workingDir: string;
-  homeDir: string;
-  /** The wa-lake checkout (or installed package) the CLI runs from. */
-  checkoutDir: string;
-}
-
-/** The protected folders of this process: `.`, `~` and the checkout of the running CLI. */
-export function currentProtectedFolders(): ProtectedFolders {
-  return { workingDir: process.cwd(), homeDir: homedir(), checkoutDir: packageRoot() };
-}
-
-/** True when `ancestor` is `path` itself or a folder above it. */
-function isSameOrAbove(ancestor: string, path: string): boolean {
-  const rel = relative(ancestor, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-/** The absolute path with symbolic links resolved where it exists (a link to `~` is `~`). */
-function realPath(path: string): string {
-  return existsSync(path) ? realpathSync(path) : resolve(path);
-}
-
-/** Why `absolute` may never be wiped, or null. */
-function describeProtected(absolute: string, folders: ProtectedFolders): string | null {
-  if (dirname(absolute) === absolute) return 'it is the filesystem root';
-  const named: Array<[string, string]> = [
-    [folders.workingDir, 'the working directory'],
-    [folders.homeDir, 'your home folder'],
-    [folders.checkoutDir, 'the wa-lake checkout'],
-  ];
-  for (const [folder, name] of named) {
-    const target = realPath(folder);
-    if (target === absolute) return `it is ${name}`;
-    if (isSameOrAbove(absolute, target)) return `it holds ${name} (${target})`;
-  }
-  return null;
-}
 
 /**
  * Makes `dataDir` ready for a demo run and returns its absolute path (architecture.md §10, ADR 0017): a
@@ -74,7 +38,7 @@ export async function claimDemoDataDir(
   folders: ProtectedFolders = currentProtectedFolders()
 ): Promise<string> {
   const absolute = realPath(dataDir);
-  const protectedReason = describeProtected(absolute, folders);
+  const protectedReason = describeProtectedFolder(absolute, folders);
   if (protectedReason !== null) throw new DemoDataDirRefusedError(dataDir, protectedReason);
   if (existsSync(absolute) && !statSync(absolute).isDirectory()) {
     throw new DemoDataDirRefusedError(dataDir, 'it is not a folder');

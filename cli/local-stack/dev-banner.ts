@@ -1,4 +1,6 @@
+import { redactUrlCredentials } from '../../common/redact-url-credentials.js';
 import { cliEnvironmentLines, type StackEnvironment } from './cli-environment-lines.js';
+import { databaseUrlWithoutPassword } from './pgpass-file.js';
 
 /** What the banner of `wa-lake dev` shows of its running stack. */
 export interface DevBannerStack extends StackEnvironment {
@@ -36,7 +38,7 @@ export function devBannerLines(
   }
   lines.push(
     `  Ingest API      : ${stack.ingestUrl}`,
-    `  Lake (psql)     : ${stack.databaseUrl}`,
+    `  Lake (psql)     : ${lakeLine(stack)}`,
     `  Outbox          : ${stack.outboxPath}`,
     `  Status file     : ${stack.collectorStatusPath}`,
     `  Data folder     : ${stack.dataDir}`,
@@ -51,4 +53,10 @@ export function devBannerLines(
   }
   lines.push(rule, '');
   return lines;
+}
+
+/** The lake's connection without its password: `psql` reads it from `PGPASSFILE` (ADR 0028). */
+function lakeLine(stack: DevBannerStack): string {
+  if (!stack.postgresFiles) return redactUrlCredentials(stack.databaseUrl);
+  return `${databaseUrlWithoutPassword(stack.databaseUrl)} (password in ${stack.postgresFiles.pgpassFile}: PGPASSFILE)`;
 }

@@ -65,3 +65,19 @@ export class DemoDataDirRefusedError extends Error {
     super(`refusing to use ${dataDir} as the demo's data folder, which the demo empties at start: ${reason}`);
   }
 }
+
+/**
+ * Thrown by `wa-lake dev` and `dev:temporal` when `--data-dir` names `/`, `~`, `.`, the checkout or a folder above
+ * one of them (architecture.md §10): nothing was written there, not even the stack's lock file.
+ */
+export class DataDirRefusedError extends Error {
+  override readonly name = 'DataDirRefusedError';
+  constructor(
+    readonly dataDir: string,
+    readonly reason: string
+  ) {
+    super(
+      `refusing to use ${dataDir} as the data folder (--data-dir): ${reason}; pass a folder of its own, such as .data`
+    );
+  }
+}

@@ -21,6 +21,7 @@ import { loadIngestConfig, startIngestServer } from '../../ingest-api/index.js';
 import { runMigrations } from '../../lake/index.js';
 import { installRuntimeLoggerOnce, loadWorkerConfig, runWorker } from '../../worker/index.js';
 import { TeardownStack } from '../../common/teardown-stack.js';
+import { writePgpassFile } from './pgpass-file.js';
 import { startDevCodecServer } from './dev-codec-server.js';
 import {
   loadOrCreatePayloadEncryptionKeys,
@@ -73,6 +74,8 @@ export interface LocalStack {
   /** The codec server the Web UI decrypts payloads with (architecture.md §14); null when headless. */
   codecServerUrl: string | null;
   databaseUrl: string;
+  /** The embedded PostgreSQL's password file and libpq password file (`PGPASSFILE`); null with a `DATABASE_URL`. */
+  postgresFiles: { passwordFile: string; pgpassFile: string } | null;
   /** The data folder's generated `PAYLOAD_ENCRYPTION_KEYS` file in use; null when the environment set the keys. */
   payloadKeyFile: string | null;
   /** The data folder's generated `ERASURE_KEY` file in use (ADR 0027); null when the environment set the key. */
@@ -203,6 +206,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       uiUrl: temporal.uiUrl,
       codecServerUrl: codec?.server.url ?? null,
       databaseUrl,
+      postgresFiles: env['DATABASE_URL']
+        ? null
+        : { passwordFile: layout.postgresPasswordFile, pgpassFile: layout.pgpassFile },
       payloadKeyFile: env['PAYLOAD_ENCRYPTION_KEYS'] === undefined ? layout.payloadKeyFile : null,
       erasureKeyFile: env['ERASURE_KEY'] === undefined ? layout.erasureKeyFile : null,
       outboxPath: resolve(collectorConfig.OUTBOX_PATH),
@@ -257,6 +263,8 @@ async function startStackPostgres(
     onLog: (line) => logger.debug({ component: 'embedded-postgres', line }, 'postgres output'),
   });
   teardown.defer('embedded-postgres', () => postgres.stop());
+  // psql and pg_dump in another terminal read the password here (PGPASSFILE), never from their command line.
+  writePgpassFile(layout.pgpassFile, postgres.databaseUrl);
   logger.info({ port: postgres.port, serverPid: postgres.pid }, 'embedded postgresql ready');
   void postgres.unexpectedExit.then((exit) =>
     logger.error(

@@ -18,9 +18,12 @@ import {
   recordErasureRun,
   type LakeErasureResult,
   type PendingErasure,
+  tablesChangedByErasure,
+  vacuumErasedTables,
   writeErasureTombstones,
 } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
+import { postgresNotReachedLines } from './postgres-not-reached.js';
 import {
   RUNNING_DELIVERIES_QUERY,
   runningDeliveriesLine,
@@ -56,6 +59,8 @@ export interface ErasureReport {
   };
   /** Stores this run could not change, each with what the operator can do. */
   notReached: string[];
+  /** Tables vacuumed after the lake transaction committed, so the replaced row versions go too (ADR 0027). */
+  vacuumedTables: string[];
   /**
    * False when the outbox or the dead-letter entries were not reached (ADR 0017): the erasure is then
    * INCOMPLETE, and its identifiers are kept hashed (`whatsapp_pending_erasures`) for the rerun that completes it.
@@ -151,6 +156,7 @@ export async function runErasure(options: {
     await writeErasureTombstones(client, options.erasureKey, userIdentifiers([...jids, ...result.jids]), pseudonym);
     return result;
   });
+  const vacuum = await vacuumErasedTables(options.pool, tablesChangedByErasure(lake.counts));
   const notReached: string[] = lake.skipped.map(
     (row) =>
       `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
@@ -209,7 +215,8 @@ export async function runErasure(options: {
       payloadsEncrypted: options.payloadsEncrypted ?? false,
       unfinishedMessageIds: lake.sentMessages.unfinishedMessageIds,
     }),
-    ...alwaysNotReached()
+    ...alwaysNotReached(),
+    ...postgresNotReachedLines(vacuum)
   );
 
   const isComplete = outboxRowsRewritten !== null && deadLetterEntriesRedacted !== null;
@@ -228,6 +235,7 @@ export async function runErasure(options: {
     requestedBy: options.requestedBy,
     counts: { lake: lake.counts, outboxRowsRewritten, deadLetterEntriesRedacted },
     notReached,
+    vacuumedTables: vacuum.vacuumed,
     isComplete,
     continuedPendingErasure: pending.length > 0,
     foundNothing,
@@ -264,12 +272,18 @@ async function eraseExportSender(
   });
   const counts = { lake: lake.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 };
   const foundNothing = isNothingFound(counts);
-  const notReached = ['the chat export files themselves (.txt, .zip): delete them by hand', ...alwaysNotReached()];
+  const vacuum = await vacuumErasedTables(options.pool, tablesChangedByErasure(lake.counts));
+  const notReached = [
+    'the chat export files themselves (.txt, .zip): delete them by hand',
+    ...alwaysNotReached(),
+    ...postgresNotReachedLines(vacuum),
+  ];
   const report: ErasureReport = {
     runId: randomUUID(),
     requestedBy: options.requestedBy,
     counts,
     notReached,
+    vacuumedTables: vacuum.vacuumed,
     isComplete: true,
     continuedPendingErasure: false,
     foundNothing,

@@ -83,6 +83,27 @@ const NEWCOMER_FUNNEL: Columns<Report['newcomerFunnel'][number]> = [
 const ACTIVITY_HOURS: Columns<Report['activityHours'][number]> = ['weekday', 'hour', 'messages'];
 const COVERAGE: Columns<Report['coverage']['days'][number]> = ['day', 'coverage'];
 
+/** Each file `report --csv` writes, with its columns: the first line of each file is its columns joined by commas. */
+export const REPORT_CSV_COLUMNS = {
+  'totals.csv': TOTALS,
+  'groups.csv': GROUPS,
+  'messages-per-day.csv': MESSAGES_PER_DAY,
+  'active-members.csv': ACTIVE_MEMBERS,
+  'top-members.csv': TOP_MEMBERS,
+  'joins-leaves.csv': JOINS_LEAVES,
+  'cohorts.csv': COHORTS,
+  'lurkers.csv': LURKERS,
+  'export-days.csv': EXPORT_DAYS,
+  'totals-comparison.csv': TOTALS_COMPARISON,
+  'levels.csv': LEVELS,
+  'newcomer-funnel.csv': NEWCOMER_FUNNEL,
+  'activity-hours.csv': ACTIVITY_HOURS,
+  'coverage.csv': COVERAGE,
+} as const satisfies Readonly<Record<string, readonly string[]>>;
+
+/** The name of one file of `report --csv`. */
+export type ReportCsvFile = keyof typeof REPORT_CSV_COLUMNS;
+
 /**
  * Writes each dataset of the report as one CSV file in `dir` (created when missing): `totals.csv`,
  * `groups.csv`, `messages-per-day.csv`, `active-members.csv`, `top-members.csv`, `joins-leaves.csv`,
@@ -96,34 +117,30 @@ const COVERAGE: Columns<Report['coverage']['days'][number]> = ['day', 'coverage'
  */
 export async function writeReportCsv(report: EngagementReport, dir: string): Promise<string[]> {
   makeDirectory(dir);
-  const files: [string, readonly string[], readonly object[]][] = [
-    ['totals.csv', TOTALS, [{ timeZone: report.timeZone, from: report.from, to: report.to, ...report.totals }]],
-    ['groups.csv', GROUPS, report.groups],
-    ['messages-per-day.csv', MESSAGES_PER_DAY, report.messagesPerDay],
-    ['active-members.csv', ACTIVE_MEMBERS, report.activeMembers],
-    ['top-members.csv', TOP_MEMBERS, report.topMembers],
-    ['joins-leaves.csv', JOINS_LEAVES, report.joinsLeaves],
-    ['cohorts.csv', COHORTS, report.cohorts],
-    ['lurkers.csv', LURKERS, report.lurkers],
-    ['export-days.csv', EXPORT_DAYS, report.exportDays],
-    [
-      'totals-comparison.csv',
-      TOTALS_COMPARISON,
-      report.totalsComparison.map((row) => ({
-        ...row,
-        previousFrom: report.previousPeriod?.from,
-        previousTo: report.previousPeriod?.to,
-      })),
-    ],
-    ['levels.csv', LEVELS, report.levels],
-    ['newcomer-funnel.csv', NEWCOMER_FUNNEL, report.newcomerFunnel],
-    ['activity-hours.csv', ACTIVITY_HOURS, report.activityHours],
-    ['coverage.csv', COVERAGE, report.coverage.days],
-  ];
+  const rows: Readonly<Record<ReportCsvFile, readonly object[]>> = {
+    'totals.csv': [{ timeZone: report.timeZone, from: report.from, to: report.to, ...report.totals }],
+    'groups.csv': report.groups,
+    'messages-per-day.csv': report.messagesPerDay,
+    'active-members.csv': report.activeMembers,
+    'top-members.csv': report.topMembers,
+    'joins-leaves.csv': report.joinsLeaves,
+    'cohorts.csv': report.cohorts,
+    'lurkers.csv': report.lurkers,
+    'export-days.csv': report.exportDays,
+    'totals-comparison.csv': report.totalsComparison.map((row) => ({
+      ...row,
+      previousFrom: report.previousPeriod?.from,
+      previousTo: report.previousPeriod?.to,
+    })),
+    'levels.csv': report.levels,
+    'newcomer-funnel.csv': report.newcomerFunnel,
+    'activity-hours.csv': report.activityHours,
+    'coverage.csv': report.coverage.days,
+  };
   const paths: string[] = [];
-  for (const [name, columns, rows] of files) {
+  for (const [name, columns] of Object.entries(REPORT_CSV_COLUMNS) as [ReportCsvFile, readonly string[]][]) {
     const path = join(dir, name);
-    await writeFile(path, toCsv(columns, rows), 'utf8');
+    await writeFile(path, toCsv(columns, rows[name]), 'utf8');
     paths.push(path);
   }
   return paths;

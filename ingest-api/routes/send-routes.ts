@@ -13,7 +13,7 @@ import {
 } from '../../lake/index.js';
 import { IngestHttpError } from '../errors.js';
 import type { ApiKeyCache, ApiKeyIdentity } from '../send/api-key-cache.js';
-import { parseIdempotencyKey } from '../send/idempotency-key.js';
+import { readIdempotencyKey } from '../send/idempotency-key.js';
 import { acceptedBody, answerReplay } from '../send/idempotent-replay.js';
 import { parseSendJson } from '../send/parse-send-json.js';
 import { exhaustedQuotaName, quotaHeaders } from '../send/quota-headers.js';
@@ -114,13 +114,9 @@ async function prepareCandidate(
   deps: Pick<SendRouteDeps, 'textMaxChars' | 'templates'>
 ): Promise<{ candidate: SendIntentCandidate; rejection: IngestHttpError | null }> {
   const { textMaxChars } = deps;
-  const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
-  if (idempotencyKey === null) {
-    throw new IngestHttpError(
-      'WA_ERR_MISSING_IDEMPOTENCY_KEY',
-      'one Idempotency-Key header is required: a string of 1–255 characters, "abc" or abc'
-    );
-  }
+  const reading = readIdempotencyKey(request.headers['idempotency-key']);
+  if (!('key' in reading)) throw new IngestHttpError(reading.code, reading.detail);
+  const idempotencyKey = reading.key;
   const sendRequest = parseSendRequest(parseJson(request), textMaxChars);
   const recipient = normalizeRecipient(sendRequest.to);
   let rejection = checkDeliverBy(sendRequest.deliverByMs, Date.now());

@@ -43,3 +43,41 @@ export function parseIdempotencyKey(raw: string | string[] | undefined): string 
   }
   return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX_CHARS ? key : null;
 }
+
+/** What {@link readIdempotencyKey} found: the key, or the error code and the sentence of a 400 answer. */
+export type IdempotencyKeyReading =
+  { key: string } | { code: 'WA_ERR_MISSING_IDEMPOTENCY_KEY' | 'WA_ERR_INVALID_IDEMPOTENCY_KEY'; detail: string };
+
+/**
+ * {@link parseIdempotencyKey} with the reason of a refusal: no header at all is `WA_ERR_MISSING_IDEMPOTENCY_KEY`;
+ * a header that is there but unusable (empty, a list or two fields, longer than 255 characters, neither form) is
+ * `WA_ERR_INVALID_IDEMPOTENCY_KEY`, whose detail says which (ADR 0015).
+ */
+export function readIdempotencyKey(raw: string | string[] | undefined): IdempotencyKeyReading {
+  if (raw === undefined) {
+    return {
+      code: 'WA_ERR_MISSING_IDEMPOTENCY_KEY',
+      detail: 'one Idempotency-Key header is required: a string of 1–255 characters, "abc" or abc',
+    };
+  }
+  const key = parseIdempotencyKey(raw);
+  if (key !== null) return { key };
+  return { code: 'WA_ERR_INVALID_IDEMPOTENCY_KEY', detail: describeInvalidKey(raw) };
+}
+
+/** Why a present `Idempotency-Key` header is not a key, in one sentence. */
+function describeInvalidKey(raw: string | string[]): string {
+  const value = typeof raw === 'string' ? raw.trim() : '';
+  const bare = value.startsWith('"') && value.endsWith('"') && value.length >= 2 ? value.slice(1, -1) : value;
+  if (typeof raw !== 'string' || /^"[^"]*"\s*,|^[^",]*,/.test(value)) {
+    return 'the Idempotency-Key header holds a list or came twice; send it once, with one key';
+  }
+  if (bare === '') return 'the Idempotency-Key header is empty; send a key of 1–255 characters';
+  if (bare.length > IDEMPOTENCY_KEY_MAX_CHARS) {
+    return `the Idempotency-Key is ${String(bare.length)} characters long; at most ${String(IDEMPOTENCY_KEY_MAX_CHARS)} are accepted`;
+  }
+  return (
+    'the Idempotency-Key is neither a quoted string ("abc") nor a bare key (abc: visible ASCII without spaces, ' +
+    'quotes, commas or semicolons)'
+  );
+}

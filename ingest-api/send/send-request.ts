@@ -36,9 +36,14 @@ export const sendRequestBodySchema = z.strictObject({
   text: z.string().min(1).optional(),
   template: z.string().min(1).max(100).optional(),
   variables: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-  category: z.string(),
+  category: z.string({
+    error: (issue) => (issue.input === undefined ? 'category is required' : 'category must be a string'),
+  }),
   deliver_by: z.iso
-    .datetime({ offset: true })
+    .datetime({
+      offset: true,
+      error: 'deliver_by needs a date, a time and an offset, such as 2025-06-01T12:00:00Z or 2025-06-01T09:00:00-03:00',
+    })
     .optional()
     .nullable()
     .describe('deadline; in the future and at most 30 days ahead (422 WA_ERR_DELIVER_BY_TOO_FAR)'),

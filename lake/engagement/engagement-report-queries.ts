@@ -95,19 +95,23 @@ const LOAD_COHORTS_SQL = `
            GROUP BY 1, 2
           HAVING (min(at) AT TIME ZONE $3)::date BETWEEN $1::date AND $2::date) joined`;
 
+// The weeks of the range each cohort member was active in, read by the retention and the funnel.
+const LOAD_COHORT_WEEKS_SQL = `
+  CREATE TEMP TABLE report_cohort_weeks ON COMMIT DROP AS
+  SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
+    FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
+   WHERE d.day BETWEEN $1::date AND $2::date`;
+
 // Every week from a cohort's join week to the last week of the range is a row, 0 % when no member of the cohort
 // was active in it (ADR 0019): an inner join with the activity dropped those weeks and whole cohorts.
 const COHORTS_SQL = `
-  WITH weeks AS (SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
-                   FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
-                  WHERE d.day BETWEEN $1::date AND $2::date),
-  active AS (SELECT c.cohort_week, w.week, count(*) AS members
+  WITH active AS (SELECT c.cohort_week, w.week, count(*) AS members
                FROM report_cohorts c
-               JOIN weeks w ON w.group_jid = c.group_jid AND w.participant_id = c.participant_id AND w.week >= c.cohort_week
+               JOIN report_cohort_weeks w ON w.group_jid = c.group_jid AND w.participant_id = c.participant_id AND w.week >= c.cohort_week
               GROUP BY 1, 2),
   grid AS (SELECT s.cohort_week, s.size, week::date AS week
              FROM (SELECT DISTINCT cohort_week, size FROM report_cohorts) s,
-                  generate_series(s.cohort_week, date_trunc('week', $2::date)::date, interval '7 days') AS week)
+                  generate_series(s.cohort_week, date_trunc('week', $1::date)::date, interval '7 days') AS week)
   SELECT to_char(g.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", ((g.week - g.cohort_week) / 7)::int AS "weekOffset",
          g.size::int AS "cohortSize", COALESCE(a.members, 0)::int AS "activeMembers",
          round(COALESCE(a.members, 0)::numeric / g.size, 4)::float8 AS retention
@@ -233,7 +237,9 @@ async function fillReport(
   );
   await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
   await client.query('ANALYZE report_cohorts');
-  report.cohorts = await q(COHORTS_SQL, [from, to]);
+  await client.query(LOAD_COHORT_WEEKS_SQL, [from, to]);
+  await client.query('ANALYZE report_cohort_weeks');
+  report.cohorts = await q(COHORTS_SQL, [to]);
   report.newcomerFunnel = await readNewcomerFunnel(client, scope);
   report.levels = await readLevelMonths(client, from, to);
   report.activityHours = await readActivityHours(client, scope);

@@ -125,6 +125,29 @@ const REPLIES_SQL = `
    WHERE e.other IS NOT NULL AND e.other <> ALL($1)
    GROUP BY 1, 2, 3 ORDER BY sum(rg + mg + rr + mr) DESC, 1 LIMIT 20`;
 
+// The lake's last message: the latest of each group's, read backwards through the (chat_jid, sent_at) index from the
+// groups the index holds (each found by one index probe), instead of reading every message.
+const LAST_MESSAGE_SQL = `
+  WITH RECURSIVE chats AS (
+    SELECT min(chat_jid) AS jid FROM whatsapp_message_records
+    UNION ALL
+    SELECT (SELECT min(r.chat_jid) FROM whatsapp_message_records r WHERE r.chat_jid > c.jid) FROM chats c
+     WHERE c.jid IS NOT NULL),
+  last_message AS (
+    SELECT max((SELECT max(r.sent_at) FROM whatsapp_message_records r WHERE r.chat_jid = c.jid AND r.is_message)) AS at
+      FROM chats c WHERE c.jid IS NOT NULL)`;
+
+// The person's conversations in each group they wrote in, one equality per group: PostgreSQL carries an equality
+// with a value (not an `= ANY` list) across the view's outer joins, so each group's responses are computed alone.
+const CONVERSATIONS_SQL = (groups: number): string => `
+  SELECT count(*)::int AS started, count(first_response_at)::int AS answered,
+         (percentile_cont(0.5) WITHIN GROUP (ORDER BY response_seconds) / 60.0)::float8 AS "medianMinutes"
+    FROM (${Array.from(
+      { length: groups },
+      (_, i) => `SELECT first_response_at, response_seconds FROM engagement_first_responses
+                  WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND group_jid = $${String(i + 4)}`
+    ).join(' UNION ALL ')}) conversations`;
+
 interface PersonRow extends NamedParticipant {
   personKey: string;
   memberId: string | null;
@@ -149,9 +172,8 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
       const ids = people.map((row) => row.participantId);
       const { groupJid } = options;
       const range = await client.query<{ from: string; to: string; tz: string }>(
-        `WITH last AS (
-         SELECT COALESCE($2::date, (SELECT (max(sent_at) AT TIME ZONE wa_engagement_time_zone())::date
-                                      FROM whatsapp_message_records WHERE is_message),
+        `${LAST_MESSAGE_SQL}, last AS (
+         SELECT COALESCE($2::date, (SELECT (at AT TIME ZONE wa_engagement_time_zone())::date FROM last_message),
                         (now() AT TIME ZONE wa_engagement_time_zone())::date) AS day)
        SELECT to_char(COALESCE($1::date, day - 89), 'YYYY-MM-DD') AS from, to_char(day, 'YYYY-MM-DD') AS to,
               wa_engagement_time_zone() AS tz
@@ -161,6 +183,16 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
       const { from, to, tz } = range.rows[0] ?? { from: '', to: '', tz: 'UTC' };
       const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
         (await client.query<T>(sql, values)).rows;
+      // The person's conversation starts and questions of the range are messages of the groups they wrote in then:
+      // naming those groups lets the views compute them alone instead of every group of the lake.
+      const written = await q<{ groups: string[] }>(
+        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM engagement_member_activity_days
+          WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND messages > 0 AND ($4::text IS NULL OR group_jid = $4)`,
+        [person.personKey, from, to, groupJid]
+      );
+      const groupsWritten = written[0]?.groups ?? [];
+      // No group written in: one branch whose `group_jid = NULL` matches nothing.
+      const conversationGroups: (string | null)[] = groupsWritten.length > 0 ? groupsWritten : [null];
       const page: MemberPage = {
         from,
         to,
@@ -195,22 +227,21 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
         levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
         replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
         conversations: (
-          await q<MemberPage['conversations']>(
-            `SELECT count(*)::int AS started, count(first_response_at)::int AS answered,
-                  (percentile_cont(0.5) WITHIN GROUP (ORDER BY response_seconds) / 60.0)::float8 AS "medianMinutes"
-             FROM engagement_first_responses
-            WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)`,
-            [ids, from, to, groupJid]
-          )
+          await q<MemberPage['conversations']>(CONVERSATIONS_SQL(conversationGroups.length), [
+            ids,
+            from,
+            to,
+            ...conversationGroups,
+          ])
         )[0] ?? { started: 0, answered: 0, medianMinutes: null },
         unanswered: await q(
           `SELECT group_jid AS "groupJid", message_id AS "messageId",
                 to_char(sent_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "sentAt",
                 is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
            FROM engagement_unanswered
-          WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
+          WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND group_jid = ANY($4)
           ORDER BY sent_at DESC LIMIT 20`,
-          [ids, from, to, groupJid]
+          [ids, from, to, groupsWritten]
         ),
       };
       return page;

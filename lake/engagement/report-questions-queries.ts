@@ -3,8 +3,9 @@ import type pg from 'pg';
 /**
  * The report's parts that answer a community manager's next questions (ADR 0025): totals beside
  * the previous period, levels and their monthly movements, the newcomer funnel and the weekday × hour heatmap.
- * Each reads the report's temp tables (`report_days`, `report_cohorts`) where the views would count the whole
- * lake again, and follows the rule of the view named in its doc (docs/engagement.md); a test compares them.
+ * Each reads the report's temp tables (`report_days`, `report_cohorts`, `report_cohort_weeks`) where the views
+ * would count the whole lake again, and follows the rule of the view named in its doc (docs/engagement.md); a test
+ * compares them.
  */
 
 /** The totals of one period. */
@@ -156,41 +157,55 @@ export async function readLevelMonths(client: pg.PoolClient, from: string, to: s
   return (await client.query<LevelMonth>(LEVEL_MONTHS_SQL, [from, to])).rows;
 }
 
+// The messages of `whatsapp_messages` (sender as its phone owner's LID) in one newcomer's group that `condition`
+// keeps, read per newcomer through the group's indexes. OFFSET 0 keeps the subquery a unit of its own, so the
+// newcomer's group and times reach the index scans.
+const messagesOfWindow = (condition: string): string => `
+           SELECT w.chat_jid, w.message_id, COALESCE(o.lid, w.sender_id) AS sender_id, w.sent_at, w.reply_to_id
+             FROM whatsapp_message_records_attributed w
+             LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = w.sender_id
+            WHERE w.chat_jid = n.group_jid AND w.is_message AND w.sender_id IS NOT NULL AND ${condition} OFFSET 0`;
+
 // engagement_newcomer_funnel for the report's cohorts (report_cohorts: members whose first join in a group falls in
-// the range); activity weeks and first messages up to `to`. "Answered within 24 h" is the unanswered list's rule
-// (engagement_unanswered_candidates: the earliest reply of another person, mention of the author by another person
-// after it, or, for a conversation start, message of another person in its conversation), read only where it can
-// decide: a newcomer's first message comes after the join, so no earlier than the cohorts' first join, and an answer
-// later than 24 h (25 h: the view rounds seconds) after a first message up to `to` changes nothing. The window starts
-// 60 minutes earlier, so every message from the first join on knows whether it starts a conversation. Replies are
-// read at any time before the window's end: one sent "before" its target (a wrong clock) counts as 0 s. The view
-// over the whole lake cost the report 16 s per million messages; a test compares the two.
+// the range); activity weeks (report_cohort_weeks) and first messages up to `to`. A member's first message is the earliest of its rows in
+// `engagement_first_message_days` (the rollup's exact first message per sender, group and day). "Answered within
+// 24 h" is the unanswered list's rule (engagement_unanswered_candidates: the earliest reply of another person,
+// mention of the author by another person after it, or, for a conversation start, message of another person in its
+// conversation), read only where it can decide: an answer later than 24 h (25 h: the view rounds seconds) after a
+// first message changes nothing, so each first message reads its group's messages from 60 minutes before it (so the
+// message knows whether it starts a conversation) to 25 h after it, through the (chat_jid, sent_at) index; the
+// mentions are those of that window's messages. Replies are read at any time before its end (the reply index): one
+// sent "before" its target (a wrong clock) counts as 0 s. No scan of the whole lake; a test compares with the view.
 const NEWCOMER_FUNNEL_SQL = `
   WITH members AS MATERIALIZED (SELECT DISTINCT group_jid, participant_id, joined_at FROM report_cohorts),
+  keys AS MATERIALIZED (
+    SELECT group_jid, participant_id, joined_at, participant_id AS participant_key FROM members
+    UNION ALL
+    SELECT m.group_jid, m.participant_id, m.joined_at, o.phone_jid FROM members m
+      JOIN whatsapp_phone_owners o ON o.lid = m.participant_id),
+  key_firsts AS MATERIALIZED (
+    SELECT DISTINCT ON (f.group_jid COLLATE "C", f.participant_key COLLATE "C") f.group_jid, f.participant_key,
+           f.sent_at, f.message_id
+      FROM engagement_first_message_days f
+     WHERE (f.group_jid, f.participant_key) IN (SELECT group_jid, participant_key FROM keys)
+     ORDER BY f.group_jid COLLATE "C", f.participant_key COLLATE "C", f.day),
   firsts AS MATERIALIZED (
-    SELECT DISTINCT ON (w.chat_jid COLLATE "C", w.sender_id COLLATE "C") w.chat_jid AS group_jid, w.message_id,
-           w.sender_id, w.sent_at, w.reply_to_id, c.joined_at
-      FROM whatsapp_messages w
-      JOIN (SELECT chat_jid, sender_id, min(sent_at) AS sent_at FROM whatsapp_messages
-             WHERE (chat_jid, sender_id) IN (SELECT group_jid, participant_id FROM members) GROUP BY 1, 2) earliest
-        ON earliest.chat_jid = w.chat_jid AND earliest.sender_id = w.sender_id AND earliest.sent_at = w.sent_at
-      JOIN members c ON c.group_jid = w.chat_jid AND c.participant_id = w.sender_id
-     ORDER BY w.chat_jid COLLATE "C", w.sender_id COLLATE "C", w.message_id),
+    SELECT DISTINCT ON (k.group_jid COLLATE "C", k.participant_id COLLATE "C") k.group_jid, f.message_id,
+           k.participant_id AS sender_id, f.sent_at, k.joined_at
+      FROM keys k JOIN key_firsts f USING (group_jid, participant_key)
+     ORDER BY k.group_jid COLLATE "C", k.participant_id COLLATE "C", f.sent_at, f.message_id),
   newcomers AS MATERIALIZED (
-    SELECT f.*, COALESCE(i.person_key, f.sender_id) AS person_key
+    SELECT f.*, COALESCE(i.person_key, f.sender_id) AS person_key,
+           f.sent_at + interval '25 hours' AS answer_before
       FROM firsts f LEFT JOIN whatsapp_person_identities i ON i.participant_id = f.sender_id
-     WHERE f.joined_at <= f.sent_at AND (f.sent_at AT TIME ZONE $3)::date <= $2::date),
-  bounds AS (
-    SELECT min(sent_at) - interval '60 minutes' AS lo,
-           (($2::date + 1)::timestamp AT TIME ZONE $3) + interval '25 hours' AS hi
-      FROM newcomers),
+     WHERE f.joined_at <= f.sent_at AND (f.sent_at AT TIME ZONE $2)::date <= $1::date),
   nearby AS MATERIALIZED (
-    SELECT w.chat_jid AS group_jid, w.message_id, w.sender_id, w.sent_at, w.reply_to_id,
-           COALESCE(i.person_key, w.sender_id) AS person_key
-      FROM whatsapp_messages w CROSS JOIN bounds b
+    SELECT DISTINCT ON (w.chat_jid, w.message_id) w.chat_jid AS group_jid, w.message_id, w.sender_id, w.sent_at,
+           w.reply_to_id, COALESCE(i.person_key, w.sender_id) AS person_key
+      FROM newcomers n
+     CROSS JOIN LATERAL (${messagesOfWindow("w.sent_at >= n.sent_at - interval '60 minutes' AND w.sent_at < n.answer_before")}) w
       LEFT JOIN whatsapp_person_identities i ON i.participant_id = w.sender_id
-     WHERE w.sender_id IS NOT NULL AND w.sent_at >= b.lo AND w.sent_at < b.hi
-       AND w.chat_jid IN (SELECT group_jid FROM newcomers)),
+     ORDER BY w.chat_jid, w.message_id),
   segmented AS MATERIALIZED (
     SELECT x.*, count(*) FILTER (WHERE x.is_start)
                   OVER (PARTITION BY x.group_jid COLLATE "C" ORDER BY x.sent_at, x.message_id) AS segment
@@ -206,47 +221,47 @@ const NEWCOMER_FUNNEL_SQL = `
      ORDER BY n.group_jid, n.message_id, x.sent_at, x.message_id) in_segment
     UNION ALL
     SELECT n.group_jid, n.message_id, r.sent_at
-      FROM (SELECT r.chat_jid, r.reply_to_id, r.sent_at, COALESCE(i.person_key, r.sender_id) AS person_key
-              FROM whatsapp_messages r
-              LEFT JOIN whatsapp_person_identities i ON i.participant_id = r.sender_id
-             WHERE r.sender_id IS NOT NULL AND r.sent_at < (SELECT hi FROM bounds)
-               AND (r.chat_jid, r.reply_to_id) IN (SELECT group_jid, message_id FROM newcomers)) r
-      JOIN newcomers n ON n.group_jid = r.chat_jid AND n.message_id = r.reply_to_id AND r.person_key <> n.person_key
+      FROM newcomers n
+     CROSS JOIN LATERAL (${messagesOfWindow('w.reply_to_id = n.message_id AND w.sent_at < n.answer_before')}) r
+      LEFT JOIN whatsapp_person_identities i ON i.participant_id = r.sender_id
+     WHERE COALESCE(i.person_key, r.sender_id) <> n.person_key
     UNION ALL
-    SELECT n.group_jid, n.message_id, e.sent_at
-      FROM newcomers n CROSS JOIN bounds b
-      JOIN engagement_reply_edges e ON e.group_jid = n.group_jid AND e.target_participant_id = n.sender_id
-       AND e.kind = 'mention' AND e.sent_at > n.sent_at AND e.sent_at >= b.lo AND e.sent_at < b.hi
-      JOIN nearby r ON r.group_jid = e.group_jid AND r.message_id = e.message_id AND r.person_key <> n.person_key),
+    SELECT n.group_jid, n.message_id, r.sent_at
+      FROM newcomers n
+      JOIN nearby r ON r.group_jid = n.group_jid AND r.sent_at > n.sent_at AND r.sent_at < n.answer_before
+                   AND r.person_key <> n.person_key
+      JOIN whatsapp_message_contexts x ON x.chat_jid = r.group_jid AND x.message_id = r.message_id
+     CROSS JOIN LATERAL unnest(x.mentioned_jids) AS j (jid)
+      LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = j.jid
+     WHERE j.jid <> r.group_jid AND COALESCE(o.lid, j.jid) = n.sender_id),
   firsts_answered AS (
     SELECT n.group_jid, n.sender_id AS participant_id,
            (CASE WHEN a.answered_at IS NOT NULL
                  THEN GREATEST(extract(epoch FROM a.answered_at - n.sent_at), 0) END)::bigint <= 86400 AS is_answered
       FROM newcomers n
       LEFT JOIN (SELECT group_jid, message_id, min(at) AS answered_at FROM answers GROUP BY 1, 2) a
-        USING (group_jid, message_id)),
-  weeks AS (
-    SELECT DISTINCT d.group_jid, d.participant_id, date_trunc('week', d.day)::date AS week
-      FROM report_days d JOIN report_cohorts c USING (group_jid, participant_id)
-     WHERE d.day BETWEEN $1::date AND $2::date)
+        USING (group_jid, message_id))
   SELECT to_char(c.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", count(*)::int AS joined,
          count(f.participant_id)::int AS "firstMessage", count(*) FILTER (WHERE f.is_answered)::int AS "answeredWithin24h",
-         CASE WHEN c.cohort_week + 28 <= date_trunc('week', $2::date)::date THEN count(w4.week)::int END AS "activeWeek4",
-         CASE WHEN c.cohort_week + 84 <= date_trunc('week', $2::date)::date THEN count(w12.week)::int END AS "activeWeek12"
+         CASE WHEN c.cohort_week + 28 <= date_trunc('week', $1::date)::date THEN count(w4.week)::int END AS "activeWeek4",
+         CASE WHEN c.cohort_week + 84 <= date_trunc('week', $1::date)::date THEN count(w12.week)::int END AS "activeWeek12"
     FROM report_cohorts c
     LEFT JOIN firsts_answered f ON f.group_jid = c.group_jid AND f.participant_id = c.participant_id
-    LEFT JOIN weeks w4 ON w4.group_jid = c.group_jid AND w4.participant_id = c.participant_id
+    LEFT JOIN report_cohort_weeks w4 ON w4.group_jid = c.group_jid AND w4.participant_id = c.participant_id
                       AND w4.week = c.cohort_week + 28
-    LEFT JOIN weeks w12 ON w12.group_jid = c.group_jid AND w12.participant_id = c.participant_id
+    LEFT JOIN report_cohort_weeks w12 ON w12.group_jid = c.group_jid AND w12.participant_id = c.participant_id
                        AND w12.week = c.cohort_week + 84
    GROUP BY c.cohort_week ORDER BY c.cohort_week`;
 
-/** The newcomer funnel of the cohorts in `report_cohorts` (docs/engagement.md "Newcomers"). */
+/**
+ * The newcomer funnel of the cohorts in `report_cohorts`, with their active weeks in `report_cohort_weeks`
+ * (docs/engagement.md "Newcomers").
+ */
 export async function readNewcomerFunnel(
   client: pg.PoolClient,
   span: { from: string; to: string; timeZone: string }
 ): Promise<NewcomerCohort[]> {
-  return (await client.query<NewcomerCohort>(NEWCOMER_FUNNEL_SQL, [span.from, span.to, span.timeZone])).rows;
+  return (await client.query<NewcomerCohort>(NEWCOMER_FUNNEL_SQL, [span.to, span.timeZone])).rows;
 }
 
 /** Messages per ISO weekday and local hour over the range (docs/engagement.md "Hours"). */

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import type pg from 'pg';
 import type { JsonValue } from '../../common/json-value.js';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
-import { jidPatternSource, personJidUsersIn } from '../../common/whatsapp-jid.js';
+import { eraseMemberReferences } from '../../common/erase-member-references.js';
+import { mentionedUsersIn, personJidUsersIn } from '../../common/whatsapp-jid.js';
 import type { ParsedIngestBody } from '../events/parsed-ingest-body.js';
 
 /** What an erased identifier is: the digits of a person JID, or the name of a chat-export sender (ADR 0023). */
@@ -85,8 +86,10 @@ const asRecord = (value: JsonValue | undefined): JsonRecord | undefined =>
 /**
  * The delivery as `forget` would have left it in the lake (ADR 0027), or `body` itself when it names no erased
  * identifier: a message an erased member wrote loses its content and sender name (`redactMessageBody`, as
- * `forget` redacts authored messages), then every JID of an erased member (any device, any server) becomes the
- * pseudonym its tombstone holds — in the payload, the chat JID and the account fields alike.
+ * `forget` redacts authored messages); a reply quoting one loses the quoted copy, a `@<digits>` mention of them in
+ * text reads the pseudonym's name, and every JID of an erased member (any device, any server: the JID's digits are
+ * the tombstone's key) becomes the pseudonym its tombstone holds — in the payload, the chat JID and the account
+ * fields alike (`eraseMemberReferences`, as `forget` does).
  *
  * @throws ErasureKeyMissingError when there are tombstones and `key` is null.
  */
@@ -98,7 +101,7 @@ export function pseudonymizeErased(
   if (snapshot.pseudonyms.size === 0) return body;
   if (key === null) throw new ErasureKeyMissingError();
   const erased = new Map<string, string[]>();
-  for (const user of new Set(personJidUsersIn(body.bodyText))) {
+  for (const user of new Set([...personJidUsersIn(body.bodyText), ...mentionedUsersIn(body.bodyText)])) {
     const pseudonym = snapshot.pseudonyms.get(erasureHash(key, 'user', user));
     if (pseudonym !== undefined) erased.set(pseudonym, [...(erased.get(pseudonym) ?? []), user]);
   }
@@ -110,7 +113,7 @@ export function pseudonymizeErased(
     whole['payload'] = redactMessageBody(body.type, body.payload, { dropSenderName: true }) as JsonValue;
     text = JSON.stringify(whole);
   }
-  for (const [pseudonym, users] of erased) text = text.replace(new RegExp(jidPatternSource(users), 'g'), pseudonym);
+  for (const [pseudonym, users] of erased) text = eraseMemberReferences(text, users, pseudonym);
   const whole = asRecord(JSON.parse(text) as JsonValue) ?? {};
   const stringOrNull = (value: JsonValue | undefined): string | null => (typeof value === 'string' ? value : null);
   return {

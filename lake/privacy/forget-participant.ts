@@ -1,7 +1,15 @@
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
-import { jidPatternSource, jidUsers } from '../../common/whatsapp-jid.js';
+import { jidPatternSource, jidUsers, mentionPatternSource } from '../../common/whatsapp-jid.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
+import {
+  eitherPattern,
+  type MemberNames,
+  redactQuotesOfMember,
+  replaceNames,
+  replaceNamesParams,
+  replaceNamesSql,
+} from './erase-member-names.js';
 import { forgetLinkedExportSenders } from './forget-export-sender.js';
 import { forgetParticipantInSendTables } from './forget-send-side.js';
 import type { LakeErasureResult } from './lake-erasure-result.js';
@@ -20,9 +28,10 @@ const CHUNKED_COLUMNS = new Set(['whatsapp_event_logs.payload']);
 /**
  * Erasure in the lake (architecture.md §14, ADR 0010), in ONE transaction of `client` (the caller
  * begins and commits). Finds the member's JIDs through `whatsapp_lid_aliases` and `whatsapp_participants`;
- * redacts the content and sender name of messages they wrote; deletes their alias and participant rows;
- * then replaces every occurrence of their JIDs (any device suffix) in every text/jsonb column of every
- * `whatsapp_*` base table — raw payloads, memberships, facts, snapshots, group fields, and read models
+ * redacts the content and sender name of messages they wrote, and quoted copies of them in other members' replies
+ * (ADR 0027); deletes their alias and participant rows; then replaces every `@<digits>` mention of them in text by
+ * the pseudonym's name and every occurrence of their JIDs (any server, device suffix) in every text/jsonb column of
+ * every `whatsapp_*` base table — raw payloads, memberships, facts, snapshots, group fields, and read models
  * added later — by `pseudonym`, so engagement counts keep one anonymous member instead of breaking. On the
  * send side it deletes their opt-ins and redacts the messages sent to them (ADR 0014 decision 5).
  * Idempotent: a second run finds nothing left to change.
@@ -38,7 +47,9 @@ export async function forgetParticipantInLake(
   // A running ingest API drops the identities it remembers at its next statement (ADR 0019).
   await client.query(`UPDATE whatsapp_identity_generation SET generation = generation + 1`);
   const allJids = await expandAliases(client, jids);
-  const pattern = jidPatternSource(jidUsers(allJids));
+  const users = jidUsers(allJids);
+  const pattern = jidPatternSource(users);
+  const names: MemberNames = { users, pattern, mention: mentionPatternSource(users), pseudonym };
   const skipped: SkippedRow[] = [];
   const exportedRedacted = await redactExportedMessages(client, allJids, pseudonym);
   // Before the member's own links go: they tell which `name:` keys of exported senders are the member's.
@@ -46,7 +57,7 @@ export async function forgetParticipantInLake(
   const messageBodiesRedacted =
     exportedRedacted + linkedExports.messagesRedacted + (await redactAuthoredMessages(client, pattern, skipped));
   // The raw table first, in chunks: one row PostgreSQL cannot render is skipped and named (ADR 0014).
-  const rawPass = await pseudonymizeRawPayloads(client, pattern, pseudonym, skipped);
+  const rawPass = await pseudonymizeRawPayloads(client, names, skipped);
   const aliases = await client.query(`DELETE FROM whatsapp_lid_aliases WHERE lid ~ $1 OR phone_jid ~ $1`, [pattern]);
   const participants = await client.query(
     `DELETE FROM whatsapp_participants WHERE id ~ $1 OR COALESCE(lid, '') ~ $1 OR COALESCE(phone_jid, '') ~ $1`,
@@ -89,7 +100,7 @@ export async function forgetParticipantInLake(
       memberLinksDeleted: (memberLinks.rowCount ?? 0) + linkedExports.linksDeleted,
       pseudonymized: {
         ...(rawPass.eventIds.length > 0 ? { 'whatsapp_event_logs.payload': rawPass.eventIds.length } : {}),
-        ...(await pseudonymizeEverywhere(client, pattern, pseudonym)),
+        ...(await pseudonymizeEverywhere(client, names)),
       },
     },
   };
@@ -189,42 +200,34 @@ async function redactAuthoredMessages(client: pg.ClientBase, pattern: string, sk
   return redactedCount;
 }
 
-/** Replaces the member's JIDs in raw payloads chunk by chunk; @returns the `event_id`s of the rows changed. */
+/**
+ * Erases the member from raw payloads chunk by chunk (architecture.md §14): quoted copies of their messages
+ * (`eraseMemberReferences`, in JS), then `@<digits>` mentions and JIDs (in SQL).
+ * @returns the `event_id`s of the rows changed.
+ */
 async function pseudonymizeRawPayloads(
   client: pg.ClientBase,
-  pattern: string,
-  pseudonym: string,
+  names: MemberNames,
   skipped: SkippedRow[]
 ): Promise<{ eventIds: string[] }> {
-  const eventIds: string[] = [];
+  const eventIds = new Set<string>();
   const known = new Set(skipped.map((row) => row.eventId));
   for await (const keys of rawKeyChunks(client, '', [])) {
     const changed = await runChunkSkippingUnrenderable(
       client,
       keys,
-      async (ids) => {
-        const { rows } = await client.query<{ event_id: string }>(
-          `UPDATE whatsapp_event_logs SET payload = regexp_replace(payload::text, $1, $2, 'g')::jsonb
-            WHERE id = ANY($3::uuid[]) AND payload::text ~ $1 RETURNING event_id`,
-          [pattern, pseudonym, ids]
-        );
-        return rows.map((row) => row.event_id);
-      },
+      async (ids) => [...(await redactQuotesOfMember(client, names, ids)), ...(await replaceNames(client, names, ids))],
       (row) => {
         if (!known.has(row.eventId)) skipped.push(row);
         known.add(row.eventId);
       }
     );
-    eventIds.push(...changed);
+    for (const eventId of changed) eventIds.add(eventId);
   }
-  return { eventIds };
+  return { eventIds: [...eventIds] };
 }
 
-async function pseudonymizeEverywhere(
-  client: pg.ClientBase,
-  pattern: string,
-  pseudonym: string
-): Promise<Record<string, number>> {
+async function pseudonymizeEverywhere(client: pg.ClientBase, names: MemberNames): Promise<Record<string, number>> {
   const { rows: columns } = await client.query<{ table_name: string; column_name: string; data_type: string }>(
     `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
@@ -240,8 +243,8 @@ async function pseudonymizeEverywhere(
     const name = client.escapeIdentifier(column.column_name);
     const cast = column.data_type === 'jsonb' || column.data_type === 'json' ? `::${column.data_type}` : '';
     const result = await client.query(
-      `UPDATE ${table} SET ${name} = regexp_replace(${name}::text, $1, $2, 'g')${cast} WHERE ${name}::text ~ $1`,
-      [pattern, pseudonym]
+      `UPDATE ${table} SET ${name} = ${replaceNamesSql(`${name}::text`)}${cast} WHERE ${name}::text ~ $5`,
+      [...replaceNamesParams(names), eitherPattern(names)]
     );
     if ((result.rowCount ?? 0) > 0) counts[`${column.table_name}.${column.column_name}`] = result.rowCount ?? 0;
   }

@@ -6,6 +6,22 @@ export function placeholdersOf(body: string): string[] {
   return [...new Set([...body.matchAll(PLACEHOLDER)].map((match) => match[1] ?? ''))];
 }
 
+/**
+ * What is wrong with a template body in words, or null (ADR 0015): empty text (the send API refuses it, so the
+ * version could never send), or a `{{` or `}}` left over once every `{{name}}` is taken out (`Hi {{ name`), which
+ * would be sent as it is instead of being filled in.
+ */
+export function describeTemplateBodyProblem(body: string): string | null {
+  if (body.trim() === '') return 'the body is empty; a template needs message text';
+  const rest = body.replace(PLACEHOLDER, '');
+  const stray = ['{{', '}}'].find((braces) => rest.includes(braces));
+  if (stray === undefined) return null;
+  return (
+    `the body has a "${stray}" that is not part of a placeholder; ` +
+    'write each variable as {{name}} (a letter or _, then letters, digits or _)'
+  );
+}
+
 /** What {@link renderTemplate} found wrong with the caller's variables. */
 export interface TemplateVariableProblem {
   missing: string[];

@@ -224,6 +224,17 @@ export class SendAdminRepository {
     return rows[0]?.was_approved !== true;
   }
 
+  /** Whether the lake knows the account: approved or listed before, or named by an API key. */
+  async isKnownAccount(accountId: string): Promise<boolean> {
+    const rows = await run<{ known: boolean }>(
+      this.pool,
+      `SELECT EXISTS (SELECT 1 FROM send_accounts WHERE account_id = $1)
+           OR EXISTS (SELECT 1 FROM send_api_keys WHERE account_id = $1) AS known`,
+      [accountId]
+    );
+    return rows[0]?.known === true;
+  }
+
   /** Adds a test recipient (phone or group JID) of the account (idempotent). */
   async addTestRecipient(accountId: string, jid: string, note: string | null): Promise<void> {
     await run(

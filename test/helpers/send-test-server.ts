@@ -62,6 +62,7 @@ export async function startSendTestServer(
     metrics,
     logger,
     limits: config.limits,
+    trustProxy: config.trustProxy,
     send: send.deps,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });

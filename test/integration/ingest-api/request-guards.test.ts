@@ -87,6 +87,91 @@ describe('request guards of the ingest port (ADR 0014)', () => {
     expect((await postSigned(server.url, messageBody(), { secret: TEST_SECRET })).status).toBe(201);
   });
 
+  it('never refuses a valid API key from an address blocked for failed guesses (the limiter counts failures only)', async () => {
+    const { key } = await createTestApiKey(server.admin, { self: [SELF] });
+    const guesses = [];
+    for (let i = 0; i < 6; i += 1) guesses.push((await postMessage(server.url, `wa_guess_${i}`, sendBody('g'))).status);
+    expect(guesses).toEqual([401, 401, 401, 401, 401, 429]);
+    expect((await postMessage(server.url, key, sendBody('genuine'))).status).toBe(202);
+    expect((await postMessage(server.url, 'wa_guess_7', sendBody('g'))).status).toBe(429);
+  });
+
+  it('counts failures per client address behind a trusted proxy (INGEST_TRUST_PROXY), and ignores X-Forwarded-For otherwise', async () => {
+    const behindProxy = await startSendTestServer(inject('databaseUrl'), {
+      env: { INGEST_AUTH_FAILURES_MAX: '5', INGEST_TRUST_PROXY: '127.0.0.1' },
+    });
+    const guess = (url: string, client: string) =>
+      fetch(`${url}/api/v1/messages`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': `wa_guess_${randomUUID()}`,
+          'idempotency-key': randomUUID(),
+          'x-forwarded-for': client,
+        },
+        body: JSON.stringify(sendBody('g')),
+      }).then((response) => response.status);
+    try {
+      const flood = [];
+      for (let i = 0; i < 6; i += 1) flood.push(await guess(behindProxy.url, '203.0.113.7'));
+      expect(flood).toEqual([401, 401, 401, 401, 401, 429]);
+      // Another client behind the same proxy is not blocked by the first one's guesses.
+      expect(await guess(behindProxy.url, '203.0.113.8')).toBe(401);
+    } finally {
+      await behindProxy.close();
+    }
+    // Without INGEST_TRUST_PROXY (the default) the header is the client's word: the TCP peer is counted.
+    const direct = [];
+    for (let i = 0; i < 6; i += 1) direct.push(await guess(server.url, `203.0.113.${i + 10}`));
+    expect(direct).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
+  it('serves a new client while 255 idle keep-alive connections from one address sit open', async () => {
+    // 255 slots in all: without a share per address the flood alone would fill them and lock the next client out.
+    const defaults = await startSendTestServer(inject('databaseUrl'), { env: { INGEST_MAX_CONNECTIONS: '255' } });
+    const { hostname, port } = new URL(defaults.url);
+    /** A connection from `localAddress` that sends one keep-alive GET /healthz; resolves with its status or null. */
+    const healthz = (localAddress: string, held: Socket[]): Promise<number | null> =>
+      new Promise((resolve) => {
+        const socket = connect({ host: hostname, port: Number(port), localAddress }, () =>
+          socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+        );
+        held.push(socket);
+        socket.once('data', (chunk) => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString())?.[1] ?? 0)));
+        socket.once('error', () => resolve(null));
+        socket.once('close', () => resolve(null));
+      });
+    const held: Socket[] = [];
+    try {
+      const flood = await Promise.all(Array.from({ length: 255 }, () => healthz('127.0.0.1', held)));
+      // INGEST_MAX_CONNECTIONS_PER_ADDRESS (128): the rest of one address's connections are closed at accept.
+      expect(flood.filter((status) => status === 200)).toHaveLength(128);
+      expect(await healthz('127.0.0.2', held)).toBe(200);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await defaults.close();
+    }
+  });
+
+  it('closes an idle keep-alive connection after INGEST_KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const short = await startSendTestServer(inject('databaseUrl'), { env: { INGEST_KEEP_ALIVE_TIMEOUT_MS: '200' } });
+    const { hostname, port } = new URL(short.url);
+    const socket = connect({ host: hostname, port: Number(port) }, () =>
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+    );
+    try {
+      const answered = new Promise<string>((resolve) => socket.once('data', (chunk) => resolve(chunk.toString())));
+      expect(await answered).toMatch(/^HTTP\/1\.1 200/);
+      expect(await answered).toMatch(/keep-alive/i);
+      // The server, not the client, ends the idle connection.
+      await new Promise<void>((resolve) => socket.once('end', () => resolve()));
+      expect(socket.readableEnded).toBe(true);
+    } finally {
+      socket.destroy();
+      await short.close();
+    }
+  });
+
   it('throttles failed signatures per address, yet never refuses a request whose signature verifies', async () => {
     const statuses = [];
     for (let i = 0; i < 6; i += 1)

@@ -38,6 +38,14 @@ const RECOUNT_HOURS = `
             FROM whatsapp_message_records_attributed r WHERE r.is_message AND r.sender_id IS NOT NULL) stamps
    GROUP BY 1, 2, 3`;
 
+// Each sender's first message per group and day as the captured messages give it (migration 1765900000000).
+const RECOUNT_FIRST_MESSAGES = `
+  SELECT DISTINCT ON (chat_jid, sender_id, (sent_at AT TIME ZONE wa_engagement_time_zone())::date)
+         chat_jid AS group_jid, sender_id AS participant_key, (sent_at AT TIME ZONE wa_engagement_time_zone())::date AS day,
+         sent_at, message_id
+    FROM whatsapp_message_records_attributed WHERE is_message AND sender_id IS NOT NULL
+   ORDER BY chat_jid, sender_id, 3, sent_at, message_id`;
+
 const GROUP_A = '120363000000000801@g.us';
 const GROUP_B = '120363000000000802@g.us';
 const ANA = '100000000000801@lid';
@@ -63,6 +71,10 @@ async function expectExact(): Promise<void> {
   const hours = 'group_jid, to_char(day, $$YYYY-MM-DD$$) AS day, hour, messages';
   expect(await rows(`SELECT ${hours} FROM engagement_activity_hours`)).toEqual(
     await rows(`SELECT ${hours} FROM (${RECOUNT_HOURS}) r`)
+  );
+  const firsts = 'group_jid, participant_key, to_char(day, $$YYYY-MM-DD$$) AS day, sent_at, message_id';
+  expect(await rows(`SELECT ${firsts} FROM engagement_first_message_days`)).toEqual(
+    await rows(`SELECT ${firsts} FROM (${RECOUNT_FIRST_MESSAGES}) r`)
   );
   expect(
     await rows(`SELECT ${hours} FROM engagement_activity_hours WHERE group_jid = '${GROUP_A}' AND day = '2026-05-04'`)

@@ -60,10 +60,22 @@ describe('Idempotency-Key as draft-ietf-httpapi-idempotency-key-header says (ADR
     expect(rows).toEqual([{ idempotency_key: key }, { idempotency_key: `${key}\\x` }]);
   });
 
-  it('answers 400 problem+json for a missing, empty, malformed, repeated or over-long key', async () => {
-    for (const value of [null, '', '""', '"unterminated', 'two words', '"a", "b"', 'a,b', 'x'.repeat(256)]) {
+  it('answers 400 problem+json for a missing key, and names what is wrong with an empty, malformed, repeated or over-long one', async () => {
+    const missing = await postMessageWithHeaders(server.url, apiKey.key, body('bad key'), null);
+    expectProblem(missing, 400, 'WA_ERR_MISSING_IDEMPOTENCY_KEY');
+    for (const [value, detail] of [
+      ['', 'the Idempotency-Key header is empty'],
+      ['""', 'the Idempotency-Key header is empty'],
+      ['"unterminated', 'neither a quoted string'],
+      ['two words', 'neither a quoted string'],
+      ['"a", "b"', 'holds a list or came twice'],
+      ['a,b', 'holds a list or came twice'],
+      ['x'.repeat(256), 'the Idempotency-Key is 256 characters long; at most 255 are accepted'],
+    ] as const) {
       const response = await postMessageWithHeaders(server.url, apiKey.key, body('bad key'), value);
-      expectProblem(response, 400, 'WA_ERR_MISSING_IDEMPOTENCY_KEY');
+      expectProblem(response, 400, 'WA_ERR_INVALID_IDEMPOTENCY_KEY');
+      expect(response.json['title']).toBe('Invalid idempotency key');
+      expect(response.json['detail']).toContain(detail);
     }
   });
 

@@ -9,12 +9,19 @@ import {
   isJidGroup,
   isJidNewsletter,
   isJidStatusBroadcast,
+  isHostedLidUser,
+  isHostedPnUser,
   isLidUser,
   isPnUser,
   isWellFormedGroupJid,
   jidDecode,
   jidEncode,
   jidNormalizedUser,
+  jidPatternSource,
+  jidUserDigits,
+  jidUsers,
+  mentionedUsersIn,
+  personJidUsersIn,
   phoneDigitsOfJid,
   phoneJidOf,
 } from '../../../common/whatsapp-jid.js';
@@ -127,5 +134,50 @@ describe('common/whatsapp-jid well-formed input', () => {
     expect(phoneDigitsOfJid('5511987654321@s.whatsapp.net')).toBe('5511987654321');
     expect(phoneDigitsOfJid('5511987654321:2@s.whatsapp.net')).toBeUndefined();
     expect(phoneDigitsOfJid('100000000000001@lid')).toBeUndefined();
+  });
+});
+
+describe('common/whatsapp-jid one key per person', () => {
+  const phone = '5511888880002';
+  const lid = '100000000000777';
+  // Every form a person's JID takes in stored events: erasure tombstones hash its digits (ADR 0027).
+  const forms = [
+    [`${phone}@s.whatsapp.net`, phone],
+    [`${phone}:2@s.whatsapp.net`, phone],
+    [`${phone}_1:2@s.whatsapp.net`, phone],
+    [`${phone}@c.us`, phone],
+    [`${phone}@hosted`, phone],
+    [`${phone}:99@hosted`, phone],
+    [`${lid}@lid`, lid],
+    [`${lid}:3@lid`, lid],
+    [`${lid}@hosted.lid`, lid],
+    [`${lid}:99@hosted.lid`, lid],
+  ] as const;
+
+  it.each(forms)('reads the digits of %s', (jid, digits) => {
+    expect(jidUserDigits(jid)).toBe(digits);
+    expect(jidUsers([jid])).toEqual([digits]);
+    expect(personJidUsersIn(JSON.stringify({ participant: jid }))).toEqual([digits]);
+    const replaced = JSON.stringify({ participant: jid }).replace(new RegExp(jidPatternSource([digits]), 'g'), 'P');
+    expect(replaced).toBe('{"participant":"P"}');
+  });
+
+  it('tells the hosted servers as Baileys does', () => {
+    expect(isHostedPnUser(`${phone}@hosted`)).toBe(baileys.isHostedPnUser(`${phone}@hosted`));
+    expect(isHostedLidUser(`${lid}@hosted.lid`)).toBe(baileys.isHostedLidUser(`${lid}@hosted.lid`));
+    expect(isHostedPnUser(`${lid}@hosted.lid`)).toBe(false);
+  });
+
+  it('accepts a hosted JID typed by a person as the account it names', () => {
+    expect(canonicalPersonJid(`${phone}:99@hosted`)).toBe(`${phone}@s.whatsapp.net`);
+    expect(canonicalPersonJid(`${lid}@hosted.lid`)).toBe(`${lid}@lid`);
+  });
+
+  it('finds @mentions in text, never the digits of a JID or a longer number', () => {
+    expect(mentionedUsersIn(`hi @${phone} and @${lid}, not ${phone}@s.whatsapp.net nor @${phone}9`)).toEqual([
+      phone,
+      lid,
+      `${phone}9`,
+    ]);
   });
 });

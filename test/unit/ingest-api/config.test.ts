@@ -18,6 +18,7 @@ describe('loadIngestConfig', () => {
       concurrentStatements: 1,
       logLevel: 'info',
       metricsToken: null,
+      trustProxy: false,
       erasureKey: null,
       retentionPeriodMs: null,
       retentionIntervalMs: 6 * 3_600_000,
@@ -27,6 +28,8 @@ describe('loadIngestConfig', () => {
         requestTimeoutMs: 30_000,
         headersTimeoutMs: 10_000,
         maxConnections: 256,
+        maxConnectionsPerAddress: 128,
+        keepAliveTimeoutMs: 5_000,
         sendBodyLimitBytes: 64 * 1024,
         authFailuresMax: 20,
         authFailureWindowMs: 60_000,
@@ -49,6 +52,20 @@ describe('loadIngestConfig', () => {
       },
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('trusts no proxy by default and only the proxy addresses or ranges INGEST_TRUST_PROXY lists', () => {
+    const base = { DATABASE_URL: 'postgresql://lake', WHATSAPP_WEBHOOK_SECRET: 'a-long-enough-secret-1' };
+    expect(loadIngestConfig(base).trustProxy).toBe(false);
+    expect(loadIngestConfig({ ...base, INGEST_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadIngestConfig({ ...base, INGEST_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+    ]);
+    for (const value of ['true', '10.0.0.0/33', 'proxy.example']) {
+      expect(() => loadIngestConfig({ ...base, INGEST_TRUST_PROXY: value })).toThrow(/INGEST_TRUST_PROXY/);
+    }
   });
 
   it('accepts port 0 and lists every invalid key at once', () => {

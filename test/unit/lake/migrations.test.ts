@@ -56,6 +56,8 @@ const ERASURE = ['1765810000000_erasure-tombstones'];
 const FRESH_USER_FIXES = ['1765820000000_erased-member-display-name', '1765820000001_analyst-messages-with-exports'];
 // The Idempotency-Key claims every ingest API process sees (ADR 0030).
 const IDEMPOTENCY_CLAIMS = ['1765830000000_send-idempotency-claims'];
+// Bounded reads at a year's volume (ADR 0025, "Bounded reads").
+const BOUNDED_READS = ['1765900000000_engagement-first-message-days', '1765900000001_window-views-take-group-filters'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -69,6 +71,7 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17658100000'))).toEqual(ERASURE);
     expect(names.filter((name) => name.startsWith('17658200000'))).toEqual(FRESH_USER_FIXES);
     expect(names.filter((name) => name.startsWith('17658300000'))).toEqual(IDEMPOTENCY_CLAIMS);
+    expect(names.filter((name) => name.startsWith('17659000000'))).toEqual(BOUNDED_READS);
     expect(names).toEqual([
       ...RELEASED,
       ...ENGAGEMENT_QUESTIONS,
@@ -76,6 +79,7 @@ describe('lake/migrations', () => {
       ...ERASURE,
       ...FRESH_USER_FIXES,
       ...IDEMPOTENCY_CLAIMS,
+      ...BOUNDED_READS,
     ]);
   });
 });

@@ -37,6 +37,15 @@ describe('readChatExportFile: files that are no export', () => {
     await expect(readChatExportFile(path)).rejects.toThrow(`cannot read the export ${path}: it is a folder`);
   });
 
+  it('says a folder or a device is one, whatever its name, before asking for .txt or .zip', async () => {
+    const folder = join(dir, 'exports');
+    mkdirSync(folder);
+    await expect(readChatExportFile(folder)).rejects.toThrow(
+      `cannot read the export ${folder}: it is a folder, not a file`
+    );
+    await expect(readChatExportFile('/dev/null')).rejects.toThrow('is no regular file');
+  });
+
   it.each(['missing.txt', 'missing.zip'])('words a missing %s the same way', async (name) => {
     const path = join(dir, name);
     await expect(readChatExportFile(path)).rejects.toThrow(

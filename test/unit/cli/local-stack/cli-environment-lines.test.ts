@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnvironmentLines, type StackEnvironment } from '../../../../cli/local-stack/cli-environment-lines.js';
+import { pgpassLine, writePgpassFile } from '../../../../cli/local-stack/pgpass-file.js';
 
 const STACK: StackEnvironment = {
   databaseUrl: 'postgres://x@h/db',
@@ -65,6 +66,40 @@ describe('cliEnvironmentLines (wa-lake dev banner: the CLI in another terminal)'
       'Bearer tok3n',
       '',
     ]);
+  });
+
+  it('gives the stack’s own PostgreSQL password to DATABASE_URL and psql from files, never printed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wa-lake-pgpass-'));
+    dirs.push(dir);
+    const url = 'postgres://postgres:0a1b2c3d@127.0.0.1:54329/wa_lake';
+    const passwordFile = join(dir, 'postgres-password');
+    writeFileSync(passwordFile, '0a1b2c3d\n');
+    const previous = process.umask(0o022);
+    const pgpassFile = join(dir, 'pgpass');
+    try {
+      writePgpassFile(pgpassFile, url);
+    } finally {
+      process.umask(previous);
+    }
+    const lines = cliEnvironmentLines({ ...STACK, databaseUrl: url, postgresFiles: { passwordFile, pgpassFile } });
+
+    expect(lines.join('\n')).not.toContain('0a1b2c3d');
+    expect(statSync(pgpassFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(pgpassFile, 'utf8')).toBe('127.0.0.1:54329:*:postgres:0a1b2c3d\n');
+    const names = ['DATABASE_URL', 'PGPASSFILE', 'PGHOST', 'PGPORT', 'PGUSER', 'PGDATABASE'];
+    const printed = execFileSync(
+      'sh',
+      ['-c', `${lines.join('\n')}\nprintf '%s|' ${names.map((name) => `"$${name}"`).join(' ')}`],
+      { encoding: 'utf8' }
+    );
+    // wa-lake commands keep the whole URL; a bare `psql` finds the server in PG* and the password in PGPASSFILE.
+    expect(printed.split('|')).toEqual([url, pgpassFile, '127.0.0.1', '54329', 'postgres', 'wa_lake', '']);
+  });
+
+  it('escapes the separators of a libpq password file', () => {
+    expect(pgpassLine('postgres://us%3Aer:p%5Cw%3Ax@db.example:6543/lake')).toBe(
+      'db.example:6543:*:us\\:er:p\\\\w\\:x'
+    );
   });
 
   it('prints no key line when the keys came from the environment, and no codec line when headless', () => {

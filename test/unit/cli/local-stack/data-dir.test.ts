@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareDataDir } from '../../../../cli/local-stack/data-dir.js';
+import { dataDirLayout, prepareDataDir } from '../../../../cli/local-stack/data-dir.js';
 import { claimDemoDataDir } from '../../../../cli/local-stack/demo-data-dir.js';
 import { privateDirectoryMode } from '../../../../common/private-files.js';
 
@@ -22,6 +22,35 @@ describe('prepareDataDir', () => {
     // As root, 0711: embedded PostgreSQL runs as `postgres` and must pass through `.data` to reach its cluster.
     expect(statSync(join(base, '.data')).mode & 0o777).toBe(privateDirectoryMode());
     expect(statSync(join(base, '.data', 'demo')).mode & 0o111).toBe(privateDirectoryMode() & 0o111);
+  });
+
+  it('narrows every secret file the layout names and the folder, after chmod 644/755 under umask 022', () => {
+    base = mkdtempSync(join(tmpdir(), 'wa-lake-secrets-'));
+    const layout = dataDirLayout(join(base, '.data'));
+    const secrets = [
+      layout.secretFile,
+      layout.payloadKeyFile,
+      layout.codecTokenFile,
+      layout.postgresPasswordFile,
+      layout.pgpassFile,
+      layout.erasureKeyFile,
+    ];
+    const previous = process.umask(0o022);
+    try {
+      mkdirSync(layout.root);
+      for (const file of secrets) writeFileSync(file, 'secret\n');
+      chmodSync(layout.root, 0o755);
+      for (const file of secrets) chmodSync(file, 0o644);
+
+      const prepared = prepareDataDir(layout.root);
+
+      for (const file of secrets) expect({ file, mode: statSync(file).mode & 0o777 }).toEqual({ file, mode: 0o600 });
+      expect(statSync(layout.root).mode & 0o777).toBe(privateDirectoryMode());
+      // Each narrowed path is one warning of `wa-lake dev` (start-local-stack.ts).
+      expect(prepared.tightened.map((change) => change.path).sort()).toEqual([layout.root, ...secrets].sort());
+    } finally {
+      process.umask(previous);
+    }
   });
 
   it('narrows only the stack’s own files in a folder it shares with a user’s files, and keeps the folder’s mode', () => {

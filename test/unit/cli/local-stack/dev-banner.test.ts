@@ -37,6 +37,17 @@ describe('the banner of wa-lake dev (ADR 0017)', () => {
     expect(text).toContain('    temporal workflow show --workflow-id <event_id>\n');
   });
 
+  it('prints the lake’s connection without its password, which psql reads from PGPASSFILE (ADR 0028)', () => {
+    const own = { ...STACK, postgresFiles: { passwordFile: '/data/postgres-password', pgpassFile: '/data/pgpass' } };
+    const text = devBannerLines(own).join('\n');
+    expect(text).not.toContain(':pw@');
+    expect(text).toContain(
+      '  Lake (psql)     : postgres://postgres@127.0.0.1:54329/wa_lake (password in /data/pgpass: PGPASSFILE)'
+    );
+    expect(text).toContain("    export PGPASSFILE='/data/pgpass'");
+    expect(devBannerLines(STACK).join('\n')).toContain('  Lake (psql)     : postgres://***@127.0.0.1:54329/wa_lake');
+  });
+
   it('stands apart from the log: a blank line and a rule before and after', () => {
     const lines = devBannerLines(STACK);
     expect(lines.slice(0, 2)).toEqual(['', '─'.repeat(100)]);
