@@ -7,11 +7,18 @@ import type {
   SendStatusDeliveryInput,
   SendStatusDeliveryResult,
 } from '../workflows/send-contracts.js';
+import type { SendStartAnswer } from '../common/send-transition-report.js';
+import { createCheckSendStart } from './check-send-start.js';
 import { createPostEventToIngest, type PostEventInput, type PostEventResult } from './post-event.js';
 import { createPostSendStatusWebhook } from './post-send-status-webhook.js';
 import { createRecordDeadLetter } from './record-dead-letter.js';
 import { createReportSendTransition, type ReportSendTransitionInput } from './report-send-transition.js';
 import { createSendGateActivities, type SendGateSettings } from './request-dispatch-slot.js';
+import {
+  createReplaceSquattedStatusWebhook,
+  type StatusWebhookHolderCheck,
+  type StatusWebhookHolderOutcome,
+} from './replace-squatted-status-webhook.js';
 import { createResolveDeadLetters } from './resolve-dead-letters.js';
 import { createSendAlert, type SendAlertResult } from './send-alert.js';
 
@@ -23,10 +30,12 @@ export interface Activities {
   resolveDeadLetters(request: ResolveDeadLettersRequest): Promise<void>;
   // Outbound send (architecture.md §12, ADR 0009).
   reportSendTransition(input: ReportSendTransitionInput): Promise<void>;
+  checkSendStart(input: { messageId: string }): Promise<SendStartAnswer>;
   requestDispatchSlot(input: { accountId: string; request: DispatchRequest }): Promise<void>;
   pauseAccountSending(input: { accountId: string; reason: string }): Promise<void>;
   // Status webhooks to the caller (ADR 0011).
   postSendStatusWebhook(input: SendStatusDeliveryInput): Promise<SendStatusDeliveryResult>;
+  replaceSquattedStatusWebhook(check: StatusWebhookHolderCheck): Promise<StatusWebhookHolderOutcome>;
 }
 
 /** Default per-account send rate (architecture.md §12): 20 messages per minute, bursts of 5, no marketing jitter. */
@@ -74,7 +83,9 @@ export function createActivities(deps: ActivityDeps): Activities {
     recordDeadLetter: createRecordDeadLetter({ ...deadLetterDeps, alertSink: deps.alertSink }),
     resolveDeadLetters: createResolveDeadLetters(deadLetterDeps),
     reportSendTransition: createReportSendTransition(deps),
+    checkSendStart: createCheckSendStart(deps),
     postSendStatusWebhook: createPostSendStatusWebhook(deps),
+    replaceSquattedStatusWebhook: createReplaceSquattedStatusWebhook(deps),
     ...createSendGateActivities({
       client: deps.client,
       taskQueue: deps.taskQueue,

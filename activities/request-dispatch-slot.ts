@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { stampControlSignal } from '../common/control-signal-stamp.js';
 import {
   SEND_GATE_WORKFLOW_TYPE,
   pauseSendingSignal,
@@ -43,7 +44,7 @@ export function createSendGateActivities(deps: { client: Client; taskQueue: stri
       await deps.client.workflow.signalWithStart(SEND_GATE_WORKFLOW_TYPE, {
         ...startOptions(input.accountId),
         signal: pauseSendingSignal,
-        signalArgs: [{ reason: input.reason }],
+        signalArgs: [{ reason: input.reason, ...stampControlSignal(sendGateWorkflowId(input.accountId)) }],
       });
     },
   };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { Payload } from '@temporalio/common';
+import { decodeStoredInput } from '../common/held-workflow-start.js';
 import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from '../workflows/contracts.js';
 import type { OutboxRow } from './outbox-store.js';
 
@@ -50,7 +50,9 @@ export async function checkHeldWorkflow(client: Client, row: OutboxRow): Promise
   const payload = started.input?.payloads?.[0];
   let input: Partial<DeliverEventInput> | undefined;
   try {
-    input = payload ? await decodeInput(client, payload, row.eventId) : undefined;
+    input = payload
+      ? ((await decodeStoredInput(client, payload, row.eventId)) as Partial<DeliverEventInput>)
+      : undefined;
   } catch {
     return { kind: 'squatted', reason: 'not_decryptable' };
   }
@@ -59,19 +61,4 @@ export async function checkHeldWorkflow(client: Client, row: OutboxRow): Promise
     return { kind: 'squatted', reason: 'other_body' };
   }
   return { kind: 'genuine' };
-}
-
-async function decodeInput(
-  client: Client,
-  payload: Payload,
-  workflowId: string
-): Promise<Partial<DeliverEventInput> | undefined> {
-  const converter = client.options.loadedDataConverter;
-  let payloads: Payload[] = [payload];
-  // Codecs encode in order and decode in reverse (the SDK's rule); the strict codec throws on a clear payload.
-  for (const codec of [...converter.payloadCodecs].reverse()) {
-    payloads = await codec.decode(payloads, { type: 'workflow', namespace: client.options.namespace, workflowId });
-  }
-  const [decoded] = payloads;
-  return decoded ? converter.payloadConverter.fromPayload<Partial<DeliverEventInput>>(decoded) : undefined;
 }

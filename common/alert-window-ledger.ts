@@ -3,8 +3,12 @@ import type { Logger } from './logger.js';
 
 /** Outcome of {@link AlertWindowLedger.claim}. */
 export type AlertWindowClaim =
-  /** Nobody sent this kind within the window: the caller sends it now. */
-  | { isClaimed: true }
+  /**
+   * Nobody sent this kind within the window: the caller sends it now. `squatAlert`: the window was held by a
+   * workflow no key holder started, which the ledger replaced (ADR 0026 §7); the caller sends that alert too,
+   * past the ledger.
+   */
+  | { isClaimed: true; squatAlert?: Alert }
   /** Someone (this process before a restart, or another one) sent it; the window ends at `heldUntilMs` (epoch ms). */
   | { isClaimed: false; heldUntilMs: number };
 
@@ -55,6 +59,8 @@ export function createLedgeredAlertSink(options: LedgeredAlertSinkOptions): Aler
           heldUntilMs.set(alert.kind, claim.heldUntilMs);
           return false;
         }
+        // The fallback path, like an unreachable ledger: the squat alert is not windowed by the ledger it beat.
+        if (claim.squatAlert) await options.inner.send(claim.squatAlert);
       } catch (err) {
         logger.warn({ err, kind: alert.kind }, 'alert ledger unreachable; sending without cross-process dedup');
       }

@@ -83,14 +83,24 @@ export class EncryptionCodec implements PayloadCodec {
     return new Promise((resolve) => resolve(payloads.map((payload) => this.decryptOne(payload, context))));
   }
 
+  /**
+   * Decrypts like {@link decode} without telling `onRefused`: for a squat check (ADR 0022, ADR 0026 §7), which
+   * inspects another workflow's stored input and raises its own alert, so a refusal is its answer, not an event.
+   * @throws ValueError as {@link decode}.
+   */
+  inspect(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    return new Promise((resolve) => resolve(payloads.map((payload) => this.decryptOne(payload, context, false))));
+  }
+
   private refuse(
+    isReported: boolean,
     reason: PayloadRefusalReason,
     message: string,
     context?: SerializationContext,
     cause?: unknown
   ): never {
     const workflowId = context && 'workflowId' in context && context.workflowId ? context.workflowId : null;
-    this.options.onRefused?.({ reason, workflowId });
+    if (isReported) this.options.onRefused?.({ reason, workflowId });
     throw new ValueError(workflowId ? `${message} (workflow ${workflowId})` : message, cause);
   }
 
@@ -108,11 +118,12 @@ export class EncryptionCodec implements PayloadCodec {
     };
   }
 
-  private decryptOne(payload: Payload, context?: SerializationContext): Payload {
+  private decryptOne(payload: Payload, context?: SerializationContext, isReported = true): Payload {
     const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
     if (!encoding || fromUtf8.decode(encoding) !== ENCRYPTED_ENCODING) {
       if (this.options.isClearAllowed || isServerWrittenDetail(payload, context)) return payload;
       this.refuse(
+        isReported,
         'unencrypted',
         'payload is not encrypted: only a PAYLOAD_ENCRYPTION_KEYS holder may write one',
         context
@@ -123,6 +134,7 @@ export class EncryptionCodec implements PayloadCodec {
     const key = this.keysById.get(keyId);
     if (!key) {
       this.refuse(
+        isReported,
         'unknown_key',
         `payload encrypted with key "${keyId}", which is not in PAYLOAD_ENCRYPTION_KEYS`,
         context
@@ -130,7 +142,7 @@ export class EncryptionCodec implements PayloadCodec {
     }
     const data = Buffer.from(payload.data ?? new Uint8Array());
     if (data.length < NONCE_BYTES + TAG_BYTES)
-      this.refuse('unauthenticated', 'encrypted payload is too short', context);
+      this.refuse(isReported, 'unauthenticated', 'encrypted payload is too short', context);
     const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     let plain: Buffer;
@@ -138,6 +150,7 @@ export class EncryptionCodec implements PayloadCodec {
       plain = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
     } catch (err) {
       this.refuse(
+        isReported,
         'unauthenticated',
         `payload with key "${keyId}" failed authentication (wrong key or tampered)`,
         context,

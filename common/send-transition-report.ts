@@ -9,3 +9,19 @@ export interface SendTransitionReport {
   at: string;
   reason_code: string | null;
 }
+
+/**
+ * Path of the ingest API's signed endpoint that tells a starting `sendMessage` where its message stands in the
+ * lake, so an input is used once (ADR 0026 §6). Body {@link SendStartCheck}; answer {@link SendStartAnswer}.
+ */
+export const SEND_STARTS_PATH = '/api/internal/send-starts';
+
+/** Body POSTed to {@link SEND_STARTS_PATH}; signed with `X-Event-Id` = `message_id`. */
+export interface SendStartCheck {
+  message_id: string;
+}
+
+/** Answer of {@link SEND_STARTS_PATH}: the message's lake state, or null when the lake has no such message. */
+export interface SendStartAnswer {
+  state: string | null;
+}

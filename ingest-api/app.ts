@@ -27,6 +27,7 @@ import { registerHealthRoutes } from './routes/health-routes.js';
 import { ingestSignedScope, registerIngestRoute } from './routes/ingest-route.js';
 import { registerPublicApi } from './routes/openapi-route.js';
 import { registerSendRoutes, type SendRouteDeps } from './routes/send-routes.js';
+import { registerSendStartRoute } from './routes/send-start-route.js';
 import { registerSendTransitionRoute } from './routes/send-transition-route.js';
 import { registerSendStatusWebhookRoute } from './routes/send-status-webhook-route.js';
 import { registerSignedScope } from './routes/signed-scope.js';
@@ -160,6 +161,7 @@ export function buildApp(deps: IngestAppDeps): FastifyInstance {
   registerSignedScope(app, internalSignedScope(internalSignature), (scope) => {
     if (!deps.send) return;
     registerSendTransitionRoute(scope, { messages: deps.send.messages, metrics: deps.send.metrics });
+    registerSendStartRoute(scope, { messages: deps.send.messages });
     if (deps.send.statusWebhooks) {
       registerSendStatusWebhookRoute(scope, { ...deps.send.statusWebhooks, ...(deps.now ? { now: deps.now } : {}) });
     }

@@ -201,6 +201,11 @@ export const ALERT_WINDOW_WORKFLOW_TYPE = 'alertWindow';
 export interface AlertWindowInput {
   /** Dedup window in ms (`ALERT_WINDOW_MS`). */
   windowMs: number;
+  /**
+   * The window's own workflow id ({@link alertWindowWorkflowId}), binding the encrypted input to it (ADR 0026 §7):
+   * a window whose input does not decrypt or names another id is a squatter. Absent in windows started before.
+   */
+  workflowId?: string;
 }
 
 /**

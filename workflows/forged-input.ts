@@ -1,6 +1,7 @@
 import {
   ApplicationFailure,
   log,
+  patched,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -82,5 +83,56 @@ export function isSignalArgumentMissing(signalName: string, argument: unknown): 
 export function setArgumentRequiredHandler<Arg>(signal: SignalDefinition<[Arg]>, handler: (arg: Arg) => void): void {
   setHandler(signal, (arg: Arg) => {
     if (!isSignalArgumentMissing(signal.name, arg)) handler(arg);
+  });
+}
+
+/**
+ * The patch id under which a state-changing signal whose argument names another workflow is ignored (ADR 0026
+ * §4). Asked only for such a signal, so a genuine history gets no marker; histories written before the binding
+ * (arguments without `target`) replay as before. The id must never change.
+ */
+const SIGNAL_BOUND_TO_TARGET_PATCH = 'signal-bound-to-target';
+
+/**
+ * Raises one `payload_refused` alert naming this workflow and the refused signal (workflow code; the caller
+ * ignores the call). `reason` says why: `signal_for_another_workflow`, `control_signal_replayed`, ….
+ */
+export function alertRefusedSignal(signalName: string, reason: string, details: Record<string, unknown> = {}): void {
+  const { workflowId } = workflowInfo();
+  log.error('signal refused: ignored', { workflowId, signalName, reason });
+  void sendAlert({
+    kind: PAYLOAD_REFUSED_ALERT_KIND,
+    severity: 'error',
+    message:
+      `Workflow ${workflowId} received signal ${signalName} with an argument it refuses (${reason}): ignored. ` +
+      'A copied or replayed signal is forged (docs/runbook.md, "Securing Temporal").',
+    details: { ...details, workflowId, reason, signalName },
+  });
+}
+
+/**
+ * Whether a state-changing signal's argument is bound to another workflow (ADR 0026 §4: the sender puts the
+ * target workflow id inside the encrypted argument). When it is, raises one `payload_refused` alert; the caller
+ * ignores the call. An argument without a target in a history written before the binding is accepted (replay).
+ */
+export function isSignalForAnotherWorkflow(signalName: string, target: string | undefined): boolean {
+  if (target === workflowInfo().workflowId) return false;
+  if (!patched(SIGNAL_BOUND_TO_TARGET_PATCH)) return false;
+  alertRefusedSignal(signalName, 'signal_for_another_workflow', { target: target ?? null });
+  return true;
+}
+
+/**
+ * `setHandler` for a state-changing signal whose argument is bound to its target (ADR 0026 §2, §4): a call
+ * without its argument, or with one bound to another workflow, is ignored with one alert. Workflow code.
+ */
+export function setBoundSignalHandler<Arg extends { target?: string }>(
+  signal: SignalDefinition<[Arg]>,
+  handler: (arg: Arg) => void
+): void {
+  setHandler(signal, (arg: Arg) => {
+    if (isSignalArgumentMissing(signal.name, arg)) return;
+    if (isSignalForAnotherWorkflow(signal.name, arg.target)) return;
+    handler(arg);
   });
 }

@@ -102,8 +102,37 @@ export interface SendMessageResult {
 /** Statuses WhatsApp reports for a sent message, already mapped from Baileys' `WAMessageStatus`. */
 export type SendAckStatus = 'sent' | 'delivered' | 'read' | 'failed';
 
-/** One ACK, routed by the collector to `send-<message_id>`. */
-export interface SendAck {
+/**
+ * What binds a state-changing signal's argument to the workflow it is meant for (ADR 0026 §4): the target
+ * workflow id, inside the encrypted argument, so an argument copied from one history and signalled to another
+ * workflow is refused. Absent only in histories written before the binding.
+ */
+export interface SignalTarget {
+  /** Workflow id the sender addressed (`send-<message_id>`, `send-gate-<account>`). */
+  target?: string;
+}
+
+/**
+ * Identity of one control signal (`pauseSending`, `resumeSending`; ADR 0026 §5): the issuing time and a random
+ * nonce, both inside the encrypted argument. The gate applies a control signal only when it is newer than the last
+ * one it applied and issued within {@link CONTROL_SIGNAL_FRESHNESS_MS} of the gate's time.
+ */
+export interface ControlSignalStamp extends SignalTarget {
+  /** Epoch ms at which the sender issued it. */
+  issuedAtMs?: number;
+  /** Random (UUID) nonce: two signals issued in the same ms still differ. */
+  nonce?: string;
+}
+
+/**
+ * How far a control signal's `issuedAtMs` may lie from the gate's time (either way) when the gate handles it:
+ * 10 minutes, room for clock skew and a briefly absent worker, short enough that a copied signal replayed to a
+ * fresh gate (no last control signal to compare with) is refused.
+ */
+export const CONTROL_SIGNAL_FRESHNESS_MS = 10 * 60_000;
+
+/** One ACK, routed by the collector to `send-<message_id>`; `target` is that workflow id. */
+export interface SendAck extends SignalTarget {
   status: SendAckStatus;
   /** ISO-8601 time the collector saw it. */
   at: string;
@@ -122,8 +151,8 @@ export const sendAckSignal = defineSignal<[SendAck]>('sendAck');
 /** Current state and transitions of a `sendMessage`. */
 export const sendStatusQuery = defineQuery<{ state: SendState; transitions: SendTransition[] }>('sendStatus');
 
-/** A message asking the gate for a dispatch slot. */
-export interface DispatchRequest {
+/** A message asking the gate for a dispatch slot; `target` is the gate's workflow id. */
+export interface DispatchRequest extends SignalTarget {
   messageId: string;
   category: SendCategory;
   /** Deadline in epoch ms, or null. */
@@ -162,19 +191,32 @@ export interface SendGateCarry {
   /** Last grant time per recipient within the pacing interval (ADR 0015). */
   lastGrantByRecipient?: Record<string, number>;
   recentGrants?: Array<{ messageId: string; atMs: number }>;
+  /** Identity of the last control signal applied (ADR 0026 §5); absent before one was. */
+  lastControl?: { issuedAtMs: number; nonce: string };
 }
 
 /** Asks the gate for a slot (signal-with-start by `sendMessage`). */
 export const requestDispatchSignal = defineSignal<[DispatchRequest]>('requestDispatch');
 /** The gate's answer to `send-<message_id>`: go now. */
-export const dispatchGrantedSignal = defineSignal<[{ grantedAtMs: number }]>('dispatchGranted');
+export const dispatchGrantedSignal = defineSignal<[DispatchGrant]>('dispatchGranted');
+
+/** Argument of {@link dispatchGrantedSignal}: the grant's workflow time, bound to `send-<message_id>`. */
+export interface DispatchGrant extends SignalTarget {
+  grantedAtMs: number;
+}
+
+/** Why an account's sending is paused (`operator`, `logged_out`), stamped (ADR 0026 §5). */
+export interface PauseSendingRequest extends ControlSignalStamp {
+  reason: string;
+}
+
 /** Pauses the account's sending (operator, or the session reported logged out). */
-export const pauseSendingSignal = defineSignal<[{ reason: string }]>('pauseSending');
+export const pauseSendingSignal = defineSignal<[PauseSendingRequest]>('pauseSending');
 /**
  * Who resumed an account's sending, and when (ISO-8601). The argument exists so the signal carries an encrypted
  * payload: a resume without one is ignored with an alert (ADR 0026).
  */
-export interface ResumeSendingRequest {
+export interface ResumeSendingRequest extends ControlSignalStamp {
   /** `operator` (`wa-lake sending resume`) or `session` (the collector's session reopened). */
   requestedBy: string;
   at: string;

@@ -25,7 +25,8 @@ import {
   type SendGateInput,
 } from './send-contracts.js';
 import { ALERT_ACTIVITY_OPTIONS } from './activity-options.js';
-import { isSignalArgumentMissing, setArgumentRequiredHandler } from './forged-input.js';
+import { ControlSignalOrder } from './control-signal-order.js';
+import { isSignalArgumentMissing, isSignalForAnotherWorkflow, setBoundSignalHandler } from './forged-input.js';
 
 const { sendAlert } = proxyLocalActivities<Activities>(ALERT_ACTIVITY_OPTIONS);
 
@@ -76,12 +77,16 @@ export async function sendGate(input: SendGateInput): Promise<never> {
   const recentGrants: Array<{ messageId: string; atMs: number }> = carry.recentGrants ?? [];
   const msPerToken = 60_000 / input.ratePerMinute;
   const pacing = new RecipientPacing(input.perRecipientIntervalMs ?? 0, carry.lastGrantByRecipient ?? {});
+  const controls = new ControlSignalOrder(carry.lastControl ?? null);
 
-  setArgumentRequiredHandler(requestDispatchSignal, (request) => {
+  setBoundSignalHandler(requestDispatchSignal, (request) => {
     if (queue.some((queued) => queued.messageId === request.messageId)) return;
     queue.push({ ...request, seq: nextSeq++ });
   });
-  setArgumentRequiredHandler(pauseSendingSignal, ({ reason }) => {
+  // Control signals are bound to this gate and ordered (ADR 0026 §4, §5): a copied one changes nothing.
+  setBoundSignalHandler(pauseSendingSignal, (request) => {
+    if (!controls.admit(pauseSendingSignal.name, request)) return;
+    const { reason } = request;
     if (!paused) {
       log.warn('sending paused', { accountId: input.accountId, reason });
       void sendAlert({
@@ -99,6 +104,11 @@ export async function sendGate(input: SendGateInput): Promise<never> {
   });
   setHandler(resumeSendingSignal, (request) => {
     if (patched(SIGNAL_ARGUMENT_REQUIRED_PATCH) && isSignalArgumentMissing(resumeSendingSignal.name, request)) return;
+    // A bare resume in a history from before the patch has no argument to check.
+    if (request !== undefined && request !== null) {
+      if (isSignalForAnotherWorkflow(resumeSendingSignal.name, request.target)) return;
+      if (!controls.admit(resumeSendingSignal.name, request)) return;
+    }
     paused = false;
     pausedReason = null;
   });
@@ -143,13 +153,15 @@ export async function sendGate(input: SendGateInput): Promise<never> {
     recentGrants.push({ messageId: next.messageId, atMs: grantedAtMs });
     if (recentGrants.length > RECENT_GRANTS_KEPT) recentGrants.shift();
     try {
-      await getExternalWorkflowHandle(sendWorkflowId(next.messageId)).signal(dispatchGrantedSignal, { grantedAtMs });
+      const target = sendWorkflowId(next.messageId);
+      await getExternalWorkflowHandle(target).signal(dispatchGrantedSignal, { target, grantedAtMs });
     } catch (err) {
       log.warn('granted message is gone', { messageId: next.messageId, err: String(err) });
     }
     grantsThisRun += 1;
     if (grantsThisRun >= MAX_GRANTS_PER_RUN || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
+      const lastControl = controls.snapshot();
       await continueAsNew<typeof sendGate>({
         ...input,
         carry: {
@@ -160,6 +172,7 @@ export async function sendGate(input: SendGateInput): Promise<never> {
           paused,
           pausedReason,
           recentGrants,
+          ...(lastControl ? { lastControl } : {}),
           ...(pacing.isOn ? { lastGrantByRecipient: pacing.snapshot() } : {}),
         },
       });

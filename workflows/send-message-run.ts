@@ -15,6 +15,7 @@ import {
   dispatchGrantedSignal,
   isForwardTransition,
   sendAckSignal,
+  sendGateWorkflowId,
   sendStatusQuery,
   type SendFailureTypeName,
   type SendMessageInput,
@@ -24,7 +25,7 @@ import {
 } from './send-contracts.js';
 import { classifyAttempt, proxyDispatchActivity, type DispatchActivity } from './dispatch-attempt.js';
 import { dispatchBeforeDeadline } from './dispatch-before-deadline.js';
-import { setArgumentRequiredHandler } from './forged-input.js';
+import { setBoundSignalHandler } from './forged-input.js';
 import { createStatusWebhookNotifier } from './status-webhook-notifier.js';
 import { ALERT_ACTIVITY_OPTIONS, BOOKKEEPING_ACTIVITY_OPTIONS } from './activity-options.js';
 
@@ -62,10 +63,11 @@ export class SendMessageRun {
 
   /** ACKs move the state forward whenever they arrive; the gate's grant is kept; the query reads the history. */
   installHandlers(): void {
-    setArgumentRequiredHandler(sendAckSignal, (ack) =>
+    // Both arguments name this workflow (ADR 0026 §4): an ACK copied from another message's history is refused.
+    setBoundSignalHandler(sendAckSignal, (ack) =>
       this.advance(ack.status, ack.status === 'failed' ? (ack.reasonCode ?? 'ack_error') : null)
     );
-    setArgumentRequiredHandler(dispatchGrantedSignal, ({ grantedAtMs: at }) => {
+    setBoundSignalHandler(dispatchGrantedSignal, ({ grantedAtMs: at }) => {
       this.grantedAtMs ??= at;
     });
     setHandler(sendStatusQuery, () => ({ state: this.state, transitions: this.transitions }));
@@ -201,6 +203,7 @@ export class SendMessageRun {
     await requestDispatchSlot({
       accountId: this.input.accountId,
       request: {
+        target: sendGateWorkflowId(this.input.accountId),
         messageId: this.input.messageId,
         category: this.input.category,
         deliverByMs: this.deliverByMs,

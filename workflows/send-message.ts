@@ -1,6 +1,7 @@
 import { refuseUnlessWorkflowIs, startedInput } from './forged-input.js';
 import { sendWorkflowId, type SendMessageInput, type SendMessageResult } from './send-contracts.js';
 import { SendMessageRun } from './send-message-run.js';
+import { refuseUnlessFirstStart } from './send-start-once.js';
 
 /**
  * One outbound message (architecture.md §12, ADR 0009; workflowId `send-<message_id>`): waits for a slot from the
@@ -20,6 +21,7 @@ import { SendMessageRun } from './send-message-run.js';
  */
 export async function sendMessage(input: SendMessageInput): Promise<SendMessageResult> {
   await refuseUnlessWorkflowIs(startedInput(input) && sendWorkflowId(input.messageId)); // ADR 0026
+  await refuseUnlessFirstStart(input.messageId); // an input is used once (ADR 0026 §6)
   const run = new SendMessageRun(input);
   run.installHandlers();
   run.notifyQueued();

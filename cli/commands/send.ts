@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { loadCollectorConfig } from '../../collector/index.js';
 import { isLoopbackHost } from '../../common/loopback-host.js';
 import { createDataConverter } from '../../common/temporal-data-converter.js';
+import { stampControlSignal } from '../../common/control-signal-stamp.js';
 import { pauseSendingSignal, resumeSendingSignal, sendGateWorkflowId } from '../../workflows/send-contracts.js';
 import { toFileAccessError } from '../file-access-error.js';
 import { describeFetchFailure, describeSendApiRefusal } from '../send-api-answer.js';
@@ -188,8 +189,13 @@ export function registerSendCommands(program: Command): void {
         try {
           const gate = temporal.client.workflow.getHandle(sendGateWorkflowId(options.account));
           try {
-            if (name === 'pause') await gate.signal(pauseSendingSignal, { reason: 'operator' });
-            else await gate.signal(resumeSendingSignal, { requestedBy: 'operator', at: new Date().toISOString() });
+            // Bound to the gate and stamped, so a copy replayed later changes nothing (ADR 0026 §4, §5).
+            const stamp = stampControlSignal(sendGateWorkflowId(options.account));
+            if (name === 'pause') await gate.signal(pauseSendingSignal, { reason: 'operator', ...stamp });
+            else {
+              const at = new Date(stamp.issuedAtMs).toISOString();
+              await gate.signal(resumeSendingSignal, { requestedBy: 'operator', at, ...stamp });
+            }
           } catch (err) {
             if (err instanceof WorkflowNotFoundError) throw new NoSendGateError(options.account);
             throw err;

@@ -77,7 +77,12 @@ export class AckRouter {
     for (const ack of extractAcks(event, data)) {
       const messageId = this.options.lookup(ack.waMessageId);
       if (messageId === null) continue;
-      const signal: SendAck = { status: ack.status, at: (this.options.now?.() ?? new Date()).toISOString() };
+      // Bound to its workflow (ADR 0026 §4): copied to another message's workflow, it is refused there.
+      const signal: SendAck = {
+        target: sendWorkflowId(messageId),
+        status: ack.status,
+        at: (this.options.now?.() ?? new Date()).toISOString(),
+      };
       void this.signal(messageId, signal);
     }
   }

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from '../../common/logger.js';
+import { stampControlSignal } from '../../common/control-signal-stamp.js';
 import type { TemporalConnection } from '../../common/temporal-connection.js';
 import { resumeSendingSignal, sendGateWorkflowId, sessionTaskQueue } from '../../workflows/send-contracts.js';
 import type { SendSocket } from '../session/send-socket.js';
@@ -102,7 +103,11 @@ export function startSessionSendSide(options: SessionSendSideOptions): SessionSe
     onSessionOpen: () => {
       options.client.workflow
         .getHandle(sendGateWorkflowId(options.accountId))
-        .signal(resumeSendingSignal, { requestedBy: 'session', at: new Date().toISOString() })
+        .signal(resumeSendingSignal, {
+          requestedBy: 'session',
+          at: new Date().toISOString(),
+          ...stampControlSignal(sendGateWorkflowId(options.accountId)),
+        })
         .catch(() => undefined); // no gate yet: nothing to resume
     },
     async stop() {

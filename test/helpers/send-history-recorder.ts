@@ -25,7 +25,8 @@ function ackedPath(...acks: Array<'sent' | 'delivered' | 'read'>): SendPath {
   return async (env, kit, input) => {
     const handle = await startSend(env, kit, input);
     await waitUntil(() => kit.double.wire.some((send) => send.messageId === input.waMessageId));
-    for (const status of acks) await handle.signal(sendAckSignal, { status, at: new Date().toISOString() });
+    for (const status of acks)
+      await handle.signal(sendAckSignal, { target: handle.workflowId, status, at: new Date().toISOString() });
     return handle.result();
   };
 }

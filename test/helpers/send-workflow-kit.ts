@@ -64,6 +64,8 @@ export async function createSendKit(
       reported.push(input);
       return Promise.resolve();
     },
+    // The lake does not know the kit's messages (ADR 0026 §6: such a run goes on).
+    checkSendStart: () => Promise.resolve({ state: null }),
     sendAlert: (alert) => {
       alerts.push(alert);
       return Promise.resolve({ sent: true });

@@ -153,7 +153,7 @@ export async function startStatusWebhookTestbed(
         }
       });
       for (const status of ['sent', 'delivered', 'read'] as const) {
-        await handle.signal(sendAckSignal, { status, at: new Date().toISOString() });
+        await handle.signal(sendAckSignal, { target: handle.workflowId, status, at: new Date().toISOString() });
       }
       await handle.result();
       return id;

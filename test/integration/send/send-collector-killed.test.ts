@@ -52,6 +52,7 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
         return Promise.resolve();
       },
       sendAlert: () => Promise.resolve({ sent: true }),
+      checkSendStart: () => Promise.resolve({ state: null }),
       ...createSendGateActivities({
         client: harness.env.client,
         taskQueue,
@@ -100,7 +101,7 @@ describe('sendMessage with a collector killed mid-dispatch (architecture.md §12
         // start-to-close timeout (30 s). The test server does not skip time while an activity is outstanding.
         await waitUntil(() => double.wire.length === 2, { timeoutMs: DISPATCH_START_TO_CLOSE_MS * 3 });
         await waitUntil(() => reported.some((t) => t.state === 'dispatched'));
-        await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
+        await handle.signal(sendAckSignal, { target: handle.workflowId, status: 'sent', at: new Date().toISOString() });
         const result = await handle.result();
         expect(result).toMatchObject({ state: 'sent', dispatchAttempts: 2 });
       });

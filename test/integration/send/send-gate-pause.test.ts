@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stampControlSignal } from '../../../common/control-signal-stamp.js';
 import {
   pauseSendingSignal,
   resumeSendingSignal,
@@ -25,13 +26,20 @@ describe('sendGate pause (architecture.md §12)', () => {
       for (let i = 0; i < 200 && !(await gate.query(sendGateStatusQuery).catch(() => null))?.paused; i += 1)
         await new Promise((resolve) => setTimeout(resolve, 50));
       handles.push(await startSend(harness.env, kit, second));
-      await gate.signal(pauseSendingSignal, { reason: 'logged_out' });
+      // Stamped at the test server's (skipped) time, as a sender's clock would be in production (ADR 0026 §5).
+      const stampNow = async (): Promise<ReturnType<typeof stampControlSignal>> =>
+        stampControlSignal(gate.workflowId, await harness.env.currentTimeMs());
+      await gate.signal(pauseSendingSignal, { reason: 'logged_out', ...(await stampNow()) });
       await harness.env.sleep(60 * 60_000);
       expect((await gate.query(sendGateStatusQuery)).paused).toBe(true);
       expect((await handles[0]!.query(sendStatusQuery)).state).toBe('queued');
       expect(kit.double.wire).toHaveLength(0);
       expect(kit.alerts.map((alert) => alert.kind)).toEqual(['send_paused_logged_out']);
-      await gate.signal(resumeSendingSignal, { requestedBy: 'operator', at: new Date().toISOString() });
+      await gate.signal(resumeSendingSignal, {
+        requestedBy: 'operator',
+        at: new Date().toISOString(),
+        ...(await stampNow()),
+      });
       const results = [];
       for (const handle of handles) results.push(await handle.result());
       expect(results.map((result) => result.state)).toEqual(['dispatched', 'dispatched']);

@@ -34,7 +34,14 @@ describe('sendGate (architecture.md §12)', () => {
           workflowId: sendGateWorkflowId(kit.accountId),
           args: [gateInput],
           signal: requestDispatchSignal,
-          signalArgs: [{ messageId: `marketing-${i}`, category: 'marketing', deliverByMs: null }],
+          signalArgs: [
+            {
+              target: sendGateWorkflowId(kit.accountId),
+              messageId: `marketing-${i}`,
+              category: 'marketing',
+              deliverByMs: null,
+            },
+          ],
         });
       }
       const gate = harness.env.client.workflow.getHandle(sendGateWorkflowId(kit.accountId));

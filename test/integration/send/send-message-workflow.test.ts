@@ -25,8 +25,8 @@ describe('sendMessage (architecture.md §12)', () => {
       ]);
       expect(kit.alerts.map((alert) => alert.kind)).toEqual(['send_ack_missing']);
       expect((await handle.describe()).typedSearchAttributes.get(WA_SEND_STATE)).toBe('dispatched');
-      await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
-      await handle.signal(sendAckSignal, { status: 'read', at: new Date().toISOString() });
+      await handle.signal(sendAckSignal, { target: handle.workflowId, status: 'sent', at: new Date().toISOString() });
+      await handle.signal(sendAckSignal, { target: handle.workflowId, status: 'read', at: new Date().toISOString() });
       const result = await handle.result();
       expect(result).toMatchObject({ state: 'read', dispatchAttempts: 1 });
       expect(kit.double.wire).toHaveLength(1);
@@ -57,10 +57,14 @@ describe('sendMessage (architecture.md §12)', () => {
       const input = kit.newInput({ options: { ackWaitMs: 60_000 } });
       const handle = await startSend(harness.env, kit, input);
       kit.double.onAccepted = async () => {
-        await handle.signal(sendAckSignal, { status: 'delivered', at: new Date().toISOString() });
+        await handle.signal(sendAckSignal, {
+          target: handle.workflowId,
+          status: 'delivered',
+          at: new Date().toISOString(),
+        });
       };
       await waitUntil(() => kit.double.wire.length === 1);
-      await handle.signal(sendAckSignal, { status: 'sent', at: new Date().toISOString() });
+      await handle.signal(sendAckSignal, { target: handle.workflowId, status: 'sent', at: new Date().toISOString() });
       const result = await handle.result();
       expect(result.state).toBe('delivered');
       expect(kit.reported.map((t) => t.state)).toEqual(['delivered']);

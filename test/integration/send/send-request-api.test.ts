@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createCheckSendStart } from '../../../activities/check-send-start.js';
 import { postSignedInternal } from '../../../activities/post-signed-internal.js';
 import { SEND_STATUS_WEBHOOKS_PATH } from '../../../common/send-status-webhook.js';
-import { SEND_TRANSITIONS_PATH } from '../../../common/send-transition-report.js';
+import { SEND_STARTS_PATH, SEND_TRANSITIONS_PATH } from '../../../common/send-transition-report.js';
 import { TEST_SECRET } from '../../helpers/temporal-env.js';
 import {
   createTestApiKey,
@@ -274,5 +275,25 @@ describe('POST /api/internal/send-transitions (signed, monotonic) and the send m
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ code: 'WA_ERR_MISSING_SIGNATURE' });
+  });
+});
+
+describe('POST /api/internal/send-starts (signed; ADR 0026 §6)', () => {
+  it("answers a message's lake state to the worker's check, null for an unknown one, and refuses an unsigned call", async () => {
+    const accepted = await postMessage(server.url, apiKey.key, { to: groupJid, text: 'start', category: 'otp' });
+    const id = accepted.json['id'] as string;
+    const checkSendStart = createCheckSendStart({
+      webhookUrl: `${server.url}/api/webhooks/whatsapp`,
+      webhookSecret: TEST_SECRET,
+      httpTimeoutMs: 5_000,
+    });
+    expect(await checkSendStart({ messageId: id })).toEqual({ state: 'queued' });
+    expect(await checkSendStart({ messageId: randomUUID() })).toEqual({ state: null });
+    const unsigned = await fetch(`${server.url}${SEND_STARTS_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-event-id': id, 'x-signature': 'a'.repeat(64) },
+      body: JSON.stringify({ message_id: id }),
+    });
+    expect(unsigned.status).toBe(401);
   });
 });

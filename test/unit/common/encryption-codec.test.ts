@@ -53,6 +53,20 @@ describe('EncryptionCodec', () => {
     ]);
   });
 
+  it('inspects a stored payload for a squat check without telling onRefused (ADR 0026 §7)', async () => {
+    const refusals: unknown[] = [];
+    const codec = new EncryptionCodec(envPayloadEncryptionKeys.parse(keyA) ?? [], {
+      onRefused: (refusal) => refusals.push(refusal),
+    });
+    const context = { type: 'workflow', namespace: 'default', workflowId: 'squatter-1' } as const;
+    await expect(codec.inspect([defaultPayloadConverter.toPayload({ clear: true })], context)).rejects.toThrow(
+      /not encrypted/
+    );
+    const [inspected] = await codec.inspect(await codec.encode([defaultPayloadConverter.toPayload('ok')]), context);
+    expect(defaultPayloadConverter.fromPayload(inspected!)).toBe('ok');
+    expect(refusals).toEqual([]);
+  });
+
   it('lets a clear payload through only when told to (the codec server shows forgeries)', async () => {
     const payload = defaultPayloadConverter.toPayload({ clear: true });
     const lenient = new EncryptionCodec(envPayloadEncryptionKeys.parse(keyA) ?? [], { isClearAllowed: true });

@@ -53,6 +53,7 @@ describe('registerSignedScope', () => {
       expect.arrayContaining([
         '/api/webhooks/whatsapp',
         '/api/internal/send-transitions',
+        '/api/internal/send-starts',
         '/api/internal/send-status-webhooks',
         '/api/internal/send-status-webhook-outcomes',
       ])

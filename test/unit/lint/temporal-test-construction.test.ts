@@ -23,6 +23,14 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
     'test/integration/security/squatted-event-id.test.ts',
     'its squatter is an attacker: a client without the codec key',
   ],
+  [
+    'test/integration/security/bound-signals.test.ts',
+    'its forger is an attacker: a client without the codec key, copying encrypted arguments and inputs',
+  ],
+  [
+    'test/integration/security/squatted-ids.test.ts',
+    'its squatter is an attacker: a client without the codec key, taking deterministic ids first',
+  ],
 ]);
 
 /** A test environment built outside the one harness (`useTemporalTestbed`, test/helpers/temporal-testbed.ts). */
