@@ -234,7 +234,11 @@ function printReport(report: StatusReport, outboxPath: string, temporalAddress: 
           ? `${count(outbox.pending)} pending, not draining`
           : `${count(outbox.pending)} pending, ETA ${formatAge(drain.pendingEtaMs)}`)
     );
-  printLine(describeHistoryImport(report.historyImport, outbox?.pendingHistory ?? 0));
+  printLine(
+    report.session === null
+      ? 'history      : none (no collector has run with this OUTBOX_PATH)'
+      : describeHistoryImport(report.historyImport, outbox?.pendingHistory ?? 0)
+  );
   const dlq = report.deadLetters;
   printLine(
     'open' in dlq

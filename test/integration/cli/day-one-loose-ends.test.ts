@@ -95,6 +95,7 @@ describe('wa-lake day-one refusals', () => {
     writeFileSync(join(dataDir, 'dev-stack.json'), '{"temporalAddress":"127.0.0.1:1"}\n');
     const run = await runCli(['status', '--data-dir', dataDir], { env: { OUTBOX_PATH: join(dir, 'other.sqlite') } });
     expect(run.stdout).toContain(`outbox       : none at ${join(dataDir, 'outbox.sqlite')}`);
+    expect(run.stdout).toContain('history      : none (no collector has run with this OUTBOX_PATH)');
     expect(run.stdout).toContain('cannot reach Temporal at 127.0.0.1:1');
     const missing = await runCli(['status', '--data-dir', join(dir, 'nope')]);
     expect(missing.code).toBe(1);
