@@ -48,6 +48,8 @@ const COMMAND_MODULES: readonly CommandModule[] = [
 export interface CommandIndex {
   helpText: string;
   moduleOf: Record<string, string>;
+  /** Each command's own help, by its words (`status`, `dlq list`; aliases too), so `X --help` imports nothing. */
+  commandHelp?: Record<string, string>;
 }
 
 /** The `wa-lake` program without commands. */
@@ -75,7 +77,20 @@ export async function buildCommandIndex(): Promise<CommandIndex> {
       for (const name of [command.name(), ...command.aliases()]) moduleOf[name] = module.id;
     }
   }
-  return { helpText: program.helpInformation(), moduleOf };
+  return { helpText: program.helpInformation(), moduleOf, commandHelp: commandHelpOf(program.commands, []) };
+}
+
+function commandHelpOf(commands: readonly Command[], parents: readonly string[]): Record<string, string> {
+  const help: Record<string, string> = {};
+  for (const command of commands) {
+    const text = command.helpInformation();
+    for (const name of [command.name(), ...command.aliases()]) {
+      const words = [...parents, name];
+      help[words.join(' ')] = text;
+      Object.assign(help, commandHelpOf(command.commands, words));
+    }
+  }
+  return help;
 }
 
 /** The index written next to the compiled CLI, or null (running from sources, or an older build). */
@@ -88,7 +103,23 @@ export function readCommandIndex(path: URL): CommandIndex | null {
 }
 
 /** What `argv` (without node and script) asks of the index: one module, the top-level help, or everything. */
-export type CommandPlan = { kind: 'module'; id: string } | { kind: 'help'; isError: boolean } | { kind: 'all' };
+export type CommandPlan =
+  | { kind: 'module'; id: string }
+  | { kind: 'help'; isError: boolean }
+  | { kind: 'command-help'; text: string }
+  | { kind: 'all' };
+
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** The recorded help of `words… --help` or `help words…` (command words only, no options), else undefined. */
+function recordedCommandHelp(args: readonly string[], index: CommandIndex): string | undefined {
+  const last = args.at(-1);
+  const words =
+    last !== undefined && HELP_FLAGS.has(last) ? args.slice(0, -1) : args[0] === 'help' ? args.slice(1) : null;
+  if (words === null || words.length === 0) return undefined;
+  const key = words.join(' ');
+  return index.commandHelp !== undefined && Object.hasOwn(index.commandHelp, key) ? index.commandHelp[key] : undefined;
+}
 
 /**
  * Picks what to load for `args`: the one module of the named command (also for `help <command>`); the recorded
@@ -102,6 +133,8 @@ export function planCommand(args: readonly string[], index: CommandIndex | null)
   if (first === '--help' || first === '-h' || (first === 'help' && second === undefined)) {
     return { kind: 'help', isError: false };
   }
+  const text = recordedCommandHelp(args, index);
+  if (text !== undefined) return { kind: 'command-help', text };
   const name = first === 'help' ? second : first;
   const id = name !== undefined && Object.hasOwn(index.moduleOf, name) ? index.moduleOf[name] : undefined;
   return id === undefined ? { kind: 'all' } : { kind: 'module', id };

@@ -14,6 +14,10 @@ if (plan.kind === 'help' && index !== null) {
   (plan.isError ? process.stderr : process.stdout).write(index.helpText);
   process.exit(plan.isError ? 1 : 0);
 }
+if (plan.kind === 'command-help') {
+  process.stdout.write(plan.text);
+  process.exit(0);
+}
 await registerCommandModules(program, plan.kind === 'module' ? new Set([plan.id]) : undefined);
 
 // `wa-lake … | head` closes stdout early: the reader has what it wanted, so stop quietly as Unix tools do on

@@ -77,4 +77,22 @@ describe('wa-lake from its compiled tree', () => {
     expect(typo.stderr).toContain("unknown command 'memebrs'");
     expect(typo.stderr).toContain('(Did you mean members?)');
   });
+
+  it('prints a command’s own help from the index, the same text commander gives with the module loaded', async () => {
+    const status = await runCli(['status', '--help']);
+    expect(status.code).toBe(0);
+    const index = JSON.parse(readFileSync(join('dist', 'cli', 'command-index.json'), 'utf8')) as {
+      commandHelp: Record<string, string>;
+    };
+    expect(status.stdout).toBe(index.commandHelp['status']);
+    expect(status.stdout).toContain('Usage: wa-lake status [options]');
+    expect(status.stdout).toContain('--healthcheck');
+    const list = await runCli(['help', 'dlq', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toBe(index.commandHelp['dlq list']);
+    expect(list.stdout).toContain('Usage: wa-lake dlq list [options]');
+    // An option before --help is no command word: commander answers with the module loaded, as before.
+    const withOption = await runCli(['status', '--json', '--help']);
+    expect(withOption.stdout).toBe(index.commandHelp['status']);
+  });
 });
