@@ -26,6 +26,12 @@ export function problemResponse(description: string, codes: readonly IngestError
     content: { [PROBLEM_JSON.split(';')[0] ?? PROBLEM_JSON]: { schema: openApiSchema(problemSchema) } },
   };
 }
+const header = (description: string): Record<string, unknown> => ({ description, type: 'string' });
+/** The quota headers of an answer to a key with a daily or monthly quota (draft-ietf-httpapi-ratelimit-headers). */
+const RATE_LIMIT_HEADERS = {
+  ratelimit: header('the key’s remaining quota and the seconds until it resets, when the key has a quota'),
+  'ratelimit-policy': header('the key’s quota policies (daily, monthly), when the key has a quota'),
+};
 const json = (description: string, schema: Record<string, unknown>): Record<string, unknown> => ({
   description,
   content: { 'application/json': { schema } },
@@ -54,6 +60,7 @@ export const postMessageRouteOptions: RouteShorthandOptions = {
           openApiSchema(acceptedMessageSchema)
         ),
         headers: {
+          ...RATE_LIMIT_HEADERS,
           'idempotent-replayed': {
             description: 'present (true) when this answer repeats the first answer to this Idempotency-Key',
             type: 'string',
@@ -63,6 +70,7 @@ export const postMessageRouteOptions: RouteShorthandOptions = {
       },
       400: problemResponse('no valid Idempotency-Key, or malformed JSON', [
         'WA_ERR_MISSING_IDEMPOTENCY_KEY',
+        'WA_ERR_INVALID_IDEMPOTENCY_KEY',
         'WA_ERR_INVALID_JSON',
       ]),
       401: problemResponse('x-api-key missing, unknown or revoked', ['WA_ERR_BAD_API_KEY']),
@@ -93,11 +101,14 @@ export const postMessageRouteOptions: RouteShorthandOptions = {
         'WA_ERR_TEMPLATE_VARIABLE_MISSING',
         'WA_ERR_TEMPLATE_VARIABLE_UNKNOWN',
       ]),
-      429: problemResponse(
-        'the key’s daily or monthly quota is used up (Retry-After, RateLimit), the key sent too many requests, ' +
-          'or this address failed too many API-key checks (Retry-After)',
-        ['WA_ERR_QUOTA_EXCEEDED', 'WA_ERR_SEND_RATE_LIMITED', 'WA_ERR_TOO_MANY_AUTH_FAILURES']
-      ),
+      429: {
+        ...problemResponse(
+          'the key’s daily or monthly quota is used up (Retry-After, RateLimit), the key sent too many requests, ' +
+            'or this address failed too many API-key checks (Retry-After)',
+          ['WA_ERR_QUOTA_EXCEEDED', 'WA_ERR_SEND_RATE_LIMITED', 'WA_ERR_TOO_MANY_AUTH_FAILURES']
+        ),
+        headers: { ...RATE_LIMIT_HEADERS, 'retry-after': header('seconds to wait before trying again') },
+      },
       503: problemResponse('database unavailable (Retry-After)', [
         'WA_ERR_DATABASE_UNAVAILABLE',
         'WA_ERR_DATABASE_BUSY',

@@ -45,8 +45,12 @@ export const sendHeadersSchema = z.object({
   'x-api-key': z.string().describe('the API key, as printed once by wa-lake api-keys create'),
   'idempotency-key': z
     .string()
+    .min(1)
     .max(IDEMPOTENCY_KEY_MAX_CHARS + 2)
-    .describe('a Structured Field string ("abc") or a bare key (abc); remembered 24 h'),
+    .describe(
+      `a Structured Field string ("abc") or a bare key (abc) of 1 to ${String(IDEMPOTENCY_KEY_MAX_CHARS)} characters ` +
+        '(the quotes of the first form not counted); remembered 24 h'
+    ),
 });
 
 export const apiKeyHeaderSchema = sendHeadersSchema.pick({ 'x-api-key': true });

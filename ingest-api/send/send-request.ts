@@ -33,12 +33,18 @@ export interface SendRequest {
  */
 export const sendRequestBodySchema = z.strictObject({
   to: z.string().min(1).max(255),
-  text: z.string().min(1).optional(),
+  text: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('the message; at most SEND_TEXT_MAX_CHARS characters, 4,096 by default (422 WA_ERR_TEXT_TOO_LONG)'),
   template: z.string().min(1).max(100).optional(),
   variables: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-  category: z.string({
-    error: (issue) => (issue.input === undefined ? 'category is required' : 'category must be a string'),
-  }),
+  category: z
+    .string({
+      error: (issue) => (issue.input === undefined ? 'category is required' : 'category must be a string'),
+    })
+    .describe(`one of ${SEND_CATEGORIES.join(', ')} (422 WA_ERR_UNKNOWN_CATEGORY otherwise)`),
   deliver_by: z.iso
     .datetime({
       offset: true,

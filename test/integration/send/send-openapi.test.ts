@@ -119,8 +119,11 @@ describe('GET /api/v1/openapi.json (ADR 0015)', () => {
     const responses = document.paths['/api/v1/messages']?.['post']?.responses ?? {};
     expect(Object.keys(responses)).not.toContain('200');
     expect(responses['202']).toMatchObject({ headers: { 'idempotent-replayed': { schema: { enum: ['true'] } } } });
+    expect(responses['202']).toMatchObject({ headers: { ratelimit: {}, 'ratelimit-policy': {} } });
+    expect(responses['429']).toMatchObject({ headers: { 'retry-after': {}, ratelimit: {}, 'ratelimit-policy': {} } });
     const linked: Array<[string, string]> = [
       ['400', 'WA_ERR_MISSING_IDEMPOTENCY_KEY'],
+      ['400', 'WA_ERR_INVALID_IDEMPOTENCY_KEY'],
       ['409', 'WA_ERR_IDEMPOTENCY_KEY_IN_FLIGHT'],
       ['422', 'WA_ERR_IDEMPOTENCY_MISMATCH'],
       ['422', 'WA_ERR_IDEMPOTENCY_KEY_EXPIRED'],
