@@ -136,19 +136,19 @@ describe('wa-lake api-keys revoke / list and opt-in list (ADR 0009)', () => {
     const second = await createKey();
     const ambiguous = await runCli(['api-keys', 'revoke', 'wlk_', '--yes']);
     expect(ambiguous.code).toBe(1);
-    expect(ambiguous.stdout).toContain(first.id);
-    expect(ambiguous.stdout).toContain(second.id);
+    expect(ambiguous.stderr).toContain(first.id);
+    expect(ambiguous.stderr).toContain(second.id);
     expect([await isRevoked(first.id), await isRevoked(second.id)]).toEqual([false, false]);
     const none = await runCli(['api-keys', 'revoke', 'nosuchkey']);
     expect(none.code).toBe(1);
-    expect(none.stdout).toContain('no API key');
+    expect(none.stderr).toContain('wa-lake: no API key');
   });
 
   it('refuses a prefix shorter than 8 characters without --yes (ADR 0014)', async () => {
     const key = await createKey();
     const short = await runCli(['api-keys', 'revoke', key.id.slice(0, 6)]);
     expect({ code: short.code, revoked: await isRevoked(key.id) }).toEqual({ code: 1, revoked: false });
-    expect(short.stdout).toContain('shorter than 8 characters');
+    expect(short.stderr).toContain('shorter than 8 characters');
     const confirmed = await runCli(['api-keys', 'revoke', key.id.slice(0, 6), '--yes']);
     expect({ code: confirmed.code, revoked: await isRevoked(key.id) }).toEqual({ code: 0, revoked: true });
   });
