@@ -14,7 +14,8 @@ let server: SendTestServer;
 let groupJid: string;
 
 beforeAll(async () => {
-  server = await startSendTestServer(inject('databaseUrl'));
+  // The race below is 200 clients' requests at once, all from this one address: more than the per-address cap.
+  server = await startSendTestServer(inject('databaseUrl'), { env: { INGEST_MAX_CONNECTIONS_PER_ADDRESS: '256' } });
   groupJid = await seedGroup(server.pool, []);
 });
 afterAll(async () => {
