@@ -38,7 +38,7 @@ describe('wa-lake api-keys webhook', () => {
 
     const short = await cli(['api-keys', 'webhook', id.slice(0, 4), '--remove']);
     expect(short.code).toBe(1);
-    expect(short.stdout).toContain('shorter than 8 characters');
+    expect(short.stderr).toContain('shorter than 8 characters');
     const removed = await cli(['api-keys', 'webhook', id, '--remove']);
     expect(removed.stdout).toContain('webhook removed');
     expect((await stored(id))?.webhook_url).toBeNull();
