@@ -1,7 +1,7 @@
 import { constants, createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
 import { FileAccessError, toFileAccessError } from './file-access-error.js';
+import { readCapped } from './read-capped.js';
 
 /**
  * Reads a text file the user named (`members import <csv>`) as UTF-8, refusing in words what is no text file: a
@@ -24,7 +24,10 @@ export async function readRegularTextFile(path: string, what: string, maxBytes: 
   try {
     const opened = await handle.stat();
     if (!opened.isFile()) throw notRegular(path, what, opened.isDirectory());
-    bytes = await readCapped(handle.fd, maxBytes, path, what);
+    bytes = await readCapped(createReadStream('', { fd: handle.fd, autoClose: false }), maxBytes, {
+      tooLarge: (max) => new FileAccessError(`cannot read ${what} ${path}: it is larger than ${String(max)} bytes`),
+      failed: (err) => new FileAccessError(`cannot read ${what} ${path}: ${err.message}`),
+    });
   } finally {
     await handle.close();
   }
@@ -37,20 +40,4 @@ export async function readRegularTextFile(path: string, what: string, maxBytes: 
 function notRegular(path: string, what: string, isFolder: boolean): FileAccessError {
   const reason = isFolder ? 'it is a folder, not a file' : 'it is no regular file (a device, a pipe or a socket)';
   return new FileAccessError(`cannot read ${what} ${path}: ${reason}`);
-}
-
-function readCapped(fd: number, maxBytes: number, path: string, what: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const stream: Readable = createReadStream('', { fd, autoClose: false });
-    const chunks: Buffer[] = [];
-    let total = 0;
-    stream.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total <= maxBytes) return void chunks.push(chunk);
-      stream.destroy();
-      reject(new FileAccessError(`cannot read ${what} ${path}: it is larger than ${String(maxBytes)} bytes`));
-    });
-    stream.on('error', (err: Error) => reject(new FileAccessError(`cannot read ${what} ${path}: ${err.message}`)));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
 }

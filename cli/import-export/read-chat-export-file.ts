@@ -4,6 +4,7 @@ import { basename, extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { FileAccessError, toFileAccessError } from '../file-access-error.js';
+import { readCapped } from '../read-capped.js';
 
 /** Thrown when an export file is refused as a whole: nothing of it is imported. */
 export class UnusableChatExportError extends Error {
@@ -85,22 +86,11 @@ function decode(bytes: Buffer, path: string): string {
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }
 
-/**
- * The bytes of `stream`, refused past `maxBytes` while reading (a size the file system or the zip declared is
- * not trusted). @throws UnusableChatExportError naming `what` when over, or when the stream fails.
- */
-function readCapped(stream: Readable, maxBytes: number, path: string, what: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    stream.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes <= maxBytes) return void chunks.push(chunk);
-      stream.destroy();
-      reject(new UnusableChatExportError(path, `${what} is larger than ${String(maxBytes)} bytes`));
-    });
-    stream.on('error', (err: Error) => reject(new UnusableChatExportError(path, `${what}: ${err.message}`)));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
+/** The bytes of `stream`, refused past `maxBytes` while reading, in the words of an unusable export naming `what`. */
+function readExportCapped(stream: Readable, maxBytes: number, path: string, what: string): Promise<Buffer> {
+  return readCapped(stream, maxBytes, {
+    tooLarge: (max) => new UnusableChatExportError(path, `${what} is larger than ${String(max)} bytes`),
+    failed: (err) => new UnusableChatExportError(path, `${what}: ${err.message}`),
   });
 }
 
@@ -125,7 +115,12 @@ async function readTextFile(path: string, maxBytes: number): Promise<Buffer> {
   });
   try {
     if (!(await handle.stat()).isFile()) throw new UnusableChatExportError(path, 'is no regular file');
-    return await readCapped(createReadStream('', { fd: handle.fd, autoClose: false }), maxBytes, path, 'the text');
+    return await readExportCapped(
+      createReadStream('', { fd: handle.fd, autoClose: false }),
+      maxBytes,
+      path,
+      'the text'
+    );
   } finally {
     await handle.close();
   }
@@ -224,7 +219,7 @@ function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, path: string, maxByte
   return new Promise((resolve, reject) => {
     zip.openReadStream(entry, (err, stream) => {
       if (err) return reject(new UnusableChatExportError(path, `${entry.fileName}: ${err.message}`));
-      readCapped(stream, maxBytes, path, entry.fileName).then(resolve, reject);
+      readExportCapped(stream, maxBytes, path, entry.fileName).then(resolve, reject);
     });
   });
 }
