@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../pool.js';
-import { readLevelMonths } from './report-questions-queries.js';
+import { epochDay, levelMonths } from './report-presence.js';
 import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 /** What the dashboard's member page covers (ADR 0025): one person, a range of local days, one group or all. */
@@ -85,15 +85,27 @@ const PERSON_SQL = `
    ORDER BY (n.display_name_source IN ('member', 'push', 'business')) DESC, ids.participant_id = p.person_key DESC,
             ids.participant_id`;
 
+// The person's member-days (of the group asked, else all) from three months before the range's first month (for its
+// levels) to its end: read by participant key ($2: the person's participants and the phones they own) through the
+// rollup's key index, and kept to the rows whose person is this one, as `engagement_member_activity_days` maps them.
+const LOAD_PERSON_DAYS_SQL = `
+  CREATE TEMP TABLE member_page_days ON COMMIT DROP AS
+  SELECT d.group_jid, d.day, d.messages, d.replies, d.reactions_given
+    FROM engagement_member_day_totals d
+    LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = d.participant_key
+    LEFT JOIN whatsapp_person_identities i ON i.participant_id = COALESCE(o.lid, d.participant_key)
+   WHERE d.participant_key = ANY ($2::text[]) AND COALESCE(i.person_key, o.lid, d.participant_key) = $1
+     AND d.day BETWEEN (date_trunc('month', $3::date) - interval '3 months')::date AND $4::date
+     AND ($5::text IS NULL OR d.group_jid = $5)`;
+
 const GROUPS_SQL = `
   WITH activity AS (
     SELECT group_jid, sum(messages)::int AS messages, sum(replies)::int AS replies,
            sum(reactions_given)::int AS reactions_given, count(DISTINCT day)::int AS active_days
-      FROM engagement_member_activity_days
-     WHERE person_key = $1 AND day BETWEEN $3 AND $4 AND ($5::text IS NULL OR group_jid = $5) GROUP BY 1),
+      FROM member_page_days WHERE day BETWEEN $2 AND $3 GROUP BY 1),
   memberships AS (
     SELECT DISTINCT ON (group_jid) group_jid, role, joined_at, left_at FROM whatsapp_group_memberships
-     WHERE participant_id = ANY($2) AND ($5::text IS NULL OR group_jid = $5)
+     WHERE participant_id = ANY($1) AND ($4::text IS NULL OR group_jid = $4)
      ORDER BY group_jid, left_at IS NULL DESC, joined_at DESC NULLS LAST)
   SELECT group_jid AS "groupJid", g.subject, m.role, m.joined_at::text AS "joinedAt", m.left_at::text AS "leftAt",
          COALESCE(a.messages, 0) AS messages, COALESCE(a.replies, 0) AS replies,
@@ -185,10 +197,16 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
         (await client.query<T>(sql, values)).rows;
       // The person's conversation starts and questions of the range are messages of the groups they wrote in then:
       // naming those groups lets the views compute them alone instead of every group of the lake.
+      const keys = await q<{ keys: string[] }>(
+        `SELECT $1::text[] || COALESCE(array_agg(phone_jid::text), '{}') AS keys FROM whatsapp_phone_owners
+          WHERE lid = ANY ($1)`,
+        [ids]
+      );
+      await client.query(LOAD_PERSON_DAYS_SQL, [person.personKey, keys[0]?.keys ?? ids, from, to, groupJid]);
       const written = await q<{ groups: string[] }>(
-        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM engagement_member_activity_days
-          WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND messages > 0 AND ($4::text IS NULL OR group_jid = $4)`,
-        [person.personKey, from, to, groupJid]
+        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM member_page_days
+          WHERE day BETWEEN $1 AND $2 AND messages > 0`,
+        [from, to]
       );
       const groupsWritten = written[0]?.groups ?? [];
       // No group written in: one branch whose `group_jid = NULL` matches nothing.
@@ -215,16 +233,15 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
            FROM whatsapp_participant_names WHERE participant_id = ANY($1) ORDER BY last_seen_at DESC, name`,
           [ids]
         ),
-        groups: await q(GROUPS_SQL, [person.personKey, ids, from, to, groupJid]),
+        groups: await q(GROUPS_SQL, [ids, from, to, groupJid]),
         days: await q(
           `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(messages)::int AS messages, sum(replies)::int AS replies,
                 sum(reactions_given)::int AS "reactionsGiven"
-           FROM engagement_member_activity_days
-          WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
+           FROM member_page_days WHERE day BETWEEN $1 AND $2
           GROUP BY day ORDER BY day`,
-          [person.personKey, from, to, groupJid]
+          [from, to]
         ),
-        levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
+        levels: await readPersonLevels(client, person.personKey, { from, to }),
         replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
         conversations: (
           await q<MemberPage['conversations']>(CONVERSATIONS_SQL(conversationGroups.length), [
@@ -252,21 +269,18 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
 
 const LEVEL_NAMES = ['advocate', 'contributor', 'participant', 'explorer'] as const;
 
-/** The person's level per month: the report's level rule (readLevelMonths) over this person's days only. */
+/** The person's level per month: the report's level rule (report-presence.ts) over this person's days only. */
 async function readPersonLevels(
   client: pg.PoolClient,
   personKey: string,
-  options: { groupJid: string | null; from: string; to: string }
+  options: { from: string; to: string }
 ): Promise<MemberPage['levels']> {
-  await client.query(
-    `CREATE TEMP TABLE report_days ON COMMIT DROP AS
-     SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
-       FROM engagement_member_activity_days
-      WHERE person_key = $1 AND ($2::text IS NULL OR group_jid = $2)
-        AND day BETWEEN (date_trunc('month', $3::date) - interval '3 months')::date AND $4::date`,
-    [personKey, options.groupJid, options.from, options.to]
+  const days = await client.query<{ day: string }>(
+    `SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM member_page_days WHERE day <= $1`,
+    [options.to]
   );
-  const months = await readLevelMonths(client, options.from, options.to);
+  const people = new Map([[personKey, Int32Array.from(days.rows, (row) => epochDay(row.day)).sort()]]);
+  const months = levelMonths(people, epochDay(options.from), epochDay(options.to));
   return months.map((month) => {
     const counts = [month.advocates, month.contributors, month.participants, month.explorers];
     const index = counts.findIndex((count) => count > 0);

@@ -63,6 +63,8 @@ const RECOUNT_FIXES = [
   '1765950000000_erased-pseudonyms-always-named',
   '1765950000001_coverage-from-first-observed-event',
 ];
+// A year's volume read from month rollups and kept tables (ADR 0031).
+const YEAR_READS = ['1766000000000_engagement-month-rollups'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -78,6 +80,7 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17658300000'))).toEqual(IDEMPOTENCY_CLAIMS);
     expect(names.filter((name) => name.startsWith('17659000000'))).toEqual(BOUNDED_READS);
     expect(names.filter((name) => name.startsWith('17659500000'))).toEqual(RECOUNT_FIXES);
+    expect(names.filter((name) => name.startsWith('17660000000'))).toEqual(YEAR_READS);
     expect(names).toEqual([
       ...RELEASED,
       ...ENGAGEMENT_QUESTIONS,
@@ -87,6 +90,7 @@ describe('lake/migrations', () => {
       ...IDEMPOTENCY_CLAIMS,
       ...BOUNDED_READS,
       ...RECOUNT_FIXES,
+      ...YEAR_READS,
     ]);
   });
 });
