@@ -114,26 +114,46 @@ const GROUPS_SQL = `
     LEFT JOIN whatsapp_groups g ON g.jid = group_jid
    ORDER BY messages DESC, 1`;
 
-// The local-day filter is exact; the bound on `sent_at` a day wider either side (any zone is within 14 h of UTC) lets
-// the scan use the BRIN index instead of reading every message of the lake.
+// The person's replies and mentions given and received (`engagement_reply_edges`' rules), read from the reply and
+// mention links (ADR 0031) through their indexes: given by a sender key of the person ($5: its participants and the
+// phones they own), received as a quoted participant or mention of one of those keys, or as a reply in a group the
+// person ever wrote in ($6) whose quoted message is theirs. The local-day filter is exact; the bound on `sent_at` a
+// day wider either side (any zone is within 14 h of UTC) lets the scans use the indexes by time.
 const REPLIES_SQL = `
-  WITH edges AS (
-    SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg, 0 AS rr, 0 AS mr
-      FROM engagement_reply_edges
-     WHERE sender_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
-       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
-       AND ($4::text IS NULL OR group_jid = $4)
+  WITH links AS MATERIALIZED (
+    SELECT * FROM engagement_message_links
+     WHERE sent_at >= $2::date - 1 AND sent_at < $3::date + 2 AND ($4::text IS NULL OR group_jid = $4)
+       AND (sender_key = ANY ($5) OR target_key = ANY ($5) OR (kind = 'reply' AND group_jid = ANY ($6)))),
+  edges AS (
+    SELECT l.group_jid, l.message_id, COALESCE(so.lid, l.sender_key) AS sender_id, l.sent_at, l.kind,
+           CASE WHEN l.kind = 'reply' THEN COALESCE(tw.lid, t.sender_id, qo.lid, l.target_key)
+                ELSE COALESCE(qo.lid, l.target_key) END AS target_participant_id
+      FROM links l
+      LEFT JOIN whatsapp_phone_owners so ON so.phone_jid = l.sender_key
+      LEFT JOIN LATERAL (
+            SELECT a.sender_id FROM whatsapp_message_records_attributed a
+             WHERE l.kind = 'reply' AND a.chat_jid = l.group_jid AND a.message_id = l.target_message_id AND a.is_message
+            OFFSET 0) t ON true
+      LEFT JOIN whatsapp_phone_owners tw ON tw.phone_jid = t.sender_id
+      LEFT JOIN whatsapp_phone_owners qo ON qo.phone_jid = l.target_key
+     WHERE (l.sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3),
+  counted AS (
+    SELECT group_jid, message_id, sender_id, sent_at, kind, target_participant_id FROM edges WHERE kind = 'reply'
     UNION ALL
-    SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int
-      FROM engagement_reply_edges
-     WHERE target_participant_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
-       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
-       AND ($4::text IS NULL OR group_jid = $4))
+    SELECT DISTINCT group_jid, message_id, sender_id, sent_at, kind, target_participant_id FROM edges
+     WHERE kind = 'mention'),
+  edge_counts AS (
+    SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg, 0 AS rr,
+           0 AS mr
+      FROM counted WHERE sender_id = ANY($1)
+    UNION ALL
+    SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int FROM counted
+     WHERE target_participant_id = ANY($1))
   SELECT e.other AS "participantId", COALESCE(n.display_name, e.other) AS "displayName",
          COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone",
          sum(rg)::int AS "repliesGiven", sum(mg)::int AS "mentionsGiven", sum(rr)::int AS "repliesReceived",
          sum(mr)::int AS "mentionsReceived"
-    FROM edges e LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = e.other
+    FROM edge_counts e LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = e.other
    WHERE e.other IS NOT NULL AND e.other <> ALL($1)
    GROUP BY 1, 2, 3 ORDER BY sum(rg + mg + rr + mr) DESC, 1 LIMIT 20`;
 
@@ -202,7 +222,14 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
           WHERE lid = ANY ($1)`,
         [ids]
       );
-      await client.query(LOAD_PERSON_DAYS_SQL, [person.personKey, keys[0]?.keys ?? ids, from, to, groupJid]);
+      const personKeys = keys[0]?.keys ?? ids;
+      await client.query(LOAD_PERSON_DAYS_SQL, [person.personKey, personKeys, from, to, groupJid]);
+      // Every group the person wrote in, at any time: a reply of the range may quote a message of any earlier day.
+      const everWritten = await q<{ groups: string[] }>(
+        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM engagement_member_day_totals
+          WHERE participant_key = ANY ($1) AND messages > 0`,
+        [personKeys]
+      );
       const written = await q<{ groups: string[] }>(
         `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM member_page_days
           WHERE day BETWEEN $1 AND $2 AND messages > 0`,
@@ -242,7 +269,7 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
           [from, to]
         ),
         levels: await readPersonLevels(client, person.personKey, { from, to }),
-        replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
+        replies: await q(REPLIES_SQL, [ids, from, to, groupJid, personKeys, everWritten[0]?.groups ?? []]),
         conversations: (
           await q<MemberPage['conversations']>(CONVERSATIONS_SQL(conversationGroups.length), [
             ids,

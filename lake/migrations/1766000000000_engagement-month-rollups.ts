@@ -31,23 +31,23 @@ const TABLE_DAYS_OF_STALE_MONTHS = (table: string): string => `
     JOIN ${table} c ON c.group_jid = m.group_jid AND c.day >= m.month AND c.day < (m.month + interval '1 month')::date
    WHERE NOT EXISTS (SELECT 1 FROM engagement_rollup_stale_days() s WHERE s.group_jid = c.group_jid AND s.day = c.day)`;
 
-// Every rollup table, caught up from the same marks: each day-level table recounted on its stale days from the read
-// model, then each month or group-day table from the day-level tables (already caught up in this transaction).
+// Every rollup table, caught up from the same marks: each day-level table named in `engagement_rollup_day_tables`
+// (`engagement_rollup_<name>`, recounted by `engagement_rollup_recount_<name>()`) on its stale days from the read
+// model, then the month and group-day tables from the day-level tables, already caught up in this transaction.
 const CATCH_UP = `
   CREATE OR REPLACE FUNCTION engagement_rollup_catch_up() RETURNS integer LANGUAGE plpgsql AS $$
-  DECLARE folded integer;
+  DECLARE folded integer; day_table text;
   BEGIN
     IF current_setting('transaction_isolation') = 'read committed' THEN
       RAISE EXCEPTION 'engagement_rollup_catch_up() needs a repeatable-read transaction';
     END IF;
     IF NOT pg_try_advisory_xact_lock(hashtext('engagement_rollup_catch_up')) THEN RETURN -1; END IF;
     IF NOT engagement_rollup_is_current() THEN
-      DELETE FROM engagement_rollup_member_days;
-      DELETE FROM engagement_rollup_hours;
-      DELETE FROM engagement_rollup_first_messages;
-      INSERT INTO engagement_rollup_member_days SELECT * FROM engagement_rollup_recount_member_days();
-      INSERT INTO engagement_rollup_hours SELECT * FROM engagement_rollup_recount_hours();
-      INSERT INTO engagement_rollup_first_messages SELECT * FROM engagement_rollup_recount_first_messages();
+      FOR day_table IN SELECT name FROM engagement_rollup_day_tables ORDER BY name LOOP
+        EXECUTE format('DELETE FROM %I', 'engagement_rollup_' || day_table);
+        EXECUTE format('INSERT INTO %I SELECT * FROM %I()', 'engagement_rollup_' || day_table,
+                       'engagement_rollup_recount_' || day_table);
+      END LOOP;
       DELETE FROM engagement_rollup_member_months;
       DELETE FROM engagement_rollup_group_days;
       DELETE FROM engagement_rollup_hour_months;
@@ -58,14 +58,12 @@ const CATCH_UP = `
       CREATE TEMP TABLE engagement_stale_days ON COMMIT DROP AS SELECT * FROM engagement_rollup_stale_days();
       CREATE TEMP TABLE engagement_stale_months ON COMMIT DROP AS
         SELECT DISTINCT group_jid, ${MONTH_OF('day')} AS month FROM engagement_stale_days;
-      DELETE FROM engagement_rollup_member_days c USING engagement_stale_days s
-       WHERE c.group_jid = s.group_jid AND c.day = s.day;
-      DELETE FROM engagement_rollup_hours c USING engagement_stale_days s WHERE c.group_jid = s.group_jid AND c.day = s.day;
-      DELETE FROM engagement_rollup_first_messages c USING engagement_stale_days s
-       WHERE c.group_jid = s.group_jid AND c.day = s.day;
-      INSERT INTO engagement_rollup_member_days SELECT * FROM engagement_rollup_recount_member_days();
-      INSERT INTO engagement_rollup_hours SELECT * FROM engagement_rollup_recount_hours();
-      INSERT INTO engagement_rollup_first_messages SELECT * FROM engagement_rollup_recount_first_messages();
+      FOR day_table IN SELECT name FROM engagement_rollup_day_tables ORDER BY name LOOP
+        EXECUTE format('DELETE FROM %I c USING engagement_stale_days s WHERE c.group_jid = s.group_jid AND c.day = s.day',
+                       'engagement_rollup_' || day_table);
+        EXECUTE format('INSERT INTO %I SELECT * FROM %I()', 'engagement_rollup_' || day_table,
+                       'engagement_rollup_recount_' || day_table);
+      END LOOP;
       DELETE FROM engagement_rollup_member_months c USING engagement_stale_months s
        WHERE c.group_jid = s.group_jid AND c.month = s.month;
       DELETE FROM engagement_rollup_group_days c USING engagement_stale_days s
@@ -205,7 +203,8 @@ const FRESH = (table: string, unit: 'month' | 'day'): string => `
  *   votes; `engagement_rollup_group_days`: per group and local day, the same sums; `engagement_rollup_hour_months`:
  *   per group, month, ISO weekday and local hour, the messages and the days they fell on. All three are the captured
  *   part of `engagement_member_day_totals` and `engagement_activity_hours` summed, caught up by
- *   `engagement_rollup_catch_up()` from the same marks, after the day-level tables, in the same transaction.
+ *   `engagement_rollup_catch_up()` from the same marks, after the day-level tables, in the same transaction. The
+ *   catch-up recounts the day-level tables named in `engagement_rollup_day_tables`, so a later table adds a row.
  * - `engagement_member_month_parts`, `engagement_group_day_parts`, `engagement_hour_month_parts`: the tables except the
  *   group-months (group-days) a visible mark names, those recounted at the same snapshot from the day-level tables and
  *   their recount, and the chat-export rows: exact at every read as the day-level views are. A key may have a captured
@@ -319,6 +318,9 @@ export function up(pgm: MigrationBuilder): void {
     INSERT INTO engagement_rollup_member_months ${MEMBER_MONTHS('SELECT * FROM engagement_rollup_member_days')};
     INSERT INTO engagement_rollup_group_days ${GROUP_DAYS('SELECT * FROM engagement_rollup_member_days')};
     INSERT INTO engagement_rollup_hour_months ${HOUR_MONTHS('SELECT * FROM engagement_rollup_hours')};
+    -- The day-level tables the catch-up recounts on their stale days, by name (a later table adds its row).
+    CREATE TABLE engagement_rollup_day_tables (name text PRIMARY KEY);
+    INSERT INTO engagement_rollup_day_tables VALUES ('member_days'), ('hours'), ('first_messages');
     ${CATCH_UP}
   `);
 }
@@ -328,7 +330,6 @@ export function down(pgm: MigrationBuilder): void {
   pgm.sql(`
     ${PREVIOUS_CATCH_UP}
     ${DAY_VIEWS(EXPORT_MEMBER_DAYS, EXPORT_HOURS)}
-    DROP FUNCTION engagement_export_hours(), engagement_export_member_days();
     CREATE OR REPLACE FUNCTION engagement_rollup_stale_days() RETURNS TABLE (group_jid varchar(255), day date)
     LANGUAGE sql STABLE ROWS 1000 AS $$
       SELECT DISTINCT m.group_jid, d::date
@@ -338,10 +339,12 @@ export function down(pgm: MigrationBuilder): void {
     $$;
     DROP VIEW engagement_hour_months, engagement_hour_month_parts, engagement_group_day_totals,
       engagement_group_day_parts, engagement_member_months, engagement_member_month_parts;
+    DROP FUNCTION engagement_export_hours(), engagement_export_member_days();
     DROP FUNCTION engagement_rollup_recount_hour_months(), engagement_rollup_recount_group_days(),
       engagement_rollup_recount_member_months(), engagement_rollup_stale_months(),
       engagement_month_day_mask(date, date, date);
     DROP INDEX engagement_rollup_member_days_key_index;
-    DROP TABLE engagement_rollup_hour_months, engagement_rollup_group_days, engagement_rollup_member_months;
+    DROP TABLE engagement_rollup_hour_months, engagement_rollup_group_days, engagement_rollup_member_months,
+      engagement_rollup_day_tables;
   `);
 }
