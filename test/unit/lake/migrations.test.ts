@@ -64,7 +64,11 @@ const RECOUNT_FIXES = [
   '1765950000001_coverage-from-first-observed-event',
 ];
 // A year's volume read from month rollups and kept tables (ADR 0031).
-const YEAR_READS = ['1766000000000_engagement-month-rollups', '1766000000001_engagement-message-links'];
+const YEAR_READS = [
+  '1766000000000_engagement-month-rollups',
+  '1766000000001_engagement-message-links',
+  '1766000000002_views-read-one-group',
+];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
