@@ -22,7 +22,8 @@ import {
 
 // The kept tables of ADR 0031 against a recount from the read model that reads none of them: the member months,
 // group days and hour months (the captured member-days and hours as migration 1765750000001 counted them, chat
-// exports included, summed), and the reply and mention edges as migration 1765650000000 defined them.
+// exports included, summed), the conversation starts (the rule of migration 1765750000000), and the reply and
+// mention edges as migration 1765650000000 defined them.
 const RECOUNT_MEMBER_DAYS = `
   SELECT a.group_jid, a.participant_key, a.day, sum(a.messages)::int AS messages, sum(a.replies)::int AS replies,
          sum(a.reactions_given)::int AS reactions_given, sum(a.poll_votes)::int AS poll_votes
@@ -73,6 +74,14 @@ const RECOUNT_REPLY_EDGES = `
     LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = j.jid
    WHERE w.sender_id IS NOT NULL AND j.jid <> w.chat_jid`;
 
+const RECOUNT_CONVERSATION_STARTS = `
+  SELECT group_jid, to_char((sent_at AT TIME ZONE wa_engagement_time_zone())::date, 'YYYY-MM-DD') AS day, message_id,
+         sent_at
+    FROM (SELECT w.chat_jid AS group_jid, w.message_id, w.sent_at, w.reply_to_id,
+                 lag(w.sent_at) OVER (PARTITION BY w.chat_jid ORDER BY w.sent_at, w.message_id) AS previous_at
+            FROM whatsapp_messages w WHERE w.sender_id IS NOT NULL) m
+   WHERE reply_to_id IS NULL AND (previous_at IS NULL OR sent_at - previous_at >= interval '60 minutes')`;
+
 const KEPT = [
   [
     'member months',
@@ -90,6 +99,11 @@ const KEPT = [
     'hour months',
     `SELECT group_jid, to_char(month, 'YYYY-MM-DD') AS month, weekday, hour, days, messages FROM engagement_hour_months`,
     RECOUNT_HOUR_MONTHS,
+  ],
+  [
+    'conversation starts',
+    `SELECT group_jid, to_char(day, 'YYYY-MM-DD') AS day, message_id, sent_at FROM engagement_conversation_starts`,
+    RECOUNT_CONVERSATION_STARTS,
   ],
   [
     'reply edges',

@@ -68,6 +68,7 @@ const YEAR_READS = [
   '1766000000000_engagement-month-rollups',
   '1766000000001_engagement-message-links',
   '1766000000002_views-read-one-group',
+  '1766000000003_conversation-starts',
 ];
 
 describe('lake/migrations', () => {
