@@ -180,6 +180,18 @@ const CONVERSATIONS_SQL = (groups: number): string => `
                   WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND group_jid = $${String(i + 4)}`
     ).join(' UNION ALL ')}) conversations`;
 
+// The person's unanswered messages in each group they wrote in, one equality per group, as CONVERSATIONS_SQL.
+const UNANSWERED_SQL = (groups: number): string => `
+  SELECT group_jid AS "groupJid", message_id AS "messageId",
+         to_char(sent_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "sentAt",
+         is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
+    FROM (${Array.from(
+      { length: groups },
+      (_, i) => `SELECT group_jid, message_id, sent_at, is_question, is_newcomer_first FROM engagement_unanswered
+                  WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND group_jid = $${String(i + 4)}`
+    ).join(' UNION ALL ')}) unanswered
+   ORDER BY sent_at DESC LIMIT 20`;
+
 interface PersonRow extends NamedParticipant {
   personKey: string;
   memberId: string | null;
@@ -278,15 +290,7 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
             ...conversationGroups,
           ])
         )[0] ?? { started: 0, answered: 0, medianMinutes: null },
-        unanswered: await q(
-          `SELECT group_jid AS "groupJid", message_id AS "messageId",
-                to_char(sent_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "sentAt",
-                is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
-           FROM engagement_unanswered
-          WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND group_jid = ANY($4)
-          ORDER BY sent_at DESC LIMIT 20`,
-          [ids, from, to, groupsWritten]
-        ),
+        unanswered: await q(UNANSWERED_SQL(conversationGroups.length), [ids, from, to, ...conversationGroups]),
       };
       return page;
     },

@@ -53,9 +53,10 @@ const PERSON_OF = (where: string): string => `
  *   recounts (`engagement_rollup_conversation_days()`, its row of `engagement_rollup_day_tables`) are each marked day
  *   and every day up to the group's next plain message after it.
  * - `engagement_conversation_starts`: the table except those days, recounted at the same snapshot: exact at every read.
- * - `engagement_first_responses`: same columns, same rows. Per start, the group's next start (`lead` over the group's
- *   starts), the earliest message of another person before it, and the earliest reply of another person to it;
- *   people (phone owner, member link, LID succession) resolved when read.
+ * - `engagement_conversation_segments`: each start with the group's next start (`lead` over the group's starts).
+ * - `engagement_first_response(…)`: a start's first response, from the messages up to the next start and the replies to
+ *   it; people (phone owner, member link, LID succession) resolved when read.
+ * - `engagement_first_responses`: the segments and their first responses; same columns, same rows.
  *
  * Irreversible (`down = false`): the view's definition before is the one migrations `1765750000000` and
  * `1765900000001` left, read from the catalog there.
@@ -110,6 +111,34 @@ export function up(pgm: MigrationBuilder): void {
       EXECUTE 'INSERT INTO engagement_rollup_conversation_starts ${quoted(ALL_STARTS)}' USING wa_engagement_time_zone();
     END $$;
 
+    -- Each start with the group's next start: its conversation runs up to that one.
+    CREATE VIEW engagement_conversation_segments AS
+      SELECT c.group_jid, c.day, c.message_id, c.sent_at, lead(c.sent_at) OVER w AS next_at,
+             lead(c.message_id) OVER w AS next_id
+        FROM engagement_conversation_starts c
+      WINDOW w AS (PARTITION BY c.group_jid ORDER BY c.sent_at, c.message_id);
+
+    -- The first response to a start (the rule of migration \`1765750000000\`): the earliest message of another person
+    -- before the group's next start, or reply of another person to it, whichever comes first.
+    CREATE FUNCTION engagement_first_response(p_group varchar, p_id varchar, p_at timestamptz, p_person varchar,
+                                              p_next_at timestamptz, p_next_id varchar)
+      RETURNS TABLE (message_id varchar(255), sender_id varchar(255), sent_at timestamptz)
+    LANGUAGE sql STABLE AS $$
+      SELECT c.message_id, c.sender_id, c.sent_at
+        FROM ((SELECT g.message_id, g.sender_id, g.sent_at
+                 FROM (${PERSON_OF(`a.chat_jid = p_group AND a.sent_at >= p_at AND (p_next_at IS NULL OR a.sent_at <= p_next_at)`)}) g
+                WHERE (g.sent_at, g.message_id) > (p_at, p_id)
+                  AND (p_next_at IS NULL OR (g.sent_at, g.message_id) < (p_next_at, p_next_id))
+                  AND g.person_key <> p_person
+                ORDER BY g.sent_at, g.message_id LIMIT 1)
+              UNION ALL
+              (SELECT y.message_id, y.sender_id, y.sent_at
+                 FROM (${PERSON_OF('a.chat_jid = p_group AND a.reply_to_id = p_id')}) y
+                WHERE (y.sent_at, y.message_id::text) > (p_at, p_id::text) AND y.person_key <> p_person
+                ORDER BY y.sent_at, y.message_id LIMIT 1)) c
+       ORDER BY c.sent_at, c.message_id LIMIT 1
+    $$;
+
     CREATE OR REPLACE VIEW engagement_first_responses AS
     SELECT v.*, n.display_name
       FROM (SELECT s.group_jid::varchar(255) AS group_jid, s.message_id::varchar(255) AS message_id,
@@ -117,27 +146,10 @@ export function up(pgm: MigrationBuilder): void {
                    s.sent_at AS started_at, s.day, r.message_id::varchar(255) AS first_response_id,
                    r.sender_id::varchar(255) AS first_responder_id, r.sent_at AS first_response_at,
                    extract(epoch FROM r.sent_at - s.sent_at)::bigint AS response_seconds
-              FROM (SELECT c.*, lead(c.sent_at) OVER w AS next_at, lead(c.message_id) OVER w AS next_id
-                      FROM engagement_conversation_starts c
-                    WINDOW w AS (PARTITION BY c.group_jid ORDER BY c.sent_at, c.message_id)) s
+              FROM engagement_conversation_segments s
              CROSS JOIN LATERAL (${PERSON_OF('a.chat_jid = s.group_jid AND a.message_id = s.message_id')}) me
-              LEFT JOIN LATERAL (
-                    SELECT g.* FROM (${PERSON_OF(`a.chat_jid = s.group_jid AND a.sent_at >= s.sent_at
-                                        AND (s.next_at IS NULL OR a.sent_at <= s.next_at)`)}) g
-                     WHERE (g.sent_at, g.message_id) > (s.sent_at, s.message_id)
-                       AND (s.next_at IS NULL OR (g.sent_at, g.message_id) < (s.next_at, s.next_id))
-                       AND g.person_key <> me.person_key
-                     ORDER BY g.sent_at, g.message_id LIMIT 1) g ON true
-              LEFT JOIN LATERAL (
-                    SELECT y.* FROM (${PERSON_OF('a.chat_jid = s.group_jid AND a.reply_to_id = s.message_id')}) y
-                     WHERE (y.sent_at, y.message_id::text) > (s.sent_at, s.message_id::text)
-                       AND y.person_key <> me.person_key
-                     ORDER BY y.sent_at, y.message_id LIMIT 1) y ON true
-             CROSS JOIN LATERAL (
-                    SELECT c.message_id, c.sender_id, c.sent_at
-                      FROM (VALUES (g.message_id, g.sender_id, g.sent_at), (y.message_id, y.sender_id, y.sent_at))
-                           AS c (message_id, sender_id, sent_at)
-                     ORDER BY c.sent_at, c.message_id LIMIT 1) r) v
+              LEFT JOIN LATERAL engagement_first_response(s.group_jid, s.message_id, s.sent_at, me.person_key,
+                                                          s.next_at, s.next_id) r ON true) v
       LEFT JOIN ${NAMES} n ON n.participant_id = v.sender_id;
   `);
 }

@@ -69,6 +69,7 @@ const YEAR_READS = [
   '1766000000001_engagement-message-links',
   '1766000000002_views-read-one-group',
   '1766000000003_conversation-starts',
+  '1766000000004_unanswered-asks-per-start',
 ];
 
 describe('lake/migrations', () => {
