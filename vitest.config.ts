@@ -11,6 +11,13 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Files share a worker's modules (no re-import of Temporal, Baileys, ECharts, DuckDB per file: that was
+          // three quarters of the project's CPU time), on both cores (vitest's default is cores - 1 = one worker
+          // here). A unit test leaves no state behind; one that mocks a module evaluates its subject again
+          // (vi.resetModules, as cli/local-stack/preflight.test.ts does).
+          pool: 'forks',
+          isolate: false,
+          maxWorkers: 2,
         },
       },
       {
