@@ -26,7 +26,11 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
-          globalSetup: ['test/helpers/compiled-cli-setup.ts', 'test/helpers/postgres-global-setup.ts'],
+          globalSetup: [
+            'test/helpers/compiled-cli-setup.ts',
+            'test/helpers/postgres-global-setup.ts',
+            'test/helpers/workflow-bundle-setup.ts',
+          ],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: true,
