@@ -26,11 +26,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
-          globalSetup: [
-            'test/helpers/compiled-cli-setup.ts',
-            'test/helpers/postgres-global-setup.ts',
-            'test/helpers/workflow-bundle-setup.ts',
-          ],
+          globalSetup: ['test/helpers/compiled-cli-setup.ts', 'test/helpers/integration-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: true,
