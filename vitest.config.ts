@@ -31,6 +31,10 @@ export default defineConfig({
           hookTimeout: 180_000,
           fileParallelism: true,
           maxWorkers: 2,
+          // Files share a worker's modules, as in the unit project: each file used to import the Temporal SDK,
+          // Fastify, pg and most of the lake again in a fresh fork (about a second of CPU per file). Every file
+          // closes what it starts; the Temporal Runtime is per process by design (installRuntimeLoggerOnce).
+          isolate: false,
         },
       },
     ],
