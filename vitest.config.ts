@@ -11,10 +11,10 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
-          // Files share a worker's modules (no re-import of Temporal, Baileys, ECharts, DuckDB per file: that was
-          // three quarters of the project's CPU time), on both cores (vitest's default is cores - 1 = one worker
-          // here). A unit test leaves no state behind; one that mocks a module evaluates its subject again
-          // (vi.resetModules, as cli/local-stack/preflight.test.ts does).
+          // Files share a worker's modules: Temporal, Baileys, ECharts and DuckDB are imported once per worker, not
+          // once per file (which would be most of the project's CPU time). Two workers, one per core (vitest's
+          // default is cores - 1). A unit test leaves no state behind; one that mocks a module evaluates its
+          // subject again (vi.resetModules, as cli/local-stack/preflight.test.ts does).
           pool: 'forks',
           isolate: false,
           maxWorkers: 2,
@@ -31,9 +31,9 @@ export default defineConfig({
           hookTimeout: 180_000,
           fileParallelism: true,
           maxWorkers: 2,
-          // Files share a worker's modules, as in the unit project: each file used to import the Temporal SDK,
-          // Fastify, pg and most of the lake again in a fresh fork (about a second of CPU per file). Every file
-          // closes what it starts; the Temporal Runtime is per process by design (installRuntimeLoggerOnce).
+          // Files share a worker's modules, as in the unit project: a fresh fork per file would import the Temporal
+          // SDK, Fastify, pg and most of the lake again (about a second of CPU per file). Every file closes what
+          // it starts; the Temporal Runtime is per process by design (installRuntimeLoggerOnce).
           isolate: false,
         },
       },
