@@ -19,7 +19,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { id: 'report', load: async () => (await import('./commands/report.js')).registerReportCommand },
   { id: 'dashboard', load: async () => (await import('./commands/dashboard.js')).registerDashboardCommand },
   { id: 'coverage', load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
-  { id: 'backfill', load: async () => (await import('./commands/coverage.js')).registerBackfillCommand },
+  { id: 'backfill', load: async () => (await import('./commands/backfill.js')).registerBackfillCommand },
   {
     id: 'import-export',
     load: async () => (await import('./commands/import-export.js')).registerImportExportCommand,

@@ -63,6 +63,8 @@ const RECOUNT_FIXES = [
   '1765950000000_erased-pseudonyms-always-named',
   '1765950000001_coverage-from-first-observed-event',
 ];
+// A fresh user's history import, coverage and backfill: coverage lists a group known only from its messages.
+const HISTORY_FIXES = ['1766000000010_coverage-lists-groups-known-by-messages'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -78,6 +80,7 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17658300000'))).toEqual(IDEMPOTENCY_CLAIMS);
     expect(names.filter((name) => name.startsWith('17659000000'))).toEqual(BOUNDED_READS);
     expect(names.filter((name) => name.startsWith('17659500000'))).toEqual(RECOUNT_FIXES);
+    expect(names.filter((name) => name.startsWith('17660000000'))).toEqual(HISTORY_FIXES);
     expect(names).toEqual([
       ...RELEASED,
       ...ENGAGEMENT_QUESTIONS,
@@ -87,6 +90,7 @@ describe('lake/migrations', () => {
       ...IDEMPOTENCY_CLAIMS,
       ...BOUNDED_READS,
       ...RECOUNT_FIXES,
+      ...HISTORY_FIXES,
     ]);
   });
 });
