@@ -11,6 +11,13 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Files share a worker's modules (no re-import of Temporal, Baileys, ECharts, DuckDB per file: that was
+          // three quarters of the project's CPU time), on both cores (vitest's default is cores - 1 = one worker
+          // here). A unit test leaves no state behind; one that mocks a module evaluates its subject again
+          // (vi.resetModules, as cli/local-stack/preflight.test.ts does).
+          pool: 'forks',
+          isolate: false,
+          maxWorkers: 2,
         },
       },
       {
@@ -19,11 +26,15 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
-          globalSetup: ['test/helpers/compiled-cli-setup.ts', 'test/helpers/postgres-global-setup.ts'],
+          globalSetup: ['test/helpers/compiled-cli-setup.ts', 'test/helpers/integration-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: true,
           maxWorkers: 2,
+          // Files share a worker's modules, as in the unit project: each file used to import the Temporal SDK,
+          // Fastify, pg and most of the lake again in a fresh fork (about a second of CPU per file). Every file
+          // closes what it starts; the Temporal Runtime is per process by design (installRuntimeLoggerOnce).
+          isolate: false,
         },
       },
     ],

@@ -28,7 +28,7 @@ export interface RunWorkerOptions {
    * the same data converter as `PAYLOAD_ENCRYPTION_KEYS` gives the worker (architecture.md §14).
    */
   client?: Client;
-  /** Pre-built bundle instead of `workflowsPath` (tests bundle once per file); built with `failureConverterPath`. */
+  /** Pre-built bundle instead of `workflowsPath` (the tests share one bundle per run); built with `failureConverterPath`. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Alert sink, used as given; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`
