@@ -5,7 +5,7 @@ import type { Logger } from '../../common/logger.js';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
 import { createRootLogger } from '../../common/logger.js';
 import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
-import { probeTemporalConnection } from '../../common/temporal-tls-probe.js';
+import { describeRefusedAddress, probeTemporalConnection } from '../../common/temporal-tls-probe.js';
 import { toTerminalLine } from '../terminal-text.js';
 
 /**
@@ -49,13 +49,16 @@ export class TemporalUnreachableError extends Error {
  * `temporal`: the command's config `temporal` (address, namespace, TLS, API key; ADR 0022).
  * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14), so payloads read and
  * written by the command are decrypted/encrypted like the worker's.
- * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
+ * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`, or at once when the
+ *   address refuses the connection (nothing listens there: no retry within the timeout would change that).
  */
 export async function connectTemporalClient(
   temporal: TemporalConnectionSettings,
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
+  const refused = await describeRefusedAddress(temporal.address, Math.min(1_000, connectTimeoutMs));
+  if (refused !== null) throw new TemporalUnreachableError(temporal.address, { cause: new Error(refused) }, refused);
   // Imported here, not at the top: a command that never talks to Temporal does not load its client.
   const { Client: TemporalClient, Connection: TemporalConnection } = await import('@temporalio/client');
   let connection: Connection;
