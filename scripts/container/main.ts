@@ -125,6 +125,24 @@ async function timeProbes(name: string): Promise<{ inside: number; exec: number 
   return { inside: median(inside), exec: median(exec) };
 }
 
+/**
+ * Runs a one-shot container (`podman run` arguments after `run`, the image and command included) to its end:
+ * detached, so that stdout and stderr hold only what the container wrote (podman's own messages, such as its
+ * systemd healthcheck timer errors, go to podman's stderr), then its exit code and logs; the container is removed.
+ */
+async function runOneShot(name: string, args: string[]): Promise<Run> {
+  const startedAt = performance.now();
+  try {
+    await podmanOk(['run', '-d', '--name', name, ...args], `start ${name}`);
+    const code = Number((await podmanOk(['wait', name], `wait for ${name}`)).stdout.trim());
+    const ms = performance.now() - startedAt;
+    const logs = await podmanOk(['logs', name], `podman logs ${name}`);
+    return { code, stdout: logs.stdout, stderr: logs.stderr, ms };
+  } finally {
+    await podman(['rm', '-f', '-v', '-t', '0', name]);
+  }
+}
+
 async function healthcheck(name: string): Promise<Run> {
   return podman(['healthcheck', 'run', name], 30_000);
 }
@@ -145,7 +163,14 @@ async function main(): Promise<void> {
     const common = ['-e', `TEMPORAL_ADDRESS=${temporal.address}`, '-e', `WHATSAPP_WEBHOOK_SECRET=${SECRET}`];
 
     // migrate (one-shot), then the two long-running delivery processes.
-    const migrate = await podman([...base, '--rm', '-e', `DATABASE_URL=${postgres.databaseUrl}`, IMAGE, 'migrate']);
+    const migrate = await runOneShot(`${prefix}-migrate`, [
+      '--network',
+      'host',
+      '-e',
+      `DATABASE_URL=${postgres.databaseUrl}`,
+      IMAGE,
+      'migrate',
+    ]);
     check(
       migrate.code === 0,
       `migrate container exits 0 (${Math.round(migrate.ms)} ms) ${migrate.code === 0 ? '' : migrate.stderr}`
@@ -201,9 +226,9 @@ async function main(): Promise<void> {
     check(true, 'worker container healthy (image HEALTHCHECK, no override)');
 
     // The replay through a fresh outbox volume: the lake must equal the capture's distinct kept events.
-    const replay = await podman([
-      ...base,
-      '--rm',
+    const replay = await runOneShot(`${prefix}-replay`, [
+      '--network',
+      'host',
       ...common,
       '-v',
       `${volumes[0]}:/data/outbox`,
