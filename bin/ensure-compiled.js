@@ -86,17 +86,23 @@ function acquireBuildLock(lockDir) {
   }
 }
 
-/** Runs `npm run build`'s two steps; returns tsc's diagnostics when the sources do not compile. */
+/** The steps of `npm run build` after tsc, in order; the last writes the stamp. */
+const STEPS_AFTER_TSC = ['write-workflow-bundle.mjs', 'write-command-index.mjs'];
+
+/** Runs `npm run build`'s steps; returns tsc's diagnostics when the sources do not compile (or a step's output). */
 function build(layout) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   rmSync(layout.stamp, { force: true });
   const compiled = spawnSync(process.execPath, [tsc, '-p', layout.buildConfig], { cwd: layout.root, encoding: 'utf8' });
   if (compiled.status !== 0) return `${compiled.stdout}${compiled.stderr}`.trim() || `tsc exited ${compiled.status}`;
-  const indexed = spawnSync(process.execPath, [join(layout.root, 'scripts', 'write-command-index.mjs')], {
-    cwd: layout.root,
-    encoding: 'utf8',
-  });
-  return indexed.status === 0 ? null : `${indexed.stdout}${indexed.stderr}`.trim();
+  for (const step of STEPS_AFTER_TSC) {
+    const run = spawnSync(process.execPath, [join(layout.root, 'scripts', step)], {
+      cwd: layout.root,
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) return `${run.stdout}${run.stderr}`.trim() || `${step} exited ${run.status}`;
+  }
+  return null;
 }
 
 /**

@@ -119,6 +119,33 @@ function tlsCause(
   return `the TLS handshake with ${address} fails (${code || err.message})`;
 }
 
+/**
+ * Whether the host refuses a TCP connection to the address outright (ECONNREFUSED: nothing listens on that port).
+ * The SDK's connect retries such an address until its timeout, although no retry can change the answer; a command
+ * that asks this first can say so at once (ADR 0028).
+ *
+ * @param timeoutMs - how long the check may take; when it runs out (a host that drops packets) it says nothing.
+ * @returns the sentence {@link probeTemporalConnection} gives for it ("nothing answers at …"), or null when
+ *   something accepts the connection, or the check ends any other way.
+ */
+export async function describeRefusedAddress(address: string, timeoutMs = 1_000): Promise<string | null> {
+  const { host, port } = splitAddress(address);
+  const outcome = await withTimeout(timeoutMs, (settle, track) => {
+    const socket = connectTcp({ host, port });
+    track(socket);
+    socket.once('connect', () => settle({ cause: null }));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      settle({
+        cause:
+          err.code === 'ECONNREFUSED'
+            ? `nothing answers at ${address} (ECONNREFUSED; is it running? TEMPORAL_ADDRESS selects it)`
+            : null,
+      })
+    );
+  });
+  return outcome.cause;
+}
+
 /** TLS off: does anything listen, and does it answer a TLS hello (then TLS is missing from the config)? */
 async function probePlaintext(address: string, host: string, port: number, timeoutMs: number): Promise<ProbeOutcome> {
   const listening = await withTimeout(timeoutMs, (settle, track) => {

@@ -11,6 +11,7 @@ import { createClosableConnectionInterceptors } from '../common/closable-connect
 import { createTemporalAlertLedger } from './temporal-alert-ledger.js';
 import type { WorkerConfig } from './config.js';
 import { createRefusedPayloadAlerter } from './refused-payload-alerter.js';
+import { findPrebuiltWorkflowBundle } from './prebuilt-workflow-bundle.js';
 import { installRuntimeLoggerOnce } from './runtime-logger.js';
 import { resolveWorkflowsPath } from './workflows-path.js';
 import { DELIVERY_WORKER_TUNING } from './worker-tuning.js';
@@ -28,7 +29,11 @@ export interface RunWorkerOptions {
    * the same data converter as `PAYLOAD_ENCRYPTION_KEYS` gives the worker (architecture.md §14).
    */
   client?: Client;
-  /** Pre-built bundle instead of `workflowsPath` (tests bundle once per file); built with `failureConverterPath`. */
+  /**
+   * Pre-built bundle instead of `workflowsPath` (the tests share one bundle per run); built with
+   * `failureConverterPath`. Without it the worker loads the bundle `npm run build` wrote when it is current, else
+   * bundles at start.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Alert sink, used as given; default a windowed sink over `ALERT_WINDOW_MS` and `ALERT_WEBHOOK_URL`
@@ -116,13 +121,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
         perRecipientIntervalMs: config.SEND_RECIPIENT_INTERVAL_MS,
       },
     });
+    const workflowsPath = resolveWorkflowsPath();
+    const workflowBundle =
+      options.workflowBundle ?? findPrebuiltWorkflowBundle(workflowsPath, dataConverter?.failureConverterPath);
     const worker = await Worker.create({
       connection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      ...(options.workflowBundle
-        ? { workflowBundle: options.workflowBundle }
-        : { workflowsPath: resolveWorkflowsPath() }),
+      ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
       activities,
       ...DELIVERY_WORKER_TUNING,
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_TIME_MS,
@@ -130,7 +136,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
     });
     const done = worker.run().finally(closeOwned);
     log.info(
-      { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, ...config.temporal.summary },
+      {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        namespace: config.TEMPORAL_NAMESPACE,
+        ...config.temporal.summary,
+        workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start',
+      },
       'worker started'
     );
     return {

@@ -4,9 +4,7 @@ import type { Logger } from '../../common/logger.js';
 import { describeUnusableReplay } from '../../collector/index.js';
 import { packageRoot } from '../../common/package-root.js';
 import { resolveTemporalCliPath } from '../../dev-stack/temporal-binaries.js';
-import { toFileAccessError } from '../file-access-error.js';
 import { awaitDeliveries } from '../demo/await-deliveries.js';
-import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
 import { countStoredEvents } from '../../lake/index.js';
 import { writeDemoEngagement } from '../demo/demo-engagement.js';
 import { type DemoSummary, describeDemoTimeout, formatDemoSummary } from '../demo/demo-summary.js';
@@ -14,6 +12,7 @@ import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { devBannerLines } from '../local-stack/dev-banner.js';
 import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
+import { describeUnreplayableCapture } from '../local-stack/describe-unreplayable-capture.js';
 import { type LocalStack, startLocalStack } from '../local-stack/start-local-stack.js';
 import {
   createShutdownSignal,
@@ -56,11 +55,9 @@ export function registerDemoCommand(program: Command): void {
       // The example capture is found from any working directory, not only from the checkout.
       const capture = captureArgument ?? join(packageRoot(), 'examples', 'capture.jsonl');
       const logger = createCliLogger('warn');
-      const withoutEvents = await describeCaptureWithoutEvents(capture).catch((err: unknown) => {
-        throw toFileAccessError(err, 'read the capture', capture);
-      });
-      if (withoutEvents !== null) {
-        process.stderr.write(`wa-lake demo: ${withoutEvents}; the stack was not started\n`);
+      const unreplayable = await describeUnreplayableCapture(capture);
+      if (unreplayable !== null) {
+        process.stderr.write(`wa-lake demo: ${unreplayable}; the stack was not started\n`);
         process.exitCode = 1;
         return;
       }

@@ -3,9 +3,9 @@ import type { DataConverter } from '@temporalio/common';
 import { z } from 'zod';
 import type { Logger } from '../../common/logger.js';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
-import { createRootLogger } from '../../common/logger.js';
+import { createRootLogger, type LogFormat } from '../../common/logger.js';
 import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
-import { probeTemporalConnection } from '../../common/temporal-tls-probe.js';
+import { describeRefusedAddress, probeTemporalConnection } from '../../common/temporal-tls-probe.js';
 import { toTerminalLine } from '../terminal-text.js';
 
 /**
@@ -13,14 +13,33 @@ import { toTerminalLine } from '../terminal-text.js';
  * `pretty`, `json`; default `auto`: readable on a terminal, JSON otherwise) the output.
  */
 export function createCliLogger(defaultLevel = 'info'): Logger {
-  const config = parseConfig(
-    z.object({
-      LOG_LEVEL: envLogLevel.default(defaultLevel as 'info'),
-      LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
-    }),
-    process.env
-  );
-  return createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const config = parseConfig(z.object({ LOG_LEVEL: envLogLevel.default(defaultLevel as 'info') }), process.env);
+  return createRootLogger({ level: config.LOG_LEVEL, format: cliLogFormat() });
+}
+
+/** `LOG_FORMAT`, checked: `auto` (the default), `pretty` or `json`. */
+function cliLogFormat(): LogFormat {
+  return parseConfig(z.object({ LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto') }), process.env)
+    .LOG_FORMAT;
+}
+
+/** True with `LOG_FORMAT=json` (the image's setting): stdout and stderr then carry JSON records only (ADR 0018). */
+export function isJsonOnlyOutput(): boolean {
+  return cliLogFormat() === 'json';
+}
+
+/**
+ * Writes a command's closing summary (what `migrate` or `replay` did): its lines for a person, or with
+ * `LOG_FORMAT=json` (the image sets it) one info record of `logger` instead, its message the lines joined and
+ * `fields` as data, so a JSON-lines log shipper reads only records (ADR 0018). `LOG_LEVEL` above `info` drops the
+ * record, as it drops the command's other records.
+ */
+export function printSummary(logger: Logger, lines: readonly string[], fields: Record<string, unknown> = {}): void {
+  if (isJsonOnlyOutput()) {
+    logger.info(fields, lines.map((line) => line.trim()).join('; '));
+    return;
+  }
+  for (const line of lines) printLine(line);
 }
 
 /**
@@ -49,13 +68,16 @@ export class TemporalUnreachableError extends Error {
  * `temporal`: the command's config `temporal` (address, namespace, TLS, API key; ADR 0022).
  * `dataConverter`: from `createDataConverter(PAYLOAD_ENCRYPTION_KEYS)` (architecture.md §14), so payloads read and
  * written by the command are decrypted/encrypted like the worker's.
- * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`.
+ * @throws TemporalUnreachableError when the frontend does not answer within `connectTimeoutMs`, or at once when the
+ *   address refuses the connection (nothing listens there: no retry within the timeout would change that).
  */
 export async function connectTemporalClient(
   temporal: TemporalConnectionSettings,
   connectTimeoutMs = 5_000,
   dataConverter?: DataConverter
 ): Promise<{ client: Client; close(): Promise<void> }> {
+  const refused = await describeRefusedAddress(temporal.address, Math.min(1_000, connectTimeoutMs));
+  if (refused !== null) throw new TemporalUnreachableError(temporal.address, { cause: new Error(refused) }, refused);
   // Imported here, not at the top: a command that never talks to Temporal does not load its client.
   const { Client: TemporalClient, Connection: TemporalConnection } = await import('@temporalio/client');
   let connection: Connection;

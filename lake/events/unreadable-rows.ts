@@ -63,7 +63,8 @@ export async function inSavepoint<T>(client: pg.ClientBase, work: () => Promise<
 /**
  * Runs `work` over a chunk of rows in a savepoint; when PostgreSQL cannot render one of them, runs it
  * again row by row (each in its own savepoint) and reports every row that still fails through `onSkipped`
- * instead of failing the whole command.
+ * instead of failing the whole command. A chunk of one row is not tried again: it is that row (each try of an
+ * unrenderable row makes PostgreSQL build up to 1 GB of text before it refuses).
  *
  * @param ids - the chunk's `whatsapp_event_logs.id`s, with their `event_id`s (to name a skipped row).
  * @param work - the statement(s) for a set of ids; its results are concatenated.
@@ -78,6 +79,11 @@ export async function runChunkSkippingUnrenderable<T>(
     return await inSavepoint(client, () => work(ids.map((row) => row.id)));
   } catch (err) {
     if (!isUnrenderableRowError(err)) throw err;
+    const [only] = ids;
+    if (ids.length === 1 && only) {
+      onSkipped({ eventId: only.eventId, sqlState: (err as pg.DatabaseError).code ?? '' });
+      return [];
+    }
   }
   const results: T[] = [];
   for (const row of ids) {

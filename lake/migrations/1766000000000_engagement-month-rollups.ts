@@ -32,12 +32,11 @@ const TABLE_DAYS_OF_STALE_MONTHS = (table: string): string => `
    WHERE NOT EXISTS (SELECT 1 FROM engagement_rollup_stale_days() s WHERE s.group_jid = c.group_jid AND s.day = c.day)`;
 
 // Every rollup table, caught up from the same marks: each day-level table named in `engagement_rollup_day_tables`
-// (`engagement_rollup_<name>`, recounted by `engagement_rollup_recount_<name>()`) on the days its `stale_days`
-// function names, from the read model, then the month and group-day tables from the day-level tables, already caught
-// up in this transaction.
+// (`engagement_rollup_<name>`, recounted by `engagement_rollup_recount_<name>()`) on its stale days from the read
+// model, then the month and group-day tables from the day-level tables, already caught up in this transaction.
 const CATCH_UP = `
   CREATE OR REPLACE FUNCTION engagement_rollup_catch_up() RETURNS integer LANGUAGE plpgsql AS $$
-  DECLARE folded integer; day_table text; days_function text;
+  DECLARE folded integer; day_table text;
   BEGIN
     IF current_setting('transaction_isolation') = 'read committed' THEN
       RAISE EXCEPTION 'engagement_rollup_catch_up() needs a repeatable-read transaction';
@@ -55,23 +54,13 @@ const CATCH_UP = `
       INSERT INTO engagement_rollup_member_months ${MEMBER_MONTHS('SELECT * FROM engagement_rollup_member_days')};
       INSERT INTO engagement_rollup_group_days ${GROUP_DAYS('SELECT * FROM engagement_rollup_member_days')};
       INSERT INTO engagement_rollup_hour_months ${HOUR_MONTHS('SELECT * FROM engagement_rollup_hours')};
-      -- Every row is new: the statistics the next reads plan with must be too.
-      FOR day_table IN SELECT name FROM engagement_rollup_day_tables LOOP
-        EXECUTE format('ANALYZE %I', 'engagement_rollup_' || day_table);
-      END LOOP;
-      ANALYZE engagement_rollup_member_months;
-      ANALYZE engagement_rollup_group_days;
-      ANALYZE engagement_rollup_hour_months;
     ELSE
       CREATE TEMP TABLE engagement_stale_days ON COMMIT DROP AS SELECT * FROM engagement_rollup_stale_days();
       CREATE TEMP TABLE engagement_stale_months ON COMMIT DROP AS
         SELECT DISTINCT group_jid, ${MONTH_OF('day')} AS month FROM engagement_stale_days;
-      -- A few rows, so the recounts below probe the tables' indexes instead of merging every row of them.
-      ANALYZE engagement_stale_days;
-      ANALYZE engagement_stale_months;
-      FOR day_table, days_function IN SELECT name, stale_days FROM engagement_rollup_day_tables ORDER BY name LOOP
-        EXECUTE format('DELETE FROM %I c USING %I() s WHERE c.group_jid = s.group_jid AND c.day = s.day',
-                       'engagement_rollup_' || day_table, days_function);
+      FOR day_table IN SELECT name FROM engagement_rollup_day_tables ORDER BY name LOOP
+        EXECUTE format('DELETE FROM %I c USING engagement_stale_days s WHERE c.group_jid = s.group_jid AND c.day = s.day',
+                       'engagement_rollup_' || day_table);
         EXECUTE format('INSERT INTO %I SELECT * FROM %I()', 'engagement_rollup_' || day_table,
                        'engagement_rollup_recount_' || day_table);
       END LOOP;
@@ -329,11 +318,9 @@ export function up(pgm: MigrationBuilder): void {
     INSERT INTO engagement_rollup_member_months ${MEMBER_MONTHS('SELECT * FROM engagement_rollup_member_days')};
     INSERT INTO engagement_rollup_group_days ${GROUP_DAYS('SELECT * FROM engagement_rollup_member_days')};
     INSERT INTO engagement_rollup_hour_months ${HOUR_MONTHS('SELECT * FROM engagement_rollup_hours')};
-    -- The day-level tables the catch-up recounts on their stale days, by name, with the function naming those days
-    -- (a later table adds its row; a table whose rows depend on a later day's messages names more days than marked).
-    CREATE TABLE engagement_rollup_day_tables (
-      name text PRIMARY KEY, stale_days text NOT NULL DEFAULT 'engagement_rollup_stale_days');
-    INSERT INTO engagement_rollup_day_tables (name) VALUES ('member_days'), ('hours'), ('first_messages');
+    -- The day-level tables the catch-up recounts on their stale days, by name (a later table adds its row).
+    CREATE TABLE engagement_rollup_day_tables (name text PRIMARY KEY);
+    INSERT INTO engagement_rollup_day_tables VALUES ('member_days'), ('hours'), ('first_messages');
     ${CATCH_UP}
   `);
 }

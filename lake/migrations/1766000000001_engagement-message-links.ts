@@ -165,7 +165,7 @@ export function up(pgm: MigrationBuilder): void {
     ${REPLY_EDGES('engagement_message_links')}
   `);
   pgm.sql(`
-    INSERT INTO engagement_rollup_day_tables (name) VALUES ('message_links');
+    INSERT INTO engagement_rollup_day_tables VALUES ('message_links');
     -- Counted once here, at this transaction's snapshot: a change after it leaves a mark.
     DO $$ BEGIN
       EXECUTE 'INSERT INTO engagement_rollup_message_links ${quoted(LINKS(''))}'

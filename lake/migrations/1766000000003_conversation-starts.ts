@@ -42,6 +42,95 @@ const PERSON_OF = (where: string): string => `
     LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = a.sender_id
     LEFT JOIN whatsapp_person_identities i ON i.participant_id = COALESCE(o.lid, a.sender_id)`;
 
+// The month-level rows of migration `1766000000000`, for the catch-up below.
+const DAY_BIT = (day: string): string => `(1 << (extract(day FROM ${day})::int - 1))`;
+const MONTH_OF = (day: string): string => `date_trunc('month', ${day})::date`;
+const MEMBER_MONTHS = (days: string): string => `
+  SELECT d.group_jid, d.participant_key, ${MONTH_OF('d.day')} AS month, bit_or(${DAY_BIT('d.day')})::int AS days,
+         sum(d.messages)::int AS messages, sum(d.replies)::int AS replies,
+         sum(d.reactions_given)::int AS reactions_given, sum(d.poll_votes)::int AS poll_votes
+    FROM (${days}) d
+   GROUP BY d.group_jid, d.participant_key, ${MONTH_OF('d.day')}`;
+const GROUP_DAYS = (days: string): string => `
+  SELECT d.group_jid, d.day, sum(d.messages)::int AS messages, sum(d.replies)::int AS replies,
+         sum(d.reactions_given)::int AS reactions_given, sum(d.poll_votes)::int AS poll_votes
+    FROM (${days}) d
+   GROUP BY d.group_jid, d.day`;
+const HOUR_MONTHS = (hours: string): string => `
+  SELECT h.group_jid, ${MONTH_OF('h.day')} AS month, extract(isodow FROM h.day)::int AS weekday, h.hour,
+         bit_or(${DAY_BIT('h.day')})::int AS days, sum(h.messages)::int AS messages
+    FROM (${hours}) h
+   GROUP BY h.group_jid, ${MONTH_OF('h.day')}, extract(isodow FROM h.day)::int, h.hour`;
+
+// The catch-up of migration `1766000000000`, with each day-level table's rows deleted on the days its `stale_days`
+// function names (the conversation starts name more days than marked), the few stale rows analyzed so the recounts
+// probe the tables' indexes instead of merging every row of them, and every table analyzed after a full recount.
+const CATCH_UP = `
+  CREATE OR REPLACE FUNCTION engagement_rollup_catch_up() RETURNS integer LANGUAGE plpgsql AS $$
+  DECLARE folded integer; day_table text; days_function text;
+  BEGIN
+    IF current_setting('transaction_isolation') = 'read committed' THEN
+      RAISE EXCEPTION 'engagement_rollup_catch_up() needs a repeatable-read transaction';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(hashtext('engagement_rollup_catch_up')) THEN RETURN -1; END IF;
+    IF NOT engagement_rollup_is_current() THEN
+      FOR day_table IN SELECT name FROM engagement_rollup_day_tables ORDER BY name LOOP
+        EXECUTE format('DELETE FROM %I', 'engagement_rollup_' || day_table);
+        EXECUTE format('INSERT INTO %I SELECT * FROM %I()', 'engagement_rollup_' || day_table,
+                       'engagement_rollup_recount_' || day_table);
+      END LOOP;
+      DELETE FROM engagement_rollup_member_months;
+      DELETE FROM engagement_rollup_group_days;
+      DELETE FROM engagement_rollup_hour_months;
+      INSERT INTO engagement_rollup_member_months ${MEMBER_MONTHS('SELECT * FROM engagement_rollup_member_days')};
+      INSERT INTO engagement_rollup_group_days ${GROUP_DAYS('SELECT * FROM engagement_rollup_member_days')};
+      INSERT INTO engagement_rollup_hour_months ${HOUR_MONTHS('SELECT * FROM engagement_rollup_hours')};
+      FOR day_table IN SELECT name FROM engagement_rollup_day_tables LOOP
+        EXECUTE format('ANALYZE %I', 'engagement_rollup_' || day_table);
+      END LOOP;
+      ANALYZE engagement_rollup_member_months;
+      ANALYZE engagement_rollup_group_days;
+      ANALYZE engagement_rollup_hour_months;
+    ELSE
+      CREATE TEMP TABLE engagement_stale_days ON COMMIT DROP AS SELECT * FROM engagement_rollup_stale_days();
+      CREATE TEMP TABLE engagement_stale_months ON COMMIT DROP AS
+        SELECT DISTINCT group_jid, ${MONTH_OF('day')} AS month FROM engagement_stale_days;
+      ANALYZE engagement_stale_days;
+      ANALYZE engagement_stale_months;
+      FOR day_table, days_function IN SELECT name, stale_days FROM engagement_rollup_day_tables ORDER BY name LOOP
+        EXECUTE format('DELETE FROM %I c USING %I() s WHERE c.group_jid = s.group_jid AND c.day = s.day',
+                       'engagement_rollup_' || day_table, days_function);
+        EXECUTE format('INSERT INTO %I SELECT * FROM %I()', 'engagement_rollup_' || day_table,
+                       'engagement_rollup_recount_' || day_table);
+      END LOOP;
+      DELETE FROM engagement_rollup_member_months c USING engagement_stale_months s
+       WHERE c.group_jid = s.group_jid AND c.month = s.month;
+      DELETE FROM engagement_rollup_group_days c USING engagement_stale_days s
+       WHERE c.group_jid = s.group_jid AND c.day = s.day;
+      DELETE FROM engagement_rollup_hour_months c USING engagement_stale_months s
+       WHERE c.group_jid = s.group_jid AND c.month = s.month;
+      INSERT INTO engagement_rollup_member_months ${MEMBER_MONTHS(`
+        SELECT c.* FROM engagement_stale_months m
+          JOIN engagement_rollup_member_days c ON c.group_jid = m.group_jid AND c.day >= m.month
+                                              AND c.day < (m.month + interval '1 month')::date`)};
+      INSERT INTO engagement_rollup_group_days ${GROUP_DAYS(`
+        SELECT c.* FROM engagement_stale_days s
+          JOIN engagement_rollup_member_days c ON c.group_jid = s.group_jid AND c.day = s.day`)};
+      INSERT INTO engagement_rollup_hour_months ${HOUR_MONTHS(`
+        SELECT c.* FROM engagement_stale_months m
+          JOIN engagement_rollup_hours c ON c.group_jid = m.group_jid AND c.day >= m.month
+                                        AND c.day < (m.month + interval '1 month')::date`)};
+      DROP TABLE engagement_stale_days, engagement_stale_months;
+    END IF;
+    UPDATE engagement_rollup_state SET time_zone = wa_engagement_time_zone();
+    DELETE FROM engagement_rollup_marks;
+    GET DIAGNOSTICS folded = ROW_COUNT;
+    RETURN folded;
+  EXCEPTION WHEN serialization_failure THEN
+    -- Another catch-up committed after this transaction's snapshot: it folded these marks already.
+    RETURN -1;
+  END $$;`;
+
 /**
  * Conversation starts kept as a table under the rollup marks (ADR 0031), and `engagement_first_responses` read from it
  * per start: a group's month of first responses reads that month's starts and, per start, the messages up to the
@@ -50,8 +139,11 @@ const PERSON_OF = (where: string): string => `
  * - `engagement_rollup_conversation_starts`: per group and local day, the messages that start a conversation (the
  *   rule of migration `1765750000000`: no reply, 60 minutes of quiet before it in its group). Record facts only: no
  *   person. A change on a day can also make or unmake a start on the day of the group's next message, so the days it
- *   recounts (`engagement_rollup_conversation_days()`, its row of `engagement_rollup_day_tables`) are each marked day
- *   and every day up to the group's next plain message after it.
+ *   recounts (`engagement_rollup_conversation_days()`, named in a new `stale_days` column of
+ *   `engagement_rollup_day_tables` the catch-up now reads) are each marked day and every day up to the group's next
+ *   plain message after it.
+ * - The catch-up analyzes its few stale rows before recounting from them (unanalyzed, PostgreSQL merged every row of
+ *   the month tables with them), and every rollup table after a full recount (`wa-lake rebuild`, a new zone).
  * - `engagement_conversation_starts`: the table except those days, recounted at the same snapshot: exact at every read.
  * - `engagement_conversation_segments`: each start with the group's next start (`lead` over the group's starts).
  * - `engagement_first_response(…)`: a start's first response, from the messages up to the next start and the replies to
@@ -104,6 +196,8 @@ export function up(pgm: MigrationBuilder): void {
       UNION ALL
       SELECT * FROM engagement_rollup_recount_conversation_starts();
 
+    ALTER TABLE engagement_rollup_day_tables ADD COLUMN stale_days text NOT NULL DEFAULT 'engagement_rollup_stale_days';
+    ${CATCH_UP}
     INSERT INTO engagement_rollup_day_tables (name, stale_days)
       VALUES ('conversation_starts', 'engagement_rollup_conversation_days');
     -- Counted once here, at this transaction's snapshot: a change after it leaves a mark.

@@ -80,16 +80,21 @@ async function runningDeliveries(stack: ChaosStack): Promise<number | null> {
   }
 }
 
+/** How long the lake must hold still, with no delivery running, before a run counts as settled (ms). */
+const SETTLED_FOR_MS = 1_000;
+
 /** Waits until the collector has drained its outbox and exited, no delivery runs, and the lake stops growing. */
 async function settle(stack: ChaosStack, startedAtMs: number, timeoutMs: number): Promise<SettledRun> {
   const deadline = Date.now() + timeoutMs;
   await Promise.race([stack.collector?.exited, sleep(timeoutMs)]);
   let lastRows = -1;
+  let stillSinceMs = Date.now();
   while (Date.now() < deadline) {
     const [rows, running] = await Promise.all([countLakeRows(stack.databaseUrl), runningDeliveries(stack)]);
-    if (rows !== null && running === 0 && rows === lastRows) break;
+    if (rows === null || running !== 0 || rows !== lastRows) stillSinceMs = Date.now();
+    else if (Date.now() - stillSinceMs >= SETTLED_FOR_MS) break;
     lastRows = rows ?? -1;
-    await sleep(2_000);
+    await sleep(250);
   }
   const outbox = readOutbox(stack.outboxPath);
   const deadLetterIds = [...outbox.deadIds];
@@ -115,6 +120,21 @@ async function runReference(capturePath: string, options: ChaosOptions): Promise
   } finally {
     await stack.stop();
   }
+}
+
+/**
+ * Runs the reference while the chaos stack's servers start (they take no part in it: its own folder and ports).
+ * @throws the first failure of either, once both have ended.
+ */
+async function runReferenceBesideChaosServers(
+  capturePath: string,
+  chaos: ChaosStack,
+  options: ChaosOptions
+): Promise<SettledRun> {
+  const [reference, servers] = await Promise.allSettled([runReference(capturePath, options), chaos.startServers()]);
+  if (reference.status === 'rejected') throw reference.reason;
+  if (servers.status === 'rejected') throw servers.reason;
+  return reference.value;
 }
 
 /** Waits until the lake holds `rows` rows or `maxWaitMs` passed (a fault then lands anyway). */
@@ -191,15 +211,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   chmodSync(options.dir, 0o755);
   const capture = writeChaosCapture(capturePath, options.events);
   options.onProgress?.(`capture: ${capture.lines} lines, ${capture.distinctMessages} messages`);
-  const reference = await runReference(capturePath, options);
-  options.onProgress?.(`reference settled: ${reference.lake.events.size} rows in ${reference.seconds.toFixed(0)} s`);
-
   const stack = new ChaosStack(join(options.dir, 'chaos'), capturePath);
-  const startedAtMs = Date.now();
+  let reference: SettledRun;
   let chaos: SettledRun;
   let faults: string[];
   try {
-    await stack.start();
+    reference = await runReferenceBesideChaosServers(capturePath, stack, options);
+    options.onProgress?.(`reference settled: ${reference.lake.events.size} rows in ${reference.seconds.toFixed(0)} s`);
+    const startedAtMs = Date.now();
+    stack.startProcesses();
     faults = await injectFaults(stack, reference.lake.events.size, options);
     chaos = await settle(stack, startedAtMs, options.settleTimeoutMs ?? 600_000);
   } finally {

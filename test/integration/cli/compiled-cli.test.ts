@@ -24,7 +24,9 @@ describe('ensureCompiled (the CLI never runs code older than its sources)', () =
     writeFileSync(join(root, 'tsconfig.json'), '{}\n');
     const compilerOptions = { outDir: 'dist', rootDir: '.', module: 'NodeNext', strict: true, types: [] };
     writeFileSync(join(root, 'tsconfig.build.json'), JSON.stringify({ compilerOptions, include: ['cli'] }));
-    // Stands in for the real command index: the build's last step, whose file is the stamp.
+    // Stand in for the build's steps after tsc: the workflow bundles (none here), then the command index, the last
+    // step, whose file is the stamp.
+    writeFileSync(join(root, 'scripts', 'write-workflow-bundle.mjs'), '\n');
     writeFileSync(
       join(root, 'scripts', 'write-command-index.mjs'),
       "import { writeFileSync } from 'node:fs'; writeFileSync('dist/cli/command-index.json', '{}');\n"

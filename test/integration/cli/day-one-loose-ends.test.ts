@@ -68,6 +68,9 @@ describe('wa-lake day-one refusals', () => {
         OUTBOX_PATH: join(dir, 'progress.sqlite'),
         AUTH_DIR: join(dir, 'auth'),
         TEMPORAL_ADDRESS: '127.0.0.1:1',
+        // Nothing listens there: each workflow start the relay tries before the replay ends fails at this
+        // deadline instead of the default 10 s (the progress lines are what this test reads).
+        OUTBOX_RELAY_START_TIMEOUT_MS: '500',
         LOG_LEVEL: 'info',
         LOG_FORMAT: 'json',
       },

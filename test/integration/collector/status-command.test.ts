@@ -31,13 +31,17 @@ describe('wa-lake status after the collector stops cleanly', () => {
 
     await collector.stop();
 
-    expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(1);
-    const json = await runCli(['status', '--json'], { env });
+    // Three reads of the same stopped state: run side by side.
+    const [healthcheck, json, text] = await Promise.all([
+      runCli(['status', '--healthcheck'], { env }),
+      runCli(['status', '--json'], { env }),
+      runCli(['status'], { env }),
+    ]);
+    expect(healthcheck.code).toBe(1);
     const report = JSON.parse(json.stdout) as StatusJson;
     expect(report.isHealthy).toBe(false);
     expect(report.session?.state).toBe('stopped');
     expect(report.session?.stoppedAt).toEqual(expect.any(String));
-    const text = await runCli(['status'], { env });
     expect(text.stdout).toContain('session      : stopped at');
     expect(text.stdout).toContain('no collector is running');
   }, 120_000);
@@ -62,10 +66,14 @@ describe('wa-lake status when the pid of the status file is gone', () => {
     };
     writeFileSync(join(dir, 'collector-status.json'), JSON.stringify(status));
 
-    expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(1);
-    const report = JSON.parse((await runCli(['status', '--json'], { env })).stdout) as StatusJson;
+    const [healthcheck, json, text] = await Promise.all([
+      runCli(['status', '--healthcheck'], { env }),
+      runCli(['status', '--json'], { env }),
+      runCli(['status'], { env }),
+    ]);
+    expect(healthcheck.code).toBe(1);
+    const report = JSON.parse(json.stdout) as StatusJson;
     expect(report.isHealthy).toBe(false);
-    const text = await runCli(['status'], { env });
     expect(text.stdout).toContain(`session      : not running — pid ${gonePid} is gone`);
   }, 120_000);
 });
@@ -95,11 +103,11 @@ describe('wa-lake status during a history import (ADR 0016)', () => {
       timeout: 10_000,
     });
 
-    const text = await runCli(['status'], { env });
+    const [text, jsonRun] = await Promise.all([runCli(['status'], { env }), runCli(['status', '--json'], { env })]);
     expect(text.stdout).toMatch(
       /history {6}: RECENT import running, 50 % per WhatsApp, 3 events kept in 2 pushes at [\d,]+\/s, ETA \d+ s \(last push \d+ s ago\)/
     );
-    const json = JSON.parse((await runCli(['status', '--json'], { env })).stdout) as {
+    const json = JSON.parse(jsonRun.stdout) as {
       historyImport: { items: number; percent: number; isDone: boolean; syncType: string };
     };
     expect(json.historyImport).toMatchObject({ items: 3, percent: 50, isDone: false, syncType: 'RECENT' });
@@ -146,13 +154,13 @@ describe('wa-lake status while a finished history import is still queued in the 
     try {
       outbox.enqueueBatch([...history, row(undefined)], Date.now());
 
-      const text = await runCli(['status'], { env });
+      const [text, jsonRun] = await Promise.all([runCli(['status'], { env }), runCli(['status', '--json'], { env })]);
       expect(text.stdout).toContain(
         'history      : INITIAL_BOOTSTRAP import in progress: WhatsApp sent all of it (100 %'
       );
       expect(text.stdout).toContain('3 history events still queued in the outbox (not yet handed to Temporal)');
       expect(text.stdout).not.toContain('import done');
-      const json = JSON.parse((await runCli(['status', '--json'], { env })).stdout) as {
+      const json = JSON.parse(jsonRun.stdout) as {
         outbox: { pendingHistory: number };
         historyImport: { isDone: boolean; isHandedOver: boolean };
       };

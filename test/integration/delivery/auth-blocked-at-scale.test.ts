@@ -1,4 +1,4 @@
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { createWindowedAlertSink } from '../../../common/windowed-alert-sink.js';
@@ -18,9 +18,14 @@ const OTHER_SECRET = 'rotated-secret-0123456789abcdefgh';
 
 let temporal: DevTemporal;
 let ingest: FakeIngest;
+let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  [temporal, ingest] = await Promise.all([startDevTemporal(), startFakeIngest({ secrets: [OTHER_SECRET] })]);
+  [temporal, ingest, bundle] = await Promise.all([
+    startDevTemporal(),
+    startFakeIngest({ secrets: [OTHER_SECRET] }),
+    bundleWorkflows(),
+  ]);
 });
 afterAll(async () => {
   await ingest?.close();
@@ -46,21 +51,17 @@ describe('deliverEvent behind a wrong secret at scale', () => {
     const worker = await runWorker({
       config,
       logger,
-      workflowBundle: await bundleWorkflows(),
+      workflowBundle: bundle,
       alertSink: { send: (alert) => ((raisedCount += 1), windowed.send(alert)) },
     });
     try {
-      const handles: Array<WorkflowHandle<typeof deliverEvent>> = [];
-      for (let i = 0; i < EVENT_COUNT; i += 50) {
-        const batch = Array.from({ length: 50 }, () => newDeliverInput());
-        handles.push(
-          ...(await Promise.all(
-            batch.map((input) =>
-              temporal.client.workflow.start(deliverEvent, { taskQueue, workflowId: input.eventId, args: [input] })
-            )
-          ))
-        );
-      }
+      // All at once: the sooner the last one is refused, the shallower the earliest ones sit in their blocked
+      // backoff when the fix lands.
+      const handles = await Promise.all(
+        Array.from({ length: EVENT_COUNT }, () => newDeliverInput()).map((input) =>
+          temporal.client.workflow.start(deliverEvent, { taskQueue, workflowId: input.eventId, args: [input] })
+        )
+      );
       const refusedIds = (): number =>
         new Set(ingest.requests.filter((request) => !request.isSignatureValid).map((request) => request.eventId)).size;
       await waitUntil(() => refusedIds() === EVENT_COUNT && raisedCount >= EVENT_COUNT, {

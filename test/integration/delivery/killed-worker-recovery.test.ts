@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type OnTestFinishedHandler } from 'vitest';
 import { runWorker, type RunningWorker } from '../../../worker/run-worker.js';
 import { DELIVER_EVENT_LEAN_VERSION, type DeliverEventInput } from '../../../workflows/contracts.js';
 import { deliverEvent } from '../../../workflows/index.js';
@@ -32,9 +32,6 @@ const TIMEOUT_TYPE_HEARTBEAT = 4;
 
 let temporal: DevTemporal;
 let bundle: WorkflowBundleWithSourceMap;
-let ingest: FakeIngest | undefined;
-const children: ChildProcess[] = [];
-const workers: RunningWorker[] = [];
 
 beforeAll(async () => {
   [temporal, bundle] = await Promise.all([startDevTemporal(), bundleWorkflows()]);
@@ -42,15 +39,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await temporal?.close();
 });
-afterEach(async () => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  for (const worker of workers.splice(0)) await worker.stop();
-  await ingest?.close();
-  ingest = undefined;
-});
 
-/** `wa-lake worker` as its own process, as an operator runs it. */
-function spawnWorkerProcess(taskQueue: string, webhookUrl: string): ChildProcess {
+/** Registers a cleanup that runs when the calling test finishes (the test context's, as concurrent tests need). */
+type OnFinished = (cleanup: OnTestFinishedHandler) => void;
+
+/** `wa-lake worker` as its own process, as an operator runs it; SIGKILLed after the test at the latest. */
+function spawnWorkerProcess(taskQueue: string, webhookUrl: string, onFinished: OnFinished): ChildProcess {
   const child = spawn(process.execPath, [CLI, 'worker'], {
     env: {
       ...process.env,
@@ -64,59 +58,75 @@ function spawnWorkerProcess(taskQueue: string, webhookUrl: string): ChildProcess
     },
     stdio: 'ignore',
   });
-  children.push(child);
+  onFinished(() => void child.kill('SIGKILL'));
   return child;
 }
 
-async function killMidPostThenRecover(input: DeliverEventInput): Promise<WorkflowHandle<typeof deliverEvent>> {
-  ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
+/**
+ * Starts the delivery on a `wa-lake worker` process, SIGKILLs it while the first POST hangs, and starts a
+ * worker in this process on the same queue. Everything it starts stops when the calling test finishes.
+ */
+async function killMidPostThenRecover(
+  input: DeliverEventInput,
+  onFinished: OnFinished
+): Promise<{ handle: WorkflowHandle<typeof deliverEvent>; ingest: FakeIngest }> {
+  const ingest = await startFakeIngest({ secrets: [TEST_SECRET] });
+  // Hooks run last-in, first-out: the worker below stops before the ingest it posts to closes.
+  onFinished(() => ingest.close());
   // The first POST never gets an answer: it is in flight when its worker dies.
   ingest.script((_request, index) => (index === 0 ? 'hang' : undefined));
   const taskQueue = uniqueTaskQueue('killed-worker');
-  const doomed = spawnWorkerProcess(taskQueue, ingest.webhookUrl);
+  const doomed = spawnWorkerProcess(taskQueue, ingest.webhookUrl, onFinished);
   const handle = await temporal.client.workflow.start(deliverEvent, {
     taskQueue,
     workflowId: input.eventId,
     args: [input],
   });
-  await waitUntil(() => ingest!.requests.length >= 1, { what: 'the first POST is in flight', timeoutMs: 120_000 });
+  await waitUntil(() => ingest.requests.length >= 1, { what: 'the first POST is in flight', timeoutMs: 120_000 });
   const exited = new Promise((resolve) => doomed.once('exit', resolve));
   doomed.kill('SIGKILL');
   await exited;
-  workers.push(
-    await runWorker({
-      config: testWorkerConfig({
-        TEMPORAL_ADDRESS: temporal.server.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        WEBHOOK_URL: ingest.webhookUrl,
-      }),
-      logger: silentLogger(),
-      workflowBundle: bundle,
-    })
-  );
-  return handle;
+  const worker: RunningWorker = await runWorker({
+    config: testWorkerConfig({
+      TEMPORAL_ADDRESS: temporal.server.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WEBHOOK_URL: ingest.webhookUrl,
+    }),
+    logger: silentLogger(),
+    workflowBundle: bundle,
+  });
+  onFinished(() => worker.stop());
+  return { handle, ingest };
 }
 
-describe('a delivery in flight on a killed worker', () => {
-  it('is retried after the heartbeat timeout, not the start-to-close timeout (regular attempt)', async () => {
+// Each case waits out a server-side timeout (5 s heartbeat, 10 s workflow task) on its own task queue and fake
+// ingest: the two run side by side.
+describe.concurrent('a delivery in flight on a killed worker', () => {
+  it('is retried after the heartbeat timeout, not the start-to-close timeout (regular attempt)', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const input = newDeliverInput(); // version 1: every attempt is a regular activity
-    const handle = await killMidPostThenRecover(input);
+    const { handle, ingest } = await killMidPostThenRecover(input, onTestFinished);
     await expect(handle.result()).resolves.toMatchObject({ eventId: input.eventId, status: 201 });
     const started = ((await handle.fetchHistory()).events ?? []).find(
       (event) => Number(event.eventType) === ACTIVITY_TASK_STARTED
     )?.activityTaskStartedEventAttributes;
     expect(started?.attempt).toBeGreaterThanOrEqual(2);
     expect(Number(started?.lastFailure?.timeoutFailureInfo?.timeoutType)).toBe(TIMEOUT_TYPE_HEARTBEAT);
-    expect([...ingest!.rows.keys()]).toEqual([input.eventId]);
+    expect([...ingest.rows.keys()]).toEqual([input.eventId]);
   });
 
-  it('runs the local first attempt again after the workflow task timeout (lean path)', async () => {
+  it('runs the local first attempt again after the workflow task timeout (lean path)', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const input = { ...newDeliverInput(), workflowVersion: DELIVER_EVENT_LEAN_VERSION };
-    const handle = await killMidPostThenRecover(input);
+    const { handle, ingest } = await killMidPostThenRecover(input, onTestFinished);
     await expect(handle.result()).resolves.toMatchObject({ eventId: input.eventId, status: 201 });
     const types = ((await handle.fetchHistory()).events ?? []).map((event) => Number(event.eventType));
     expect(types).toContain(WORKFLOW_TASK_TIMED_OUT);
     expect(types).not.toContain(ACTIVITY_TASK_STARTED);
-    expect([...ingest!.rows.keys()]).toEqual([input.eventId]);
+    expect([...ingest.rows.keys()]).toEqual([input.eventId]);
   });
 });

@@ -1,5 +1,6 @@
 import { Connection } from '@temporalio/client';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resolveTemporalCliPath } from '../../../dev-stack/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporalDevServer } from '../../../dev-stack/temporal-dev-server.js';
 import { findFreePort } from '../../../dev-stack/tcp-ports.js';
@@ -18,6 +19,17 @@ import {
 const cleanups: Array<() => Promise<void>> = [];
 /** Deadline of one workflow start in the backlog test (SEND_API_START_TIMEOUT_MS). */
 const START_BUDGET_MS = 5_000;
+/**
+ * Deadline of one workflow start in the sweeper test: the accepts' starts fail at it while Temporal is down, and
+ * a start that misses it later is tried again by the next sweep the test asks for.
+ */
+const SWEEPER_START_TIMEOUT_MS = 2_000;
+// Bundled while the first test waits for its starts to fail; awaited where the worker starts.
+let bundling: Promise<WorkflowBundleWithSourceMap>;
+beforeAll(() => {
+  bundling = bundleWorkflows();
+  bundling.catch(() => undefined);
+});
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
@@ -28,7 +40,12 @@ describe('accepted means never lost (architecture.md §12)', () => {
     const accountId = `acct-sweep-${port}`;
     const taskQueue = `send-sweep-${port}`;
     const server: SendTestServer = await startSendTestServer(inject('databaseUrl'), {
-      env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: taskQueue, SEND_SWEEP_INTERVAL_MS: '60000' },
+      env: {
+        TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        SEND_SWEEP_INTERVAL_MS: '60000',
+        SEND_API_START_TIMEOUT_MS: String(SWEEPER_START_TIMEOUT_MS),
+      },
     });
     cleanups.push(() => server.close());
     const apiKey = await createTestApiKey(server.admin, { accountId });
@@ -61,7 +78,7 @@ describe('accepted means never lost (architecture.md §12)', () => {
     const client = createTestClient(connection);
     const nativeConnection = await connectTestNativeConnection(temporal.address);
     cleanups.push(() => nativeConnection.close());
-    const kit = await createSendKit({ client, nativeConnection }, await bundleWorkflows(), { accountId, taskQueue });
+    const kit = await createSendKit({ client, nativeConnection }, await bundling, { accountId, taskQueue });
     await kit.run(async () => {
       await waitUntil(async () => {
         await server.send.starter.sweepOnce();

@@ -2,7 +2,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTemporalClient } from '../../../cli/commands/shared.js';
 import { resolveTemporalConnection, type TemporalConnection } from '../../../common/temporal-connection.js';
-import { probeTemporalConnection } from '../../../common/temporal-tls-probe.js';
+import { describeRefusedAddress, probeTemporalConnection } from '../../../common/temporal-tls-probe.js';
 import { startMtlsProxy, type MtlsProxy } from '../../helpers/mtls-proxy.js';
 import { createTestCertificates, type TestCertificates } from '../../helpers/test-certificates.js';
 
@@ -113,6 +113,19 @@ describe('probeTemporalConnection', () => {
       );
     }
   });
+  it('says at once when nothing listens, without waiting out the connect timeout', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    expect(await describeRefusedAddress(address)).toMatch(/^nothing answers at .*ECONNREFUSED; is it running\?/);
+    expect(await describeRefusedAddress(frontendAddress)).toBeNull();
+    // An hour's connect timeout: only the refusal seen first ends this call within the test's budget.
+    await expect(connectTemporalClient(connection({ TEMPORAL_ADDRESS: address }), 3_600_000)).rejects.toThrow(
+      `cannot reach Temporal at ${address}: nothing answers at ${address} (ECONNREFUSED`
+    );
+  });
+
   it('puts the cause in the CLI\'s error instead of "is it running?"', async () => {
     const temporal = connection(mtls({ TEMPORAL_TLS_SERVER_NAME: 'other.example' }));
     await expect(connectTemporalClient(temporal, 1_000)).rejects.toThrow(
