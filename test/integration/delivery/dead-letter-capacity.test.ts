@@ -72,7 +72,7 @@ describe('dead letters at scale', () => {
               // A query that lands while the run continues as new fails; the next poll asks the new run.
               ((await listDeadLetters(harness.env.client, { pageSize: 1 }).catch(() => null))?.unresolvedCount ?? 0) >=
               sent,
-            { what: 'the dead-letter workflow took the signals in', timeoutMs: 120_000, intervalMs: 200 }
+            { what: 'the dead-letter workflow took the signals in', timeoutMs: 120_000, intervalMs: 50 }
           );
         }
       }
