@@ -11,6 +11,13 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Files share a worker's modules: Temporal, Baileys, ECharts and DuckDB are imported once per worker, not
+          // once per file (which would be most of the project's CPU time). Two workers, one per core (vitest's
+          // default is cores - 1). A unit test leaves no state behind; one that mocks a module evaluates its
+          // subject again (vi.resetModules, as cli/local-stack/preflight.test.ts does).
+          pool: 'forks',
+          isolate: false,
+          maxWorkers: 2,
         },
       },
       {
@@ -19,11 +26,15 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
-          globalSetup: ['test/helpers/compiled-cli-setup.ts', 'test/helpers/postgres-global-setup.ts'],
+          globalSetup: ['test/helpers/compiled-cli-setup.ts', 'test/helpers/integration-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: true,
           maxWorkers: 2,
+          // Files share a worker's modules, as in the unit project: a fresh fork per file would import the Temporal
+          // SDK, Fastify, pg and most of the lake again (about a second of CPU per file). Every file closes what
+          // it starts; the Temporal Runtime is per process by design (installRuntimeLoggerOnce).
+          isolate: false,
         },
       },
     ],

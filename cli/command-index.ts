@@ -19,7 +19,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { id: 'report', load: async () => (await import('./commands/report.js')).registerReportCommand },
   { id: 'dashboard', load: async () => (await import('./commands/dashboard.js')).registerDashboardCommand },
   { id: 'coverage', load: async () => (await import('./commands/coverage.js')).registerCoverageCommand },
-  { id: 'backfill', load: async () => (await import('./commands/coverage.js')).registerBackfillCommand },
+  { id: 'backfill', load: async () => (await import('./commands/backfill.js')).registerBackfillCommand },
   {
     id: 'import-export',
     load: async () => (await import('./commands/import-export.js')).registerImportExportCommand,
@@ -93,6 +93,18 @@ function commandHelpOf(commands: readonly Command[], parents: readonly string[])
   return help;
 }
 
+/**
+ * The program for arguments that name no recorded command (a typo, an unknown option): each recorded name and alias
+ * as a command without an action, and the recorded help. Commander then says `unknown command` or
+ * `unknown option`, suggests a name and prints the help as with every module registered, without importing one.
+ */
+export function createIndexedProgram(index: CommandIndex): Command {
+  const program = createProgram();
+  for (const name of Object.keys(index.moduleOf)) program.command(name);
+  program.helpInformation = () => index.helpText;
+  return program;
+}
+
 /** The index written next to the compiled CLI, or null (running from sources, or an older build). */
 export function readCommandIndex(path: URL): CommandIndex | null {
   try {
@@ -107,6 +119,7 @@ export type CommandPlan =
   | { kind: 'module'; id: string }
   | { kind: 'help'; isError: boolean }
   | { kind: 'command-help'; text: string }
+  | { kind: 'unknown' }
   | { kind: 'all' };
 
 const HELP_FLAGS = new Set(['--help', '-h']);
@@ -124,7 +137,7 @@ function recordedCommandHelp(args: readonly string[], index: CommandIndex): stri
 /**
  * Picks what to load for `args`: the one module of the named command (also for `help <command>`); the recorded
  * help for `--help`, `-h`, `help` or no arguments (commander prints it to stderr with exit 1 for no arguments);
- * everything otherwise, so an unknown command still gets commander's message and suggestions.
+ * `unknown` for anything else ({@link createIndexedProgram} answers it); everything without an index.
  */
 export function planCommand(args: readonly string[], index: CommandIndex | null): CommandPlan {
   if (index === null) return { kind: 'all' };
@@ -137,5 +150,5 @@ export function planCommand(args: readonly string[], index: CommandIndex | null)
   if (text !== undefined) return { kind: 'command-help', text };
   const name = first === 'help' ? second : first;
   const id = name !== undefined && Object.hasOwn(index.moduleOf, name) ? index.moduleOf[name] : undefined;
-  return id === undefined ? { kind: 'all' } : { kind: 'module', id };
+  return id === undefined ? { kind: 'unknown' } : { kind: 'module', id };
 }

@@ -8,7 +8,8 @@ export interface CappedReadErrors {
 
 /**
  * The bytes of `stream`, refused past `maxBytes` while reading: a size the file system or a zip declares is not
- * trusted, so the count is of the bytes that arrive.
+ * trusted, so the count is of the bytes that arrive. Past the cap the stream is destroyed, which closes what it
+ * reads from: a file is read through its `FileHandle`'s own stream, so the handle knows it is closed.
  */
 export function readCapped(stream: Readable, maxBytes: number, errors: CappedReadErrors): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { constants, createReadStream } from 'node:fs';
+import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { FileAccessError, toFileAccessError } from './file-access-error.js';
 import { readCapped } from './read-capped.js';
@@ -24,7 +24,7 @@ export async function readRegularTextFile(path: string, what: string, maxBytes: 
   try {
     const opened = await handle.stat();
     if (!opened.isFile()) throw notRegular(path, what, opened.isDirectory());
-    bytes = await readCapped(createReadStream('', { fd: handle.fd, autoClose: false }), maxBytes, {
+    bytes = await readCapped(handle.createReadStream({ autoClose: false }), maxBytes, {
       tooLarge: (max) => new FileAccessError(`cannot read ${what} ${path}: it is larger than ${String(max)} bytes`),
       failed: (err) => new FileAccessError(`cannot read ${what} ${path}: ${err.message}`),
     });

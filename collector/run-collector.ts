@@ -12,7 +12,8 @@ import { AlertStateStore } from './alert-state-store.js';
 import { startLiveBackfill } from './backfill/live-backfill.js';
 import { CaptureRecorder } from './capture/capture-recorder.js';
 import { CoverageBeats } from './coverage-beats.js';
-import { HistoryProgressMeter, type HistoryImportStatus } from './history-progress.js';
+import { HistoryImportReporter } from './history-import-reporter.js';
+import type { HistoryImportStatus } from './history-progress.js';
 import { replayCapture, type ReplaySummary } from './capture/replay-capture.js';
 import type { CollectorConfig } from './config.js';
 import { readStoredAccount } from './session/stored-account.js';
@@ -173,8 +174,26 @@ function startReplay(parts: SourceParts & { path: string; relay: OutboxRelay | n
   const { options, outbox, pipeline, relay, stack, logger, handle } = parts;
   const abort = new AbortController();
   const replayStartedAt = new Date();
-  startHeartbeat(options, outbox, stack, () => ({ state: 'replay', since: replayStartedAt }), 'replay');
-  const replayDone = runReplay(parts.path, pipeline, relay, logger, abort.signal);
+  // A replayed push is followed as a live one is: the same log records and status file (ADR 0016).
+  const history = new HistoryImportReporter({ logger });
+  const heartbeat = startHeartbeat(
+    options,
+    outbox,
+    stack,
+    () => ({ state: 'replay', since: replayStartedAt }),
+    'replay',
+    () => history.status()
+  );
+  history.attach(() => heartbeat.refresh());
+  stack.defer('status-refresh', () => history.stop());
+  const metered: Pick<EventPipeline, 'handle'> = {
+    handle: (event, data, capturedAt) => {
+      const outcome = pipeline.handle(event, data, capturedAt);
+      history.onEvent(event, data, outcome.kept);
+      return outcome;
+    },
+  };
+  const replayDone = runReplay(parts.path, metered, relay, logger, abort.signal);
   handle.replayDone = replayDone;
   // Unwinds as: abort → wait for the reader to stop → heartbeat → outbox relay → outbox.
   stack.defer('replay', () =>
@@ -215,8 +234,7 @@ function startLiveSession(parts: SourceParts & { current: SessionHolder; pairPho
   });
   stack.defer('history-backfill', () => backfill.stop());
   let closedAtMs: number | null = null;
-  const historyMeter = new HistoryProgressMeter();
-  let refreshStatus = (): void => undefined;
+  const history = new HistoryImportReporter({ logger });
   const liveSession = new WhatsAppSession({
     socketFactory:
       options.socketFactory ??
@@ -230,14 +248,7 @@ function startLiveSession(parts: SourceParts & { current: SessionHolder; pairPho
       routeAcks(sendSide, event, data, logger);
       const outcome = pipeline.handle(event, data, capturedAt);
       backfill.onStored(event, data);
-      if (event === 'messaging-history.set') {
-        const progress = (data as { progress?: unknown; syncType?: unknown } | null) ?? {};
-        logger.info(
-          { syncType: progress.syncType, ...historyMeter.record(outcome.kept, progress.progress, progress.syncType) },
-          'history import progress'
-        );
-        refreshStatus();
-      }
+      history.onEvent(event, data, outcome.kept);
     },
     onStateChange: (state) => {
       if (state === 'open') sendSide?.onSessionOpen();
@@ -272,26 +283,10 @@ function startLiveSession(parts: SourceParts & { current: SessionHolder; pairPho
     stack,
     () => ({ state: liveSession.state, since: liveSession.stateSince }),
     'live',
-    () => historyMeter.status()
+    () => history.status()
   );
-  // `wa-lake status` follows an import push by push, at most once a second (a push is up to thousands of items).
-  // A push inside that second is written when it ends, so the last push of an import (its 100 %) is never left
-  // for the next heartbeat a minute later.
-  let refreshedAtMs = 0;
-  let pendingRefresh: NodeJS.Timeout | null = null;
-  const refreshNow = (): void => {
-    pendingRefresh = null;
-    refreshedAtMs = Date.now();
-    heartbeat.refresh();
-  };
-  refreshStatus = () => {
-    const waitMs = refreshedAtMs + 1_000 - Date.now();
-    if (waitMs <= 0) refreshNow();
-    else pendingRefresh ??= setTimeout(refreshNow, waitMs).unref();
-  };
-  stack.defer('status-refresh', () => {
-    if (pendingRefresh) clearTimeout(pendingRefresh);
-  });
+  history.attach(() => heartbeat.refresh());
+  stack.defer('status-refresh', () => history.stop());
   stack.defer('whatsapp-session', () => liveSession.stop());
   liveSession.start();
   handle.sessionStopped = liveSession.stopped;
@@ -427,7 +422,7 @@ function startHeartbeat(
 
 async function runReplay(
   path: string,
-  pipeline: EventPipeline,
+  pipeline: Pick<EventPipeline, 'handle'>,
   relay: OutboxRelay | null,
   logger: Logger,
   signal: AbortSignal

@@ -23,11 +23,19 @@ async function onMaintenanceDatabase(databaseUrl: string, sql: string): Promise<
  * databases — never for a production process (dev-stack/README.md). Migrating it is the caller's step
  * (`runMigrations` of lake/migrate.ts): dev-stack imports no process code.
  *
+ * @param options.template - a database of that server to copy instead (`CREATE DATABASE … TEMPLATE`), e.g. one
+ *   migrated once for many fresh lakes; nobody may be connected to it while it is copied.
  * @returns the new database's URL (the server's URL with its path set to `name`).
- * @throws pg.DatabaseError when the statement fails, e.g. code 42P04 when `name` already exists.
+ * @throws pg.DatabaseError when the statement fails, e.g. code 42P04 when `name` already exists, or 55006 when
+ *   someone is connected to `options.template`.
  */
-export async function createDatabase(serverUrl: string, name: string): Promise<string> {
-  await onMaintenanceDatabase(serverUrl, `CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+export async function createDatabase(
+  serverUrl: string,
+  name: string,
+  options: { template?: string } = {}
+): Promise<string> {
+  const template = options.template === undefined ? '' : ` TEMPLATE ${pg.escapeIdentifier(options.template)}`;
+  await onMaintenanceDatabase(serverUrl, `CREATE DATABASE ${pg.escapeIdentifier(name)}${template}`);
   return onSameServer(serverUrl, name);
 }
 

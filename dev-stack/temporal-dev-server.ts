@@ -44,10 +44,41 @@ export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = {
 /** Thrown when the dev server exits or does not answer before `startTimeoutMs`. */
 export class TemporalDevServerStartError extends Error {
   override readonly name = 'TemporalDevServerStartError';
+  constructor(
+    message: string,
+    /** Whether the process exited before its frontend answered (a port taken meanwhile does that). */
+    readonly hasExited = false
+  ) {
+    super(message);
+  }
+}
+
+/** Tries of a start on ports chosen here (see {@link startTemporalDevServer}). */
+const CHOSEN_PORT_START_ATTEMPTS = 3;
+
+type DevServerOptions = Parameters<typeof startTemporalDevServerOnce>[0];
+
+/**
+ * Starts the dev server ({@link startTemporalDevServerOnce} says how). Ports chosen here are free when chosen, not
+ * necessarily when the server binds them: another process may take one in between, and the server then exits at
+ * once. A start on chosen ports that exits early gets fresh ports and another try; given ports are never changed.
+ *
+ * @throws TemporalDevServerStartError when the process exits early or never answers.
+ */
+export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningTemporalDevServer> {
+  const portsChosen = options.port === undefined && typeof options.uiPort !== 'number';
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startTemporalDevServerOnce(options);
+    } catch (err) {
+      const isPortRace = err instanceof TemporalDevServerStartError && err.hasExited;
+      if (!portsChosen || !isPortRace || attempt >= CHOSEN_PORT_START_ATTEMPTS) throw err;
+    }
+  }
 }
 
 /**
- * Starts the official `temporal` CLI's dev server with the wa-lake search attributes registered
+ * One start of the official `temporal` CLI's dev server with the wa-lake search attributes registered
  * (architecture.md §7: `WaDeliveryState`, `WaEventType`, `WaChatJid` Keyword; `WaLastHttpStatus` Int) and waits
  * until its frontend accepts a connection.
  *
@@ -58,7 +89,7 @@ export class TemporalDevServerStartError extends Error {
  * @param options.startTimeoutMs - how long to wait for the frontend (default 60 000 ms).
  * @throws TemporalDevServerStartError when the process exits early or never answers.
  */
-export async function startTemporalDevServer(options: {
+async function startTemporalDevServerOnce(options: {
   cliPath: string;
   dbFile?: string;
   port?: number;
@@ -123,7 +154,8 @@ export async function startTemporalDevServer(options: {
   } catch (err) {
     const ports = `ports ${port} (gRPC)${uiPort === null ? '' : ` and ${uiPort} (Web UI)`}`;
     throw new TemporalDevServerStartError(
-      `${err instanceof Error ? err.message : String(err)}; are ${ports} free? Last output: ${recentLines.join(' | ') || '(none)'}`
+      `${err instanceof Error ? err.message : String(err)}; are ${ports} free? Last output: ${recentLines.join(' | ') || '(none)'}`,
+      err instanceof TemporalDevServerStartError && err.hasExited
     );
   }
   return {
@@ -153,7 +185,8 @@ async function waitForFrontend(
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   while (Date.now() < deadline) {
-    if (hasExited) throw new TemporalDevServerStartError(`temporal dev server exited with code ${child.exitCode}`);
+    if (hasExited)
+      throw new TemporalDevServerStartError(`temporal dev server exited with code ${child.exitCode}`, true);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       // The frontend answers before the default namespace is registered; wait for it too.

@@ -106,6 +106,7 @@ export {
 export type { LakeErasureResult } from './privacy/lake-erasure-result.js';
 export { exportSenderNameOf, forgetExportSenderInLake } from './privacy/forget-export-sender.js';
 export { findLinkedAccountJids } from './privacy/linked-account-jids.js';
+export { foldErasureIntoRollups } from './privacy/fold-erasure-into-rollups.js';
 export { tablesChangedByErasure, vacuumErasedTables, type VacuumResult } from './privacy/vacuum-erased-tables.js';
 export { countExport, recordAccessRequest } from './privacy/access-requests.js';
 export { readParticipantExport, resolveExportJids } from './privacy/participant-export-queries.js';

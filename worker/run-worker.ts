@@ -30,8 +30,9 @@ export interface RunWorkerOptions {
    */
   client?: Client;
   /**
-   * Pre-built bundle instead of `workflowsPath` (tests bundle once per file); built with `failureConverterPath`.
-   * Without it the worker loads the bundle `npm run build` wrote when it is current, else bundles at start.
+   * Pre-built bundle instead of `workflowsPath` (the tests share one bundle per run); built with
+   * `failureConverterPath`. Without it the worker loads the bundle `npm run build` wrote when it is current, else
+   * bundles at start.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**

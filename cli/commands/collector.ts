@@ -13,7 +13,7 @@ import { installRuntimeLoggerOnce } from '../../worker/index.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, ShutdownRequestedError, waitForAbort } from '../run-until-os-signal.js';
 import { DAY_MS, integerInRange } from './option-parsers.js';
-import { createCliLogger, printLine } from './shared.js';
+import { createCliLogger, printSummary } from './shared.js';
 
 /** Config, logger, windowed alert sink and a lazy Temporal client: what both collector commands run with. */
 function createCollectorDeps() {
@@ -105,8 +105,9 @@ export function registerCollectorCommands(program: Command): void {
           return;
         }
         const pending = await waitForOutboxDrain(collector.outbox, options.waitMs, undefined, shutdown.signal);
-        if (summary) for (const line of describeReplayCounts(summary)) printLine(line);
-        printLine(`${pending} still pending (the next collector run sends them)`);
+        const lines = summary ? describeReplayCounts(summary) : [];
+        lines.push(`${pending} still pending (the next collector run sends them)`);
+        printSummary(logger, lines, { ...(summary ? replayCountFields(summary) : {}), pending });
       } catch (err) {
         if (!(err instanceof ShutdownRequestedError)) throw err;
         process.stderr.write(
@@ -136,4 +137,11 @@ export function describeReplayCounts(summary: ReplaySummary): string[] {
     `  items  : ${summary.items} = ${summary.kept} kept + ${droppedItems} dropped; kept: ${summary.inserted} new in the outbox, ` +
       `${summary.duplicates} already there, ${summary.dead} dead`,
   ];
+}
+
+/** The replay's counts as the fields of its summary record (`LOG_FORMAT=json`): the summary without its event ids. */
+export function replayCountFields(summary: ReplaySummary): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...summary };
+  delete fields['eventIds'];
+  return fields;
 }

@@ -1,18 +1,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { BackfillStore, loadCollectorConfig } from '../../collector/index.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
-import {
-  assertGroupInLake,
-  readCoverageDays,
-  readExportCountedDays,
-  readOldestMessageSince,
-  type GroupCoverage,
-} from '../../lake/index.js';
-import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
+import { assertGroupInLake, readCoverageDays, readExportCountedDays, type GroupCoverage } from '../../lake/index.js';
 import { withLakePool } from './database.js';
 import { printLine } from './shared.js';
 
-function parseGroupJid(value: string): string {
+/** `--group`: a well-formed group JID (`wa-lake coverage`, `wa-lake backfill`). */
+export function parseGroupJid(value: string): string {
   if (!isWellFormedGroupJid(value)) throw new InvalidArgumentError('expected a group JID such as 120363…@g.us');
   return value;
 }
@@ -81,59 +74,5 @@ export function registerCoverageCommand(program: Command): void {
         return printLine(options.group ? `no data for ${options.group}` : 'no groups in the lake');
       for (const group of groups)
         for (const line of formatGroupCoverage(group, exportDays.get(group.groupJid))) printLine(line);
-    });
-}
-
-/**
- * `YYYY-MM-DD` → epoch ms of that day's 00:00 UTC: a day the report accepts (`isReportDay`, from 2009 on) and not
- * after today (UTC), since WhatsApp holds no history of days to come.
- * @throws InvalidArgumentError for anything else (commander prints it and exits 1).
- */
-export function parseSinceDay(value: string, now: Date = new Date()): number {
-  if (!isReportDay(value)) throw new InvalidArgumentError(`expected a date as ${REPORT_DAY_RULE}`);
-  const today = now.toISOString().slice(0, 10);
-  if (value > today)
-    throw new InvalidArgumentError(`${value} is in the future; the last day it may name is today (${today}, UTC)`);
-  return Date.parse(`${value}T00:00:00Z`);
-}
-
-/**
- * Registers `wa-lake backfill --group JID --since DATE` (ADR 0016): writes a backfill into the collector's
- * outbox file (`OUTBOX_PATH`); the running collector asks WhatsApp, paced, for the history before the oldest
- * message the lake holds since DATE (read from `DATABASE_URL` when set; otherwise before the next message the
- * collector stores for the group), page by page, back to DATE 00:00 UTC.
- */
-export function registerBackfillCommand(program: Command): void {
-  program
-    .command('backfill')
-    .description('ask WhatsApp (through the running collector) for a group history back to a date')
-    .requiredOption('--group <jid>', 'the group', parseGroupJid)
-    .requiredOption('--since <date>', 'first day to fill (YYYY-MM-DD, UTC, 2009-01-01 to today)', (value: string) =>
-      parseSinceDay(value)
-    )
-    .action(async (options: { group: string; since: number }) => {
-      const config = loadCollectorConfig(process.env);
-      const cursor = process.env['DATABASE_URL']
-        ? await withLakePool((pool) => readOldestMessageSince(pool, options.group, options.since))
-        : null;
-      const store = BackfillStore.open({ path: config.OUTBOX_PATH });
-      try {
-        const backfill = store.request(options.group, options.since, cursor);
-        const from = backfill.cursor
-          ? `before ${new Date(backfill.cursor.tsMs).toISOString()}`
-          : 'before the next message the collector stores for the group';
-        // An unfinished backfill keeps the earlier of the two days: say what this request asked, then what runs.
-        const reach =
-          backfill.sinceMs < options.since
-            ? `; the unfinished backfill of the group already goes back to ${new Date(backfill.sinceMs).toISOString()}`
-            : '';
-        printLine(
-          `backfill of ${options.group} queued in ${config.OUTBOX_PATH}: history ${from}, back to ` +
-            `${new Date(options.since).toISOString()}${reach}; the collector asks at most once per ` +
-            `${String(config.BACKFILL_REQUEST_INTERVAL_MS)} ms`
-        );
-      } finally {
-        store.close();
-      }
     });
 }

@@ -4,7 +4,7 @@ import { buildDashboardApp } from '../dashboard/dashboard-app.js';
 import { loadDashboardConfig } from '../dashboard/dashboard-config.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { explainListenError } from '../../common/listen-error.js';
-import { createCliLogger, printLine } from './shared.js';
+import { createCliLogger, isJsonOnlyOutput, printLine } from './shared.js';
 
 /**
  * Registers `wa-lake dashboard` (ADR 0025, docs/engagement.md "Dashboard"): the report's pages with group,
@@ -35,9 +35,11 @@ export function registerDashboardCommand(program: Command): void {
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.DASHBOARD_PORT;
       const host = config.DASHBOARD_HOST.includes(':') ? `[${config.DASHBOARD_HOST}]` : config.DASHBOARD_HOST;
-      printLine(
-        `dashboard listening on http://${host}:${String(port)} (Basic auth: any user, DASHBOARD_TOKEN as password)`
-      );
+      // With LOG_FORMAT=json (the image) only records: Fastify's `Server listening` record carries the address.
+      if (!isJsonOnlyOutput())
+        printLine(
+          `dashboard listening on http://${host}:${String(port)} (Basic auth: any user, DASHBOARD_TOKEN as password)`
+        );
       await runUntilTerminated(async () => {
         await app.close();
         await pool.end();

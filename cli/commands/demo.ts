@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { packageRoot } from '../../common/package-root.js';
-import { toFileAccessError } from '../file-access-error.js';
-import { describeCaptureWithoutEvents } from '../demo/check-capture-has-events.js';
 import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
+import { describeUnreplayableCapture } from '../local-stack/describe-unreplayable-capture.js';
 import { DAY_MS, integerInRange } from './option-parsers.js';
 import { createCliLogger } from './shared.js';
 
@@ -39,11 +38,9 @@ export function registerDemoCommand(program: Command): void {
       // The example capture is found from any working directory, not only from the checkout.
       const capture = captureArgument ?? join(packageRoot(), 'examples', 'capture.jsonl');
       const logger = createCliLogger('warn');
-      const withoutEvents = await describeCaptureWithoutEvents(capture).catch((err: unknown) => {
-        throw toFileAccessError(err, 'read the capture', capture);
-      });
-      if (withoutEvents !== null) {
-        process.stderr.write(`wa-lake demo: ${withoutEvents}; the stack was not started\n`);
+      const unreplayable = await describeUnreplayableCapture(capture);
+      if (unreplayable !== null) {
+        process.stderr.write(`wa-lake demo: ${unreplayable}; the stack was not started\n`);
         process.exitCode = 1;
         return;
       }

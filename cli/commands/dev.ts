@@ -4,6 +4,7 @@ import { startTemporalDevServer } from '../../dev-stack/temporal-dev-server.js';
 import { prepareDataDir } from '../local-stack/data-dir.js';
 import { devBannerLines } from '../local-stack/dev-banner.js';
 import { unmarkDemoDataDir } from '../local-stack/demo-data-dir.js';
+import { describeUnreplayableCapture } from '../local-stack/describe-unreplayable-capture.js';
 import { DataDirRefusedError } from '../local-stack/errors.js';
 import { currentProtectedFolders, describeProtectedFolder } from '../local-stack/protected-folders.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
@@ -47,6 +48,12 @@ export function registerDevCommands(program: Command): void {
       const clash = describePortClash(options, process.env['DATABASE_URL'] === undefined);
       if (clash !== null) {
         process.stderr.write(`wa-lake dev: ${clash}; nothing was started\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const unreplayable = options.replay === undefined ? null : await describeUnreplayableCapture(options.replay);
+      if (unreplayable !== null) {
+        process.stderr.write(`wa-lake dev: ${unreplayable}; nothing was started\n`);
         process.exitCode = 1;
         return;
       }

@@ -6,7 +6,7 @@ import { parseConfig } from '../../common/config-schema.js';
 import { runUntilTerminated } from '../run-until-os-signal.js';
 import { createProgressPrinter } from '../progress-line.js';
 import { requireDatabaseUrl } from './database.js';
-import { createCliLogger, printLine } from './shared.js';
+import { createCliLogger, isJsonOnlyOutput, printLine } from './shared.js';
 
 /** Registers `wa-lake ingest-api`, `wa-lake migrate` and `wa-lake rebuild` (architecture.md §8–§10). */
 export function registerIngestCommands(program: Command): void {
@@ -29,7 +29,8 @@ export function registerIngestCommands(program: Command): void {
     .action(async () => {
       const logger = createCliLogger();
       await runMigrations({ databaseUrl: requireDatabaseUrl(), logger });
-      printLine('migrations applied');
+      // With LOG_FORMAT=json the `migrations applied` record (with the names applied) is the summary.
+      if (!isJsonOnlyOutput()) printLine('migrations applied');
     });
 
   program

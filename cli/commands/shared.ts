@@ -3,7 +3,7 @@ import type { DataConverter } from '@temporalio/common';
 import { z } from 'zod';
 import type { Logger } from '../../common/logger.js';
 import { envLogLevel, parseConfig } from '../../common/config-schema.js';
-import { createRootLogger } from '../../common/logger.js';
+import { createRootLogger, type LogFormat } from '../../common/logger.js';
 import type { TemporalConnection as TemporalConnectionSettings } from '../../common/temporal-connection.js';
 import { describeRefusedAddress, probeTemporalConnection } from '../../common/temporal-tls-probe.js';
 import { toTerminalLine } from '../terminal-text.js';
@@ -13,14 +13,33 @@ import { toTerminalLine } from '../terminal-text.js';
  * `pretty`, `json`; default `auto`: readable on a terminal, JSON otherwise) the output.
  */
 export function createCliLogger(defaultLevel = 'info'): Logger {
-  const config = parseConfig(
-    z.object({
-      LOG_LEVEL: envLogLevel.default(defaultLevel as 'info'),
-      LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
-    }),
-    process.env
-  );
-  return createRootLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const config = parseConfig(z.object({ LOG_LEVEL: envLogLevel.default(defaultLevel as 'info') }), process.env);
+  return createRootLogger({ level: config.LOG_LEVEL, format: cliLogFormat() });
+}
+
+/** `LOG_FORMAT`, checked: `auto` (the default), `pretty` or `json`. */
+function cliLogFormat(): LogFormat {
+  return parseConfig(z.object({ LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto') }), process.env)
+    .LOG_FORMAT;
+}
+
+/** True with `LOG_FORMAT=json` (the image's setting): stdout and stderr then carry JSON records only (ADR 0018). */
+export function isJsonOnlyOutput(): boolean {
+  return cliLogFormat() === 'json';
+}
+
+/**
+ * Writes a command's closing summary (what `migrate` or `replay` did): its lines for a person, or with
+ * `LOG_FORMAT=json` (the image sets it) one info record of `logger` instead, its message the lines joined and
+ * `fields` as data, so a JSON-lines log shipper reads only records (ADR 0018). `LOG_LEVEL` above `info` drops the
+ * record, as it drops the command's other records.
+ */
+export function printSummary(logger: Logger, lines: readonly string[], fields: Record<string, unknown> = {}): void {
+  if (isJsonOnlyOutput()) {
+    logger.info(fields, lines.map((line) => line.trim()).join('; '));
+    return;
+  }
+  for (const line of lines) printLine(line);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
+  BackfillStore,
   type CollectorConfig,
   type HistoryImportStatus,
   loadCollectorConfig,
@@ -13,12 +14,15 @@ import { countDeadLetters } from '../../ops/index.js';
 import { withEncryptedPayloadHint } from '../../common/encrypted-payload-hint.js';
 import { dataDirLayout } from '../local-stack/data-dir.js';
 import { environmentOfDataDir } from '../local-stack/data-dir-environment.js';
+import { type BackfillStatus, describeBackfill, selectBackfills } from './backfill-status.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 /** What `wa-lake status --json` prints (architecture.md §10). */
 interface StatusReport {
   /** `state` is `stopped` (since `stoppedAt`) once the collector recorded a clean stop. */
   session: {
+    /** `live` or `replay` (a replay never asks WhatsApp, so it never runs a backfill); null in an older file. */
+    mode: 'live' | 'replay' | null;
     state: string;
     since: string;
     pid: number;
@@ -47,6 +51,11 @@ interface StatusReport {
    * ones take at that rate (null: no rate yet, or nothing drains).
    */
   delivery: { outboxDrainPerSecond: number | null; pendingEtaMs: number | null } | null;
+  /**
+   * History backfills (`wa-lake backfill`, ADR 0016) of the outbox file: every open one and those that ended in the
+   * last 7 days, oldest update first; null when there is no outbox file.
+   */
+  backfills: BackfillStatus[] | null;
   deadLetters: { open: number } | { error: string };
   /**
    * True when the collector runs (no clean stop recorded, its pid exists), its last heartbeat is at most
@@ -103,6 +112,7 @@ export function registerStatusCommand(program: Command): void {
       const report: StatusReport = {
         session: status
           ? {
+              mode: status.mode === 'live' || status.mode === 'replay' ? status.mode : null,
               state: stoppedAt === null ? status.sessionState : 'stopped',
               since: stoppedAt ?? status.sessionStateSince,
               pid: status.pid,
@@ -121,12 +131,13 @@ export function registerStatusCommand(program: Command): void {
             }
           : null,
         delivery: null,
+        backfills: readBackfills(config.OUTBOX_PATH, now),
         deadLetters: await readDeadLetters(config),
         isHealthy,
       };
       report.delivery = status ? describeDrain(status.outboxDrainPerSecond, report.outbox?.pending ?? 0) : null;
       if (options.json) printLine(JSON.stringify(report));
-      else printReport(report, config.OUTBOX_PATH, config.TEMPORAL_ADDRESS);
+      else printReport(report, config);
     });
 }
 
@@ -156,6 +167,16 @@ function readOutbox(path: string, now: number): StatusReport['outbox'] {
     };
   } finally {
     outbox.close();
+  }
+}
+
+function readBackfills(path: string, now: number): StatusReport['backfills'] {
+  if (!existsSync(path)) return null;
+  const store = BackfillStore.open({ path });
+  try {
+    return selectBackfills(store.list(), now);
+  } finally {
+    store.close();
   }
 }
 
@@ -218,7 +239,8 @@ export function describeHistoryImport(
   return `history      : ${kind} running, ${percent}, ${kept}, ${eta} (last push ${formatAge(history.updatedAgeMs)} ago)${waiting}`;
 }
 
-function printReport(report: StatusReport, outboxPath: string, temporalAddress: string): void {
+function printReport(report: StatusReport, config: CollectorConfig): void {
+  const { OUTBOX_PATH: outboxPath, TEMPORAL_ADDRESS: temporalAddress } = config;
   printLine(describeSession(report));
   const outbox = report.outbox;
   printLine(
@@ -239,6 +261,8 @@ function printReport(report: StatusReport, outboxPath: string, temporalAddress: 
       ? 'history      : none (no collector has run with this OUTBOX_PATH)'
       : describeHistoryImport(report.historyImport, outbox?.pendingHistory ?? 0)
   );
+  for (const backfill of report.backfills ?? [])
+    printLine(describeBackfill(backfill, config.BACKFILL_MAX_ATTEMPTS, report.session?.mode === 'replay'));
   const dlq = report.deadLetters;
   printLine(
     'open' in dlq

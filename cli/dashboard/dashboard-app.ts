@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
@@ -15,6 +14,7 @@ import {
   readMemberPage,
   searchMembers,
 } from '../../lake/index.js';
+import { resolveEchartsBundle } from '../report/echarts-bundles.js';
 import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
 import { DASHBOARD_CLIENT_SCRIPT } from './dashboard-client-script.js';
 import {
@@ -54,8 +54,6 @@ const querySchema = z.object({
 type DashboardQuery = z.output<typeof querySchema>;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
-/** The bundled ECharts (no CDN: the page makes no request outside the dashboard). */
-const echartsPath = createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js');
 
 /** The password of a Basic credential, or the bearer token; undefined without either. */
 function presentedSecret(authorization: string | undefined): string | undefined {
@@ -81,6 +79,9 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
   const tokenDigest = digest(deps.token);
+  // The bundled ECharts (no CDN: the page makes no request outside the dashboard), read once as the dashboard
+  // starts: importing this module reads nothing, and a missing bundle stops the start instead of a page.
+  const echartsBundle = readFileSync(resolveEchartsBundle('browser'));
 
   app.addHook('onRequest', async (request, reply) => {
     const secret = presentedSecret(request.headers.authorization);
@@ -186,10 +187,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
   });
 
   app.get('/assets/echarts.min.js', async (_request, reply) =>
-    reply
-      .type('text/javascript; charset=utf-8')
-      .header('cache-control', 'max-age=86400')
-      .send(await readFile(echartsPath))
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=86400').send(echartsBundle)
   );
   app.get('/assets/dashboard.js', async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').send(DASHBOARD_CLIENT_SCRIPT)

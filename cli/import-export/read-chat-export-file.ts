@@ -1,4 +1,4 @@
-import { constants, createReadStream, type Stats } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -115,12 +115,7 @@ async function readTextFile(path: string, maxBytes: number): Promise<Buffer> {
   });
   try {
     if (!(await handle.stat()).isFile()) throw new UnusableChatExportError(path, 'is no regular file');
-    return await readExportCapped(
-      createReadStream('', { fd: handle.fd, autoClose: false }),
-      maxBytes,
-      path,
-      'the text'
-    );
+    return await readExportCapped(handle.createReadStream({ autoClose: false }), maxBytes, path, 'the text');
   } finally {
     await handle.close();
   }

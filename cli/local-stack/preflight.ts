@@ -49,7 +49,7 @@ export async function stopOrphanPostgres(postgresDir: string, logger: Logger): P
   if (!leftover) return;
   logger.warn(
     { component: 'embedded-postgres', leftoverPid: leftover.pid, port: leftover.port, dataDir: postgresDir },
-    'stopping PostgreSQL left running by an earlier wa-lake dev that did not shut down'
+    'stopping PostgreSQL left running by an earlier wa-lake dev or demo that did not shut down'
   );
   await stopLeftoverPostmaster(leftover);
 }
@@ -69,7 +69,7 @@ export async function stopOrphanTemporal(
   if (!leftover) return;
   logger.warn(
     { component: 'temporal-dev-server', leftoverPid: leftover.pid, dbFile: leftover.dbFile },
-    'stopping the Temporal dev server left running by an earlier wa-lake dev that did not shut down'
+    'stopping the Temporal dev server left running by an earlier wa-lake dev or demo that did not shut down'
   );
   await stopLeftoverTemporalServer(leftover);
 }

@@ -9,6 +9,7 @@ import {
   expandAliases,
   exportSenderNameOf,
   findLinkedAccountJids,
+  foldErasureIntoRollups,
   forgetExportSenderInLake,
   findPendingErasures,
   forgetParticipantInLake,
@@ -156,7 +157,8 @@ export async function runErasure(options: {
     await writeErasureTombstones(client, options.erasureKey, userIdentifiers([...jids, ...result.jids]), pseudonym);
     return result;
   });
-  const vacuum = await vacuumErasedTables(options.pool, tablesChangedByErasure(lake.counts));
+  const rollupTables = await foldErasureIntoRollups(options.pool);
+  const vacuum = await vacuumErasedTables(options.pool, [...tablesChangedByErasure(lake.counts), ...rollupTables]);
   const notReached: string[] = lake.skipped.map(
     (row) =>
       `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { ECHARTS_BUNDLES } from './echarts-bundles.js';
 
 /** Height of a chart unless its rows need more, in CSS pixels. */
 export const HEIGHT = 360;
@@ -18,7 +19,7 @@ interface EChartsSsr {
 }
 // echarts' typings declare a CommonJS namespace (`export =`) that TypeScript's NodeNext resolution will not
 // import from ESM; its CommonJS build is the same library, so it is loaded with require.
-const echarts = createRequire(import.meta.url)('echarts') as EChartsSsr;
+const echarts = createRequire(import.meta.url)(ECHARTS_BUNDLES.server) as EChartsSsr;
 
 /** A chart's ECharts option and height: drawn as SVG on the server (the report file) or in the browser (the dashboard). */
 export interface ChartBody {

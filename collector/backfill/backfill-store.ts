@@ -40,6 +40,8 @@ export interface Backfill {
   attempts: number;
   pages: number;
   messages: number;
+  /** When the row last changed: requested, asked, answered or given up (epoch ms). */
+  updatedAtMs: number;
 }
 
 interface Row {
@@ -55,6 +57,7 @@ interface Row {
   attempts: number;
   pages: number;
   messages: number;
+  updated_at_ms: number;
 }
 
 const toBackfill = (row: Row): Backfill => ({
@@ -75,6 +78,7 @@ const toBackfill = (row: Row): Backfill => ({
   attempts: row.attempts,
   pages: row.pages,
   messages: row.messages,
+  updatedAtMs: row.updated_at_ms,
 });
 
 /**

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../pool.js';
-import { readLevelMonths } from './report-questions-queries.js';
+import { epochDay, levelMonths } from './report-presence.js';
 import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
 /** What the dashboard's member page covers (ADR 0025): one person, a range of local days, one group or all. */
@@ -85,15 +85,27 @@ const PERSON_SQL = `
    ORDER BY (n.display_name_source IN ('member', 'push', 'business')) DESC, ids.participant_id = p.person_key DESC,
             ids.participant_id`;
 
+// The person's member-days (of the group asked, else all) from three months before the range's first month (for its
+// levels) to its end: read by participant key ($2: the person's participants and the phones they own) through the
+// rollup's key index, and kept to the rows whose person is this one, as `engagement_member_activity_days` maps them.
+const LOAD_PERSON_DAYS_SQL = `
+  CREATE TEMP TABLE member_page_days ON COMMIT DROP AS
+  SELECT d.group_jid, d.day, d.messages, d.replies, d.reactions_given
+    FROM engagement_member_day_totals d
+    LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = d.participant_key
+    LEFT JOIN whatsapp_person_identities i ON i.participant_id = COALESCE(o.lid, d.participant_key)
+   WHERE d.participant_key = ANY ($2::text[]) AND COALESCE(i.person_key, o.lid, d.participant_key) = $1
+     AND d.day BETWEEN (date_trunc('month', $3::date) - interval '3 months')::date AND $4::date
+     AND ($5::text IS NULL OR d.group_jid = $5)`;
+
 const GROUPS_SQL = `
   WITH activity AS (
     SELECT group_jid, sum(messages)::int AS messages, sum(replies)::int AS replies,
            sum(reactions_given)::int AS reactions_given, count(DISTINCT day)::int AS active_days
-      FROM engagement_member_activity_days
-     WHERE person_key = $1 AND day BETWEEN $3 AND $4 AND ($5::text IS NULL OR group_jid = $5) GROUP BY 1),
+      FROM member_page_days WHERE day BETWEEN $2 AND $3 GROUP BY 1),
   memberships AS (
     SELECT DISTINCT ON (group_jid) group_jid, role, joined_at, left_at FROM whatsapp_group_memberships
-     WHERE participant_id = ANY($2) AND ($5::text IS NULL OR group_jid = $5)
+     WHERE participant_id = ANY($1) AND ($4::text IS NULL OR group_jid = $4)
      ORDER BY group_jid, left_at IS NULL DESC, joined_at DESC NULLS LAST)
   SELECT group_jid AS "groupJid", g.subject, m.role, m.joined_at::text AS "joinedAt", m.left_at::text AS "leftAt",
          COALESCE(a.messages, 0) AS messages, COALESCE(a.replies, 0) AS replies,
@@ -102,26 +114,46 @@ const GROUPS_SQL = `
     LEFT JOIN whatsapp_groups g ON g.jid = group_jid
    ORDER BY messages DESC, 1`;
 
-// The local-day filter is exact; the bound on `sent_at` a day wider either side (any zone is within 14 h of UTC) lets
-// the scan use the BRIN index instead of reading every message of the lake.
+// The person's replies and mentions given and received (`engagement_reply_edges`' rules), read from the reply and
+// mention links (ADR 0031) through their indexes: given by a sender key of the person ($5: its participants and the
+// phones they own), received as a quoted participant or mention of one of those keys, or as a reply in a group the
+// person ever wrote in ($6) whose quoted message is theirs. The local-day filter is exact; the bound on `sent_at` a
+// day wider either side (any zone is within 14 h of UTC) lets the scans use the indexes by time.
 const REPLIES_SQL = `
-  WITH edges AS (
-    SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg, 0 AS rr, 0 AS mr
-      FROM engagement_reply_edges
-     WHERE sender_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
-       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
-       AND ($4::text IS NULL OR group_jid = $4)
+  WITH links AS MATERIALIZED (
+    SELECT * FROM engagement_message_links
+     WHERE sent_at >= $2::date - 1 AND sent_at < $3::date + 2 AND ($4::text IS NULL OR group_jid = $4)
+       AND (sender_key = ANY ($5) OR target_key = ANY ($5) OR (kind = 'reply' AND group_jid = ANY ($6)))),
+  edges AS (
+    SELECT l.group_jid, l.message_id, COALESCE(so.lid, l.sender_key) AS sender_id, l.sent_at, l.kind,
+           CASE WHEN l.kind = 'reply' THEN COALESCE(tw.lid, t.sender_id, qo.lid, l.target_key)
+                ELSE COALESCE(qo.lid, l.target_key) END AS target_participant_id
+      FROM links l
+      LEFT JOIN whatsapp_phone_owners so ON so.phone_jid = l.sender_key
+      LEFT JOIN LATERAL (
+            SELECT a.sender_id FROM whatsapp_message_records_attributed a
+             WHERE l.kind = 'reply' AND a.chat_jid = l.group_jid AND a.message_id = l.target_message_id AND a.is_message
+            OFFSET 0) t ON true
+      LEFT JOIN whatsapp_phone_owners tw ON tw.phone_jid = t.sender_id
+      LEFT JOIN whatsapp_phone_owners qo ON qo.phone_jid = l.target_key
+     WHERE (l.sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3),
+  counted AS (
+    SELECT group_jid, message_id, sender_id, sent_at, kind, target_participant_id FROM edges WHERE kind = 'reply'
     UNION ALL
-    SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int
-      FROM engagement_reply_edges
-     WHERE target_participant_id = ANY($1) AND (sent_at AT TIME ZONE wa_engagement_time_zone())::date BETWEEN $2 AND $3
-       AND sent_at >= $2::date - 1 AND sent_at < $3::date + 2
-       AND ($4::text IS NULL OR group_jid = $4))
+    SELECT DISTINCT group_jid, message_id, sender_id, sent_at, kind, target_participant_id FROM edges
+     WHERE kind = 'mention'),
+  edge_counts AS (
+    SELECT target_participant_id AS other, (kind = 'reply')::int AS rg, (kind = 'mention')::int AS mg, 0 AS rr,
+           0 AS mr
+      FROM counted WHERE sender_id = ANY($1)
+    UNION ALL
+    SELECT sender_id, 0, 0, (kind = 'reply')::int, (kind = 'mention')::int FROM counted
+     WHERE target_participant_id = ANY($1))
   SELECT e.other AS "participantId", COALESCE(n.display_name, e.other) AS "displayName",
          COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone",
          sum(rg)::int AS "repliesGiven", sum(mg)::int AS "mentionsGiven", sum(rr)::int AS "repliesReceived",
          sum(mr)::int AS "mentionsReceived"
-    FROM edges e LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = e.other
+    FROM edge_counts e LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = e.other
    WHERE e.other IS NOT NULL AND e.other <> ALL($1)
    GROUP BY 1, 2, 3 ORDER BY sum(rg + mg + rr + mr) DESC, 1 LIMIT 20`;
 
@@ -185,10 +217,23 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
         (await client.query<T>(sql, values)).rows;
       // The person's conversation starts and questions of the range are messages of the groups they wrote in then:
       // naming those groups lets the views compute them alone instead of every group of the lake.
+      const keys = await q<{ keys: string[] }>(
+        `SELECT $1::text[] || COALESCE(array_agg(phone_jid::text), '{}') AS keys FROM whatsapp_phone_owners
+          WHERE lid = ANY ($1)`,
+        [ids]
+      );
+      const personKeys = keys[0]?.keys ?? ids;
+      await client.query(LOAD_PERSON_DAYS_SQL, [person.personKey, personKeys, from, to, groupJid]);
+      // Every group the person wrote in, at any time: a reply of the range may quote a message of any earlier day.
+      const everWritten = await q<{ groups: string[] }>(
+        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM engagement_member_day_totals
+          WHERE participant_key = ANY ($1) AND messages > 0`,
+        [personKeys]
+      );
       const written = await q<{ groups: string[] }>(
-        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM engagement_member_activity_days
-          WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND messages > 0 AND ($4::text IS NULL OR group_jid = $4)`,
-        [person.personKey, from, to, groupJid]
+        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM member_page_days
+          WHERE day BETWEEN $1 AND $2 AND messages > 0`,
+        [from, to]
       );
       const groupsWritten = written[0]?.groups ?? [];
       // No group written in: one branch whose `group_jid = NULL` matches nothing.
@@ -215,17 +260,16 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
            FROM whatsapp_participant_names WHERE participant_id = ANY($1) ORDER BY last_seen_at DESC, name`,
           [ids]
         ),
-        groups: await q(GROUPS_SQL, [person.personKey, ids, from, to, groupJid]),
+        groups: await q(GROUPS_SQL, [ids, from, to, groupJid]),
         days: await q(
           `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(messages)::int AS messages, sum(replies)::int AS replies,
                 sum(reactions_given)::int AS "reactionsGiven"
-           FROM engagement_member_activity_days
-          WHERE person_key = $1 AND day BETWEEN $2 AND $3 AND ($4::text IS NULL OR group_jid = $4)
+           FROM member_page_days WHERE day BETWEEN $1 AND $2
           GROUP BY day ORDER BY day`,
-          [person.personKey, from, to, groupJid]
+          [from, to]
         ),
-        levels: await readPersonLevels(client, person.personKey, { ...options, from, to }),
-        replies: await q(REPLIES_SQL, [ids, from, to, groupJid]),
+        levels: await readPersonLevels(client, person.personKey, { from, to }),
+        replies: await q(REPLIES_SQL, [ids, from, to, groupJid, personKeys, everWritten[0]?.groups ?? []]),
         conversations: (
           await q<MemberPage['conversations']>(CONVERSATIONS_SQL(conversationGroups.length), [
             ids,
@@ -252,21 +296,18 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
 
 const LEVEL_NAMES = ['advocate', 'contributor', 'participant', 'explorer'] as const;
 
-/** The person's level per month: the report's level rule (readLevelMonths) over this person's days only. */
+/** The person's level per month: the report's level rule (report-presence.ts) over this person's days only. */
 async function readPersonLevels(
   client: pg.PoolClient,
   personKey: string,
-  options: { groupJid: string | null; from: string; to: string }
+  options: { from: string; to: string }
 ): Promise<MemberPage['levels']> {
-  await client.query(
-    `CREATE TEMP TABLE report_days ON COMMIT DROP AS
-     SELECT group_jid, participant_id, person_key, member_id, day, messages, replies, reactions_given
-       FROM engagement_member_activity_days
-      WHERE person_key = $1 AND ($2::text IS NULL OR group_jid = $2)
-        AND day BETWEEN (date_trunc('month', $3::date) - interval '3 months')::date AND $4::date`,
-    [personKey, options.groupJid, options.from, options.to]
+  const days = await client.query<{ day: string }>(
+    `SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM member_page_days WHERE day <= $1`,
+    [options.to]
   );
-  const months = await readLevelMonths(client, options.from, options.to);
+  const people = new Map([[personKey, Int32Array.from(days.rows, (row) => epochDay(row.day)).sort()]]);
+  const months = levelMonths(people, epochDay(options.from), epochDay(options.to));
   return months.map((month) => {
     const counts = [month.advocates, month.contributors, month.participants, month.explorers];
     const index = counts.findIndex((count) => count > 0);

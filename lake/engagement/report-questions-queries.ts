@@ -1,11 +1,12 @@
 import type pg from 'pg';
+import { readPeriodActivity } from './report-range-queries.js';
 
 /**
  * The report's parts that answer a community manager's next questions (ADR 0025): totals beside
- * the previous period, levels and their monthly movements, the newcomer funnel and the weekday × hour heatmap.
- * Each reads the report's temp tables (`report_days`, `report_cohorts`, `report_cohort_weeks`) where the views
- * would count the whole lake again, and follows the rule of the view named in its doc (docs/engagement.md); a test
- * compares them.
+ * the previous period and the newcomer funnel (levels and the active weeks are counted from the members' days in
+ * report-presence.ts, the heatmap read in report-range-queries.ts). Each reads the report's temp table
+ * `report_cohorts` where the views would count the whole lake again, and follows the rule of the view named in its
+ * doc (docs/engagement.md); a test compares them.
  */
 
 /** The totals of one period. */
@@ -53,12 +54,7 @@ export interface NewcomerCohort {
   activeWeek12: number | null;
 }
 
-/** Messages in one local hour of one ISO weekday (1 = Monday), summed over the range (`engagement_activity_hours`). */
-export interface ActivityHour {
-  weekday: number;
-  hour: number;
-  messages: number;
-}
+export type { ActivityHour } from './report-range-queries.js';
 
 const DAY_MS = 86_400_000;
 const shiftDay = (day: string, days: number): string =>
@@ -86,75 +82,31 @@ export function compareTotals(current: ReportTotals, previous: ReportTotals): To
 }
 
 /**
- * The report's totals over `from`..`to` (read from `report_days`, which must hold those days). Members are counted
- * per group from one row per (group, person): count(DISTINCT) would sort every day row.
+ * The report's totals over `from`..`to`: messages, groups and reactions from the group-day rollup, joins and leaves
+ * from the membership changes, and `activeMembers` (the people active in the range, counted from their days by the
+ * caller).
  */
 export async function readPeriodTotals(
   client: pg.PoolClient,
-  span: { from: string; to: string; timeZone: string; groupJid: string | null }
+  span: { from: string; to: string; timeZone: string; groupJid: string | null },
+  activeMembers: number
 ): Promise<ReportTotals> {
-  const activity = await client.query<Omit<ReportTotals, 'joins' | 'leaves'>>(
-    `SELECT COALESCE(sum(messages), 0)::int AS messages, count(DISTINCT person_key)::int AS "activeMembers",
-            count(DISTINCT group_jid)::int AS groups, COALESCE(sum(reactions_given), 0)::int AS reactions
-       FROM (SELECT group_jid, person_key, sum(messages) AS messages, sum(reactions_given) AS reactions_given
-               FROM report_days WHERE day BETWEEN $1 AND $2 GROUP BY 1, 2) people`,
-    [span.from, span.to]
-  );
+  const activity = await readPeriodActivity(client, span);
   const changes = await client.query<Pick<ReportTotals, 'joins' | 'leaves'>>(
     `SELECT count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
        FROM engagement_membership_changes
       WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)`,
     [span.from, span.to, span.timeZone, span.groupJid]
   );
-  const zero = { messages: 0, activeMembers: 0, groups: 0, reactions: 0, joins: 0, leaves: 0 };
-  return { ...zero, ...activity.rows[0], ...changes.rows[0] };
-}
-
-// engagement_member_levels and engagement_level_transitions over report_days: the scope is the report's (one
-// group, or all groups with a person's days across them counted once). Days from three months before the first
-// month give that month's "from" level; levels are as of `to`.
-const LEVEL_MONTHS_SQL = `
-  WITH days AS MATERIALIZED (
-    SELECT DISTINCT person_key, day FROM report_days
-     WHERE day BETWEEN (date_trunc('month', $1::date) - interval '3 months')::date AND $2::date),
-  months AS (SELECT person_key, date_trunc('month', day)::date AS month, count(*) AS days FROM days GROUP BY 1, 2),
-  weeks AS (
-    SELECT person_key, date_trunc('month', week)::date AS month, max(days) AS days
-      FROM (SELECT person_key, date_trunc('week', day)::date AS week, count(*) AS days FROM days GROUP BY 1, 2) w
-     GROUP BY 1, 2),
-  contributions AS (
-    SELECT person_key, (month + make_interval(months => k))::date AS month,
-           CASE WHEN k = 0 THEN days ELSE 0 END AS month_days, days AS quarter_days, 0 AS week_days
-      FROM months CROSS JOIN generate_series(0, 2) AS k
-    UNION ALL
-    SELECT person_key, month, 0, 0, days FROM weeks),
-  levels AS (
-    SELECT person_key, month,
-           CASE WHEN sum(quarter_days) >= 30 THEN 1 WHEN sum(month_days) >= 7 THEN 2 WHEN max(week_days) >= 2 THEN 3
-                ELSE 4 END AS level
-      FROM contributions
-     WHERE month BETWEEN (date_trunc('month', $1::date) - interval '1 month')::date AND date_trunc('month', $2::date)
-     GROUP BY 1, 2
-     HAVING sum(quarter_days) > 0),
-  moves AS (
-    SELECT person_key, month, max(from_level) AS from_level, max(to_level) AS to_level
-      FROM (SELECT person_key, month, NULL::int AS from_level, level AS to_level FROM levels
-            UNION ALL
-            SELECT person_key, (month + interval '1 month')::date, level, NULL FROM levels) pairs
-     WHERE month BETWEEN date_trunc('month', $1::date) AND date_trunc('month', $2::date)
-     GROUP BY 1, 2)
-  SELECT to_char(month, 'YYYY-MM-DD') AS month,
-         count(*) FILTER (WHERE to_level = 1)::int AS advocates, count(*) FILTER (WHERE to_level = 2)::int AS contributors,
-         count(*) FILTER (WHERE to_level = 3)::int AS participants, count(*) FILTER (WHERE to_level = 4)::int AS explorers,
-         count(*) FILTER (WHERE to_level < from_level)::int AS "movedUp",
-         count(*) FILTER (WHERE to_level = from_level)::int AS held,
-         count(*) FILTER (WHERE to_level > from_level)::int AS "movedDown",
-         count(*) FILTER (WHERE from_level IS NULL)::int AS new, count(*) FILTER (WHERE to_level IS NULL)::int AS gone
-    FROM moves GROUP BY month ORDER BY month`;
-
-/** Members per level per month of the range, with their movements (docs/engagement.md "Levels"). */
-export async function readLevelMonths(client: pg.PoolClient, from: string, to: string): Promise<LevelMonth[]> {
-  return (await client.query<LevelMonth>(LEVEL_MONTHS_SQL, [from, to])).rows;
+  const { joins, leaves } = changes.rows[0] ?? { joins: 0, leaves: 0 };
+  return {
+    messages: activity.messages,
+    activeMembers,
+    groups: activity.groups,
+    reactions: activity.reactions,
+    joins,
+    leaves,
+  };
 }
 
 // The messages of `whatsapp_messages` (sender as its phone owner's LID) in one newcomer's group that `condition`
@@ -167,8 +119,10 @@ const messagesOfWindow = (condition: string): string => `
             WHERE w.chat_jid = n.group_jid AND w.is_message AND w.sender_id IS NOT NULL AND ${condition} OFFSET 0`;
 
 // engagement_newcomer_funnel for the report's cohorts (report_cohorts: members whose first join in a group falls in
-// the range); activity weeks (report_cohort_weeks) and first messages up to `to`. A member's first message is the earliest of its rows in
-// `engagement_first_message_days` (the rollup's exact first message per sender, group and day). "Answered within
+// the range); first messages up to `to` (the active weeks 4 and 12 are counted by the caller). A member's first
+// message is the earliest of its rows in `engagement_first_message_days` (the rollup's exact first message per
+// sender, group and day), read as that view reads: the earliest row of the table on a day no visible mark names (one
+// index probe per member), or a row of the marked days recounted. "Answered within
 // 24 h" is the unanswered list's rule (engagement_unanswered_candidates: the earliest reply of another person,
 // mention of the author by another person after it, or, for a conversation start, message of another person in its
 // conversation), read only where it can decide: an answer later than 24 h (25 h: the view rounds seconds) after a
@@ -183,11 +137,22 @@ const NEWCOMER_FUNNEL_SQL = `
     UNION ALL
     SELECT m.group_jid, m.participant_id, m.joined_at, o.phone_jid FROM members m
       JOIN whatsapp_phone_owners o ON o.lid = m.participant_id),
+  stale AS MATERIALIZED (SELECT * FROM engagement_rollup_stale_days()),
   key_firsts AS MATERIALIZED (
     SELECT DISTINCT ON (f.group_jid COLLATE "C", f.participant_key COLLATE "C") f.group_jid, f.participant_key,
            f.sent_at, f.message_id
-      FROM engagement_first_message_days f
-     WHERE (f.group_jid, f.participant_key) IN (SELECT group_jid, participant_key FROM keys)
+      FROM (SELECT k.group_jid, k.participant_key, c.day, c.sent_at, c.message_id
+              FROM (SELECT DISTINCT group_jid, participant_key FROM keys) k
+             CROSS JOIN LATERAL (
+                   SELECT c.day, c.sent_at, c.message_id FROM engagement_rollup_first_messages c
+                    WHERE c.group_jid = k.group_jid AND c.participant_key = k.participant_key
+                      AND (SELECT engagement_rollup_is_current())
+                      AND NOT EXISTS (SELECT 1 FROM stale s WHERE s.group_jid = c.group_jid AND s.day = c.day)
+                    ORDER BY c.day LIMIT 1) c
+            UNION ALL
+            SELECT r.group_jid, r.participant_key, r.day, r.sent_at, r.message_id
+              FROM engagement_rollup_recount_first_messages() r
+             WHERE (r.group_jid, r.participant_key) IN (SELECT group_jid, participant_key FROM keys)) f
      ORDER BY f.group_jid COLLATE "C", f.participant_key COLLATE "C", f.day),
   firsts AS MATERIALIZED (
     SELECT DISTINCT ON (k.group_jid COLLATE "C", k.participant_id COLLATE "C") k.group_jid, f.message_id,
@@ -242,38 +207,27 @@ const NEWCOMER_FUNNEL_SQL = `
       LEFT JOIN (SELECT group_jid, message_id, min(at) AS answered_at FROM answers GROUP BY 1, 2) a
         USING (group_jid, message_id))
   SELECT to_char(c.cohort_week, 'YYYY-MM-DD') AS "cohortWeek", count(*)::int AS joined,
-         count(f.participant_id)::int AS "firstMessage", count(*) FILTER (WHERE f.is_answered)::int AS "answeredWithin24h",
-         CASE WHEN c.cohort_week + 28 <= date_trunc('week', $1::date)::date THEN count(w4.week)::int END AS "activeWeek4",
-         CASE WHEN c.cohort_week + 84 <= date_trunc('week', $1::date)::date THEN count(w12.week)::int END AS "activeWeek12"
+         count(f.participant_id)::int AS "firstMessage", count(*) FILTER (WHERE f.is_answered)::int AS "answeredWithin24h"
     FROM report_cohorts c
     LEFT JOIN firsts_answered f ON f.group_jid = c.group_jid AND f.participant_id = c.participant_id
-    LEFT JOIN report_cohort_weeks w4 ON w4.group_jid = c.group_jid AND w4.participant_id = c.participant_id
-                      AND w4.week = c.cohort_week + 28
-    LEFT JOIN report_cohort_weeks w12 ON w12.group_jid = c.group_jid AND w12.participant_id = c.participant_id
-                       AND w12.week = c.cohort_week + 84
    GROUP BY c.cohort_week ORDER BY c.cohort_week`;
 
 /**
- * The newcomer funnel of the cohorts in `report_cohorts`, with their active weeks in `report_cohort_weeks`
- * (docs/engagement.md "Newcomers").
+ * The newcomer funnel of the cohorts in `report_cohorts` (docs/engagement.md "Newcomers"); `activeInWeek` gives, per
+ * cohort week, its members active in week 4 and in week 12 after it (null while that week lies beyond `to`).
  */
 export async function readNewcomerFunnel(
   client: pg.PoolClient,
-  span: { from: string; to: string; timeZone: string }
+  span: { from: string; to: string; timeZone: string },
+  activeInWeek: { week4: ReadonlyMap<string, number | null>; week12: ReadonlyMap<string, number | null> }
 ): Promise<NewcomerCohort[]> {
-  return (await client.query<NewcomerCohort>(NEWCOMER_FUNNEL_SQL, [span.to, span.timeZone])).rows;
-}
-
-/** Messages per ISO weekday and local hour over the range (docs/engagement.md "Hours"). */
-export async function readActivityHours(
-  client: pg.PoolClient,
-  span: { from: string; to: string; groupJid: string | null }
-): Promise<ActivityHour[]> {
-  const result = await client.query<ActivityHour>(
-    `SELECT weekday, hour, sum(messages)::int AS messages FROM engagement_activity_hours
-      WHERE day BETWEEN $1 AND $2 AND ($3::text IS NULL OR group_jid = $3)
-      GROUP BY 1, 2 ORDER BY 1, 2`,
-    [span.from, span.to, span.groupJid]
-  );
-  return result.rows;
+  const rows = await client.query<Omit<NewcomerCohort, 'activeWeek4' | 'activeWeek12'>>(NEWCOMER_FUNNEL_SQL, [
+    span.to,
+    span.timeZone,
+  ]);
+  return rows.rows.map((row) => ({
+    ...row,
+    activeWeek4: activeInWeek.week4.get(row.cohortWeek) ?? null,
+    activeWeek12: activeInWeek.week12.get(row.cohortWeek) ?? null,
+  }));
 }

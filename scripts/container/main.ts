@@ -1,6 +1,7 @@
 // Runs the built image as containers against this host's embedded PostgreSQL and Temporal dev server and
 // checks what an operator relies on (ADR 0018): migrate, ingest-api, worker and a replay of
-// examples/capture.jsonl put exactly the demo's distinct kept events in the lake; uid 1000, code read-only,
+// examples/capture.jsonl put exactly the demo's distinct kept events in the lake; an unknown command answered by
+// commander; the dashboard serving its pages behind its token; uid 1000, code read-only,
 // only /data writable, volumes owned 1000:1000; each process's healthcheck and its time; JSON log lines; one
 // collector per volume pair (a second container is refused; a new one starts on the volumes of a stopped and
 // of a SIGKILLed one); the collector stops within 5 s of SIGTERM with Temporal up, killed under it and down
@@ -24,6 +25,7 @@ const PODMAN_ARGS = (process.env['WA_LAKE_PODMAN_ARGS'] ?? '').split(' ').filter
 /** The stop budget: `docker stop` SIGKILLs at 10 s; the collector must be gone within 5 s. */
 const STOP_BUDGET_MS = 5_000;
 const SECRET = 'container-check-secret-0123456789abcdef';
+const DASHBOARD_TOKEN = 'container-check-dashboard-token-0123456789';
 const prefix = `wa-lake-ci-${process.pid}`;
 
 interface Run {
@@ -123,6 +125,24 @@ async function timeProbes(name: string): Promise<{ inside: number; exec: number 
   return { inside: median(inside), exec: median(exec) };
 }
 
+/**
+ * Runs a one-shot container (`podman run` arguments after `run`, the image and command included) to its end:
+ * detached, so that stdout and stderr hold only what the container wrote (podman's own messages, such as its
+ * systemd healthcheck timer errors, go to podman's stderr), then its exit code and logs; the container is removed.
+ */
+async function runOneShot(name: string, args: string[]): Promise<Run> {
+  const startedAt = performance.now();
+  try {
+    await podmanOk(['run', '-d', '--name', name, ...args], `start ${name}`);
+    const code = Number((await podmanOk(['wait', name], `wait for ${name}`)).stdout.trim());
+    const ms = performance.now() - startedAt;
+    const logs = await podmanOk(['logs', name], `podman logs ${name}`);
+    return { code, stdout: logs.stdout, stderr: logs.stderr, ms };
+  } finally {
+    await podman(['rm', '-f', '-v', '-t', '0', name]);
+  }
+}
+
 async function healthcheck(name: string): Promise<Run> {
   return podman(['healthcheck', 'run', name], 30_000);
 }
@@ -143,10 +163,28 @@ async function main(): Promise<void> {
     const common = ['-e', `TEMPORAL_ADDRESS=${temporal.address}`, '-e', `WHATSAPP_WEBHOOK_SECRET=${SECRET}`];
 
     // migrate (one-shot), then the two long-running delivery processes.
-    const migrate = await podman([...base, '--rm', '-e', `DATABASE_URL=${postgres.databaseUrl}`, IMAGE, 'migrate']);
+    const migrate = await runOneShot(`${prefix}-migrate`, [
+      '--network',
+      'host',
+      '-e',
+      `DATABASE_URL=${postgres.databaseUrl}`,
+      IMAGE,
+      'migrate',
+    ]);
     check(
       migrate.code === 0,
       `migrate container exits 0 (${Math.round(migrate.ms)} ms) ${migrate.code === 0 ? '' : migrate.stderr}`
+    );
+    checkJsonLines('migrate', `${migrate.stdout}\n${migrate.stderr}`);
+    // An unknown command gets commander's answer from the command index, never a module's failure to load.
+    const typo = await podman([...base, '--rm', IMAGE, 'colector']);
+    check(
+      typo.code === 1 &&
+        typo.stderr.includes("error: unknown command 'colector'") &&
+        typo.stderr.includes('(Did you mean collector?)') &&
+        !/^\s+at /m.test(typo.stderr),
+      `an unknown command exits 1 with commander's message and suggestion, no stack trace (exit ${typo.code}) ` +
+        (typo.code === 1 ? '' : typo.stderr.trim().split('\n').slice(0, 3).join(' | '))
     );
     const ingest = `${prefix}-ingest-api`;
     const worker = `${prefix}-worker`;
@@ -188,9 +226,9 @@ async function main(): Promise<void> {
     check(true, 'worker container healthy (image HEALTHCHECK, no override)');
 
     // The replay through a fresh outbox volume: the lake must equal the capture's distinct kept events.
-    const replay = await podman([
-      ...base,
-      '--rm',
+    const replay = await runOneShot(`${prefix}-replay`, [
+      '--network',
+      'host',
       ...common,
       '-v',
       `${volumes[0]}:/data/outbox`,
@@ -203,6 +241,11 @@ async function main(): Promise<void> {
       '120000',
     ]);
     check(replay.code === 0, `replay container exits 0 (${Math.round(replay.ms)} ms)`);
+    checkJsonLines('replay', `${replay.stdout}\n${replay.stderr}`);
+    check(
+      /"msg":"read \d+ lines: .*still pending/.test(replay.stdout),
+      'replay container writes its summary as a JSON record'
+    );
     const expected = [...expectedDistinctEventIds(CAPTURE)].sort();
     const client = new pg.Client({ connectionString: postgres.databaseUrl });
     await client.connect();
@@ -222,6 +265,58 @@ async function main(): Promise<void> {
       JSON.stringify(lake) === JSON.stringify(expected),
       `lake holds exactly the ${expected.length} distinct kept events of examples/capture.jsonl (has ${lake.length})`
     );
+
+    // The dashboard starts in the image (it reads ECharts' browser bundle as it starts) and serves its pages
+    // behind its token.
+    const dashboard = `${prefix}-dashboard`;
+    containers.push(dashboard);
+    const dashboardPort = await findFreePort();
+    await podmanOk(
+      [
+        ...base,
+        '-d',
+        '--name',
+        dashboard,
+        '-e',
+        `DATABASE_URL=${postgres.databaseUrl}`,
+        '-e',
+        `DASHBOARD_TOKEN=${DASHBOARD_TOKEN}`,
+        '-e',
+        `DASHBOARD_PORT=${dashboardPort}`,
+        IMAGE,
+        'dashboard',
+      ],
+      'start dashboard'
+    );
+    const dashboardUrl = `http://127.0.0.1:${dashboardPort}`;
+    const withToken = { headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` } };
+    const page = await poll('the dashboard to answer', 60_000, async () => {
+      const state = await podman(['inspect', '--format', '{{.State.Running}}', dashboard]);
+      if (state.stdout.trim() !== 'true') {
+        const logs = await podman(['logs', dashboard]);
+        throw new Error(`the dashboard container stopped: ${`${logs.stdout}${logs.stderr}`.trim().slice(0, 400)}`);
+      }
+      return fetch(`${dashboardUrl}/`, withToken).catch(() => null);
+    });
+    const pageText = await page.text();
+    check(
+      page.status === 200 && pageText.includes('<script src="/assets/echarts.min.js">'),
+      `dashboard container serves its page with the token (HTTP ${page.status})`
+    );
+    const bundle = await fetch(`${dashboardUrl}/assets/echarts.min.js`, withToken);
+    const bundleBytes = (await bundle.arrayBuffer()).byteLength;
+    check(
+      bundle.status === 200 && bundleBytes > 100_000,
+      `dashboard container serves the ECharts bundle (HTTP ${bundle.status}, ${bundleBytes} bytes)`
+    );
+    const refusedPage = await fetch(`${dashboardUrl}/`);
+    await refusedPage.arrayBuffer();
+    check(
+      refusedPage.status === 401,
+      `dashboard container refuses a request without the token (HTTP ${refusedPage.status})`
+    );
+    await podman(['stop', '-t', '10', dashboard], 60_000);
+    await checkJsonLogs(dashboard);
 
     // User, read-only code, writable /data, volume ownership.
     const uid = await podman(['exec', worker, 'id', '-u']);

@@ -2,10 +2,11 @@
 # Removes from the production node_modules what the image's processes never load (ADR 0018): run by the
 # Dockerfile's build stage after `npm prune --omit=dev`, so the runtime stage copies only the rest.
 #
-#   sh scripts/container/prune-node-modules.sh node_modules
+#   sh scripts/container/prune-node-modules.sh node_modules     # after `npm run build`: reads ../dist
 #
 # Each removal names why it is safe. scripts/test-container.sh runs every process of the pruned image
-# (the worker bundles its workflows with webpack from it; `echarts` renders a chart in it).
+# (the worker bundles its workflows with webpack from it; the report renders a chart and the dashboard serves its
+# ECharts bundle in it).
 set -eu
 nm=${1:?usage: prune-node-modules.sh NODE_MODULES}
 [ -d "$nm/@temporalio" ] || { echo "prune-node-modules: $nm holds no @temporalio: not a wa-lake node_modules" >&2; exit 1; }
@@ -36,10 +37,23 @@ find "$nm/better-sqlite3" -mindepth 1 -maxdepth 1 ! -name lib ! -name build ! -n
 find "$nm/better-sqlite3/build" -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} +
 find "$nm/better-sqlite3/build/Release" -mindepth 1 -maxdepth 1 ! -name better_sqlite3.node -exec rm -rf {} +
 
-# `require('echarts')` loads dist/echarts.js, a bundle that holds zrender; its ES modules, types and
-# extensions are for bundlers. dist/package.json makes the bundle CommonJS in an ES-module package.
+# ECharts: wa-lake reads the bundles of echarts/dist that cli/report/echarts-bundles.ts names (the report's
+# server-side bundle, the dashboard's browser bundle; each holds zrender), asked of the build being pruned, so
+# this list cannot drift from the code. Its ES modules, types and extensions are for bundlers.
+# dist/package.json makes the bundles CommonJS in an ES-module package.
+bundles=$(cd "$nm/.." && node --input-type=module -e '
+  const { ECHARTS_BUNDLES } = await import("./dist/cli/report/echarts-bundles.js");
+  for (const specifier of Object.values(ECHARTS_BUNDLES)) {
+    if (!/^echarts\/dist\/[^/]+$/.test(specifier)) throw new Error(`${specifier} is not a file of echarts/dist`);
+    console.log(specifier.slice("echarts/dist/".length));
+  }')
+set --
+for bundle in $bundles; do set -- "$@" ! -name "$bundle"; done
 find "$nm/echarts" -mindepth 1 -maxdepth 1 ! -name dist ! -name package.json ! -name LICENSE ! -name NOTICE -exec rm -rf {} +
-find "$nm/echarts/dist" -mindepth 1 ! -name echarts.js ! -name package.json -exec rm -rf {} +
+find "$nm/echarts/dist" -mindepth 1 ! -name package.json "$@" -exec rm -rf {} +
+for bundle in $bundles; do
+  [ -f "$nm/echarts/dist/$bundle" ] || { echo "prune-node-modules: echarts/dist/$bundle is missing" >&2; exit 1; }
+done
 rm -rf "$nm/zrender"
 
 # rxjs (the Temporal worker's): Node resolves its `node`/`require` export, dist/cjs; the ES builds are for bundlers.

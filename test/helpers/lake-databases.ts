@@ -3,7 +3,6 @@ import type pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabase, dropDatabase } from '../../dev-stack/scratch-databases.js';
 import { EventsRepository } from '../../lake/events/events-repository.js';
-import { runMigrations } from '../../lake/migrate.js';
 import { createPool } from '../../lake/pool.js';
 import { parseIngestBody } from '../../ingest-api/parse-ingest-body.js';
 import { TEST_ERASURE_KEY } from './erasure-key.js';
@@ -11,12 +10,13 @@ import { silentLogger } from './silent-logger.js';
 
 /**
  * Creates a fresh, migrated database (random name `wa_lake_<16 hex>`) on the same server as `databaseUrl`
- * and returns its URL. Drop it with {@link dropDatabase} once its pools are ended.
+ * and returns its URL: a copy of the run's migrated template (`lakeTemplateDatabase`, made by the global setup
+ * once per run). Drop it with {@link dropDatabase} once its pools are ended.
  */
-export async function createMigratedDatabase(databaseUrl: string): Promise<string> {
-  const url = await createDatabase(databaseUrl, `wa_lake_${randomUUID().replaceAll('-', '').slice(0, 16)}`);
-  await runMigrations({ databaseUrl: url });
-  return url;
+export function createMigratedDatabase(databaseUrl: string): Promise<string> {
+  return createDatabase(databaseUrl, `wa_lake_${randomUUID().replaceAll('-', '').slice(0, 16)}`, {
+    template: inject('lakeTemplateDatabase'),
+  });
 }
 
 /** A lake database with a repository, to store events without HTTP. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Client, type ConnectionLike } from '@temporalio/client';
 import {
   defaultPayloadConverter,
@@ -122,8 +123,19 @@ export function createTestWorker(options: Omit<WorkerOptions, 'dataConverter'>):
   return Worker.create({ ...options, dataConverter: testDataConverter() });
 }
 
-/** Bundles `workflows/index.ts` once per test file, with the failure converter of the test codec (ADR 0022). */
-export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * The bundle of `workflows/index.ts` for a test's workers: in the integration tests the run's one bundle, built by
+ * their global setup (`workflow-bundle-setup.ts`); elsewhere (benchmarks) one built now by {@link buildWorkflowBundle}.
+ */
+export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  // Only a vitest worker can be given the run's bundle; importing vitest anywhere else would fail.
+  const path = process.env['VITEST'] ? (await import('vitest')).inject('workflowBundlePath') : undefined;
+  if (path === undefined) return buildWorkflowBundle();
+  return JSON.parse(await readFile(path, 'utf8')) as WorkflowBundleWithSourceMap;
+}
+
+/** Bundles `workflows/index.ts` with webpack, with the failure converter of the test codec (ADR 0022). */
+export function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: resolveWorkflowsPath(),
     failureConverterPath: resolveFailureConverterPath(),

@@ -8,13 +8,13 @@ export type TemporalTestServer = 'time-skipping' | 'local';
 
 /**
  * The one Temporal harness of the workflow tests, after the SDK's own integration-test helpers (`helpers(t)` in
- * sdk-typescript's `packages/test`): one environment and one workflow bundle per test file, a unique task queue
+ * sdk-typescript's `packages/test`): one environment per test file and the run's one workflow bundle, a unique task queue
  * per worker, and whatever a test starts (workers, kits, fake servers) closed after that test.
  */
 export interface TemporalTestbed {
   /** The file's environment, with the test payload codec and every wa-lake search attribute. */
   readonly env: TestWorkflowEnvironment;
-  /** The file's bundle of `workflows/index.ts` (throws when the file asked for none). */
+  /** The run's bundle of `workflows/index.ts` (throws when the file asked for none). */
   readonly bundle: WorkflowBundleWithSourceMap;
   /** A task queue no other test uses. */
   taskQueue(prefix?: string): string;

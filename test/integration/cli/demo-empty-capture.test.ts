@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
 
-describe('wa-lake demo with a capture that holds no events', () => {
+describe('wa-lake demo and dev --replay with a capture that holds no events', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'wa-lake-demo-empty-'));
@@ -37,6 +37,29 @@ describe('wa-lake demo with a capture that holds no events', () => {
     const run = await runCli(['demo', capture, '--data-dir', dataDir]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`cannot read the capture ${capture}: there is no such file or folder`);
+    expect(existsSync(dataDir)).toBe(false);
+  }, 60_000);
+
+  it('says a folder without a trail is one, not that it holds no events', async () => {
+    const folder = join(dir, 'not-a-trail');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'notes.txt'), 'hello\n');
+    const dataDir = join(dir, 'data-folder');
+    const run = await runCli(['demo', folder, '--data-dir', dataDir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${folder} is a folder without a first-collector trail`);
+    expect(run.stderr).not.toContain('holds no events');
+    expect(existsSync(dataDir)).toBe(false);
+  }, 60_000);
+
+  it('dev --replay refuses an empty capture before starting the stack', async () => {
+    const capture = join(dir, 'dev-empty.jsonl');
+    writeFileSync(capture, '\n');
+    const dataDir = join(dir, 'data-dev-empty');
+    const run = await runCli(['dev', '--replay', capture, '--data-dir', dataDir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`wa-lake dev: the capture ${capture} holds no events`);
+    expect(run.stderr).toContain('nothing was started');
     expect(existsSync(dataDir)).toBe(false);
   }, 60_000);
 });

@@ -1,5 +1,24 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../helpers/run-cli.js';
+
+const CAPTURE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
+
+/** The lines of `text` that are not one JSON object each. */
+const notJson = (text: string): string[] =>
+  text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== 'object';
+      } catch {
+        return true;
+      }
+    });
 
 // A terminal got pino's JSON. Readable lines on a TTY or with LOG_FORMAT=pretty; JSON lines when
 // stdout is not a terminal (here: a pipe) or LOG_FORMAT=json.
@@ -36,6 +55,47 @@ describe('wa-lake log output', () => {
     const text = await migrate({ ...env, LOG_FORMAT: 'pretty' });
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(/^wa-lake: /m);
+  });
+
+  it('with LOG_FORMAT=json migrate and replay write records only, their summaries as records (ADR 0018)', async () => {
+    const migrated = await migrate({ LOG_FORMAT: 'json' });
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(notJson(`${migrated.stdout}\n${migrated.stderr}`)).toEqual([]);
+    const dir = mkdtempSync(join(tmpdir(), 'wa-lake-log-format-'));
+    try {
+      const replay = (format: string, name: string) =>
+        runCli(['replay', CAPTURE, '--wait-ms', '0'], {
+          env: {
+            OUTBOX_PATH: join(dir, `${name}.sqlite`),
+            AUTH_DIR: join(dir, 'auth'),
+            TEMPORAL_ADDRESS: '127.0.0.1:1',
+            LOG_LEVEL: 'info',
+            LOG_FORMAT: format,
+          },
+        });
+      const json = await replay('json', 'json');
+      expect(json.code, json.stderr).toBe(0);
+      expect(notJson(`${json.stdout}\n${json.stderr}`)).toEqual([]);
+      const summary = json.stdout
+        .split('\n')
+        .filter((line) => line.includes('still pending'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(summary).toHaveLength(1);
+      expect(summary[0]?.['level']).toBe(30);
+      expect(typeof summary[0]?.['records']).toBe('number');
+      expect(typeof summary[0]?.['pending']).toBe('number');
+      expect(summary[0]?.['msg']).toMatch(
+        /^read \d+ lines: .*; \d+ still pending \(the next collector run sends them\)$/
+      );
+      expect(summary[0]).not.toHaveProperty('eventIds');
+      // A person reads the words.
+      const pretty = await replay('pretty', 'pretty');
+      expect(pretty.code, pretty.stderr).toBe(0);
+      expect(pretty.stdout).toMatch(/^\d+ still pending \(the next collector run sends them\)$/m);
+      expect(pretty.stdout).toMatch(/^read \d+ lines: /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown LOG_FORMAT before doing anything', async () => {

@@ -95,7 +95,9 @@ describe('startLocalStack', () => {
       uiPort: null,
     });
     const messages = (): string[] => lines.map((line) => line.msg);
-    expect(messages()).toContain('stopping PostgreSQL left running by an earlier wa-lake dev that did not shut down');
+    expect(messages()).toContain(
+      'stopping PostgreSQL left running by an earlier wa-lake dev or demo that did not shut down'
+    );
     await expect(leftover.unexpectedExit).resolves.toBeDefined();
 
     const pid = Number.parseInt(
@@ -134,7 +136,7 @@ describe('startLocalStack', () => {
     });
     try {
       expect(lines.map((line) => line.msg)).toContain(
-        'stopping the Temporal dev server left running by an earlier wa-lake dev that did not shut down'
+        'stopping the Temporal dev server left running by an earlier wa-lake dev or demo that did not shut down'
       );
       await expect(leftover.unexpectedExit).resolves.toBeDefined();
       expect(stack.temporalAddress).toBe(leftover.address);

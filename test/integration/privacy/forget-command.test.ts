@@ -2,10 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
 import { runCli } from '../../helpers/run-cli.js';
 
+// `forget` writes an erasure tombstone, which holds for the whole lake: every later delivery to that lake needs
+// ERASURE_KEY (ADR 0027). So this file erases in a lake of its own, never in the run's shared database.
+const fresh = useFreshLake();
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -26,7 +30,7 @@ describe('wa-lake forget while Temporal (the dead-letter store) is unreachable',
   it('exits 1, says the dead-letter entries were not erased and why, and what was done', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wa-lake-forget-'));
     dirs.push(dir);
-    const databaseUrl = inject('databaseUrl');
+    const databaseUrl = fresh.url;
     const run = await runCli(['forget', '--participant', '5511900000042'], {
       env: {
         DATABASE_URL: databaseUrl,

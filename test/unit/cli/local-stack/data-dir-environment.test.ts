@@ -35,7 +35,9 @@ describe('status --data-dir reads a wa-lake dev stack from its folder (ADR 0017)
     writeDevStackFile(dataDirLayout(dir).stackFile, { temporalAddress: '127.0.0.1:17233' });
     const env = environmentOfDataDir(dir, { TEMPORAL_ADDRESS: 'temporal:7233', PAYLOAD_ENCRYPTION_KEYS: 'k:x' });
     expect(env).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', PAYLOAD_ENCRYPTION_KEYS: 'k:x' });
-    const bare = environmentOfDataDir(folder(), {});
+    const outboxOnly = folder();
+    writeFileSync(dataDirLayout(outboxOnly).outboxPath, '');
+    const bare = environmentOfDataDir(outboxOnly, {});
     expect(bare['TEMPORAL_ADDRESS']).toBeUndefined();
     expect(bare['PAYLOAD_ENCRYPTION_KEYS']).toBeUndefined();
   });
@@ -44,5 +46,14 @@ describe('status --data-dir reads a wa-lake dev stack from its folder (ADR 0017)
     const missing = join(folder(), 'nope');
     expect(() => environmentOfDataDir(missing, {})).toThrow(DataDirNotFoundError);
     expect(() => environmentOfDataDir(missing, {})).toThrow(`no data folder at ${missing} (--data-dir)`);
+  });
+
+  it('refuses a folder that holds no outbox, status file or stack record (e.g. /etc), before reading anything', () => {
+    const unrelated = folder();
+    writeFileSync(join(unrelated, 'passwd'), 'root:x:0:0::/root:/bin/sh\n');
+    expect(() => environmentOfDataDir(unrelated, {})).toThrow(DataDirNotFoundError);
+    expect(() => environmentOfDataDir(unrelated, {})).toThrow(
+      `no outbox, collector status file or stack record in ${unrelated} (--data-dir)`
+    );
   });
 });

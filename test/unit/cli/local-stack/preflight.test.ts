@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as NodeFs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DataDirUnusableError } from '../../../../cli/local-stack/errors.js';
 import { assertPortsFree } from '../../../../cli/local-stack/preflight.js';
 import { describePortClash } from '../../../../cli/commands/dev.js';
 import { PortInUseError } from '../../../../dev-stack/tcp-ports.js';
@@ -24,7 +23,11 @@ vi.mock('node:fs', async (importOriginal) => {
     },
   };
 });
+// The unit project shares modules between files (isolate: false): evaluate data-dir.ts and its error classes again,
+// under the mock.
+vi.resetModules();
 const { prepareDataDir } = await import('../../../../cli/local-stack/data-dir.js');
+const { DataDirUnusableError } = await import('../../../../cli/local-stack/errors.js');
 
 function listen(): Promise<{ server: Server; port: number }> {
   return new Promise((resolve) => {

@@ -1,0 +1,290 @@
+import type { LevelMonth } from './report-questions-queries.js';
+
+/**
+ * The report's presence figures (ADR 0031): which local days each member was active on, read once from the
+ * member-month masks (`engagement_member_month_parts`), and the figures that count people per day, week or month
+ * from them. Each function restates the rule of the view named in its doc (docs/engagement.md); the report tests
+ * compare them number for number. Days are epoch days (days since 1970-01-01) of local dates.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** The epoch day of a `YYYY-MM-DD` date. */
+export const epochDay = (day: string): number => Math.round(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+/** The `YYYY-MM-DD` date of an epoch day. */
+export const dayText = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** The epoch day of the first of the month of `day`, `months` months later. */
+const monthStart = (day: number, months = 0): number => {
+  const date = new Date(day * DAY_MS);
+  return Math.round(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, 1) / DAY_MS);
+};
+/** The Monday of the week of `day` (1970-01-01 was a Thursday). */
+const weekStart = (day: number): number => day - ((day + 3) % 7);
+
+/** One row of the presence query: a member of a group and the months it was active in. */
+export interface PresenceRow {
+  groupJid: string;
+  participantId: string;
+  personKey: string;
+  /** `month:mask` pairs, comma-separated: month as `year * 12 + month - 1`, mask bit 0 = the 1st of the month. */
+  months: string;
+}
+
+/** The active days of one member of one group, sorted, within the span the presence was read for. */
+export interface MemberPresence {
+  groupJid: string;
+  participantId: string;
+  personKey: string;
+  days: Int32Array;
+}
+
+/** Turns the presence rows into sorted day lists, keeping the days in `first`..`last` (epoch days). */
+export function readPresence(rows: readonly PresenceRow[], first: number, last: number): MemberPresence[] {
+  const members = new Map<string, { row: PresenceRow; days: Set<number> }>();
+  for (const row of rows) {
+    const id = `${row.groupJid}\u0000${row.participantId}\u0000${row.personKey}`;
+    const member = members.get(id) ?? { row, days: new Set<number>() };
+    members.set(id, member);
+    for (const pair of row.months.split(',')) {
+      const [ordinal, mask] = pair.split(':').map(Number) as [number, number];
+      const start = Math.round(Date.UTC(Math.floor(ordinal / 12), ordinal % 12, 1) / DAY_MS);
+      for (let bit = 0; bit < 31; bit += 1) {
+        if ((mask & (1 << bit)) === 0) continue;
+        const day = start + bit;
+        if (day >= first && day <= last) member.days.add(day);
+      }
+    }
+  }
+  return [...members.values()]
+    .filter((member) => member.days.size > 0)
+    .map(({ row, days }) => ({
+      groupJid: row.groupJid,
+      participantId: row.participantId,
+      personKey: row.personKey,
+      days: Int32Array.from(days).sort(),
+    }));
+}
+
+/** Each person's active days across the members given (any group), sorted. */
+export function personDays(members: readonly MemberPresence[]): Map<string, Int32Array> {
+  const sets = new Map<string, Set<number>>();
+  for (const member of members) {
+    const set = sets.get(member.personKey) ?? new Set<number>();
+    sets.set(member.personKey, set);
+    for (const day of member.days) set.add(day);
+  }
+  return new Map([...sets].map(([person, days]) => [person, Int32Array.from(days).sort()]));
+}
+
+const hasDayIn = (days: Int32Array, from: number, to: number): boolean => days.some((day) => day >= from && day <= to);
+
+/** The people active on some day of `from`..`to` (`engagement_period_totals`' active members). */
+export function countActivePeople(people: ReadonlyMap<string, Int32Array>, from: number, to: number): number {
+  let count = 0;
+  for (const days of people.values()) if (hasDayIn(days, from, to)) count += 1;
+  return count;
+}
+
+/** Per group, the people active in it on some day of `from`..`to`. */
+export function countActivePeopleByGroup(
+  members: readonly MemberPresence[],
+  from: number,
+  to: number
+): Map<string, number> {
+  const people = new Map<string, Set<string>>();
+  for (const member of members) {
+    if (!hasDayIn(member.days, from, to)) continue;
+    const set = people.get(member.groupJid) ?? new Set<string>();
+    people.set(member.groupJid, set);
+    set.add(member.personKey);
+  }
+  return new Map([...people].map(([group, set]) => [group, set.size]));
+}
+
+/**
+ * DAU, WAU and MAU per day of `from`..`to` (`engagement_active_members`): the people active on the day, on one of
+ * its last 7 days, on one of its last 30 days. Only days from `from - 29` count, as in the view of the range.
+ */
+export function activeMembersPerDay(
+  people: ReadonlyMap<string, Int32Array>,
+  from: number,
+  to: number
+): { day: string; dau: number; wau: number; mau: number }[] {
+  const first = from - 29;
+  const length = to - first + 2;
+  const changes = [new Int32Array(length), new Int32Array(length), new Int32Array(length)];
+  const windows = [1, 7, 30];
+  for (const days of people.values()) {
+    let index = days.findIndex((day) => day >= first);
+    if (index < 0) continue;
+    for (; index < days.length && (days[index] ?? 0) <= to; index += 1) {
+      const day = days[index] ?? 0;
+      const next = days[index + 1] ?? Number.MAX_SAFE_INTEGER;
+      windows.forEach((window, w) => {
+        const change = changes[w] as Int32Array;
+        change[day - first] = (change[day - first] ?? 0) + 1;
+        const end = Math.min(day + window, next) - first;
+        if (end < length) change[end] = (change[end] ?? 0) - 1;
+      });
+    }
+  }
+  const result: { day: string; dau: number; wau: number; mau: number }[] = [];
+  const running = [0, 0, 0];
+  for (let offset = 0; offset <= to - first; offset += 1) {
+    for (let w = 0; w < 3; w += 1) running[w] = (running[w] ?? 0) + ((changes[w] as Int32Array)[offset] ?? 0);
+    if (first + offset >= from)
+      result.push({ day: dayText(first + offset), dau: running[0] ?? 0, wau: running[1] ?? 0, mau: running[2] ?? 0 });
+  }
+  return result;
+}
+
+/**
+ * A person's level per month from `firstMonth` on (`engagement_member_levels`; 1 advocate … 4 explorer): active on
+ * 30 days of the month and the two before it, on 7 days of the month, on 2 days of one Monday week starting in the
+ * month, or at all in the three months. `days` are the person's days from three months before `firstMonth` on.
+ */
+function levelsOf(days: Int32Array, firstMonth: number, lastMonth: number): Map<number, number> {
+  const monthDays = new Map<number, number>();
+  const weekDays = new Map<number, number>();
+  for (const day of days) {
+    const month = monthStart(day);
+    monthDays.set(month, (monthDays.get(month) ?? 0) + 1);
+    const week = weekStart(day);
+    weekDays.set(week, (weekDays.get(week) ?? 0) + 1);
+  }
+  const bestWeek = new Map<number, number>();
+  for (const [week, count] of weekDays) {
+    const month = monthStart(week);
+    bestWeek.set(month, Math.max(bestWeek.get(month) ?? 0, count));
+  }
+  const levels = new Map<number, number>();
+  for (let month = firstMonth; month <= lastMonth; month = monthStart(month, 1)) {
+    const inMonth = monthDays.get(month) ?? 0;
+    const quarter = inMonth + (monthDays.get(monthStart(month, -1)) ?? 0) + (monthDays.get(monthStart(month, -2)) ?? 0);
+    if (quarter === 0) continue;
+    const level = quarter >= 30 ? 1 : inMonth >= 7 ? 2 : (bestWeek.get(month) ?? 0) >= 2 ? 3 : 4;
+    levels.set(month, level);
+  }
+  return levels;
+}
+
+/**
+ * Members per level per month of `from`..`to`, and how they moved since the month before (`engagement_level_monthly`,
+ * over the people given: days from three months before the first month up to `to`).
+ */
+export function levelMonths(people: ReadonlyMap<string, Int32Array>, from: number, to: number): LevelMonth[] {
+  const firstMonth = monthStart(from);
+  const lastMonth = monthStart(to);
+  const months = new Map<number, LevelMonth>();
+  for (let month = firstMonth; month <= lastMonth; month = monthStart(month, 1)) {
+    months.set(month, {
+      month: dayText(month),
+      advocates: 0,
+      contributors: 0,
+      participants: 0,
+      explorers: 0,
+      movedUp: 0,
+      held: 0,
+      movedDown: 0,
+      new: 0,
+      gone: 0,
+    });
+  }
+  const levelKeys = ['advocates', 'contributors', 'participants', 'explorers'] as const;
+  for (const days of people.values()) {
+    const levels = levelsOf(days, monthStart(firstMonth, -1), lastMonth);
+    for (const [month, counts] of months) {
+      const toLevel = levels.get(month);
+      const fromLevel = levels.get(monthStart(month, -1));
+      if (toLevel === undefined && fromLevel === undefined) continue;
+      if (toLevel !== undefined) counts[levelKeys[toLevel - 1] as (typeof levelKeys)[number]] += 1;
+      if (fromLevel === undefined) counts.new += 1;
+      else if (toLevel === undefined) counts.gone += 1;
+      else if (toLevel < fromLevel) counts.movedUp += 1;
+      else if (toLevel > fromLevel) counts.movedDown += 1;
+      else counts.held += 1;
+    }
+  }
+  return [...months.values()].filter(
+    (month) => month.advocates + month.contributors + month.participants + month.explorers + month.gone > 0
+  );
+}
+
+/** A cohort member of the report: first joined a group in the range. */
+export interface CohortMember {
+  groupJid: string;
+  participantId: string;
+  /** The Monday of the local join week (`YYYY-MM-DD`). */
+  cohortWeek: string;
+}
+
+/** The Monday weeks (epoch days) each cohort member was active in, counting the days of `from`..`to` only. */
+export function cohortMemberWeeks(
+  members: readonly MemberPresence[],
+  cohort: readonly CohortMember[],
+  from: number,
+  to: number
+): Map<string, Set<number>> {
+  const wanted = new Set(cohort.map((member) => `${member.groupJid}\u0000${member.participantId}`));
+  const weeks = new Map<string, Set<number>>();
+  for (const member of members) {
+    const id = `${member.groupJid}\u0000${member.participantId}`;
+    if (!wanted.has(id)) continue;
+    const set = weeks.get(id) ?? new Set<number>();
+    weeks.set(id, set);
+    for (const day of member.days) if (day >= from && day <= to) set.add(weekStart(day));
+  }
+  return weeks;
+}
+
+/**
+ * The retention grid (`engagement_cohort_retention` over the range): per cohort week, every week from it to the week
+ * of `to`, with the cohort's members active in it; retention rounded to 4 decimals, half away from zero.
+ */
+export function cohortRetention(
+  cohort: readonly CohortMember[],
+  weeks: ReadonlyMap<string, ReadonlySet<number>>,
+  to: number
+): { cohortWeek: string; weekOffset: number; cohortSize: number; activeMembers: number; retention: number }[] {
+  const cohorts = new Map<number, CohortMember[]>();
+  for (const member of cohort) {
+    const week = epochDay(member.cohortWeek);
+    cohorts.set(week, [...(cohorts.get(week) ?? []), member]);
+  }
+  const lastWeek = weekStart(to);
+  const rows = [];
+  for (const [cohortWeek, members] of [...cohorts].sort(([a], [b]) => a - b)) {
+    for (let week = cohortWeek; week <= lastWeek; week += 7) {
+      const active = members.filter((m) => weeks.get(`${m.groupJid}\u0000${m.participantId}`)?.has(week)).length;
+      rows.push({
+        cohortWeek: dayText(cohortWeek),
+        weekOffset: (week - cohortWeek) / 7,
+        cohortSize: members.length,
+        activeMembers: active,
+        // round(active / size, 4) of numeric: half away from zero, in integers.
+        retention: Math.floor((2 * active * 10_000 + members.length) / (2 * members.length)) / 10_000,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Per cohort week, its members active in the week `offsetWeeks` after it; null while that week is after `to`'s. */
+export function cohortActiveInWeek(
+  cohort: readonly CohortMember[],
+  weeks: ReadonlyMap<string, ReadonlySet<number>>,
+  offsetWeeks: number,
+  to: number
+): Map<string, number | null> {
+  const counts = new Map<string, number | null>();
+  for (const member of cohort) {
+    const target = epochDay(member.cohortWeek) + 7 * offsetWeeks;
+    if (target > weekStart(to)) {
+      counts.set(member.cohortWeek, null);
+      continue;
+    }
+    const isActive = weeks.get(`${member.groupJid}\u0000${member.participantId}`)?.has(target) === true;
+    counts.set(member.cohortWeek, (counts.get(member.cohortWeek) ?? 0) + (isActive ? 1 : 0));
+  }
+  return counts;
+}
