@@ -30,22 +30,23 @@ function readManifestSdkVersion(path: string): string | null {
   }
 }
 
-/** Latest modification time (ms) of the compiled workflow modules in `dir` (a flat folder), bundles left out. */
-function newestWorkflowModuleMs(dir: string): number {
+/** Latest modification time (ms) of the workflow modules (`extension`) in `dir` (a flat folder), bundles left out. */
+function newestWorkflowModuleMs(dir: string, extension: '.js' | '.ts'): number {
   const bundles = new Set<string>(Object.values(PREBUILT_WORKFLOW_BUNDLE_FILES));
   let newest = 0;
   for (const name of readdirSync(dir)) {
-    if (bundles.has(name) || !name.endsWith('.js')) continue;
+    if (bundles.has(name) || !name.endsWith(extension)) continue;
     newest = Math.max(newest, statSync(join(dir, name)).mtimeMs);
   }
   return newest;
 }
 
 /**
- * The prebuilt bundle a worker can load instead of bundling `workflowsPath` at start: only for compiled workflows
- * (`…/workflows/index.js`; under tsx the sources are bundled as they are), only when the build that wrote it used
- * the `@temporalio/workflow` installed now, and only when no compiled workflow module (nor the failure converter)
- * is newer than it. Otherwise null, and the worker bundles at start as before.
+ * The prebuilt bundle a worker can load instead of bundling `workflowsPath` at start: the one next to the compiled
+ * workflows (`dist/workflows/`; for `workflows/index.ts` under tsx or vitest, the checkout's `dist/workflows/`),
+ * only when the build that wrote it used the `@temporalio/workflow` installed now, and only when no workflow module
+ * the worker would bundle (compiled, or the sources under tsx) nor the failure converter is newer than it.
+ * Otherwise null, and the worker bundles at start as before.
  *
  * @param workflowsPath - the worker's `workflowsPath` (`resolveWorkflowsPath()`).
  * @param failureConverterPath - the data converter's `failureConverterPath`, when the worker has one.
@@ -55,15 +56,16 @@ export function findPrebuiltWorkflowBundle(
   workflowsPath: string,
   failureConverterPath: string | undefined
 ): { codePath: string } | null {
-  if (!workflowsPath.endsWith('.js')) return null;
-  const dir = dirname(workflowsPath);
+  const extension = workflowsPath.endsWith('.ts') ? '.ts' : '.js';
+  const modulesDir = dirname(workflowsPath);
+  const dir = extension === '.ts' ? join(modulesDir, '..', 'dist', 'workflows') : modulesDir;
   const files = PREBUILT_WORKFLOW_BUNDLE_FILES;
   const codePath = join(dir, failureConverterPath === undefined ? files.plain : files.encodedFailures);
   if (readManifestSdkVersion(join(dir, files.manifest)) !== installedWorkflowSdkVersion()) return null;
   try {
     const builtAtMs = statSync(codePath).mtimeMs;
     const inputsMs = Math.max(
-      newestWorkflowModuleMs(dir),
+      newestWorkflowModuleMs(modulesDir, extension),
       failureConverterPath === undefined ? 0 : statSync(failureConverterPath).mtimeMs
     );
     return inputsMs <= builtAtMs ? { codePath } : null;

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { runSendDemo } from '../demo-send/run-send-demo.js';
-import { formatSendDemoSummary } from '../demo-send/send-demo-summary.js';
 import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { createShutdownSignal } from '../run-until-os-signal.js';
 import { DAY_MS, integerInRange } from './option-parsers.js';
@@ -36,6 +34,11 @@ export function registerDemoSendCommand(program: Command): void {
       // The injected faults log warnings by design (failed dispatch attempts); the summary tells the story.
       const logger = createCliLogger('error');
       await claimDemoDataDir(options.dataDir, logger);
+      // Loaded only now: a refused data folder never pays for the stack's modules (Temporal, Fastify, …).
+      const [{ runSendDemo }, { formatSendDemoSummary }] = await Promise.all([
+        import('../demo-send/run-send-demo.js'),
+        import('../demo-send/send-demo-summary.js'),
+      ]);
       const shutdown = createShutdownSignal(logger);
       try {
         const { summary, messages } = await runSendDemo({

@@ -134,18 +134,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const uiPort = options.uiPort === null ? null : (options.uiPort ?? (await findFreePort()));
     const codec = await step(startDevCodecServer(layout, env, { uiPort, codecPort: options.codecPort ?? 0 }, logger));
     if (codec) teardown.defer('codec-server', () => codec.server.close());
-    const temporal = await step(
-      startTemporalDevServer({
-        cliPath: resolveTemporalCliPath(env),
-        dbFile: layout.temporalDbFile,
-        port: options.temporalPort,
-        uiPort,
-        uiCodecEndpoint: codec?.uiEndpoint,
-        pidFile: layout.temporalPidFile,
-        onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
-      })
+    // The Temporal dev server and PostgreSQL start side by side (neither needs the other); each is handed to the
+    // teardown as soon as it is up, so when one fails the other still stops.
+    const [temporal, databaseUrl] = await bothOrFirstFailure(
+      step(
+        startTemporalDevServer({
+          cliPath: resolveTemporalCliPath(env),
+          dbFile: layout.temporalDbFile,
+          port: options.temporalPort,
+          uiPort,
+          uiCodecEndpoint: codec?.uiEndpoint,
+          pidFile: layout.temporalPidFile,
+          onLog: (line) => logger.debug({ component: 'temporal-dev-server', line }, 'temporal output'),
+        })
+      ).then((server) => {
+        teardown.defer('temporal-dev-server', () => server.stop());
+        return server;
+      }),
+      env['DATABASE_URL'] ? Promise.resolve(env['DATABASE_URL']) : startStackPostgres(layout, options, teardown)
     );
-    teardown.defer('temporal-dev-server', () => temporal.stop());
     writeDevStackFile(layout.stackFile, { temporalAddress: temporal.address });
     logger.info(
       { address: temporal.address, uiUrl: temporal.uiUrl, serverPid: temporal.pid },
@@ -159,7 +166,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     checkpoint();
 
-    const databaseUrl = env['DATABASE_URL'] || (await startStackPostgres(layout, options, teardown));
     await step(runMigrations({ databaseUrl, logger }));
     checkpoint();
 
@@ -296,6 +302,14 @@ function stackEnvironment(
     ...options.env,
     DATABASE_URL: databaseUrl,
   };
+}
+
+/** Both results once both have settled; @throws the first one's error when it failed, else the second one's. */
+async function bothOrFirstFailure<A, B>(first: Promise<A>, second: Promise<B>): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
 }
 
 /** Rejects with the signal's reason as soon as it aborts, whatever `promise` is still doing. */

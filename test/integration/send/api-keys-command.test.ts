@@ -61,35 +61,42 @@ describe('wa-lake api-keys create --webhook-url (ADR 0011)', () => {
 
   it('stores the secret marked clear, and says so, without PAYLOAD_ENCRYPTION_KEYS; no secret without a URL', async () => {
     const withUrl = `cli-${randomUUID()}`;
-    const clear = await createKeyCli(['--name', withUrl, '--webhook-url', 'http://127.0.0.1:9/hook'], {
-      SEND_WEBHOOK_ALLOW_HTTP: 'true',
-      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
-    });
+    const withoutUrl = `cli-${randomUUID()}`;
+    // Two keys of their own names: created side by side.
+    const [clear, plain] = await Promise.all([
+      createKeyCli(['--name', withUrl, '--webhook-url', 'http://127.0.0.1:9/hook'], {
+        SEND_WEBHOOK_ALLOW_HTTP: 'true',
+        SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+      }),
+      createKeyCli(['--name', withoutUrl]),
+    ]);
     expect(clear.code).toBe(0);
     expect(clear.stdout).toContain('stored in clear');
     expect(await storedSecret(withUrl)).toMatch(/^clear:whsec_/);
-    const withoutUrl = `cli-${randomUUID()}`;
-    const plain = await createKeyCli(['--name', withoutUrl]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).not.toContain('whsec_');
     expect(await storedSecret(withoutUrl)).toBeNull();
   });
 
   it('refuses loopback, metadata and credential URLs (any notation) unless development allows them (ADR 0014)', async () => {
-    for (const url of [
-      'https://2130706433/hook',
-      'https://169.254.169.254/latest/meta-data/',
-      'https://u:p@crm.example/',
-    ]) {
-      const name = `cli-${randomUUID()}`;
-      const result = await createKeyCli(['--name', name, '--webhook-url', url]);
+    const urls = ['https://2130706433/hook', 'https://169.254.169.254/latest/meta-data/', 'https://u:p@crm.example/'];
+    // Each refusal is its own run under its own name: all of them side by side.
+    const [refusals, plainHttp] = await Promise.all([
+      Promise.all(
+        urls.map(async (url) => {
+          const name = `cli-${randomUUID()}`;
+          return { url, name, result: await createKeyCli(['--name', name, '--webhook-url', url]) };
+        })
+      ),
+      createKeyCli(['--name', `cli-${randomUUID()}`, '--webhook-url', 'http://127.0.0.1:9/h'], {
+        SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
+      }),
+    ]);
+    for (const { url, name, result } of refusals) {
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(`webhook URL "${url}" is refused`);
       expect((await pool.query('SELECT 1 FROM send_api_keys WHERE name = $1', [name])).rowCount).toBe(0);
     }
-    const plainHttp = await createKeyCli(['--name', `cli-${randomUUID()}`, '--webhook-url', 'http://127.0.0.1:9/h'], {
-      SEND_WEBHOOK_ALLOW_PRIVATE: 'true',
-    });
     expect(plainHttp.stderr).toContain('http needs SEND_WEBHOOK_ALLOW_HTTP=true');
   });
 
@@ -118,7 +125,7 @@ describe('wa-lake api-keys revoke / list and opt-in list (ADR 0009)', () => {
   }
 
   it('revokes by a prefix of the shown key prefix or of the id, idempotently', async () => {
-    const byKeyPrefix = await createKey();
+    const [byKeyPrefix, byId] = await Promise.all([createKey(), createKey()]);
     const first = await runCli(['api-keys', 'revoke', byKeyPrefix.prefix.slice(0, 8)]);
     expect({ code: first.code, revoked: await isRevoked(byKeyPrefix.id) }).toEqual({ code: 0, revoked: true });
     expect(first.stdout).toContain(`revoked key ${byKeyPrefix.id}`);
@@ -126,20 +133,20 @@ describe('wa-lake api-keys revoke / list and opt-in list (ADR 0009)', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('already revoked');
 
-    const byId = await createKey();
     const result = await runCli(['api-keys', 'revoke', byId.id.slice(0, 8)]);
     expect({ code: result.code, revoked: await isRevoked(byId.id) }).toEqual({ code: 0, revoked: true });
   });
 
   it('lists the matches and revokes nothing for an ambiguous prefix; exit 1 for no match', async () => {
-    const first = await createKey();
-    const second = await createKey();
-    const ambiguous = await runCli(['api-keys', 'revoke', 'wlk_', '--yes']);
+    const [first, second] = await Promise.all([createKey(), createKey()]);
+    const [ambiguous, none] = await Promise.all([
+      runCli(['api-keys', 'revoke', 'wlk_', '--yes']),
+      runCli(['api-keys', 'revoke', 'nosuchkey']),
+    ]);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain(first.id);
     expect(ambiguous.stderr).toContain(second.id);
     expect([await isRevoked(first.id), await isRevoked(second.id)]).toEqual([false, false]);
-    const none = await runCli(['api-keys', 'revoke', 'nosuchkey']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('wa-lake: no API key');
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,9 +19,9 @@ describe('findPrebuiltWorkflowBundle', () => {
   let dir: string;
   let converter: string;
   const index = (): string => join(dir, 'index.js');
-  const build = (sdkVersion = installedWorkflowSdkVersion()): void => {
-    for (const file of [FILES.plain, FILES.encodedFailures]) writeFileSync(join(dir, file), 'bundle');
-    writeFileSync(join(dir, FILES.manifest), JSON.stringify({ sdkVersion }));
+  const build = (sdkVersion = installedWorkflowSdkVersion(), at = dir): void => {
+    for (const file of [FILES.plain, FILES.encodedFailures]) writeFileSync(join(at, file), 'bundle');
+    writeFileSync(join(at, FILES.manifest), JSON.stringify({ sdkVersion }));
   };
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'wa-lake-bundle-'));
@@ -39,9 +39,24 @@ describe('findPrebuiltWorkflowBundle', () => {
     expect(findPrebuiltWorkflowBundle(index(), converter)).toEqual({ codePath: join(dir, FILES.encodedFailures) });
   });
 
-  it('bundles at start (null) for workflows run from source', () => {
-    build();
-    expect(findPrebuiltWorkflowBundle(join(dir, 'index.ts'), undefined)).toBeNull();
+  it("serves workflows run from source the checkout's build, while no source is newer than it", () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'wa-lake-checkout-'));
+    try {
+      const sources = join(checkout, 'workflows');
+      mkdirSync(sources);
+      writeFileSync(join(sources, 'index.ts'), 'export {};');
+      touchAt(join(sources, 'index.ts'), -60);
+      const compiled = join(checkout, 'dist', 'workflows');
+      mkdirSync(compiled, { recursive: true });
+      build(undefined, compiled);
+      expect(findPrebuiltWorkflowBundle(join(sources, 'index.ts'), undefined)).toEqual({
+        codePath: join(compiled, FILES.plain),
+      });
+      touchAt(join(sources, 'index.ts'), 60);
+      expect(findPrebuiltWorkflowBundle(join(sources, 'index.ts'), undefined)).toBeNull();
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
   });
 
   it('bundles at start (null) without a build, or with a build of another SDK', () => {
