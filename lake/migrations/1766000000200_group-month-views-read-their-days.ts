@@ -104,8 +104,8 @@ const LAST_WEEK = `
 // Candidates per group and local day: the days come from `engagement_first_message_days` (every day a group has a
 // message with a sender), so a filter on group and day reaches that table's index; each day's messages are read
 // through (chat_jid, sent_at) from a day before to a day after it in UTC (any zone is within a day of UTC) and kept to
-// the local day. A message is its sender's first in the group only if it is their first of the day, which is asked
-// first; then the first message and the first join are asked for that sender alone.
+// the local day. A message is its sender's first in the group only if it is the first of the day under the key its
+// event names, which is asked first; then the first message and the first join are asked for that sender alone.
 const UNANSWERED_CANDIDATES = `
   SELECT v.group_jid, v.message_id, v.sender_id, v.person_key, v.sent_at, v.day, v.is_question, v.is_newcomer_first,
          a.answered_at,
@@ -122,17 +122,18 @@ const UNANSWERED_CANDIDATES = `
                                         AND j.change = 'join') <= m.sent_at END, false) AS is_newcomer_first
             FROM (SELECT DISTINCT group_jid::varchar(255) AS group_jid, day FROM engagement_first_message_days) d
            CROSS JOIN LATERAL (
+                 SELECT w.message_id, w.sender_id, w.sent_at,
+                        row_number() OVER (PARTITION BY w.sender_id ORDER BY w.sent_at, w.message_id) AS day_rank
+                   FROM whatsapp_message_records_attributed w
+                  WHERE w.chat_jid = d.group_jid AND w.is_message AND w.sender_id IS NOT NULL
+                    AND w.sent_at >= (d.day - 1)::timestamp AT TIME ZONE 'UTC'
+                    AND w.sent_at < (d.day + 2)::timestamp AT TIME ZONE 'UTC'
+                    AND (w.sent_at AT TIME ZONE (SELECT wa_engagement_time_zone()))::date = d.day) w
+            LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = w.sender_id
+            LEFT JOIN whatsapp_person_identities i ON i.participant_id = COALESCE(o.lid, w.sender_id)
+           CROSS JOIN LATERAL (
                  SELECT w.message_id::varchar(255) AS message_id, COALESCE(o.lid, w.sender_id)::varchar(255) AS sender_id,
-                        COALESCE(i.person_key, o.lid, w.sender_id)::varchar(255) AS person_key, w.sent_at,
-                        row_number() OVER (PARTITION BY COALESCE(o.lid, w.sender_id) ORDER BY w.sent_at, w.message_id)
-                          AS day_rank
-                   FROM (SELECT w.* FROM whatsapp_message_records_attributed w
-                          WHERE w.chat_jid = d.group_jid AND w.is_message AND w.sender_id IS NOT NULL
-                            AND w.sent_at >= (d.day - 1)::timestamp AT TIME ZONE 'UTC'
-                            AND w.sent_at < (d.day + 2)::timestamp AT TIME ZONE 'UTC'
-                            AND (w.sent_at AT TIME ZONE (SELECT wa_engagement_time_zone()))::date = d.day) w
-                   LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = w.sender_id
-                   LEFT JOIN whatsapp_person_identities i ON i.participant_id = COALESCE(o.lid, w.sender_id)) m
+                        COALESCE(i.person_key, o.lid, w.sender_id)::varchar(255) AS person_key, w.sent_at, w.day_rank) m
             LEFT JOIN LATERAL (SELECT x.is_question, x.mentions_group FROM whatsapp_message_contexts x
                                 WHERE x.chat_jid = d.group_jid AND x.message_id = m.message_id OFFSET 0) x ON true) v
     LEFT JOIN LATERAL engagement_answer(v.group_jid, v.message_id, v.sent_at, v.sender_id, v.person_key) a ON true
@@ -171,21 +172,24 @@ const MEMBER_RECEIVED_DAYS = `
            GROUP BY a.chat_jid, (COALESCE(o.lid, t.sender_id)), ((a.at AT TIME ZONE wa_engagement_time_zone())::date)) v
     LEFT JOIN ${NAMES} n ON n.participant_id = v.participant_id`;
 
-// Migration `1766000000002`'s cohort retention with the last week of `engagement_last_cohort_week()`.
+// Migration `1766000000002`'s cohort retention with the last week of `engagement_last_cohort_week()`, each cohort
+// member's active weeks read by the member's keys from the cohort week on (the member-day rollup's key index).
 const COHORT_RETENTION = `
   WITH cohorts AS NOT MATERIALIZED (
     SELECT group_jid, participant_id,
            date_trunc('week', min(at) AT TIME ZONE wa_engagement_time_zone())::date AS cohort_week
       FROM engagement_membership_changes WHERE change = 'join' GROUP BY 1, 2),
   sizes AS NOT MATERIALIZED (SELECT group_jid, cohort_week, count(*)::int AS cohort_size FROM cohorts GROUP BY 1, 2),
-  active_weeks AS NOT MATERIALIZED (
-    SELECT DISTINCT group_jid, participant_id, date_trunc('week', day)::date AS week
-      FROM engagement_member_activity_days),
   active AS NOT MATERIALIZED (
     SELECT c.group_jid, c.cohort_week, w.week, count(*)::int AS members
       FROM cohorts c
-      JOIN active_weeks w ON w.group_jid = c.group_jid AND w.participant_id = c.participant_id
-                         AND w.week >= c.cohort_week
+     CROSS JOIN LATERAL (
+           SELECT DISTINCT date_trunc('week', d.day)::date AS week
+             FROM engagement_participant_keys(c.participant_id) k
+            CROSS JOIN LATERAL (
+                  SELECT d.day FROM engagement_member_day_totals d
+                   WHERE d.participant_key = k.participant_key AND d.group_jid = c.group_jid
+                     AND d.day >= c.cohort_week OFFSET 0) d) w
      GROUP BY 1, 2, 3),
   last_week AS NOT MATERIALIZED (SELECT engagement_last_cohort_week() AS week)
   SELECT s.group_jid, s.cohort_week, (w.week::date - s.cohort_week) / 7 AS week_offset, s.cohort_size,
@@ -199,9 +203,11 @@ const COHORT_RETENTION = `
 // alone, the active weeks 4 and 12 as index probes into the member-day rollup by the member's keys.
 const ACTIVE_IN_WEEK = (offsetDays: number): string => `EXISTS (
                     SELECT 1 FROM engagement_participant_keys(c.participant_id) k
-                      JOIN engagement_member_day_totals d ON d.participant_key = k.participant_key
-                     WHERE d.group_jid = c.group_jid
-                       AND d.day BETWEEN c.cohort_week + ${String(offsetDays)} AND c.cohort_week + ${String(offsetDays + 6)})`;
+                     CROSS JOIN LATERAL (
+                           SELECT d.day FROM engagement_member_day_totals d
+                            WHERE d.participant_key = k.participant_key AND d.group_jid = c.group_jid
+                              AND d.day BETWEEN c.cohort_week + ${String(offsetDays)} AND c.cohort_week + ${String(offsetDays + 6)}
+                           OFFSET 0) d)`;
 const NEWCOMER_FUNNEL = `
   WITH cohorts AS NOT MATERIALIZED (
     SELECT group_jid, participant_id, min(at) AS joined_at,
