@@ -199,6 +199,35 @@ const COHORT_RETENTION = `
    CROSS JOIN LATERAL generate_series(s.cohort_week, l.week, interval '7 days') AS w (week)
     LEFT JOIN active a ON a.group_jid = s.group_jid AND a.cohort_week = s.cohort_week AND a.week = w.week::date`;
 
+// `engagement_reply_graph` as `engagement_reply_edges` resolves its edges (migration `1766000000001`), reading the
+// group's links once for both kinds: a reply counts per link, a mention once per message (the edges' DISTINCT; in one
+// pair a mention edge is one message), the span over both.
+const REPLY_GRAPH = `
+  SELECT v.group_jid, v.from_participant_id, v.to_participant_id, v.replies, v.mentions, v.first_at, v.last_at,
+         f.display_name AS from_display_name, t.display_name AS to_display_name
+    FROM (SELECT e.group_jid, e.sender_id AS from_participant_id, e.target_participant_id AS to_participant_id,
+                 count(*) FILTER (WHERE e.kind = 'reply')::integer AS replies,
+                 count(DISTINCT e.message_id) FILTER (WHERE e.kind = 'mention')::integer AS mentions,
+                 min(e.sent_at) AS first_at, max(e.sent_at) AS last_at
+            FROM (SELECT l.group_jid::varchar(255) AS group_jid, l.message_id::varchar(255) AS message_id,
+                         COALESCE(so.lid, l.sender_key)::varchar(255) AS sender_id, l.sent_at, l.kind,
+                         CASE WHEN l.kind = 'reply' THEN COALESCE(tw.lid, t.sender_id, qo.lid, l.target_key::varchar)
+                              ELSE COALESCE(qo.lid, l.target_key::varchar) END AS target_participant_id
+                    FROM engagement_message_links l
+                    LEFT JOIN whatsapp_phone_owners so ON so.phone_jid = l.sender_key
+                    LEFT JOIN LATERAL (
+                          SELECT a.sender_id FROM whatsapp_message_records_attributed a
+                           WHERE l.kind = 'reply' AND a.chat_jid = l.group_jid AND a.message_id = l.target_message_id
+                             AND a.is_message
+                          OFFSET 0) t ON true
+                    LEFT JOIN whatsapp_phone_owners tw ON tw.phone_jid = t.sender_id
+                    LEFT JOIN whatsapp_phone_owners qo ON qo.phone_jid = l.target_key
+                   WHERE l.kind IN ('reply', 'mention')) e
+           WHERE e.target_participant_id IS NOT NULL
+           GROUP BY e.group_jid, e.sender_id, e.target_participant_id) v
+    LEFT JOIN ${NAMES} f ON f.participant_id = v.from_participant_id
+    LEFT JOIN ${NAMES} t ON t.participant_id = v.to_participant_id`;
+
 // Per cohort member (first join per group, as before): the first message and its answer asked for that member
 // alone, the active weeks 4 and 12 as index probes into the member-day rollup by the member's keys.
 const ACTIVE_IN_WEEK = (offsetDays: number): string => `EXISTS (
@@ -246,6 +275,7 @@ const NEWCOMER_FUNNEL = `
  *   activity week and every candidate of the lake; `engagement_cohort_retention` takes the same last week.
  * - `engagement_member_received_days` (and `engagement_member_daily` over it) lets the day filter reach the reactions
  *   before the current one per reactor is chosen, and looks each activity's message up by its key.
+ * - `engagement_reply_graph` reads the group's reply and mention links once for both kinds.
  *
  * Irreversible (`down = false`), as migration `1766000000002`.
  */
@@ -258,6 +288,7 @@ export function up(pgm: MigrationBuilder): void {
   pgm.sql(`CREATE OR REPLACE VIEW engagement_member_received_days AS ${MEMBER_RECEIVED_DAYS}`);
   pgm.sql(`CREATE OR REPLACE VIEW engagement_newcomer_funnel AS ${NEWCOMER_FUNNEL}`);
   pgm.sql(`CREATE OR REPLACE VIEW engagement_cohort_retention AS ${COHORT_RETENTION}`);
+  pgm.sql(`CREATE OR REPLACE VIEW engagement_reply_graph AS ${REPLY_GRAPH}`);
 }
 
 export const down = false;
