@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../../helpers/collector-test-kit.js';
+import { UNREACHABLE_TEMPORAL_ENV } from '../../helpers/run-cli.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 const run = promisify(execFile);
@@ -21,7 +22,9 @@ async function replayCli(content: string): Promise<{ code: number; stdout: strin
     PATH: process.env['PATH'] ?? '',
     OUTBOX_PATH: join(dir, 'outbox.sqlite'),
     AUTH_DIR: join(dir, 'auth'),
-    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    ...UNREACHABLE_TEMPORAL_ENV,
+    // Longer than the --wait-ms below, so the replay stops with a workflow start in flight.
+    OUTBOX_RELAY_START_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'warn',
   };
   try {
