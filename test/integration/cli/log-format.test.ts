@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../helpers/run-cli.js';
+import { runCli, UNREACHABLE_TEMPORAL_ENV } from '../../helpers/run-cli.js';
 
 const CAPTURE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 
@@ -68,12 +68,12 @@ describe('wa-lake log output', () => {
           env: {
             OUTBOX_PATH: join(dir, `${name}.sqlite`),
             AUTH_DIR: join(dir, 'auth'),
-            TEMPORAL_ADDRESS: '127.0.0.1:1',
+            ...UNREACHABLE_TEMPORAL_ENV,
             LOG_LEVEL: 'info',
             LOG_FORMAT: format,
           },
         });
-      const json = await replay('json', 'json');
+      const [json, pretty] = await Promise.all([replay('json', 'json'), replay('pretty', 'pretty')]);
       expect(json.code, json.stderr).toBe(0);
       expect(notJson(`${json.stdout}\n${json.stderr}`)).toEqual([]);
       const summary = json.stdout
@@ -89,7 +89,6 @@ describe('wa-lake log output', () => {
       );
       expect(summary[0]).not.toHaveProperty('eventIds');
       // A person reads the words.
-      const pretty = await replay('pretty', 'pretty');
       expect(pretty.code, pretty.stderr).toBe(0);
       expect(pretty.stdout).toMatch(/^\d+ still pending \(the next collector run sends them\)$/m);
       expect(pretty.stdout).toMatch(/^read \d+ lines: /m);
