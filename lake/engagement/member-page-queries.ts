@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../pool.js';
+import { readAtSnapshotSideBySide } from '../snapshot-readers.js';
 import { epochDay, levelMonths } from './report-presence.js';
 import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
@@ -251,6 +252,15 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
       const groupsWritten = written[0]?.groups ?? [];
       // No group written in: one branch whose `group_jid = NULL` matches nothing.
       const conversationGroups: (string | null)[] = groupsWritten.length > 0 ? groupsWritten : [null];
+      // The replies, the conversations and the unanswered list read no temporary table: they run side by side on
+      // this transaction's snapshot, each on a client of its own while the pool has one free.
+      const [replies = [], conversations = [], unanswered = []] = await readAtSnapshotSideBySide<
+        [MemberPage['replies'][number], MemberPage['conversations'], MemberPage['unanswered'][number]]
+      >(pool, client, [
+        { sql: REPLIES_SQL, values: [ids, from, to, groupJid, personKeys, everWritten[0]?.groups ?? []] },
+        { sql: CONVERSATIONS_SQL(conversationGroups.length), values: [ids, from, to, ...conversationGroups] },
+        { sql: UNANSWERED_SQL, values: [ids, from, to, groupsWritten, written[0]?.days ?? []] },
+      ]);
       const page: MemberPage = {
         from,
         to,
@@ -282,16 +292,13 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
           [from, to]
         ),
         levels: await readPersonLevels(client, person.personKey, { from, to }),
-        replies: await q(REPLIES_SQL, [ids, from, to, groupJid, personKeys, everWritten[0]?.groups ?? []]),
-        conversations: (
-          await q<MemberPage['conversations']>(CONVERSATIONS_SQL(conversationGroups.length), [
-            ids,
-            from,
-            to,
-            ...conversationGroups,
-          ])
-        )[0] ?? { started: 0, answered: 0, medianMinutes: null },
-        unanswered: await q(UNANSWERED_SQL, [ids, from, to, groupsWritten, written[0]?.days ?? []]),
+        replies,
+        conversations: conversations[0] ?? {
+          started: 0,
+          answered: 0,
+          medianMinutes: null,
+        },
+        unanswered,
       };
       return page;
     },
