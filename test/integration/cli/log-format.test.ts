@@ -27,7 +27,8 @@ describe('wa-lake log output', () => {
     runCli(['migrate'], { env: { DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'info', ...env } });
 
   it('writes one JSON record per line into a pipe, and with LOG_FORMAT=json', async () => {
-    for (const run of [await migrate({}), await migrate({ LOG_FORMAT: 'json' })]) {
+    // Two migrations at once are safe (the second waits on the advisory lock) and both log their summary.
+    for (const run of await Promise.all([migrate({}), migrate({ LOG_FORMAT: 'json' })])) {
       expect(run.code, run.stderr).toBe(0);
       const records = run.stdout
         .split('\n')
@@ -46,13 +47,15 @@ describe('wa-lake log output', () => {
 
   it('with LOG_FORMAT=json a failed start is one JSON record on stderr too (ADR 0018), else a sentence', async () => {
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
-    const json = await migrate({ ...env, LOG_FORMAT: 'json' });
+    const [json, text] = await Promise.all([
+      migrate({ ...env, LOG_FORMAT: 'json' }),
+      migrate({ ...env, LOG_FORMAT: 'pretty' }),
+    ]);
     expect(json.code).toBe(1);
     const lines = json.stderr.split('\n').filter((line) => line.trim() !== '');
     const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; name: string });
     expect(records.at(-1)).toMatchObject({ level: 60, name: 'wa-lake' });
     expect(records.at(-1)?.msg).toMatch(/^wa-lake: /);
-    const text = await migrate({ ...env, LOG_FORMAT: 'pretty' });
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(/^wa-lake: /m);
   });
