@@ -1,4 +1,4 @@
-import { canonicalPersonJid, phoneJidOf } from './whatsapp-jid.js';
+import { canonicalPersonJid, phoneDigitsOfNumber, phoneJidOf } from './whatsapp-jid.js';
 
 /**
  * The member identifiers of `wa-lake forget --participant` (architecture.md §14, ADR 0010): a LID
@@ -16,7 +16,7 @@ export class InvalidParticipantIdentifierError extends Error {
 
 /**
  * The canonical JID of one participant identifier (`canonicalPersonJid`: `c.us` becomes `s.whatsapp.net`, a
- * device suffix is dropped; a phone number becomes the phone JID of its digits): the key the projections and
+ * device suffix is dropped; a phone number becomes the phone JID of its digits, `phoneDigitsOfNumber`): the key the projections and
  * `whatsapp_member_links` use, so `members link`, `members import`, `members unlink` and `forget` all read
  * participants by this one rule (ADR 0010).
  * `name`: what the error message calls the value (`--participant` for forget, `participant` for members link).
@@ -26,8 +26,8 @@ export function canonicalParticipantJid(input: string, name: string): string {
   const trimmed = input.trim();
   const jid = canonicalPersonJid(trimmed);
   if (jid !== undefined) return jid;
-  const digits = trimmed.replace(/[\s()+-]/g, '');
-  if (/^\d{8,15}$/.test(digits)) return phoneJidOf(digits);
+  const digits = phoneDigitsOfNumber(trimmed);
+  if (digits !== undefined) return phoneJidOf(digits);
   throw new InvalidParticipantIdentifierError(
     `${name} must be a LID (…@lid), a phone JID (…@s.whatsapp.net) or a phone number, got "${input}"`
   );

@@ -142,6 +142,20 @@ export function phoneJidOf(digits: string): string {
   return jidEncode(digits, JID_SERVERS.phone);
 }
 
+// A phone number as a person types it, spaces, dots, dashes and brackets taken out: the international prefix as `+`
+// or `00`, then the number itself, which never starts with 0 (country codes do not).
+const PHONE_NUMBER = /^(?:\+|00)?([1-9]\d{7,14})$/;
+
+/**
+ * The digits of a phone number as a person types it, country code first (`+55 11 98765-4321`, `0055 11 98765 4321`
+ * → `5511987654321`): the international prefix `+` or `00` dropped, then 8–15 digits, the first not 0. Undefined for
+ * anything else (a JID, a name, a national number such as `011 98765-4321`). The one rule every command and API
+ * that accepts a phone number reads it by.
+ */
+export function phoneDigitsOfNumber(text: string): string | undefined {
+  return PHONE_NUMBER.exec(text.trim().replace(/[\s().-]/g, ''))?.[1];
+}
+
 /** The digits of a whole phone JID without device (8–15 digits), or undefined when `text` is none. */
 export function phoneDigitsOfJid(text: string): string | undefined {
   return WELL_FORMED_PHONE_JID.exec(text)?.[1];

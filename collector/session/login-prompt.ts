@@ -1,5 +1,6 @@
 import qrcodeTerminal from 'qrcode-terminal';
 import type { Logger } from '../../common/logger.js';
+import { phoneDigitsOfNumber } from '../../common/whatsapp-jid.js';
 import type { SessionSocket } from './baileys-socket.js';
 
 /** Where the session writes what a human must see to link the device (QR or pairing code). */
@@ -30,11 +31,10 @@ export function renderPairingCode(code: string, write: TerminalWriter): void {
 
 /**
  * Normalizes `--pair-phone` to the digits Baileys expects (country code first, no `+`, spaces or dashes).
- * @returns the digits, or null when the value is not a plausible international number (8–15 digits).
+ * @returns the digits, or null when the value is not a plausible international number (`phoneDigitsOfNumber`).
  */
 export function normalizePairPhone(value: string): string | null {
-  const digits = value.replace(/[\s()+-]/g, '');
-  return /^\d{8,15}$/.test(digits) ? digits : null;
+  return phoneDigitsOfNumber(value) ?? null;
 }
 
 /**

@@ -49,6 +49,15 @@ describe('wa-lake members link refuses what the lake cannot key by', () => {
     expect(await links()).toEqual([{ participant_id: LID, member_id: 'discord:1' }]);
   }, 60_000);
 
+  it('reads the international prefix 00 of a phone number as +', async () => {
+    const run = await runCli(['members', 'link', '0055 11 900000702', 'discord:2'], {
+      env: { DATABASE_URL: fresh.url },
+    });
+    expect(run.code).toBe(0);
+    expect(await links()).toContainEqual({ participant_id: '5511900000702@s.whatsapp.net', member_id: 'discord:2' });
+    expect((await links()).map((link) => link.participant_id)).not.toContain('005511900000702@s.whatsapp.net');
+  }, 60_000);
+
   it('says which member id a new link replaced', async () => {
     await fresh.lake.pool.query(`INSERT INTO whatsapp_participants (id, lid) VALUES ($1, $1) ON CONFLICT DO NOTHING`, [
       LID,
