@@ -55,10 +55,12 @@ export {
 } from './engagement/analyst-datasets.js';
 export {
   listGroups,
+  MEMBER_PAGE_LIST_LIMIT,
   readMemberPage,
   searchMembers,
   type MemberPage,
   type MemberPageOptions,
+  type MemberSearch,
   type MemberSearchHit,
 } from './engagement/member-page-queries.js';
 export {

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Logger } from '../../common/logger.js';
-import { canonicalPersonJid, isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
+import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
   InvertedReportRangeError,
   ReportRangeTooLongError,
@@ -28,6 +28,7 @@ import {
   type DashboardFilters,
   type GroupChoice,
 } from './dashboard-pages.js';
+import { memberPathsFor } from './member-paths.js';
 
 /** Dependencies of {@link buildDashboardApp}. */
 export interface DashboardDeps {
@@ -52,6 +53,9 @@ const querySchema = z.object({
   member: z.string().max(200).optional(),
 });
 type DashboardQuery = z.output<typeof querySchema>;
+
+/** The most hits the member search lists; the page says how many match in all. */
+const SEARCH_HITS_LISTED = 50;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
@@ -79,6 +83,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
   const tokenDigest = digest(deps.token);
+  const paths = memberPathsFor(deps.token);
   // The bundled ECharts (no CDN: the page makes no request outside the dashboard), read once as the dashboard
   // starts: importing this module reads nothing, and a missing bundle stops the start instead of a page.
   const echartsBundle = readFileSync(resolveEchartsBundle('browser'));
@@ -113,15 +118,17 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
 
   // A failure the pages do not name (the lake unreachable, a query refused) is logged, never shown: its text may be
   // PostgreSQL's and name tables, and the page says only where to look.
-  app.setErrorHandler(async (err, _request, reply) => {
+  app.setErrorHandler(async (err, request, reply) => {
     const status = typeof err === 'object' && err !== null && 'statusCode' in err ? Number(err.statusCode) : 500;
     if (status >= 400 && status < 500)
       return reply.code(status).type('text/plain; charset=utf-8').send('the request is not one the dashboard reads');
     loggerInstance.error({ err }, 'dashboard page failed');
+    // The form keeps the filters asked for, so the same page is one click away once the lake answers again.
+    const parsed = parseQuery(request.query);
     const page = renderErrorPage(
       'Dashboard error',
       'the page could not be read from the lake: see the dashboard log',
-      empty,
+      typeof parsed === 'string' ? empty : parsed.filters,
       []
     );
     return html(reply, page, 500);
@@ -141,7 +148,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
         lurkerDays: 30,
         topMembers: 15,
       });
-      return html(reply, renderOverviewPage(report, filters, await groups()));
+      return html(reply, renderOverviewPage(report, filters, await groups(), paths));
     } catch (err) {
       if (err instanceof UnknownReportGroupError)
         return html(reply, renderErrorPage('Unknown group', err.message, empty, await groups()), 404);
@@ -156,17 +163,17 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     if (typeof parsed === 'string')
       return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
     const text = parsed.query.member?.trim() ?? '';
-    const hits = text === '' ? [] : await searchMembers(deps.pool, text, 50);
-    const [only] = hits;
-    if (hits.length === 1 && only) return reply.redirect(memberHref(only.participantId, parsed.filters));
-    return html(reply, renderSearchPage(text, hits, parsed.filters, await groups()));
+    const search = text === '' ? { hits: [], total: 0 } : await searchMembers(deps.pool, text, SEARCH_HITS_LISTED);
+    const [only] = search.hits;
+    if (search.total === 1 && only) return reply.redirect(memberHref(only.participantId, parsed.filters, paths));
+    return html(reply, renderSearchPage(text, search, parsed.filters, await groups(), paths));
   });
 
   app.get<{ Params: { participant: string } }>('/members/:participant', async (request, reply) => {
     const parsed = parseQuery(request.query);
     if (typeof parsed === 'string')
       return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
-    const participantId = canonicalPersonJid(request.params.participant);
+    const participantId = paths.participantOf(request.params.participant);
     const { filters } = parsed;
     const page =
       participantId === undefined
@@ -183,7 +190,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
         renderErrorPage('Unknown member', 'the lake has not seen this member', filters, await groups()),
         404
       );
-    return html(reply, renderMemberPage(page, filters, await groups()));
+    return html(reply, renderMemberPage(page, filters, await groups(), paths));
   });
 
   app.get('/assets/echarts.min.js', async (_request, reply) =>

@@ -1,8 +1,9 @@
 import { isPnUser, phoneDigitsOfJid } from '../../common/whatsapp-jid.js';
-import type { EngagementReport, MemberPage, MemberSearchHit } from '../../lake/index.js';
+import { MEMBER_PAGE_LIST_LIMIT, type EngagementReport, type MemberPage, type MemberSearch } from '../../lake/index.js';
 import { chartBody, COUNT_AXIS, type ChartSpec } from '../report/chart-svg.js';
 import { maskPhone, memberLabel } from '../report/render-charts.js';
 import { describeReportScope, escapeHtml, REPORT_STYLE, renderReportSections } from '../report/render-html.js';
+import type { MemberPaths } from './member-paths.js';
 
 /** The filters every page carries (ADR 0025): a group, a range of local days, a member search. */
 export interface DashboardFilters {
@@ -38,9 +39,9 @@ export function hrefWith(path: string, filters: DashboardFilters, extra: Record<
   return text === '' ? path : `${path}?${text}`;
 }
 
-/** A member page's address: the participant id in the path, the filters in the query. */
-export const memberHref = (participantId: string, filters: DashboardFilters): string =>
-  hrefWith(`/members/${encodeURIComponent(participantId)}`, filters);
+/** A member page's address: the participant's path segment (a phone JID sealed) in the path, the filters in the query. */
+export const memberHref = (participantId: string, filters: DashboardFilters, paths: MemberPaths): string =>
+  hrefWith(`/members/${encodeURIComponent(paths.segmentOf(participantId))}`, filters);
 
 /** A chart drawn in the browser by the bundled ECharts from its option (see DASHBOARD_CLIENT_SCRIPT). */
 export function renderBrowserChart(chart: ChartSpec): string {
@@ -84,34 +85,41 @@ ${options.body}
 }
 
 /** The overview: the report's content, charts drawn in the browser, top members linked to their pages. */
-export function renderOverviewPage(report: EngagementReport, filters: DashboardFilters, groups: GroupChoice[]): string {
+export function renderOverviewPage(
+  report: EngagementReport,
+  filters: DashboardFilters,
+  groups: GroupChoice[],
+  paths: MemberPaths
+): string {
   const subject = groups.find((group) => group.groupJid === report.groupJid)?.subject ?? null;
   const body = `<p class="meta">${escapeHtml(describeReportScope(report, subject))}</p>
 ${renderReportSections(report, {
-  memberHref: (participantId) => memberHref(participantId, filters),
+  memberHref: (participantId) => memberHref(participantId, filters, paths),
   renderChart: renderBrowserChart,
 })}`;
   const title = report.groupJid === null ? 'Engagement' : `Engagement · ${subject ?? report.groupJid}`;
   return renderDashboardPage({ title, filters, groups, body });
 }
 
-/** The member search's results: each links to the member's page. */
+/** The member search's results: each links to the member's page; a count says when only the first are listed. */
 export function renderSearchPage(
   text: string,
-  hits: readonly MemberSearchHit[],
+  search: MemberSearch,
   filters: DashboardFilters,
-  groups: GroupChoice[]
+  groups: GroupChoice[],
+  paths: MemberPaths
 ): string {
+  const { hits, total } = search;
   const rows = hits
     .map(
       (hit) =>
-        `<tr><td><a href="${escapeHtml(memberHref(hit.participantId, filters))}">${escapeHtml(memberLabel(hit))}</a></td><td>${escapeHtml(hit.memberId ?? '')}</td></tr>`
+        `<tr><td><a href="${escapeHtml(memberHref(hit.participantId, filters, paths))}">${escapeHtml(memberLabel(hit))}</a></td><td>${escapeHtml(hit.memberId ?? '')}</td></tr>`
     )
     .join('');
   const body =
     text === ''
       ? '<p>Type a name, a participant id or a member id in the member box.</p>'
-      : `<table id="member-hits"><tr><th>member</th><th>member id</th></tr>${rows}</table>${hits.length === 0 ? '<p>No member matches.</p>' : ''}`;
+      : `${total > hits.length ? `<p class="meta" id="member-hits-count">first ${String(hits.length)} of ${String(total)} members: type more of the name to narrow the search</p>` : ''}<table id="member-hits"><tr><th>member</th><th>member id</th></tr>${rows}</table>${hits.length === 0 ? '<p>No member matches.</p>' : ''}`;
   return renderDashboardPage({ title: 'Members', filters, groups, body, member: text });
 }
 
@@ -122,8 +130,20 @@ const participantLabel = (participantId: string): string =>
 const cells = (values: readonly (string | number | null)[]): string =>
   values.map((value) => `<td>${value === null ? '—' : escapeHtml(String(value))}</td>`).join('');
 
+/** The count of a list the member page shows at most {@link MEMBER_PAGE_LIST_LIMIT} of, and which it lists. */
+function listedCount(id: string, shown: number, total: number, noun: string, which: string): string {
+  const all = `${String(total)} ${noun}${total === 1 ? '' : 's'}`;
+  const text = shown < total ? `${all}, ${which} ${String(MEMBER_PAGE_LIST_LIMIT)} listed` : all;
+  return `<p class="meta" id="${id}">${escapeHtml(text)}</p>`;
+}
+
 /** One person's page: who they are, their groups, activity, levels, replies given and received. */
-export function renderMemberPage(page: MemberPage, filters: DashboardFilters, groups: GroupChoice[]): string {
+export function renderMemberPage(
+  page: MemberPage,
+  filters: DashboardFilters,
+  groups: GroupChoice[],
+  paths: MemberPaths
+): string {
   const ids = page.participants
     .map((p) => {
       const phone = p.phoneJid ? ` (phone ${maskPhone(phoneDigitsOfJid(p.phoneJid) ?? '')})` : '';
@@ -144,7 +164,7 @@ export function renderMemberPage(page: MemberPage, filters: DashboardFilters, gr
   const replyRows = page.replies
     .map(
       (r) =>
-        `<tr><td><a href="${escapeHtml(memberHref(r.participantId, filters))}">${escapeHtml(memberLabel(r))}</a></td>${cells([r.repliesGiven, r.mentionsGiven, r.repliesReceived, r.mentionsReceived])}</tr>`
+        `<tr><td><a href="${escapeHtml(memberHref(r.participantId, filters, paths))}">${escapeHtml(memberLabel(r))}</a></td>${cells([r.repliesGiven, r.mentionsGiven, r.repliesReceived, r.mentionsReceived])}</tr>`
     )
     .join('');
   const unansweredRows = page.unanswered
@@ -167,7 +187,7 @@ export function renderMemberPage(page: MemberPage, filters: DashboardFilters, gr
     }),
   });
   const body = `<dl class="identity" id="identity"><dt>member id</dt><dd>${escapeHtml(page.memberId ?? '—')}</dd>
-<dt>counted as</dt><dd>${escapeHtml(page.personKey)}</dd><dt>WhatsApp ids</dt><dd><ul>${ids}</ul></dd>
+<dt>counted as</dt><dd>${escapeHtml(participantLabel(page.personKey))}</dd><dt>WhatsApp ids</dt><dd><ul>${ids}</ul></dd>
 <dt>conversations started</dt><dd>${String(started)}, ${String(answered)} answered${medianMinutes === null ? '' : `, median first response ${medianMinutes.toFixed(0)} min`}</dd></dl>
 <h2>Groups</h2>
 <table id="member-groups"><tr><th>group</th><th>role</th><th>joined</th><th>left</th><th>messages</th><th>replies</th><th>reactions given</th><th>active days</th></tr>${groupRows}</table>
@@ -175,8 +195,10 @@ ${activity}
 <h2>Level by month</h2>
 <table id="member-levels"><tr><th>month</th><th>level</th><th>movement</th></tr>${levelRows}</table>
 <h2>Replies and mentions, given and received</h2>
+${listedCount('reply-partners-count', page.replies.length, page.replyPartnersTotal, 'participant', 'the busiest')}
 <table id="member-replies"><tr><th>with</th><th>replies given</th><th>mentions given</th><th>replies received</th><th>mentions received</th></tr>${replyRows}</table>
 <h2>Unanswered within 24 h</h2>
+${listedCount('unanswered-count', page.unanswered.length, page.unansweredTotal, 'message', 'the latest')}
 <table id="member-unanswered"><tr><th>sent</th><th>group</th><th>what</th><th>message id</th></tr>${unansweredRows}</table>
 <h2>Names seen</h2>
 <table id="member-names"><tr><th>name</th><th>kind</th><th>first seen</th><th>last seen</th></tr>${names}</table>`;

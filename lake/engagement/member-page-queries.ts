@@ -52,18 +52,26 @@ export interface MemberPage {
   days: { day: string; messages: number; replies: number; reactionsGiven: number }[];
   /** The person's level per month of the range (`engagement_member_levels`), with its movement. */
   levels: { month: string; level: number | null; levelName: string | null; movement: string }[];
-  /** Replies and mentions between the person and each other participant (`engagement_reply_edges`). */
+  /** Replies and mentions between the person and each other participant (`engagement_reply_edges`): the
+   * {@link MEMBER_PAGE_LIST_LIMIT} busiest. */
   replies: (NamedParticipant & {
     repliesGiven: number;
     mentionsGiven: number;
     repliesReceived: number;
     mentionsReceived: number;
   })[];
+  /** How many participants the person replied to, mentioned or heard from in the range (all, not only those listed). */
+  replyPartnersTotal: number;
   /** Conversations the person started (`engagement_first_responses`). */
   conversations: { started: number; answered: number; medianMinutes: number | null };
-  /** The person's questions and first messages nobody answered within 24 h (`engagement_unanswered`); `sentAt` as `YYYY-MM-DD HH:MM` in `timeZone`. */
+  /** The person's latest {@link MEMBER_PAGE_LIST_LIMIT} questions and first messages nobody answered within 24 h (`engagement_unanswered`); `sentAt` as `YYYY-MM-DD HH:MM` in `timeZone`. */
   unanswered: { groupJid: string; messageId: string; sentAt: string; isQuestion: boolean; isNewcomerFirst: boolean }[];
+  /** How many unanswered messages the person has in the range (all, not only those listed). */
+  unansweredTotal: number;
 }
+
+/** The most reply partners and unanswered messages the member page lists; it gives the totals beside them. */
+export const MEMBER_PAGE_LIST_LIMIT = 20;
 
 // The person of a participant: its phone's owner LID, then whatsapp_person_identities (succession, member link).
 const PERSON_SQL = `
@@ -153,10 +161,10 @@ const REPLIES_SQL = `
   SELECT e.other AS "participantId", COALESCE(n.display_name, e.other) AS "displayName",
          COALESCE(n.display_name_source = 'phone', false) AS "displayNameIsPhone",
          sum(rg)::int AS "repliesGiven", sum(mg)::int AS "mentionsGiven", sum(rr)::int AS "repliesReceived",
-         sum(mr)::int AS "mentionsReceived"
+         sum(mr)::int AS "mentionsReceived", (count(*) OVER ())::int AS total
     FROM edge_counts e LEFT JOIN whatsapp_participant_display_names n ON n.participant_id = e.other
    WHERE e.other IS NOT NULL AND e.other <> ALL($1)
-   GROUP BY 1, 2, 3 ORDER BY sum(rg + mg + rr + mr) DESC, 1 LIMIT 20`;
+   GROUP BY 1, 2, 3 ORDER BY sum(rg + mg + rr + mr) DESC, 1 LIMIT ${String(MEMBER_PAGE_LIST_LIMIT)}`;
 
 // The lake's last message: the latest of each group's, read backwards through the (chat_jid, sent_at) index from the
 // groups the index holds (each found by one index probe), instead of reading every message.
@@ -186,10 +194,23 @@ const CONVERSATIONS_SQL = (groups: number): string => `
 const UNANSWERED_SQL = `
   SELECT group_jid AS "groupJid", message_id AS "messageId",
          to_char(sent_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "sentAt",
-         is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
+         is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst", (count(*) OVER ())::int AS total
     FROM engagement_unanswered
    WHERE sender_id = ANY ($1) AND day BETWEEN $2 AND $3 AND group_jid = ANY ($4) AND day = ANY ($5)
-   ORDER BY sent_at DESC LIMIT 20`;
+   ORDER BY sent_at DESC LIMIT ${String(MEMBER_PAGE_LIST_LIMIT)}`;
+
+/** A row of a list the page shows in part, with the count of the whole list. */
+type Listed<T> = T & { total: number };
+
+/** The rows of a list shown in part without their `total`, and that total (0 for no rows). */
+function splitTotal<T extends object>(rows: readonly Listed<T>[]): { rows: T[]; total: number } {
+  const listed = rows.map((row) => {
+    const copy: Partial<Listed<T>> = { ...row };
+    delete copy.total;
+    return copy as T;
+  });
+  return { rows: listed, total: rows[0]?.total ?? 0 };
+}
 
 interface PersonRow extends NamedParticipant {
   personKey: string;
@@ -255,7 +276,7 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
       // The replies, the conversations and the unanswered list read no temporary table: they run side by side on
       // this transaction's snapshot, each on a client of its own while the pool has one free.
       const [replies = [], conversations = [], unanswered = []] = await readAtSnapshotSideBySide<
-        [MemberPage['replies'][number], MemberPage['conversations'], MemberPage['unanswered'][number]]
+        [Listed<MemberPage['replies'][number]>, MemberPage['conversations'], Listed<MemberPage['unanswered'][number]>]
       >(pool, client, [
         { sql: REPLIES_SQL, values: [ids, from, to, groupJid, personKeys, everWritten[0]?.groups ?? []] },
         { sql: CONVERSATIONS_SQL(conversationGroups.length), values: [ids, from, to, ...conversationGroups] },
@@ -292,13 +313,15 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
           [from, to]
         ),
         levels: await readPersonLevels(client, person.personKey, { from, to }),
-        replies,
+        replies: splitTotal(replies).rows,
+        replyPartnersTotal: splitTotal(replies).total,
         conversations: conversations[0] ?? {
           started: 0,
           answered: 0,
           medianMinutes: null,
         },
-        unanswered,
+        unanswered: splitTotal(unanswered).rows,
+        unansweredTotal: splitTotal(unanswered).total,
       };
       return page;
     },
@@ -338,22 +361,30 @@ export interface MemberSearchHit extends NamedParticipant {
   memberId: string | null;
 }
 
+/** The member search's answer: the first hits by name, and how many participants match in all. */
+export interface MemberSearch {
+  hits: MemberSearchHit[];
+  total: number;
+}
+
 /**
  * Participants whose display name contains `text` (case-insensitive), or whose participant id or member id is
- * `text` (ADR 0025: the dashboard's member filter). At most `limit`, by name.
+ * `text` (ADR 0025: the dashboard's member filter): the first `limit` by name, and the count of all that match.
  * @throws pg.DatabaseError when the query fails.
  */
-export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearchHit[]> {
+export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearch> {
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const result = await pool.query<MemberSearchHit>(
+  const result = await pool.query<Listed<MemberSearchHit>>(
     `SELECT participant_id AS "participantId", display_name AS "displayName",
-            display_name_source = 'phone' AS "displayNameIsPhone", member_id AS "memberId"
+            display_name_source = 'phone' AS "displayNameIsPhone", member_id AS "memberId",
+            (count(*) OVER ())::int AS total
        FROM whatsapp_participant_display_names
       WHERE display_name ILIKE $1 OR participant_id = $2 OR member_id = $2
       ORDER BY display_name, participant_id LIMIT $3`,
     [pattern, text.trim(), limit]
   );
-  return result.rows;
+  const { rows: hits, total } = splitTotal(result.rows);
+  return { hits, total };
 }
 
 /** The groups the lake knows, by subject, for the dashboard's group filter. */

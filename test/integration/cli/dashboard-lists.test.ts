@@ -1,0 +1,133 @@
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
+import { contentMessage, textMessage, type Body } from '../../helpers/message-events.js';
+import { silentLogger } from '../../helpers/silent-logger.js';
+import { useFreshLake } from '../../helpers/lake-databases.js';
+
+const TOKEN = 'dashboard-test-token-0123456789';
+const G1 = '120363000000000911@g.us';
+const G2 = '120363000000000912@g.us';
+/** An unlinked sender the lake knows only by phone JID (no LID, no push name). */
+const PHONE = '5511900000799@s.whatsapp.net';
+const DIGITS = '5511900000799';
+const RUNNERS = 51;
+const QUESTIONS = 22;
+const runner = (n: number): string => `1000000000010${String(n).padStart(2, '0')}@lid`;
+/** Day d (0 = 1 January 2024) at h:00 in São Paulo. */
+const at = (day: number, hour: number): number =>
+  Date.parse('2024-01-01T03:00:00Z') / 1000 + day * 86_400 + hour * 3600;
+const RANGE = 'from=2024-01-01&to=2024-02-29';
+
+/** The phone-only sender asks 22 questions nobody answers in G1; in G2, 51 runners reply to their one message. */
+function scenario(): Body[] {
+  const named = (name: string, body: Body): Body => ({
+    ...body,
+    payload: { ...(body['payload'] as Record<string, unknown>), pushName: name },
+  });
+  return [
+    ...Array.from({ length: QUESTIONS }, (_, day) =>
+      contentMessage({ group: G1, id: `Q${String(day)}`, sender: PHONE }, at(day, 12), {
+        conversation: 'anyone here?',
+      })
+    ),
+    textMessage({ group: G2, id: 'M0', sender: PHONE }, at(30, 8)),
+    ...Array.from({ length: RUNNERS }, (_, n) =>
+      named(
+        `Runner ${String(n).padStart(2, '0')}`,
+        textMessage({ group: G2, id: `R${String(n)}`, sender: runner(n) }, at(30, 9) + n, { replyTo: 'M0' })
+      )
+    ),
+  ];
+}
+
+const fresh = useFreshLake();
+let app: FastifyInstance;
+const headers = { authorization: `Bearer ${TOKEN}` };
+const get = (url: string) => app.inject({ method: 'GET', url, headers });
+
+beforeAll(async () => {
+  for (const [index, body] of scenario().entries())
+    await fresh.lake.store(`00000000-0000-4000-8000-${String(index).padStart(12, '0')}`, JSON.stringify(body));
+  app = buildDashboardApp({ pool: fresh.lake.pool, token: TOKEN, logger: silentLogger() });
+});
+
+afterAll(async () => {
+  await app.close();
+});
+
+describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboard")', () => {
+  it('masks the phone of a member known only by phone JID, on the page and in every link to it', async () => {
+    const page = await get(`/members/${encodeURIComponent(PHONE)}?${RANGE}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('+55•••••••••99');
+    expect(page.body).not.toContain(DIGITS);
+
+    // The search finds them by the number they are named by, and its redirect holds no phone number either.
+    const found = await get(`/members?member=${encodeURIComponent('+55119')}&${RANGE}`);
+    expect(found.statusCode).toBe(302);
+    const location = String(found.headers.location);
+    expect(location).toMatch(/^\/members\/p-/);
+    expect(location).not.toContain(DIGITS);
+    const followed = await get(location);
+    expect(followed.statusCode).toBe(200);
+    expect(followed.body).toContain('+55•••••••••99');
+
+    // A runner's page links back to them without the number; LID addresses keep working as they are.
+    const runnerPage = await get(`/members/${encodeURIComponent(runner(0))}?${RANGE}`);
+    expect(runnerPage.statusCode).toBe(200);
+    expect(runnerPage.body).toContain(location.split('?')[0]);
+    expect(runnerPage.body).not.toContain(DIGITS);
+
+    // A sealed address made with another token opens nothing.
+    const other = buildDashboardApp({
+      pool: fresh.lake.pool,
+      token: 'another-dashboard-token-0123',
+      logger: silentLogger(),
+    });
+    const foreign = await other.inject({
+      method: 'GET',
+      url: location,
+      headers: { authorization: 'Bearer another-dashboard-token-0123' },
+    });
+    expect(foreign.statusCode).toBe(404);
+    await other.close();
+  });
+
+  it('says the search lists the first 50 of all the members that match', async () => {
+    const search = await get(`/members?member=runner&${RANGE}`);
+    expect(search.statusCode).toBe(200);
+    expect(search.body).toContain(`first 50 of ${String(RUNNERS)} members`);
+    expect(search.body.match(/<tr><td><a /g)).toHaveLength(50);
+  });
+
+  it('gives the totals beside the unanswered messages and reply partners it lists', async () => {
+    const page = await get(`/members/${encodeURIComponent(PHONE)}?${RANGE}`);
+    expect(page.body).toContain(
+      `<p class="meta" id="unanswered-count">${String(QUESTIONS)} messages, the latest 20 listed</p>`
+    );
+    expect(page.body).toContain(
+      `<p class="meta" id="reply-partners-count">${String(RUNNERS)} participants, the busiest 20 listed</p>`
+    );
+    const runnerPage = await get(`/members/${encodeURIComponent(runner(0))}?${RANGE}`);
+    expect(runnerPage.body).toContain('<p class="meta" id="reply-partners-count">1 participant</p>');
+  });
+
+  it('keeps the period asked for in the form of the error page when the lake is down', async () => {
+    const down = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:9/none', connectionTimeoutMillis: 2000 });
+    const broken = buildDashboardApp({ pool: down, token: TOKEN, logger: silentLogger() });
+    try {
+      for (const url of [`/?${RANGE}`, `/members/${encodeURIComponent(runner(0))}?${RANGE}`]) {
+        const page = await broken.inject({ method: 'GET', url, headers });
+        expect(page.statusCode).toBe(500);
+        expect(page.body).toContain('the page could not be read from the lake');
+        expect(page.body).toContain('name="from" value="2024-01-01"');
+        expect(page.body).toContain('name="to" value="2024-02-29"');
+      }
+    } finally {
+      await broken.close();
+      await down.end();
+    }
+  });
+});
