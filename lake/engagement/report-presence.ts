@@ -36,47 +36,104 @@ export interface MemberPresence {
   participantId: string;
   personKey: string;
   days: Int32Array;
+  /** The same days as month masks: month start (epoch day) → mask, bit 0 = the 1st. */
+  months: ReadonlyMap<number, number>;
+}
+
+/** The bits of the days of `first`..`last` in the month starting on epoch day `start` (bit 0 = the 1st). */
+const rangeMask = (start: number, first: number, last: number): number => {
+  const low = Math.max(first - start, 0);
+  const high = Math.min(last - start, 30);
+  return low > high ? 0 : (2 ** (high - low + 1) - 1) * 2 ** low;
+};
+
+/** OR-s the `month:mask` pairs of `text` (month as `year * 12 + month - 1`) into `months`, kept to `first`..`last`. */
+function addMonths(months: Map<number, number>, text: string, first: number, last: number): void {
+  let at = 0;
+  while (at < text.length) {
+    const colon = text.indexOf(':', at);
+    let comma = text.indexOf(',', colon);
+    if (comma < 0) comma = text.length;
+    const ordinal = Number(text.slice(at, colon));
+    const start = Math.round(Date.UTC(Math.floor(ordinal / 12), ordinal % 12, 1) / DAY_MS);
+    const mask = Number(text.slice(colon + 1, comma)) & rangeMask(start, first, last);
+    if (mask !== 0) months.set(start, (months.get(start) ?? 0) | mask);
+    at = comma + 1;
+  }
+}
+
+/** The days of month masks, sorted: months in order, bits in order. */
+function daysOfMonths(months: ReadonlyMap<number, number>): Int32Array {
+  const starts = [...months.keys()].sort((a, b) => a - b);
+  const days: number[] = [];
+  for (const start of starts) {
+    let mask = months.get(start) ?? 0;
+    for (let bit = 0; mask !== 0; bit += 1, mask >>>= 1) if ((mask & 1) !== 0) days.push(start + bit);
+  }
+  return Int32Array.from(days);
 }
 
 /** Turns the presence rows into sorted day lists, keeping the days in `first`..`last` (epoch days). */
 export function readPresence(rows: readonly PresenceRow[], first: number, last: number): MemberPresence[] {
-  const members = new Map<string, { row: PresenceRow; days: Set<number> }>();
+  const members = new Map<string, { row: PresenceRow; months: Map<number, number> }>();
   for (const row of rows) {
     const id = `${row.groupJid}\u0000${row.participantId}\u0000${row.personKey}`;
-    const member = members.get(id) ?? { row, days: new Set<number>() };
-    members.set(id, member);
-    for (const pair of row.months.split(',')) {
-      const [ordinal, mask] = pair.split(':').map(Number) as [number, number];
-      const start = Math.round(Date.UTC(Math.floor(ordinal / 12), ordinal % 12, 1) / DAY_MS);
-      for (let bit = 0; bit < 31; bit += 1) {
-        if ((mask & (1 << bit)) === 0) continue;
-        const day = start + bit;
-        if (day >= first && day <= last) member.days.add(day);
-      }
-    }
+    let member = members.get(id);
+    if (member === undefined) members.set(id, (member = { row, months: new Map<number, number>() }));
+    addMonths(member.months, row.months, first, last);
   }
   return [...members.values()]
-    .filter((member) => member.days.size > 0)
-    .map(({ row, days }) => ({
+    .filter((member) => member.months.size > 0)
+    .map(({ row, months }) => ({
       groupJid: row.groupJid,
       participantId: row.participantId,
       personKey: row.personKey,
-      days: Int32Array.from(days).sort(),
+      days: daysOfMonths(months),
+      months,
     }));
+}
+
+/** One row of the people query: a person and the months it was active in, any group (`month:mask` pairs). */
+export interface PersonRow {
+  personKey: string;
+  months: string;
+}
+
+/** Each person's active days of `first`..`last`, sorted, from rows of the people query (several rows per person). */
+export function readPeople(rows: readonly PersonRow[], first: number, last: number): Map<string, Int32Array> {
+  const months = new Map<string, Map<number, number>>();
+  for (const row of rows) {
+    let person = months.get(row.personKey);
+    if (person === undefined) months.set(row.personKey, (person = new Map<number, number>()));
+    addMonths(person, row.months, first, last);
+  }
+  const people = new Map<string, Int32Array>();
+  for (const [person, masks] of months) if (masks.size > 0) people.set(person, daysOfMonths(masks));
+  return people;
 }
 
 /** Each person's active days across the members given (any group), sorted. */
 export function personDays(members: readonly MemberPresence[]): Map<string, Int32Array> {
-  const sets = new Map<string, Set<number>>();
+  const months = new Map<string, Map<number, number>>();
   for (const member of members) {
-    const set = sets.get(member.personKey) ?? new Set<number>();
-    sets.set(member.personKey, set);
-    for (const day of member.days) set.add(day);
+    let person = months.get(member.personKey);
+    if (person === undefined) months.set(member.personKey, (person = new Map<number, number>()));
+    for (const [start, mask] of member.months) person.set(start, (person.get(start) ?? 0) | mask);
   }
-  return new Map([...sets].map(([person, days]) => [person, Int32Array.from(days).sort()]));
+  return new Map([...months].map(([person, masks]) => [person, daysOfMonths(masks)]));
 }
 
-const hasDayIn = (days: Int32Array, from: number, to: number): boolean => days.some((day) => day >= from && day <= to);
+/** Whether a sorted day list has a day in `from`..`to` (binary search). */
+function hasDayIn(days: Int32Array, from: number, to: number): boolean {
+  let low = 0;
+  let high = days.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((days[middle] ?? 0) < from) low = middle + 1;
+    else high = middle;
+  }
+  return low < days.length && (days[low] ?? 0) <= to;
+}
 
 /** The people active on some day of `from`..`to` (`engagement_period_totals`' active members). */
 export function countActivePeople(people: ReadonlyMap<string, Int32Array>, from: number, to: number): number {
@@ -249,7 +306,9 @@ export function cohortRetention(
   const cohorts = new Map<number, CohortMember[]>();
   for (const member of cohort) {
     const week = epochDay(member.cohortWeek);
-    cohorts.set(week, [...(cohorts.get(week) ?? []), member]);
+    const members = cohorts.get(week);
+    if (members === undefined) cohorts.set(week, [member]);
+    else members.push(member);
   }
   const lastWeek = weekStart(to);
   const rows = [];

@@ -83,7 +83,7 @@ export function compareTotals(current: ReportTotals, previous: ReportTotals): To
 
 /**
  * The report's totals over `from`..`to`: messages, groups and reactions from the group-day rollup, joins and leaves
- * from the membership changes, and `activeMembers` (the people active in the range, counted from their days by the
+ * from the membership changes of the scope (`report_changes`, loadMembershipChanges), and `activeMembers` (the people active in the range, counted from their days by the
  * caller).
  */
 export async function readPeriodTotals(
@@ -94,9 +94,8 @@ export async function readPeriodTotals(
   const activity = await readPeriodActivity(client, span);
   const changes = await client.query<Pick<ReportTotals, 'joins' | 'leaves'>>(
     `SELECT count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
-       FROM engagement_membership_changes
-      WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)`,
-    [span.from, span.to, span.timeZone, span.groupJid]
+       FROM report_changes WHERE day BETWEEN $1 AND $2`,
+    [span.from, span.to]
   );
   const { joins, leaves } = changes.rows[0] ?? { joins: 0, leaves: 0 };
   return {

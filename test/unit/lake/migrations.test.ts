@@ -72,6 +72,7 @@ const YEAR_READS_AND_HISTORY_FIXES = [
   '1766000000003_conversation-starts',
   '1766000000004_unanswered-asks-per-start',
   '1766000000010_coverage-lists-groups-known-by-messages',
+  '1766000000100_engagement-all-groups-months',
 ];
 
 describe('lake/migrations', () => {
