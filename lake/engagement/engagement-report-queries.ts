@@ -29,6 +29,7 @@ import {
 import { compareTotals, previousPeriod, readNewcomerFunnel, readPeriodTotals } from './report-questions-queries.js';
 import {
   type ActivityBounds,
+  loadGroupDays,
   loadMemberSums,
   readActivityBounds,
   readActivityHours,
@@ -208,6 +209,7 @@ async function fillReport(
   const members = scope.groupJid === null ? null : await readMemberPresence(client, first, toDay, scope.groupJid);
   const people = members === null ? await readPeopleAcrossGroups(client, first, toDay) : personDays(members);
   await loadMembershipChanges(client, tz, scope.groupJid);
+  await loadGroupDays(client, { ...scope, from: previous.from });
   const totals = await readPeriodTotals(client, scope, countActivePeople(people, fromDay, toDay));
   const previousTotals = await readPeriodTotals(
     client,

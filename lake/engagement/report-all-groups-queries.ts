@@ -39,10 +39,12 @@ export async function readPeopleAcrossGroups(
  */
 export async function readActivePeopleByGroup(client: Db): Promise<Map<string, number>> {
   const rows = await client.query<{ group_jid: string; active: number }>(
-    `SELECT s.group_jid, count(DISTINCT COALESCE(i.person_key, o.lid, s.participant_key))::int AS active
-       FROM report_member_sums s
-       LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = s.participant_key
-       LEFT JOIN whatsapp_person_identities i ON i.participant_id = COALESCE(o.lid, s.participant_key)
+    `SELECT group_jid, count(*)::int AS active
+       FROM (SELECT s.group_jid, COALESCE(i.person_key, o.lid, s.participant_key) AS person_key
+               FROM (SELECT DISTINCT group_jid, participant_key FROM report_member_sums) s
+               LEFT JOIN whatsapp_phone_owners o ON o.phone_jid = s.participant_key
+               LEFT JOIN whatsapp_person_identities i ON i.participant_id = COALESCE(o.lid, s.participant_key)
+              GROUP BY 1, 2) people
       GROUP BY 1`
   );
   return new Map(rows.rows.map((row) => [row.group_jid, row.active]));

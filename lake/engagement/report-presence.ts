@@ -177,12 +177,12 @@ export function activeMembersPerDay(
     for (; index < days.length && (days[index] ?? 0) <= to; index += 1) {
       const day = days[index] ?? 0;
       const next = days[index + 1] ?? Number.MAX_SAFE_INTEGER;
-      windows.forEach((window, w) => {
+      for (let w = 0; w < 3; w += 1) {
         const change = changes[w] as Int32Array;
         change[day - first] = (change[day - first] ?? 0) + 1;
-        const end = Math.min(day + window, next) - first;
+        const end = Math.min(day + (windows[w] ?? 1), next) - first;
         if (end < length) change[end] = (change[end] ?? 0) - 1;
-      });
+      }
     }
   }
   const result: { day: string; dau: number; wau: number; mau: number }[] = [];
@@ -195,23 +195,43 @@ export function activeMembersPerDay(
   return result;
 }
 
+/** `monthStart` of every day (and Monday) the people's days span, looked up instead of computed per day. */
+function monthStartLookup(people: ReadonlyMap<string, Int32Array>): (day: number) => number {
+  let [low, high] = [Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
+  for (const days of people.values()) {
+    if (days.length === 0) continue;
+    low = Math.min(low, weekStart(days[0] ?? 0));
+    high = Math.max(high, days[days.length - 1] ?? 0);
+  }
+  if (low > high) return (day) => monthStart(day);
+  const starts = new Int32Array(high - low + 1);
+  for (let month = monthStart(low); month <= high; month = monthStart(month, 1))
+    starts.fill(month, Math.max(month - low, 0), Math.min(monthStart(month, 1) - low, starts.length));
+  return (day) => (day >= low && day <= high ? (starts[day - low] ?? 0) : monthStart(day));
+}
+
 /**
  * A person's level per month from `firstMonth` on (`engagement_member_levels`; 1 advocate … 4 explorer): active on
  * 30 days of the month and the two before it, on 7 days of the month, on 2 days of one Monday week starting in the
  * month, or at all in the three months. `days` are the person's days from three months before `firstMonth` on.
  */
-function levelsOf(days: Int32Array, firstMonth: number, lastMonth: number): Map<number, number> {
+function levelsOf(
+  days: Int32Array,
+  firstMonth: number,
+  lastMonth: number,
+  monthOf: (day: number) => number
+): Map<number, number> {
   const monthDays = new Map<number, number>();
   const weekDays = new Map<number, number>();
   for (const day of days) {
-    const month = monthStart(day);
+    const month = monthOf(day);
     monthDays.set(month, (monthDays.get(month) ?? 0) + 1);
     const week = weekStart(day);
     weekDays.set(week, (weekDays.get(week) ?? 0) + 1);
   }
   const bestWeek = new Map<number, number>();
   for (const [week, count] of weekDays) {
-    const month = monthStart(week);
+    const month = monthOf(week);
     bestWeek.set(month, Math.max(bestWeek.get(month) ?? 0, count));
   }
   const levels = new Map<number, number>();
@@ -248,8 +268,9 @@ export function levelMonths(people: ReadonlyMap<string, Int32Array>, from: numbe
     });
   }
   const levelKeys = ['advocates', 'contributors', 'participants', 'explorers'] as const;
+  const monthOf = monthStartLookup(people);
   for (const days of people.values()) {
-    const levels = levelsOf(days, monthStart(firstMonth, -1), lastMonth);
+    const levels = levelsOf(days, monthStart(firstMonth, -1), lastMonth, monthOf);
     for (const [month, counts] of months) {
       const toLevel = levels.get(month);
       const fromLevel = levels.get(monthStart(month, -1));
@@ -313,8 +334,10 @@ export function cohortRetention(
   const lastWeek = weekStart(to);
   const rows = [];
   for (const [cohortWeek, members] of [...cohorts].sort(([a], [b]) => a - b)) {
+    const memberWeeks = members.map((m) => weeks.get(`${m.groupJid}\u0000${m.participantId}`));
     for (let week = cohortWeek; week <= lastWeek; week += 7) {
-      const active = members.filter((m) => weeks.get(`${m.groupJid}\u0000${m.participantId}`)?.has(week)).length;
+      let active = 0;
+      for (const set of memberWeeks) if (set?.has(week) === true) active += 1;
       rows.push({
         cohortWeek: dayText(cohortWeek),
         weekOffset: (week - cohortWeek) / 7,

@@ -118,7 +118,21 @@ export async function loadMemberSums(client: Db, scope: Scope): Promise<void> {
   );
 }
 
-/** Messages, groups with activity and reactions of the range (`engagement_period_totals`). */
+/**
+ * Loads `report_group_days`: the scope's messages and reactions given per group and day of `from`..`to`
+ * (`engagement_group_day_totals`), read once for the totals of both periods, the groups and the messages per day.
+ */
+export async function loadGroupDays(client: Db, scope: Scope): Promise<void> {
+  await client.query(
+    `CREATE TEMP TABLE report_group_days ON COMMIT DROP AS
+     SELECT group_jid, day, sum(messages)::int AS messages, sum(reactions_given)::int AS reactions_given
+       FROM engagement_group_day_parts WHERE day BETWEEN $1 AND $2 AND ($3::text IS NULL OR group_jid = $3)
+      GROUP BY 1, 2`,
+    [scope.from, scope.to, scope.groupJid]
+  );
+}
+
+/** Messages, groups with activity and reactions of the range (`engagement_period_totals`), from `report_group_days`. */
 export async function readPeriodActivity(
   client: Db,
   scope: Scope
@@ -126,8 +140,8 @@ export async function readPeriodActivity(
   const result = await client.query<{ messages: number; groups: number; reactions: number }>(
     `SELECT COALESCE(sum(messages), 0)::int AS messages, count(DISTINCT group_jid)::int AS groups,
             COALESCE(sum(reactions_given), 0)::int AS reactions
-       FROM engagement_group_day_parts WHERE day BETWEEN $1 AND $2 AND ($3::text IS NULL OR group_jid = $3)`,
-    [scope.from, scope.to, scope.groupJid]
+       FROM report_group_days WHERE day BETWEEN $1 AND $2`,
+    [scope.from, scope.to]
   );
   return result.rows[0] ?? { messages: 0, groups: 0, reactions: 0 };
 }
@@ -150,12 +164,12 @@ export async function readGroupTotals(
 ): Promise<EngagementReport['groups']> {
   const result = await client.query<EngagementReport['groups'][number]>(
     `SELECT d.group_jid AS "groupJid", g.subject, d.messages, COALESCE(a.active, 0) AS "activeMembers"
-       FROM (SELECT group_jid, sum(messages)::int AS messages FROM engagement_group_day_parts
-              WHERE day BETWEEN $1 AND $2 AND ($3::text IS NULL OR group_jid = $3) GROUP BY 1) d
-       LEFT JOIN unnest($4::text[], $5::int[]) AS a (group_jid, active) ON a.group_jid = d.group_jid
+       FROM (SELECT group_jid, sum(messages)::int AS messages FROM report_group_days
+              WHERE day BETWEEN $1 AND $2 GROUP BY 1) d
+       LEFT JOIN unnest($3::text[], $4::int[]) AS a (group_jid, active) ON a.group_jid = d.group_jid
        LEFT JOIN whatsapp_groups g ON g.jid = d.group_jid
       ORDER BY d.messages DESC, 1`,
-    [scope.from, scope.to, scope.groupJid, [...activeByGroup.keys()], [...activeByGroup.values()]]
+    [scope.from, scope.to, [...activeByGroup.keys()], [...activeByGroup.values()]]
   );
   return result.rows;
 }
@@ -164,9 +178,9 @@ export async function readGroupTotals(
 export async function readMessagesPerDay(client: Db, scope: Scope): Promise<EngagementReport['messagesPerDay']> {
   const result = await client.query<EngagementReport['messagesPerDay'][number]>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, group_jid AS "groupJid", sum(messages)::int AS messages
-       FROM engagement_group_day_parts WHERE day BETWEEN $1 AND $2 AND ($3::text IS NULL OR group_jid = $3)
+       FROM report_group_days WHERE day BETWEEN $1 AND $2
       GROUP BY day, group_jid ORDER BY day, group_jid`,
-    [scope.from, scope.to, scope.groupJid]
+    [scope.from, scope.to]
   );
   return result.rows;
 }
