@@ -21,12 +21,12 @@ import {
   personDays,
 } from './report-presence.js';
 import {
+  compareTotals,
   loadMembershipChanges,
-  readActivePeopleByGroup,
-  readCohortPresence,
-  readPeopleAcrossGroups,
-} from './report-all-groups-queries.js';
-import { compareTotals, previousPeriod, readNewcomerFunnel, readPeriodTotals } from './report-questions-queries.js';
+  previousPeriod,
+  readNewcomerFunnel,
+  readPeriodTotals,
+} from './report-questions-queries.js';
 import {
   type ActivityBounds,
   loadGroupDays,
@@ -182,10 +182,9 @@ const shiftDay = (day: string, days: number): string =>
 
 /**
  * Fills every section of `report` over `scope`: sums from the month and group-day rollups, and the figures that count
- * people per day, week or month from their days, read once from the month masks (ADR 0031) as far back as
- * DAU/WAU/MAU (29 days), the previous period and the levels (three months before the first month) need: a group's
- * members' masks for a group, the masks summed across groups per participant key for all groups (ADR 0032), whose
- * groups' active people and cohort members are then read apart.
+ * people per day, week or month from the members' days, read once from the month masks (ADR 0031) as far back as
+ * DAU/WAU/MAU (29 days), the previous period and the levels (three months before the first month) need. The
+ * membership changes and the group days are read once into temp tables (ADR 0032).
  */
 async function fillReport(
   client: pg.PoolClient,
@@ -206,8 +205,8 @@ async function fillReport(
     epochDay(monthsBefore.toISOString().slice(0, 10))
   );
   const [fromDay, toDay] = [epochDay(from), epochDay(to)];
-  const members = scope.groupJid === null ? null : await readMemberPresence(client, first, toDay, scope.groupJid);
-  const people = members === null ? await readPeopleAcrossGroups(client, first, toDay) : personDays(members);
+  const members = await readMemberPresence(client, first, toDay, scope.groupJid);
+  const people = personDays(members);
   await loadMembershipChanges(client, tz, scope.groupJid);
   await loadGroupDays(client, { ...scope, from: previous.from });
   const totals = await readPeriodTotals(client, scope, countActivePeople(people, fromDay, toDay));
@@ -219,11 +218,7 @@ async function fillReport(
   report.previousPeriod = { ...previous, totals: previousTotals };
   report.totalsComparison = compareTotals(totals, previousTotals);
   await loadMemberSums(client, scope);
-  report.groups = await readGroupTotals(
-    client,
-    scope,
-    members === null ? await readActivePeopleByGroup(client) : countActivePeopleByGroup(members, fromDay, toDay)
-  );
+  report.groups = await readGroupTotals(client, scope, countActivePeopleByGroup(members, fromDay, toDay));
   report.messagesPerDay = await readMessagesPerDay(client, scope);
   report.activeMembers = activeMembersPerDay(people, fromDay, toDay);
   report.topMembers = await q(TOP_MEMBERS_SQL, [options.topMembers]);
@@ -239,8 +234,7 @@ async function fillReport(
        FROM report_cohorts`,
     []
   );
-  const cohortPresence = members ?? (await readCohortPresence(client, fromDay, toDay));
-  const weeks = cohortMemberWeeks(cohortPresence, cohort, fromDay, toDay);
+  const weeks = cohortMemberWeeks(members, cohort, fromDay, toDay);
   report.cohorts = cohortRetention(cohort, weeks, toDay);
   report.newcomerFunnel = await readNewcomerFunnel(client, scope, {
     week4: cohortActiveInWeek(cohort, weeks, 4, toDay),

@@ -26,7 +26,7 @@ export interface PresenceRow {
   groupJid: string;
   participantId: string;
   personKey: string;
-  /** `month:mask` pairs, comma-separated: month as `year * 12 + month - 1`, mask bit 0 = the 1st of the month. */
+  /** `month:mask` pairs, comma-separated: month as the epoch day of its 1st, mask bit 0 = the 1st of the month. */
   months: string;
 }
 
@@ -47,15 +47,14 @@ const rangeMask = (start: number, first: number, last: number): number => {
   return low > high ? 0 : (2 ** (high - low + 1) - 1) * 2 ** low;
 };
 
-/** OR-s the `month:mask` pairs of `text` (month as `year * 12 + month - 1`) into `months`, kept to `first`..`last`. */
+/** OR-s the `month:mask` pairs of `text` (month as the epoch day of its 1st) into `months`, kept to `first`..`last`. */
 function addMonths(months: Map<number, number>, text: string, first: number, last: number): void {
   let at = 0;
   while (at < text.length) {
     const colon = text.indexOf(':', at);
     let comma = text.indexOf(',', colon);
     if (comma < 0) comma = text.length;
-    const ordinal = Number(text.slice(at, colon));
-    const start = Math.round(Date.UTC(Math.floor(ordinal / 12), ordinal % 12, 1) / DAY_MS);
+    const start = Number(text.slice(at, colon));
     const mask = Number(text.slice(colon + 1, comma)) & rangeMask(start, first, last);
     if (mask !== 0) months.set(start, (months.get(start) ?? 0) | mask);
     at = comma + 1;
@@ -91,25 +90,6 @@ export function readPresence(rows: readonly PresenceRow[], first: number, last: 
       days: daysOfMonths(months),
       months,
     }));
-}
-
-/** One row of the people query: a person and the months it was active in, any group (`month:mask` pairs). */
-export interface PersonRow {
-  personKey: string;
-  months: string;
-}
-
-/** Each person's active days of `first`..`last`, sorted, from rows of the people query (several rows per person). */
-export function readPeople(rows: readonly PersonRow[], first: number, last: number): Map<string, Int32Array> {
-  const months = new Map<string, Map<number, number>>();
-  for (const row of rows) {
-    let person = months.get(row.personKey);
-    if (person === undefined) months.set(row.personKey, (person = new Map<number, number>()));
-    addMonths(person, row.months, first, last);
-  }
-  const people = new Map<string, Int32Array>();
-  for (const [person, masks] of months) if (masks.size > 0) people.set(person, daysOfMonths(masks));
-  return people;
 }
 
 /** Each person's active days across the members given (any group), sorted. */

@@ -82,6 +82,23 @@ export function compareTotals(current: ReportTotals, previous: ReportTotals): To
 }
 
 /**
+ * Loads `report_changes`: the scope's joins and leaves (`engagement_membership_changes`) with their local day, read
+ * once for the totals of both periods, the joins per day and the cohorts.
+ */
+export async function loadMembershipChanges(
+  client: pg.PoolClient,
+  timeZone: string,
+  groupJid: string | null
+): Promise<void> {
+  await client.query(
+    `CREATE TEMP TABLE report_changes ON COMMIT DROP AS
+     SELECT group_jid, participant_id, at, (at AT TIME ZONE $1)::date AS day, change
+       FROM engagement_membership_changes WHERE $2::text IS NULL OR group_jid = $2`,
+    [timeZone, groupJid]
+  );
+}
+
+/**
  * The report's totals over `from`..`to`: messages, groups and reactions from the group-day rollup, joins and leaves
  * from the membership changes of the scope (`report_changes`, loadMembershipChanges), and `activeMembers` (the people active in the range, counted from their days by the
  * caller).

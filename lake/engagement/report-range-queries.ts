@@ -31,8 +31,7 @@ const PRESENCE_SQL = `
   SELECT p.group_jid AS "groupJid", COALESCE(o.lid, p.participant_key) AS "participantId",
          COALESCE(i.person_key, o.lid, p.participant_key) AS "personKey", p.months
     FROM (SELECT group_jid, participant_key,
-                 string_agg((extract(year FROM month)::int * 12 + extract(month FROM month)::int - 1)::text || ':' ||
-                            days::text, ',') AS months
+                 string_agg((month - DATE '1970-01-01')::text || ':' || days::text, ',') AS months
             FROM engagement_member_month_parts
            WHERE month BETWEEN date_trunc('month', $1::date) AND $2::date AND ($3::text IS NULL OR group_jid = $3)
            GROUP BY 1, 2) p

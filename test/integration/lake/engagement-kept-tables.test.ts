@@ -57,11 +57,7 @@ const RECOUNT_HOUR_MONTHS = `
     FROM (SELECT r.chat_jid AS group_jid, r.sent_at AT TIME ZONE wa_engagement_time_zone() AS local_at
             FROM whatsapp_message_records_attributed r WHERE r.is_message AND r.sender_id IS NOT NULL) stamps
    GROUP BY 1, 2, 3, 4`;
-// The month rows across groups of ADR 0032: the recounts above summed per key (per weekday and hour), masks OR-ed.
-const RECOUNT_KEY_MONTHS = `
-  SELECT participant_key, month, bit_or(days)::int AS days, sum(messages)::int AS messages, sum(replies)::int AS replies,
-         sum(reactions_given)::int AS reactions_given, sum(poll_votes)::int AS poll_votes
-    FROM (${RECOUNT_MEMBER_MONTHS}) m GROUP BY 1, 2`;
+// The hour months across groups of ADR 0032: the recount above summed per month, weekday and hour, masks OR-ed.
 const RECOUNT_ALL_HOUR_MONTHS = `
   SELECT month, weekday, hour, bit_or(days)::int AS days, sum(messages)::int AS messages
     FROM (${RECOUNT_HOUR_MONTHS}) h GROUP BY 1, 2, 3`;
@@ -107,14 +103,6 @@ const KEPT = [
     'hour months',
     `SELECT group_jid, to_char(month, 'YYYY-MM-DD') AS month, weekday, hour, days, messages FROM engagement_hour_months`,
     RECOUNT_HOUR_MONTHS,
-  ],
-  [
-    'key months across groups',
-    `SELECT participant_key, to_char(month, 'YYYY-MM-DD') AS month, bit_or(days)::int AS days,
-            sum(messages)::int AS messages, sum(replies)::int AS replies, sum(reactions_given)::int AS reactions_given,
-            sum(poll_votes)::int AS poll_votes
-       FROM engagement_key_month_parts GROUP BY 1, 2`,
-    RECOUNT_KEY_MONTHS,
   ],
   [
     'hour months across groups',
@@ -176,7 +164,7 @@ describe('kept engagement tables (ADR 0031, ADR 0032)', () => {
       sender: member.lid,
     });
     await store(metadataBody(group, [ana, bia, caio], new Date(T0 * 1000).toISOString()));
-    // A second group, so the rows across groups OR two groups' days and add their sums.
+    // A second group, so the hour months across groups OR two groups' days and add their sums.
     const other = newGroupJid();
     await store(metadataBody(other, [ana, caio], new Date(T0 * 1000).toISOString()));
     await catchUp();
@@ -235,8 +223,7 @@ describe('kept engagement tables (ADR 0031, ADR 0032)', () => {
     });
     const kept = await rows(`SELECT t::text FROM engagement_rollup_member_months t
                              UNION ALL SELECT t::text FROM engagement_rollup_message_links t
-                             UNION ALL SELECT t::text FROM engagement_rollup_member_days t
-                             UNION ALL SELECT t::text FROM engagement_rollup_key_months t`);
+                             UNION ALL SELECT t::text FROM engagement_rollup_member_days t`);
     for (const value of [caio.lid, caio.phoneJid]) expect(kept.join('\n')).not.toContain(value.split('@')[0]);
     await expectExact('after erasure');
 
