@@ -195,32 +195,42 @@ function monthStartLookup(people: ReadonlyMap<string, Int32Array>): (day: number
  * 30 days of the month and the two before it, on 7 days of the month, on 2 days of one Monday week starting in the
  * month, or at all in the three months. `days` are the person's days from three months before `firstMonth` on.
  */
-function levelsOf(
-  days: Int32Array,
-  firstMonth: number,
-  lastMonth: number,
-  monthOf: (day: number) => number
-): Map<number, number> {
+function levelsOf(days: Int32Array, months: readonly number[], monthOf: (day: number) => number): Map<number, number> {
+  // Days are sorted, so a month's days and a week's days are runs: counted without a map per day.
   const monthDays = new Map<number, number>();
-  const weekDays = new Map<number, number>();
-  for (const day of days) {
-    const month = monthOf(day);
-    monthDays.set(month, (monthDays.get(month) ?? 0) + 1);
-    const week = weekStart(day);
-    weekDays.set(week, (weekDays.get(week) ?? 0) + 1);
-  }
   const bestWeek = new Map<number, number>();
-  for (const [week, count] of weekDays) {
-    const month = monthOf(week);
-    bestWeek.set(month, Math.max(bestWeek.get(month) ?? 0, count));
+  let [month, monthCount, week, weekCount] = [-1, 0, -1, 0];
+  const closeWeek = (): void => {
+    if (weekCount === 0) return;
+    const weekMonth = monthOf(week);
+    if (weekCount > (bestWeek.get(weekMonth) ?? 0)) bestWeek.set(weekMonth, weekCount);
+  };
+  for (const day of days) {
+    const dayMonth = monthOf(day);
+    if (dayMonth !== month) {
+      if (monthCount > 0) monthDays.set(month, monthCount);
+      [month, monthCount] = [dayMonth, 0];
+    }
+    monthCount += 1;
+    const dayWeek = weekStart(day);
+    if (dayWeek !== week) {
+      closeWeek();
+      [week, weekCount] = [dayWeek, 0];
+    }
+    weekCount += 1;
   }
+  if (monthCount > 0) monthDays.set(month, monthCount);
+  closeWeek();
   const levels = new Map<number, number>();
-  for (let month = firstMonth; month <= lastMonth; month = monthStart(month, 1)) {
-    const inMonth = monthDays.get(month) ?? 0;
-    const quarter = inMonth + (monthDays.get(monthStart(month, -1)) ?? 0) + (monthDays.get(monthStart(month, -2)) ?? 0);
+  // `months` starts two months before the first month a level is asked for.
+  for (let index = 2; index < months.length; index += 1) {
+    const current = months[index] ?? 0;
+    const inMonth = monthDays.get(current) ?? 0;
+    const quarter =
+      inMonth + (monthDays.get(months[index - 1] ?? 0) ?? 0) + (monthDays.get(months[index - 2] ?? 0) ?? 0);
     if (quarter === 0) continue;
-    const level = quarter >= 30 ? 1 : inMonth >= 7 ? 2 : (bestWeek.get(month) ?? 0) >= 2 ? 3 : 4;
-    levels.set(month, level);
+    const level = quarter >= 30 ? 1 : inMonth >= 7 ? 2 : (bestWeek.get(current) ?? 0) >= 2 ? 3 : 4;
+    levels.set(current, level);
   }
   return levels;
 }
@@ -249,11 +259,15 @@ export function levelMonths(people: ReadonlyMap<string, Int32Array>, from: numbe
   }
   const levelKeys = ['advocates', 'contributors', 'participants', 'explorers'] as const;
   const monthOf = monthStartLookup(people);
+  const levelMonthList: number[] = [];
+  for (let month = monthStart(firstMonth, -3); month <= lastMonth; month = monthStart(month, 1))
+    levelMonthList.push(month);
+  const monthRows = [...months].map(([month, counts]) => [month, counts, monthStart(month, -1)] as const);
   for (const days of people.values()) {
-    const levels = levelsOf(days, monthStart(firstMonth, -1), lastMonth, monthOf);
-    for (const [month, counts] of months) {
+    const levels = levelsOf(days, levelMonthList, monthOf);
+    for (const [month, counts, previous] of monthRows) {
       const toLevel = levels.get(month);
-      const fromLevel = levels.get(monthStart(month, -1));
+      const fromLevel = levels.get(previous);
       if (toLevel === undefined && fromLevel === undefined) continue;
       if (toLevel !== undefined) counts[levelKeys[toLevel - 1] as (typeof levelKeys)[number]] += 1;
       if (fromLevel === undefined) counts.new += 1;
@@ -290,7 +304,13 @@ export function cohortMemberWeeks(
     if (!wanted.has(id)) continue;
     const set = weeks.get(id) ?? new Set<number>();
     weeks.set(id, set);
-    for (const day of member.days) if (day >= from && day <= to) set.add(weekStart(day));
+    // Sorted days: a week repeats only in a run, so each week is added once.
+    let last = Number.NaN;
+    for (const day of member.days) {
+      if (day < from || day > to) continue;
+      const week = weekStart(day);
+      if (week !== last) set.add((last = week));
+    }
   }
   return weeks;
 }
@@ -314,17 +334,23 @@ export function cohortRetention(
   const lastWeek = weekStart(to);
   const rows = [];
   for (const [cohortWeek, members] of [...cohorts].sort(([a], [b]) => a - b)) {
-    const memberWeeks = members.map((m) => weeks.get(`${m.groupJid}\u0000${m.participantId}`));
+    // Each member's active weeks counted into the cohort's offsets, instead of asking every member about every week.
+    const active = new Int32Array(Math.max(Math.floor((lastWeek - cohortWeek) / 7) + 1, 0));
+    for (const m of members)
+      for (const week of weeks.get(`${m.groupJid}\u0000${m.participantId}`) ?? [])
+        if (week >= cohortWeek && week <= lastWeek) {
+          const offset = (week - cohortWeek) / 7;
+          active[offset] = (active[offset] ?? 0) + 1;
+        }
     for (let week = cohortWeek; week <= lastWeek; week += 7) {
-      let active = 0;
-      for (const set of memberWeeks) if (set?.has(week) === true) active += 1;
+      const activeMembers = active[(week - cohortWeek) / 7] ?? 0;
       rows.push({
         cohortWeek: dayText(cohortWeek),
         weekOffset: (week - cohortWeek) / 7,
         cohortSize: members.length,
-        activeMembers: active,
+        activeMembers,
         // round(active / size, 4) of numeric: half away from zero, in integers.
-        retention: Math.floor((2 * active * 10_000 + members.length) / (2 * members.length)) / 10_000,
+        retention: Math.floor((2 * activeMembers * 10_000 + members.length) / (2 * members.length)) / 10_000,
       });
     }
   }

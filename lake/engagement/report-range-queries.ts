@@ -99,7 +99,7 @@ const splitParameters = (scope: Scope, split: readonly string[]): unknown[] =>
 
 /**
  * Loads `report_member_sums`: per group and participant key, its messages, replies and reactions given in the range
- * (several rows per key; sum them).
+ * (one row per group and key).
  */
 export async function loadMemberSums(client: Db, scope: Scope): Promise<void> {
   const split = await splitMonths(client, 'engagement_member_month_parts', scope, IN_GROUP);
@@ -109,10 +109,13 @@ export async function loadMemberSums(client: Db, scope: Scope): Promise<void> {
      WHERE day BETWEEN $1 AND $2 AND ($3::text IS NULL OR group_jid = $3) AND ${IN_SPLIT_MONTH}`;
   await client.query(
     `CREATE TEMP TABLE report_member_sums ON COMMIT DROP AS
-     SELECT group_jid, participant_key, messages, replies, reactions_given FROM engagement_member_month_parts
-      WHERE month BETWEEN date_trunc('month', $1::date) AND $2::date AND ($3::text IS NULL OR group_jid = $3)
-        AND days & engagement_month_day_mask(month, $1, $2) <> 0 AND month <> ALL ($4::date[])
-     ${split.length === 0 ? '' : days}`,
+     SELECT group_jid, participant_key, sum(messages)::int AS messages, sum(replies)::int AS replies,
+            sum(reactions_given)::int AS reactions_given
+       FROM (SELECT group_jid, participant_key, messages, replies, reactions_given FROM engagement_member_month_parts
+              WHERE month BETWEEN date_trunc('month', $1::date) AND $2::date AND ($3::text IS NULL OR group_jid = $3)
+                AND days & engagement_month_day_mask(month, $1, $2) <> 0 AND month <> ALL ($4::date[])
+             ${split.length === 0 ? '' : days}) sums
+      GROUP BY 1, 2`,
     splitParameters(scope, split)
   );
 }
@@ -176,9 +179,8 @@ export async function readGroupTotals(
 /** Messages per day and group of the range (days with activity only). */
 export async function readMessagesPerDay(client: Db, scope: Scope): Promise<EngagementReport['messagesPerDay']> {
   const result = await client.query<EngagementReport['messagesPerDay'][number]>(
-    `SELECT to_char(day, 'YYYY-MM-DD') AS day, group_jid AS "groupJid", sum(messages)::int AS messages
-       FROM report_group_days WHERE day BETWEEN $1 AND $2
-      GROUP BY day, group_jid ORDER BY day, group_jid`,
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, group_jid AS "groupJid", messages
+       FROM report_group_days WHERE day BETWEEN $1 AND $2 ORDER BY day, group_jid`,
     [scope.from, scope.to]
   );
   return result.rows;
