@@ -73,6 +73,7 @@ const YEAR_READS_AND_HISTORY_FIXES = [
   '1766000000004_unanswered-asks-per-start',
   '1766000000010_coverage-lists-groups-known-by-messages',
   '1766000000100_engagement-all-groups-months',
+  '1766000000101_catch-up-bounded-by-marked-days',
 ];
 
 describe('lake/migrations', () => {
