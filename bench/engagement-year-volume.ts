@@ -75,6 +75,16 @@ const VIEWS: readonly [view: string, filter: string][] = [
   ['engagement_newcomer_funnel', 'group_jid = $1 AND cohort_week BETWEEN $2 AND $3'],
 ];
 
+// The bare reads a view cannot do without, for one group ($1), timed beside the views (ADR 0033).
+const CEILINGS: readonly [label: string, sql: string][] = [
+  [
+    'engagement_reply_graph, every link of the group and each quoted message',
+    `SELECT count(r.sender_id) FROM engagement_rollup_message_links l
+       LEFT JOIN whatsapp_message_records r ON r.chat_jid = l.group_jid AND r.message_id = l.target_message_id
+      WHERE l.group_jid = $1`,
+  ],
+];
+
 const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 const line = (text: string): void => {
   process.stdout.write(`${text}\n`);
@@ -186,6 +196,12 @@ async function main(): Promise<void> {
         pool.query(`SELECT count(*) FROM ${view} WHERE ${filter}`, [group, monthRange.from, monthRange.to])
       );
       line(`    ${view.padEnd(34)} ${verdict(ms, 500)} (load ${load()})`);
+    }
+    // What a view must read at least, beside it: the reply graph's pairs are of all time, so a month of it reads
+    // every reply and mention link of the group and each reply's quoted message.
+    for (const [label, sql] of CEILINGS) {
+      const ms = await timed(() => pool.query(sql, [group]));
+      line(`    ceiling: ${label}: ${ms === null ? 'timeout' : `${String(ms)} ms`} (load ${load()})`);
     }
 
     // A day of new messages: the last day again, a day later, written as the ingest writes them (time order, the

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../pool.js';
+import { readAtSnapshotSideBySide } from '../snapshot-readers.js';
 import { epochDay, levelMonths } from './report-presence.js';
 import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
@@ -180,16 +181,14 @@ const CONVERSATIONS_SQL = (groups: number): string => `
                   WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND group_jid = $${String(i + 4)}`
     ).join(' UNION ALL ')}) conversations`;
 
-// The person's unanswered messages in each group they wrote in, one equality per group, as CONVERSATIONS_SQL.
-const UNANSWERED_SQL = (groups: number): string => `
+// The person's unanswered messages: `engagement_unanswered` reads its candidates per group and local day, so naming
+// the groups and the days the person wrote in ($4, $5: from member_page_days) reads those days alone.
+const UNANSWERED_SQL = `
   SELECT group_jid AS "groupJid", message_id AS "messageId",
          to_char(sent_at AT TIME ZONE wa_engagement_time_zone(), 'YYYY-MM-DD HH24:MI') AS "sentAt",
          is_question AS "isQuestion", is_newcomer_first AS "isNewcomerFirst"
-    FROM (${Array.from(
-      { length: groups },
-      (_, i) => `SELECT group_jid, message_id, sent_at, is_question, is_newcomer_first FROM engagement_unanswered
-                  WHERE sender_id = ANY($1) AND day BETWEEN $2 AND $3 AND group_jid = $${String(i + 4)}`
-    ).join(' UNION ALL ')}) unanswered
+    FROM engagement_unanswered
+   WHERE sender_id = ANY ($1) AND day BETWEEN $2 AND $3 AND group_jid = ANY ($4) AND day = ANY ($5)
    ORDER BY sent_at DESC LIMIT 20`;
 
 interface PersonRow extends NamedParticipant {
@@ -242,14 +241,26 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
           WHERE participant_key = ANY ($1) AND messages > 0`,
         [personKeys]
       );
-      const written = await q<{ groups: string[] }>(
-        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups FROM member_page_days
-          WHERE day BETWEEN $1 AND $2 AND messages > 0`,
+      // The groups and days the person wrote in during the range: their conversation starts and questions are
+      // messages of those groups and days.
+      const written = await q<{ groups: string[]; days: string[] }>(
+        `SELECT COALESCE(array_agg(DISTINCT group_jid), '{}') AS groups,
+                COALESCE(array_agg(DISTINCT to_char(day, 'YYYY-MM-DD')), '{}') AS days
+           FROM member_page_days WHERE day BETWEEN $1 AND $2 AND messages > 0`,
         [from, to]
       );
       const groupsWritten = written[0]?.groups ?? [];
       // No group written in: one branch whose `group_jid = NULL` matches nothing.
       const conversationGroups: (string | null)[] = groupsWritten.length > 0 ? groupsWritten : [null];
+      // The replies, the conversations and the unanswered list read no temporary table: they run side by side on
+      // this transaction's snapshot, each on a client of its own while the pool has one free.
+      const [replies = [], conversations = [], unanswered = []] = await readAtSnapshotSideBySide<
+        [MemberPage['replies'][number], MemberPage['conversations'], MemberPage['unanswered'][number]]
+      >(pool, client, [
+        { sql: REPLIES_SQL, values: [ids, from, to, groupJid, personKeys, everWritten[0]?.groups ?? []] },
+        { sql: CONVERSATIONS_SQL(conversationGroups.length), values: [ids, from, to, ...conversationGroups] },
+        { sql: UNANSWERED_SQL, values: [ids, from, to, groupsWritten, written[0]?.days ?? []] },
+      ]);
       const page: MemberPage = {
         from,
         to,
@@ -281,16 +292,13 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
           [from, to]
         ),
         levels: await readPersonLevels(client, person.personKey, { from, to }),
-        replies: await q(REPLIES_SQL, [ids, from, to, groupJid, personKeys, everWritten[0]?.groups ?? []]),
-        conversations: (
-          await q<MemberPage['conversations']>(CONVERSATIONS_SQL(conversationGroups.length), [
-            ids,
-            from,
-            to,
-            ...conversationGroups,
-          ])
-        )[0] ?? { started: 0, answered: 0, medianMinutes: null },
-        unanswered: await q(UNANSWERED_SQL(conversationGroups.length), [ids, from, to, ...conversationGroups]),
+        replies,
+        conversations: conversations[0] ?? {
+          started: 0,
+          answered: 0,
+          medianMinutes: null,
+        },
+        unanswered,
       };
       return page;
     },

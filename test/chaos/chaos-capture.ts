@@ -14,6 +14,11 @@ export interface ChaosCapture {
   poisonForIngest: number;
   /** Messages the collector refuses (body over `OUTBOX_BODY_LIMIT_BYTES`: `dead` outbox rows). */
   poisonForOutbox: number;
+  /**
+   * Lake rows a fault-free run stores: the messages that are not poison, plus one group snapshot and one
+   * membership change per group. Where the chaos run's faults land, before the reference has settled.
+   */
+  expectedRows: number;
 }
 
 /** Ingest body limit of the chaos stack (bytes); a poison message is bigger. */
@@ -51,7 +56,14 @@ export function writeChaosCapture(path: string, events: number, seed = 14): Chao
     void lines.push(formatCaptureLine(event, data, new Date(seconds * 1000)));
   const members = Array.from({ length: MEMBERS }, (_, index) => b.participant(index + 1, index === 0 ? 'admin' : null));
   GROUPS.forEach((group, index) => push('groups.metadata', b.groupMetadata(group, `Chaos ${index}`, members), b.T0));
-  const counts: ChaosCapture = { lines: 0, distinctMessages: 0, reEmits: 0, poisonForIngest: 0, poisonForOutbox: 0 };
+  const counts: ChaosCapture = {
+    lines: 0,
+    distinctMessages: 0,
+    reEmits: 0,
+    poisonForIngest: 0,
+    poisonForOutbox: 0,
+    expectedRows: 0,
+  };
   const emitted: Array<{ data: unknown; seconds: number }> = [];
   for (let i = 0; i < events; i++) {
     const seconds = b.T0 + 10 + i;
@@ -89,5 +101,6 @@ export function writeChaosCapture(path: string, events: number, seed = 14): Chao
   );
   writeFileSync(path, `${lines.join('\n')}\n`);
   counts.lines = lines.length;
+  counts.expectedRows = counts.distinctMessages - counts.poisonForIngest - counts.poisonForOutbox + 2 * GROUPS.length;
   return counts;
 }

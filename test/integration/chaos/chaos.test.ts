@@ -10,7 +10,7 @@ const EVENTS = 40;
 describe('chaos test', () => {
   it('a lake built through kills and restarts of every part equals the fault-free reference', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wa-lake-chaos-ci-'));
-    const report = await runChaos({ events: EVENTS, dir, wrongSecretMs: 8_000, settleTimeoutMs: 240_000 });
+    const report = await runChaos({ events: EVENTS, dir, wrongSecretMs: 4_000, settleTimeoutMs: 240_000 });
     const figures = formatChaosFigures(report, EVENTS);
     expect(report.faults, figures).toHaveLength(6);
     expect(

@@ -17,7 +17,9 @@ describe('wa-lake day-one refusals', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('replay of a missing file says so and creates no outbox', async () => {
+  // The replay and status tests below have files of their own and bind no port: they run side by side. The dev
+  // tests after them take and free ports, one at a time.
+  it.concurrent('replay of a missing file says so and creates no outbox', async () => {
     const outboxPath = join(dir, 'outbox.sqlite');
     const run = await runCli(['replay', join(dir, 'nope.jsonl')], {
       env: { OUTBOX_PATH: outboxPath, AUTH_DIR: join(dir, 'auth'), TEMPORAL_ADDRESS: '127.0.0.1:1' },
@@ -27,25 +29,28 @@ describe('wa-lake day-one refusals', () => {
     expect(existsSync(outboxPath)).toBe(false);
   });
 
-  it('replay of a data folder refuses it in words, reads none of its files and creates no outbox', async () => {
-    const dataDir = join(dir, 'replay-data-folder');
-    mkdirSync(dataDir);
-    // What a wa-lake dev folder holds: its status file is JSON, yet no capture.
-    writeFileSync(join(dataDir, 'collector-status.json'), '{"sessionState":"open","pid":1}\n');
-    const outboxPath = join(dir, 'folder-outbox.sqlite');
-    const run = await runCli(['replay', dataDir], {
-      env: { OUTBOX_PATH: outboxPath, AUTH_DIR: join(dir, 'auth'), TEMPORAL_ADDRESS: '127.0.0.1:1' },
-    });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      `wa-lake replay: ${dataDir} is a folder without a first-collector trail in it (<event>/<YYYY-MM-DD>.json files)`
-    );
-    expect(run.stderr).toContain('no outbox was opened');
-    expect(run.stdout).not.toContain('read ');
-    expect(existsSync(outboxPath)).toBe(false);
-  });
+  it.concurrent(
+    'replay of a data folder refuses it in words, reads none of its files and creates no outbox',
+    async () => {
+      const dataDir = join(dir, 'replay-data-folder');
+      mkdirSync(dataDir);
+      // What a wa-lake dev folder holds: its status file is JSON, yet no capture.
+      writeFileSync(join(dataDir, 'collector-status.json'), '{"sessionState":"open","pid":1}\n');
+      const outboxPath = join(dir, 'folder-outbox.sqlite');
+      const run = await runCli(['replay', dataDir], {
+        env: { OUTBOX_PATH: outboxPath, AUTH_DIR: join(dir, 'auth'), TEMPORAL_ADDRESS: '127.0.0.1:1' },
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `wa-lake replay: ${dataDir} is a folder without a first-collector trail in it (<event>/<YYYY-MM-DD>.json files)`
+      );
+      expect(run.stderr).toContain('no outbox was opened');
+      expect(run.stdout).not.toContain('read ');
+      expect(existsSync(outboxPath)).toBe(false);
+    }
+  );
 
-  it.each([
+  it.concurrent.each([
     ['a FIFO', () => makeFifo(join(dir, 'capture.fifo'))],
     ['a device', () => '/dev/zero'],
   ])('replay of %s refuses it at once and creates no outbox', async (_kind, makePath) => {
@@ -61,7 +66,7 @@ describe('wa-lake day-one refusals', () => {
     expect(existsSync(outboxPath)).toBe(false);
   });
 
-  it('replay reports its progress with the share done, a rate and an ETA', async () => {
+  it.concurrent('replay reports its progress with the share done, a rate and an ETA', async () => {
     const capture = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
     const run = await runCli(['replay', capture, '--wait-ms', '0'], {
       env: {
@@ -83,7 +88,7 @@ describe('wa-lake day-one refusals', () => {
     expect(progress.at(-1)?.['linesPerSecond']).toEqual(expect.any(Number));
   });
 
-  it('dev with one port for two parts names both options and starts nothing', async () => {
+  it.concurrent('dev with one port for two parts names both options and starts nothing', async () => {
     const dataDir = join(dir, 'data');
     const run = await runCli(['dev', '--data-dir', dataDir, '--temporal-port', '17999', '--ui-port', '17999']);
     expect(run.code).toBe(1);
@@ -92,7 +97,7 @@ describe('wa-lake day-one refusals', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
-  it('status --data-dir reads the stack of that folder, whatever OUTBOX_PATH says (ADR 0017)', async () => {
+  it.concurrent('status --data-dir reads the stack of that folder, whatever OUTBOX_PATH says (ADR 0017)', async () => {
     const dataDir = join(dir, 'status-data');
     mkdirSync(dataDir);
     writeFileSync(join(dataDir, 'dev-stack.json'), '{"temporalAddress":"127.0.0.1:1"}\n');
@@ -105,14 +110,17 @@ describe('wa-lake day-one refusals', () => {
     expect(missing.stderr).toContain(`no data folder at ${join(dir, 'nope')} (--data-dir)`);
   });
 
-  it('status with nothing set reads the stack wa-lake dev recorded in ./.data, not the default port', async () => {
-    const checkout = join(dir, 'checkout');
-    mkdirSync(join(checkout, '.data'), { recursive: true });
-    writeFileSync(join(checkout, '.data', 'dev-stack.json'), '{"temporalAddress":"127.0.0.1:1"}\n');
-    const run = await runCli(['status'], { cwd: checkout });
-    expect(run.stdout).toContain(`outbox       : none at ${join(checkout, '.data', 'outbox.sqlite')}`);
-    expect(run.stdout).toContain('cannot reach Temporal at 127.0.0.1:1');
-  });
+  it.concurrent(
+    'status with nothing set reads the stack wa-lake dev recorded in ./.data, not the default port',
+    async () => {
+      const checkout = join(dir, 'checkout');
+      mkdirSync(join(checkout, '.data'), { recursive: true });
+      writeFileSync(join(checkout, '.data', 'dev-stack.json'), '{"temporalAddress":"127.0.0.1:1"}\n');
+      const run = await runCli(['status'], { cwd: checkout });
+      expect(run.stdout).toContain(`outbox       : none at ${join(checkout, '.data', 'outbox.sqlite')}`);
+      expect(run.stdout).toContain('cannot reach Temporal at 127.0.0.1:1');
+    }
+  );
 
   it('dev with a taken port names it with its option before any part starts (ADR 0017)', async () => {
     const [taken] = await takePorts(1);

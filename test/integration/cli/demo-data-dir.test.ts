@@ -11,7 +11,8 @@ const CAPTURE = join(CHECKOUT, 'examples', 'capture.jsonl');
 const MARKER = '.wa-lake-demo-folder';
 
 // ADR 0017: `demo --data-dir DIR` deleted DIR whatever it held (a photo folder, a running dev's data).
-describe.each(['demo', 'demo-send'])('wa-lake %s --data-dir', (command) => {
+// Every test has folders of its own and runs the CLI in child processes: they run side by side.
+describe.concurrent.each(['demo', 'demo-send'])('wa-lake %s --data-dir', (command) => {
   let dir: string;
   const args = (dataDir: string): string[] =>
     command === 'demo' ? ['demo', CAPTURE, '--data-dir', dataDir] : ['demo-send', '--data-dir', dataDir];
@@ -62,20 +63,22 @@ describe.each(['demo', 'demo-send'])('wa-lake %s --data-dir', (command) => {
   it('refuses . and ~ even when they are empty', async () => {
     const home = join(dir, 'home');
     mkdirSync(home);
-    const here = await runCli(args('.'), { cwd: home, env: { HOME: join(dir, 'elsewhere') } });
+    const [here, tilde, above] = await Promise.all([
+      runCli(args('.'), { cwd: home, env: { HOME: join(dir, 'elsewhere') } }),
+      runCli(args(home), { env: { HOME: home } }),
+      runCli(args(dir), { env: { HOME: home } }),
+    ]);
     expect(here.code).toBe(1);
     expect(here.stderr).toContain('it is the working directory');
-    const tilde = await runCli(args(home), { env: { HOME: home } });
     expect(tilde.code).toBe(1);
     expect(tilde.stderr).toContain('it is your home folder');
-    const above = await runCli(args(dir), { env: { HOME: home } });
     expect(above.code).toBe(1);
     expect(above.stderr).toContain(`it holds your home folder (${home})`);
     expect(existsSync(home)).toBe(true);
   });
 });
 
-describe('wa-lake demo on its own folder', () => {
+describe.concurrent('wa-lake demo on its own folder', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'wa-lake-demo-again-'));

@@ -18,7 +18,8 @@ import { runCli } from '../../helpers/run-cli.js';
 const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
 
 // "No command destroys data": each refusal comes before the lake is read or anything is written.
-describe('wa-lake commands refuse destinations that hold what they did not write', () => {
+// Every command below is refused before it writes anything; each runs in a child process: side by side.
+describe.concurrent('wa-lake commands refuse destinations that hold what they did not write', () => {
   let dir: string;
   let home: string;
   beforeAll(() => {
@@ -47,31 +48,36 @@ describe('wa-lake commands refuse destinations that hold what they did not write
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain(`refusing to overwrite groups.csv in ${out}: not written by wa-lake report`);
     expect(readdirSync(out)).toEqual(['groups.csv']);
-    for (const [target, reason] of [
+    const targets = [
       ['/', 'it is the filesystem root'],
       [home, 'it is your home folder'],
       [CHECKOUT, 'it is the wa-lake checkout'],
-    ] as const) {
-      const run = await runCli(['report', '--csv', target, '--force'], { env: { HOME: home } });
-      expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`refusing to write 14 CSV files into ${target}: ${reason}`);
-    }
+    ] as const;
+    const runs = await Promise.all(
+      targets.map(([target]) => runCli(['report', '--csv', target, '--force'], { env: { HOME: home } }))
+    );
+    targets.forEach(([target, reason], index) => {
+      expect(runs[index]?.code).toBe(1);
+      expect(runs[index]?.stderr).toContain(`refusing to write 14 CSV files into ${target}: ${reason}`);
+    });
     expect(existsSync(join(CHECKOUT, 'totals.csv'))).toBe(false);
     expect(readdirSync(home)).toEqual([]);
   });
 
   it('dev --data-dir ~, / and a folder above the checkout write nothing, not even the lock file', async () => {
-    const tilde = await runCli(['dev', '--data-dir', home], { env: { HOME: home } });
+    const [tilde, root, above] = await Promise.all([
+      runCli(['dev', '--data-dir', home], { env: { HOME: home } }),
+      runCli(['dev:temporal', '--data-dir', '/'], { cwd: dir }),
+      runCli(['dev', '--data-dir', join(CHECKOUT, '..')], { cwd: dir }),
+    ]);
     expect(tilde.code).toBe(1);
     expect(tilde.stderr).toBe(
       `wa-lake: refusing to use ${home} as the data folder (--data-dir): it is your home folder; pass a folder of its own, such as .data\n`
     );
     expect(readdirSync(home)).toEqual([]);
-    const root = await runCli(['dev:temporal', '--data-dir', '/'], { cwd: dir });
     expect(root.code).toBe(1);
     expect(root.stderr).toContain('refusing to use / as the data folder (--data-dir): it is the filesystem root');
     expect(existsSync('/wa-lake-dev.instance.lock')).toBe(false);
-    const above = await runCli(['dev', '--data-dir', join(CHECKOUT, '..')], { cwd: dir });
     expect(above.code).toBe(1);
     expect(above.stderr).toContain('it holds the wa-lake checkout');
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../helpers/run-cli.js';
+import { runCli, UNREACHABLE_TEMPORAL_ENV } from '../../helpers/run-cli.js';
 
 const CAPTURE = fileURLToPath(new URL('../../../examples/capture.jsonl', import.meta.url));
 
@@ -27,7 +27,8 @@ describe('wa-lake log output', () => {
     runCli(['migrate'], { env: { DATABASE_URL: inject('databaseUrl'), LOG_LEVEL: 'info', ...env } });
 
   it('writes one JSON record per line into a pipe, and with LOG_FORMAT=json', async () => {
-    for (const run of [await migrate({}), await migrate({ LOG_FORMAT: 'json' })]) {
+    // Two migrations at once are safe (the second waits on the advisory lock) and both log their summary.
+    for (const run of await Promise.all([migrate({}), migrate({ LOG_FORMAT: 'json' })])) {
       expect(run.code, run.stderr).toBe(0);
       const records = run.stdout
         .split('\n')
@@ -46,13 +47,15 @@ describe('wa-lake log output', () => {
 
   it('with LOG_FORMAT=json a failed start is one JSON record on stderr too (ADR 0018), else a sentence', async () => {
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
-    const json = await migrate({ ...env, LOG_FORMAT: 'json' });
+    const [json, text] = await Promise.all([
+      migrate({ ...env, LOG_FORMAT: 'json' }),
+      migrate({ ...env, LOG_FORMAT: 'pretty' }),
+    ]);
     expect(json.code).toBe(1);
     const lines = json.stderr.split('\n').filter((line) => line.trim() !== '');
     const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; name: string });
     expect(records.at(-1)).toMatchObject({ level: 60, name: 'wa-lake' });
     expect(records.at(-1)?.msg).toMatch(/^wa-lake: /);
-    const text = await migrate({ ...env, LOG_FORMAT: 'pretty' });
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(/^wa-lake: /m);
   });
@@ -68,12 +71,12 @@ describe('wa-lake log output', () => {
           env: {
             OUTBOX_PATH: join(dir, `${name}.sqlite`),
             AUTH_DIR: join(dir, 'auth'),
-            TEMPORAL_ADDRESS: '127.0.0.1:1',
+            ...UNREACHABLE_TEMPORAL_ENV,
             LOG_LEVEL: 'info',
             LOG_FORMAT: format,
           },
         });
-      const json = await replay('json', 'json');
+      const [json, pretty] = await Promise.all([replay('json', 'json'), replay('pretty', 'pretty')]);
       expect(json.code, json.stderr).toBe(0);
       expect(notJson(`${json.stdout}\n${json.stderr}`)).toEqual([]);
       const summary = json.stdout
@@ -89,7 +92,6 @@ describe('wa-lake log output', () => {
       );
       expect(summary[0]).not.toHaveProperty('eventIds');
       // A person reads the words.
-      const pretty = await replay('pretty', 'pretty');
       expect(pretty.code, pretty.stderr).toBe(0);
       expect(pretty.stdout).toMatch(/^\d+ still pending \(the next collector run sends them\)$/m);
       expect(pretty.stdout).toMatch(/^read \d+ lines: /m);

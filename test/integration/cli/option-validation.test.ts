@@ -7,7 +7,8 @@ import { startDevTemporal, type DevTemporal } from '../../helpers/temporal-dev.j
 
 // A bad value must not reach pg, Temporal or the dev server to fail late with a misleading message (or
 // not at all): each fails before anything starts, naming the value.
-describe('wa-lake rejects invalid options and settings before doing anything', () => {
+// Each test runs the CLI in a child process and writes nothing outside a folder of its own: side by side.
+describe.concurrent('wa-lake rejects invalid options and settings before doing anything', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'wa-lake-options-'));
@@ -19,7 +20,7 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('DATABASE_URL: must be a postgres:// or postgresql:// connection string');
     expect(run.stderr).not.toContain('ENOTFOUND');
-  }, 60_000);
+  });
 
   it('wa-lake dev --temporal-port 0 is refused before the data folder is created', async () => {
     const dataDir = join(dir, 'never-created');
@@ -28,21 +29,21 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     expect(run.stderr).toContain("option '--temporal-port <port>' argument '0' is invalid");
     expect(run.stderr).toContain('from 1 to 65535');
     expect(existsSync(dataDir)).toBe(false);
-  }, 60_000);
+  });
 
   it('wa-lake retention apply --older-than with a huge period names the limit', async () => {
     const run = await runCli(['retention', 'apply', '--older-than', '9999999999d']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("argument '9999999999d' is invalid");
     expect(run.stderr).toContain('at most 36500d (100 years)');
-  }, 60_000);
+  });
 
   it('wa-lake dlq list --limit abc is refused before Temporal is asked', async () => {
     const run = await runCli(['dlq', 'list', '--limit', 'abc'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("option '--limit <n>' argument 'abc' is invalid");
     expect(run.stderr).not.toContain('cannot reach Temporal');
-  }, 60_000);
+  });
 
   it('wa-lake report --from after --to is refused before the lake is read', async () => {
     const run = await runCli(['report', '--json', '--from', '2025-06-02', '--to', '2025-06-01'], {
@@ -51,7 +52,7 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--from 2025-06-02 is after --to 2025-06-01');
     expect(run.stdout).toBe('');
-  }, 60_000);
+  });
 
   it.each([['2025-02-30'], ['2025-13-45'], ['2024-02-30'], ['0000-01-01']])(
     'wa-lake report --from %s (not a calendar day) is refused at option parsing, before the lake is read',
@@ -64,8 +65,7 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
       expect(run.stderr).toContain('expected a date as YYYY-MM-DD');
       expect(run.stderr).not.toContain('out of range');
       expect(run.stdout).toBe('');
-    },
-    60_000
+    }
   );
 
   it('wa-lake report --group garbage is refused at option parsing, before the lake is read', async () => {
@@ -76,14 +76,14 @@ describe('wa-lake rejects invalid options and settings before doing anything', (
     expect(run.stderr).toContain("option '--group <jid>' argument 'garbage' is invalid");
     expect(run.stderr).toContain('expected a group JID');
     expect(run.stdout).toBe('');
-  }, 60_000);
+  });
 
   it('wa-lake dlq replay --all with event ids is refused before Temporal is asked', async () => {
     const run = await runCli(['dlq', 'replay', '--all', 'abc'], { env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('pass either event ids or --all, not both (got --all and abc)');
     expect(run.stderr).not.toContain('cannot reach Temporal');
-  }, 60_000);
+  });
 });
 
 describe('wa-lake dlq replay --all with no dead letter', () => {
@@ -99,5 +99,5 @@ describe('wa-lake dlq replay --all with no dead letter', () => {
     const run = await runCli(['dlq', 'replay', '--all'], { env: { TEMPORAL_ADDRESS: temporal.server.address } });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('nothing was replayed: there is no open dead letter');
-  }, 60_000);
+  });
 });

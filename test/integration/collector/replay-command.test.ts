@@ -3,13 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createTempDir } from '../../helpers/collector-test-kit.js';
+import { UNREACHABLE_TEMPORAL_ENV } from '../../helpers/run-cli.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/wa-lake.js', import.meta.url));
 const run = promisify(execFile);
 const cleanups: Array<() => void> = [];
-afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
+afterAll(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
 
 /** Runs `wa-lake replay <file>` as a user would, with its state in a temp folder and no Temporal server. */
 async function replayCli(content: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -21,7 +22,9 @@ async function replayCli(content: string): Promise<{ code: number; stdout: strin
     PATH: process.env['PATH'] ?? '',
     OUTBOX_PATH: join(dir, 'outbox.sqlite'),
     AUTH_DIR: join(dir, 'auth'),
-    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    ...UNREACHABLE_TEMPORAL_ENV,
+    // Longer than the --wait-ms below, so the replay stops with a workflow start in flight.
+    OUTBOX_RELAY_START_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'warn',
   };
   try {
@@ -33,7 +36,8 @@ async function replayCli(content: string): Promise<{ code: number; stdout: strin
   }
 }
 
-describe('wa-lake replay', () => {
+// Each test replays its own capture into its own folder, in a child process: side by side.
+describe.concurrent('wa-lake replay', () => {
   it('says an empty capture holds nothing and exits non-zero', async () => {
     const result = await replayCli('\n\n');
     expect(result.code).toBe(1);

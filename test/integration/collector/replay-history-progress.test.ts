@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BackfillStore } from '../../../collector/index.js';
 import { createTempDir } from '../../helpers/collector-test-kit.js';
-import { runCli } from '../../helpers/run-cli.js';
+import { runCli, UNREACHABLE_TEMPORAL_ENV } from '../../helpers/run-cli.js';
 
 const GROUP = '120363000000000001@g.us';
 const OTHER = '120363000000000002@g.us';
@@ -17,7 +17,7 @@ afterAll(() => temp.cleanup());
 const env = {
   OUTBOX_PATH: join(temp.dir, 'outbox.sqlite'),
   AUTH_DIR: join(temp.dir, 'auth'),
-  TEMPORAL_ADDRESS: '127.0.0.1:1',
+  ...UNREACHABLE_TEMPORAL_ENV,
   LOG_FORMAT: 'json',
   LOG_LEVEL: 'info',
 };
@@ -58,10 +58,10 @@ interface StatusJson {
   backfills: Array<{ groupJid: string; state: string; isOpen: boolean; since: string; pages: number }> | null;
 }
 
-const readStatus = async (): Promise<{ json: StatusJson; text: string }> => ({
-  json: JSON.parse((await runCli(['status', '--json'], { env })).stdout) as StatusJson,
-  text: (await runCli(['status'], { env })).stdout,
-});
+const readStatus = async (): Promise<{ json: StatusJson; text: string }> => {
+  const [json, text] = await Promise.all([runCli(['status', '--json'], { env }), runCli(['status'], { env })]);
+  return { json: JSON.parse(json.stdout) as StatusJson, text: text.stdout };
+};
 
 describe('a replayed history import is followed as a live one (ADR 0016 "Progress while it runs")', () => {
   it('logs history import progress per push and wa-lake status shows the import and its queued events', async () => {

@@ -75,6 +75,8 @@ const YEAR_READS_AND_HISTORY_FIXES = [
   '1766000000100_engagement-all-groups-months',
   '1766000000101_catch-up-bounded-by-marked-days',
 ];
+// Views of one group and one month read that group-month (ADR 0033).
+const GROUP_MONTH_VIEWS = ['1766000000200_group-month-views-read-their-days'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -90,7 +92,8 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17658300000'))).toEqual(IDEMPOTENCY_CLAIMS);
     expect(names.filter((name) => name.startsWith('17659000000'))).toEqual(BOUNDED_READS);
     expect(names.filter((name) => name.startsWith('17659500000'))).toEqual(RECOUNT_FIXES);
-    expect(names.filter((name) => name.startsWith('176600000'))).toEqual(YEAR_READS_AND_HISTORY_FIXES);
+    expect(names.filter((name) => name.startsWith('17660000000'))).toEqual(YEAR_READS_AND_HISTORY_FIXES);
+    expect(names.filter((name) => name.startsWith('17660000002'))).toEqual(GROUP_MONTH_VIEWS);
     expect(names).toEqual([
       ...RELEASED,
       ...ENGAGEMENT_QUESTIONS,
@@ -101,6 +104,7 @@ describe('lake/migrations', () => {
       ...BOUNDED_READS,
       ...RECOUNT_FIXES,
       ...YEAR_READS_AND_HISTORY_FIXES,
+      ...GROUP_MONTH_VIEWS,
     ]);
   });
 });
