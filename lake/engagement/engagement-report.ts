@@ -1,11 +1,56 @@
 import type { ReportCoverage } from './coverage-queries.js';
-import type {
-  ActivityHour,
-  LevelMonth,
-  NewcomerCohort,
-  ReportTotals,
-  TotalComparison,
-} from './report-questions-queries.js';
+
+/** The totals of one period. */
+export interface ReportTotals {
+  messages: number;
+  activeMembers: number;
+  groups: number;
+  reactions: number;
+  joins: number;
+  leaves: number;
+}
+
+/** One total beside the previous period of equal length (`engagement_period_totals`). */
+export interface TotalComparison {
+  metric: keyof ReportTotals;
+  current: number;
+  previous: number;
+  change: number;
+  /** The change in % of the previous value, one decimal, half away from zero; null when the previous is 0. */
+  changePercent: number | null;
+}
+
+/** Members per level in one month, and how they moved since the month before (`engagement_level_monthly`). */
+export interface LevelMonth {
+  month: string;
+  advocates: number;
+  contributors: number;
+  participants: number;
+  explorers: number;
+  movedUp: number;
+  held: number;
+  movedDown: number;
+  new: number;
+  gone: number;
+}
+
+/** One join week's newcomers, step by step (`engagement_newcomer_funnel`, summed over the report's groups). */
+export interface NewcomerCohort {
+  cohortWeek: string;
+  joined: number;
+  firstMessage: number;
+  answeredWithin24h: number;
+  /** Null while week 4 after the join week lies beyond the report's last day. */
+  activeWeek4: number | null;
+  activeWeek12: number | null;
+}
+
+/** Messages in one local hour of one ISO weekday (1 = Monday), summed over the range (`engagement_activity_hours`). */
+export interface ActivityHour {
+  weekday: number;
+  hour: number;
+  messages: number;
+}
 
 /** What `wa-lake report` covers. Dates are local days (`YYYY-MM-DD`) in the lake's time zone. */
 export interface EngagementReportOptions {

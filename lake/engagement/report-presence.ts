@@ -1,4 +1,4 @@
-import type { LevelMonth } from './report-questions-queries.js';
+import type { LevelMonth } from './engagement-report.js';
 
 /**
  * The report's presence figures (ADR 0031): which local days each member was active on, read once from the

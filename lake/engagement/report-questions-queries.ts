@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { NewcomerCohort, ReportTotals, TotalComparison } from './engagement-report.js';
 import { readPeriodActivity } from './report-range-queries.js';
 
 /**
@@ -8,53 +9,6 @@ import { readPeriodActivity } from './report-range-queries.js';
  * `report_cohorts` where the views would count the whole lake again, and follows the rule of the view named in its
  * doc (docs/engagement.md); a test compares them.
  */
-
-/** The totals of one period. */
-export interface ReportTotals {
-  messages: number;
-  activeMembers: number;
-  groups: number;
-  reactions: number;
-  joins: number;
-  leaves: number;
-}
-
-/** One total beside the previous period of equal length (`engagement_period_totals`). */
-export interface TotalComparison {
-  metric: keyof ReportTotals;
-  current: number;
-  previous: number;
-  change: number;
-  /** The change in % of the previous value, one decimal, half away from zero; null when the previous is 0. */
-  changePercent: number | null;
-}
-
-/** Members per level in one month, and how they moved since the month before (`engagement_level_monthly`). */
-export interface LevelMonth {
-  month: string;
-  advocates: number;
-  contributors: number;
-  participants: number;
-  explorers: number;
-  movedUp: number;
-  held: number;
-  movedDown: number;
-  new: number;
-  gone: number;
-}
-
-/** One join week's newcomers, step by step (`engagement_newcomer_funnel`, summed over the report's groups). */
-export interface NewcomerCohort {
-  cohortWeek: string;
-  joined: number;
-  firstMessage: number;
-  answeredWithin24h: number;
-  /** Null while week 4 after the join week lies beyond the report's last day. */
-  activeWeek4: number | null;
-  activeWeek12: number | null;
-}
-
-export type { ActivityHour } from './report-range-queries.js';
 
 const DAY_MS = 86_400_000;
 const shiftDay = (day: string, days: number): string =>

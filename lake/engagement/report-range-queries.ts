@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { EngagementReport } from './engagement-report.js';
+import type { ActivityHour, EngagementReport } from './engagement-report.js';
 import { type MemberPresence, readPresence, dayText } from './report-presence.js';
 
 /**
@@ -10,12 +10,6 @@ import { type MemberPresence, readPresence, dayText } from './report-presence.js
 
 type Db = pg.ClientBase;
 
-/** Messages in one local hour of one ISO weekday (1 = Monday), summed over the range (`engagement_activity_hours`). */
-export interface ActivityHour {
-  weekday: number;
-  hour: number;
-  messages: number;
-}
 /** The first and last day with activity of a scope (null when none, or not read). */
 export interface ActivityBounds {
   first: string | null;
