@@ -69,6 +69,8 @@ export {
   isParticipantSeen,
   linkMembers,
   listMemberLinks,
+  MAX_MEMBER_LINK_CHARS,
+  memberLinkTextProblem,
   unlinkMember,
   type MemberLink,
   type MemberLinkRequest,

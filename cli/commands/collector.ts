@@ -12,7 +12,7 @@ import { createWindowedAlertSink } from '../../common/windowed-alert-sink.js';
 import { installRuntimeLoggerOnce } from '../../worker/index.js';
 import { waitForOutboxDrain } from '../demo/wait-for-outbox-drain.js';
 import { createShutdownSignal, ShutdownRequestedError, waitForAbort } from '../run-until-os-signal.js';
-import { DAY_MS, integerInRange } from './option-parsers.js';
+import { DAY_MS, integerInRange, outputPath } from './option-parsers.js';
 import { createCliLogger, printSummary } from './shared.js';
 
 /** Config, logger, windowed alert sink and a lazy Temporal client: what both collector commands run with. */
@@ -38,7 +38,7 @@ export function registerCollectorCommands(program: Command): void {
   program
     .command('collector')
     .description('run the WhatsApp session, outbox and outbox relay (configured by environment variables)')
-    .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines')
+    .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines', outputPath)
     .option('--pair-phone <number>', 'link with a pairing code for this phone number instead of a QR code')
     .action(async (options: { record?: string; pairPhone?: string }) => {
       const { config, logger, alertSink, temporal } = createCollectorDeps();

@@ -9,7 +9,7 @@ import { DataDirRefusedError } from '../local-stack/errors.js';
 import { currentProtectedFolders, describeProtectedFolder } from '../local-stack/protected-folders.js';
 import { type CollectorSource, startLocalStack } from '../local-stack/start-local-stack.js';
 import { createShutdownSignal, runUntilTerminated } from '../run-until-os-signal.js';
-import { tcpPort } from './option-parsers.js';
+import { outputPath, tcpPort } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
 interface DevOptions {
@@ -31,7 +31,7 @@ export function registerDevCommands(program: Command): void {
     .description('run Temporal dev server, embedded PostgreSQL, ingest API, worker and collector on this machine')
     .option('--data-dir <dir>', 'state folder (Temporal, PostgreSQL, outbox, auth)', '.data')
     .option('--replay <file>', 'feed this capture file instead of a live WhatsApp session')
-    .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines')
+    .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines', outputPath)
     .option('--pair-phone <number>', 'link with a pairing code for this phone number instead of a QR code')
     .option('--temporal-port <port>', 'Temporal frontend port', tcpPort, 7233)
     .option('--ui-port <port>', 'Temporal Web UI port', tcpPort, 8233)

@@ -43,3 +43,14 @@ export function asOptionParser<T>(parse: (value: string) => T): (value: string) 
     }
   };
 }
+
+/**
+ * A file or folder an output option writes to (`--html`, `--csv`, `--parquet`, `--out`, `--record`): an empty or
+ * blank path is refused, never taken as "no option" (the report printed JSON) or as the working directory.
+ *
+ * @throws InvalidArgumentError (commander prints it and exits 1).
+ */
+export function outputPath(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('expected a path, not an empty string.');
+  return value;
+}

@@ -15,7 +15,7 @@ import { type ErasureReport, runErasure } from '../privacy/run-erasure.js';
 import { runParticipantExport } from '../privacy/run-participant-export.js';
 import { countNoun } from '../count-noun.js';
 import { createProgressPrinter } from '../progress-line.js';
-import { asOptionParser } from './option-parsers.js';
+import { asOptionParser, outputPath } from './option-parsers.js';
 import { connectTemporalClient, printLine } from './shared.js';
 
 const databaseUrl = (): string => parseConfig(z.object({ DATABASE_URL: envPostgresUrl }), process.env).DATABASE_URL;
@@ -178,9 +178,17 @@ function registerExportCommand(program: Command): void {
         'or the message read model and the daily views as Parquet files (--parquet DIR)'
     )
     .option('--participant <id>', 'LID, phone JID, phone number, member id, or an erased-…@erased pseudonym')
-    .option('--out <dir>', `folder to write the two files into (default: ${DEFAULT_EXPORT_DIR}, owner-only)`)
+    .option(
+      '--out <dir>',
+      `folder to write the two files into (default: ${DEFAULT_EXPORT_DIR}, owner-only)`,
+      outputPath
+    )
     .option('--requested-by <name>', 'who runs it (recorded in whatsapp_access_requests)', currentUser())
-    .option('--parquet <dir>', 'write the messages and the daily engagement views as Parquet files into this folder')
+    .option(
+      '--parquet <dir>',
+      'write the messages and the daily engagement views as Parquet files into this folder',
+      outputPath
+    )
     .action(async (options: { participant?: string; parquet?: string; out?: string; requestedBy: string }) => {
       if ((options.participant === undefined) === (options.parquet === undefined))
         throw new Error("choose one: --participant ID (one member) or --parquet DIR (the analysts' files)");

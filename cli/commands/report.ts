@@ -11,6 +11,7 @@ import { checkReportOutput } from '../report/report-output-guard.js';
 import { writeReportCsv } from '../report/write-csv.js';
 import { withLakePool } from './database.js';
 import { engagementZoneWarning } from './engagement-zone-warning.js';
+import { integerInRange, outputPath } from './option-parsers.js';
 import { printLine } from './shared.js';
 
 interface ReportOptions {
@@ -46,25 +47,24 @@ function parseGroupJid(value: string): string {
   return value;
 }
 
-function parseCount(value: string): number {
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
-  return count;
-}
+/** The longest `--lurker-days`: a century of silence (PostgreSQL's integer would overflow far above it). */
+const MAX_LURKER_DAYS = 36_500;
+/** The most `--top` members a report lists. */
+const MAX_TOP_MEMBERS = 10_000;
 
 /** Writes the report where the options say. @returns the line to print (empty for `--json`). */
 export async function writeReport(
   report: EngagementReport,
   options: Pick<ReportOptions, 'html' | 'json' | 'csv'>
 ): Promise<string> {
-  if (options.html) {
+  if (options.html !== undefined) {
     const path = resolve(options.html);
     await writeFile(path, renderReportHtml(report, new Date()), 'utf8').catch((err: unknown) => {
       throw toFileAccessError(err, 'write the report to', path);
     });
     return `report written to ${path}`;
   }
-  if (options.csv) {
+  if (options.csv !== undefined) {
     const paths = await writeReportCsv(report, resolve(options.csv));
     return `${String(paths.length)} CSV files written to ${resolve(options.csv)}`;
   }
@@ -83,12 +83,17 @@ export function registerReportCommand(program: Command): void {
     .option('--group <jid>', 'only this group', parseGroupJid)
     .option('--from <date>', 'first day (YYYY-MM-DD); default: the first day with activity', parseDay)
     .option('--to <date>', 'last day (YYYY-MM-DD); default: the last day with activity', parseDay)
-    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--html <file>', 'write a self-contained HTML report with charts', outputPath)
     .option('--json', 'print the report as JSON')
-    .option('--csv <dir>', 'write one CSV file per dataset into this folder')
+    .option('--csv <dir>', 'write one CSV file per dataset into this folder', outputPath)
     .option('--force', 'overwrite an --html file or --csv files that are not a wa-lake report')
-    .option('--lurker-days <n>', 'a member without activity for this many days is a lurker', parseCount, 30)
-    .option('--top <n>', 'how many top members to list', parseCount, 15)
+    .option(
+      '--lurker-days <n>',
+      'a member without activity for this many days is a lurker',
+      integerInRange(1, MAX_LURKER_DAYS),
+      30
+    )
+    .option('--top <n>', 'how many top members to list', integerInRange(1, MAX_TOP_MEMBERS), 15)
     .action(async (options: ReportOptions) => {
       const outputs = [options.html, options.json, options.csv].filter((value) => value !== undefined);
       if (outputs.length !== 1) throw new Error('choose exactly one output: --html FILE, --json or --csv DIR');

@@ -10,6 +10,7 @@ import {
 import { countNoun } from '../count-noun.js';
 import { memberLabel } from '../report/render-charts.js';
 import { renderReportHtml } from '../report/render-html.js';
+import { toTerminalText } from '../terminal-text.js';
 
 /** The engagement part of the demo summary, counted from the lake. */
 export interface DemoEngagement {
@@ -49,17 +50,24 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
   const reportPath = resolve(join(dataDir, 'engagement-report.html'));
   // Private like every file of the data folder: the report names members (ADR 0014 decision 6).
   await writeFile(reportPath, renderReportHtml(report, new Date()), { encoding: 'utf8', mode: 0o600 });
+  const lines = demoEngagementLines(report);
+  const { messages, activeMembers, groups, reactions } = report.totals;
+  const { firstResponseMedianMinutes, unanswered } = response;
+  const engagement = { messages, activeMembers, groups, reactions, firstResponseMedianMinutes, unanswered };
+  return { engagement, reportPath, lines };
+}
+
+/** The five summary lines of the demo's engagement report; remote text in them is escaped (architecture.md §10). */
+export function demoEngagementLines(report: EngagementReport): string[] {
   const { messages, activeMembers, groups, reactions, joins, leaves } = report.totals;
   const last = report.activeMembers.at(-1);
   const top = report.topMembers[0];
-  const lines = [
+  return [
     `engagement (days in ${report.timeZone}, ${report.from ?? '—'} to ${report.to ?? '—'})`,
     `  messages          : ${String(messages)} in ${countNoun(groups, 'group')}, ${countNoun(reactions, 'reaction')}`,
     `  active members    : ${String(activeMembers)}${last ? ` (last day DAU ${String(last.dau)} · WAU ${String(last.wau)} · MAU ${String(last.mau)})` : ''}`,
     `  joins / leaves    : ${String(joins)} / ${String(leaves)}`,
-    `  top member        : ${top ? `${memberLabel(top)} (${countNoun(top.messages, 'message')})` : '—'}`,
+    // A push name is a remote field: its line breaks are escaped too, so it cannot forge a line of the summary.
+    `  top member        : ${top ? `${toTerminalText(memberLabel(top))} (${countNoun(top.messages, 'message')})` : '—'}`,
   ];
-  const { firstResponseMedianMinutes, unanswered } = response;
-  const engagement = { messages, activeMembers, groups, reactions, firstResponseMedianMinutes, unanswered };
-  return { engagement, reportPath, lines };
 }

@@ -1,6 +1,8 @@
 import { countNoun } from '../count-noun.js';
 import { withLakePool } from '../commands/database.js';
 import { printLine } from '../commands/shared.js';
+import { currentProtectedFolders } from '../local-stack/protected-folders.js';
+import { checkParquetExportDir } from './parquet-output-guard.js';
 import type * as ParquetWriter from './write-parquet-export.js';
 
 type ParquetWriterModule = typeof ParquetWriter;
@@ -30,9 +32,10 @@ async function loadParquetWriter(): Promise<ParquetWriterModule> {
 
 /**
  * `wa-lake export --parquet DIR` (ADR 0025): writes the Parquet files and prints one line per file.
- * @throws as writeParquetExport; ConfigError when `DATABASE_URL` is unset or invalid.
+ * @throws ParquetOutputRefusedError (checkParquetExportDir) before the lake is read; as writeParquetExport; ConfigError when `DATABASE_URL` is unset or invalid.
  */
 export async function runParquetExport(dir: string): Promise<void> {
+  checkParquetExportDir(dir, currentProtectedFolders());
   const { writeParquetExport } = await loadParquetWriter();
   const files = await withLakePool((pool) => writeParquetExport(pool, dir));
   printLine(`${countNoun(files.length, 'Parquet file')} written:`);

@@ -3,6 +3,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import type pg from 'pg';
 import { makeDirectory } from '../../common/make-directory.js';
 import { readAnalystDatasets, type AnalystDataset } from '../../lake/index.js';
+import { PARQUET_WRITER_KEY, PARQUET_WRITER_MARK } from './parquet-output-guard.js';
 
 /** One file `wa-lake export --parquet` wrote. */
 export interface WrittenParquetFile {
@@ -25,8 +26,9 @@ async function stage(connection: DuckDBConnection, dataset: AnalystDataset): Pro
  * Writes the message read model and the daily views (`ANALYST_DATASETS`) as one Parquet file each into `dir`
  * (created when missing): `messages.parquet`, `member_activity_days.parquet`, … (ADR 0025, docs/engagement.md
  * "Parquet"). The rows come from one repeatable-read transaction; an in-memory DuckDB (its node API) types them
- * and writes Parquet with snappy compression (the one every reader decodes), which pandas, polars and DuckDB read. A file replaces one of the same
- * name; a dataset with no rows is a file with its schema and no rows.
+ * and writes Parquet with snappy compression (the one every reader decodes), which pandas, polars and DuckDB read. Each
+ * file's footer carries `written_by: wa-lake export --parquet`, so a later export replaces only its own files
+ * (`checkParquetExportDir`, which the CLI runs first); a dataset with no rows is a file with its schema and no rows.
  *
  * @returns the files written, in `ANALYST_DATASETS` order.
  * @throws DirectoryNotCreatedError when `dir` cannot be created; pg.DatabaseError when the lake cannot be read;
@@ -61,7 +63,7 @@ export async function writeParquetExport(pool: pg.Pool, dir: string): Promise<Wr
           .map((column) => `CAST(${quoteIdentifier(column.name)} AS ${column.type}) AS ${quoteIdentifier(column.name)}`)
           .join(', ');
         await connection.run(
-          `COPY (SELECT ${typed} FROM staging) TO ${quoteLiteral(path)} (FORMAT parquet, COMPRESSION snappy)`
+          `COPY (SELECT ${typed} FROM staging) TO ${quoteLiteral(path)} (FORMAT parquet, COMPRESSION snappy, KV_METADATA {${PARQUET_WRITER_KEY}: ${quoteLiteral(PARQUET_WRITER_MARK)}})`
         );
         files.push({ dataset: dataset.name, path, rows: 0 });
       },

@@ -41,12 +41,24 @@ export function chartBody(option: ChartOption, height = HEIGHT): ChartBody {
 /** Width of every chart, in CSS pixels. */
 export const CHART_WIDTH = 960;
 
-/** Renders one ECharts option to an SVG string (server-side rendering: no DOM, no script in the page). */
+/**
+ * Control characters other than the tab and line breaks of ECharts' own markup: XML forbids the C0 ones (a raw
+ * ESC or BEL from a group subject or push name would break the SVG or reach a terminal that shows the file).
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const SVG_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/gu;
+
+/**
+ * Renders one ECharts option to an SVG string (server-side rendering: no DOM, no script in the page). A control
+ * character in a label (a subject, a push name) is shown as its `\uXXXX` escape.
+ */
 export function renderSvg(option: ChartOption, height = HEIGHT): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height });
   try {
     chart.setOption(option);
-    return chart.renderToSVGString();
+    return chart
+      .renderToSVGString()
+      .replace(SVG_CONTROL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
   } finally {
     chart.dispose();
   }

@@ -1,4 +1,5 @@
 import { canonicalParticipantJid, InvalidParticipantIdentifierError } from '../../common/participant-identifier.js';
+import { memberLinkTextProblem } from '../../lake/index.js';
 
 /** Thrown when a member-links CSV cannot be read; `problems` names every bad line and why. */
 export class LinksCsvError extends Error {
@@ -116,6 +117,14 @@ export function parseLinksCsv(text: string): { participantId: string; memberId: 
       continue;
     }
     const name = nameColumn < 0 ? '' : (row.fields[nameColumn]?.trim() ?? '');
+    const tooLong =
+      memberLinkTextProblem('participant_id', participantId) ??
+      memberLinkTextProblem('member_id', memberId) ??
+      memberLinkTextProblem('name', name);
+    if (tooLong !== null) {
+      problems.push(`line ${String(row.line)}: ${tooLong}`);
+      continue;
+    }
     if (!earlier) links.set(participantId, { memberId, line: row.line, ...(name === '' ? {} : { name }) });
     else if (earlier.name === undefined && name !== '') earlier.name = name;
   }

@@ -157,12 +157,18 @@ export function describeReportScope(report: EngagementReport, subject: string | 
 }
 
 /**
+ * How every HTML report begins, byte for byte: `report --html` overwrites a file only when it starts with this
+ * (`checkReportOutput`), so the generator marker sits in the first line after the doctype.
+ */
+export const REPORT_HTML_START =
+  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="wa-lake report">';
+
+/**
  * The self-contained HTML report: totals, the charts as inline SVG, and the tables. Opens
  * offline; contains no script.
  */
 export function renderReportHtml(report: EngagementReport, generatedAt: Date): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+  return `${REPORT_HTML_START}
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>WhatsApp engagement report</title><style>${REPORT_STYLE}</style></head>
 <body>

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describeProtectedFolder, type ProtectedFolders } from '../local-stack/protected-folders.js';
+import { REPORT_HTML_START } from './render-html.js';
 import { REPORT_CSV_COLUMNS } from './write-csv.js';
 
 /** Thrown by {@link checkReportOutput} when `report --html`/`--csv` would overwrite what no report wrote. */
@@ -8,8 +9,6 @@ export class ReportOutputRefusedError extends Error {
   override readonly name = 'ReportOutputRefusedError';
 }
 
-/** What every HTML report holds near its start (`renderReportHtml`): a file without it is someone else's. */
-const HTML_REPORT_TITLE = '<title>WhatsApp engagement report</title>';
 const SNIFF_BYTES = 4096;
 
 /** The first `SNIFF_BYTES` of a regular file, as text. */
@@ -30,8 +29,9 @@ function isForeignFile(path: string, isOwn: (start: string) => boolean): boolean
 }
 
 /**
- * Refuses a `report` output that would destroy data ("no command destroys data", architecture.md §10), before the
- * lake is read: an `--html` file or a `--csv` file that exists and is not a wa-lake report (unless `force`), and
+ * Refuses a `report` output that would destroy data ("No command deletes what it did not create", architecture.md
+ * §10), before the lake is read: an `--html` file that does not start with the report's own first line
+ * (`REPORT_HTML_START`, its generator marker) or a `--csv` file whose header is not the report's (unless `force`), and
  * `/`, `~`, the checkout or a folder above one of them as the `--csv` folder (always). A report's own earlier
  * output is overwritten.
  *
@@ -43,7 +43,7 @@ export function checkReportOutput(
 ): void {
   if (options.html !== undefined) {
     const path = resolve(options.html);
-    if (!options.force && isForeignFile(path, (start) => start.includes(HTML_REPORT_TITLE))) {
+    if (!options.force && isForeignFile(path, (start) => start.startsWith(REPORT_HTML_START))) {
       throw new ReportOutputRefusedError(
         `refusing to overwrite ${path}: it is not a wa-lake report; name a new file, or pass --force to replace it`
       );

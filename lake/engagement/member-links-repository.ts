@@ -36,6 +36,20 @@ function exportSenderKeyOf(participantId: string): string | undefined {
   return name === '' ? undefined : `name:${name}`;
 }
 
+/** The most characters a participant id, member id or member's name holds (their `varchar(255)` columns). */
+export const MAX_MEMBER_LINK_CHARS = 255;
+
+/**
+ * Why a participant id, member id or name cannot be stored (longer than {@link MAX_MEMBER_LINK_CHARS} characters, counted as
+ * PostgreSQL counts them), or null.
+ */
+export function memberLinkTextProblem(field: 'participant_id' | 'member_id' | 'name', text: string): string | null {
+  const length = [...text].length;
+  return length > MAX_MEMBER_LINK_CHARS
+    ? `${field} has ${String(length)} characters, more than the ${String(MAX_MEMBER_LINK_CHARS)} a link holds`
+    : null;
+}
+
 /** The links as stored: canonical participant JIDs, trimmed member ids. @throws as `linkMembers`. */
 function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkRequest[] {
   return requests.map((request) => {
@@ -45,8 +59,13 @@ function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkReque
     if (memberId === '')
       throw new InvalidMemberLinkError(`a member id is required for ${participantId}, got a blank one`);
     const name = request.name?.trim();
+    const problem = memberLinkTextProblem('member_id', memberId) ?? memberLinkTextProblem('name', name ?? '');
+    if (problem !== null) throw new InvalidMemberLinkError(`${problem} (participant ${participantId})`);
+    const canonical = exportSenderKeyOf(participantId) ?? canonicalParticipantJid(participantId, 'participant');
+    const tooLong = memberLinkTextProblem('participant_id', canonical);
+    if (tooLong !== null) throw new InvalidMemberLinkError(tooLong);
     return {
-      participantId: exportSenderKeyOf(participantId) ?? canonicalParticipantJid(participantId, 'participant'),
+      participantId: canonical,
       memberId,
       ...(name ? { name } : {}),
     };
@@ -63,10 +82,10 @@ function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkReque
  *
  * @returns the links as written (canonical participant JIDs, trimmed member ids), in the order given, each with
  *   the member id it replaced, so a caller can say a link changed rather than replace it silently.
- * @throws InvalidMemberLinkError for a blank participant or member id, InvalidParticipantIdentifierError
+ * @throws InvalidMemberLinkError for a blank participant or member id or one (or a name) longer than 255 characters,
+ *   InvalidParticipantIdentifierError
  *   for a participant that is neither a LID, a phone JID nor a phone number (both before anything is
- *   written); pg.DatabaseError when a value is refused (e.g. longer than 255 characters, or one
- *   participant twice in the batch).
+ *   written); pg.DatabaseError when a value is refused (e.g. one participant twice in the batch).
  */
 export async function linkMembers(
   pool: pg.Pool,

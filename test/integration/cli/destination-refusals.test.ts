@@ -82,6 +82,37 @@ describe.concurrent('wa-lake commands refuse destinations that hold what they di
     expect(above.stderr).toContain('it holds the wa-lake checkout');
   });
 
+  it('an empty output path is refused, never taken as no option or as the working directory', async () => {
+    const runs = await Promise.all(
+      [
+        ['report', '--html', '', '--from', '2030-01-01', '--to', '2030-01-31'],
+        ['report', '--csv', ''],
+        ['export', '--parquet', ''],
+        ['export', '--participant', '+5511987654321', '--out', ' '],
+      ].map((args) => runCli(args, { cwd: dir }))
+    );
+    const flags = ["'--html <file>' argument ''", "'--csv <dir>' argument ''", "'--parquet <dir>' argument ''"];
+    flags.push("'--out <dir>' argument ' '");
+    runs.forEach((run, index) => {
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(`option ${flags[index] ?? ''} is invalid. expected a path, not an empty string.`);
+    });
+  });
+
+  it('report refuses a --top or --lurker-days PostgreSQL cannot count with, naming the option', async () => {
+    const [top, lurkers] = await Promise.all([
+      runCli(['report', '--json', '--top', '1e308'], { cwd: dir }),
+      runCli(['report', '--json', '--lurker-days', '99999999999'], { cwd: dir }),
+    ]);
+    expect(top.code).toBe(1);
+    expect(top.stderr).toContain("option '--top <n>' argument '1e308' is invalid. must be an integer from 1 to 10000.");
+    expect(lurkers.code).toBe(1);
+    expect(lurkers.stderr).toContain(
+      "option '--lurker-days <n>' argument '99999999999' is invalid. must be an integer from 1 to 36500."
+    );
+  });
+
   it('export --participant refuses the checkout as --out', async () => {
     const run = await runCli(['export', '--participant', '+5511987654321', '--out', CHECKOUT]);
     expect(run.code).toBe(1);

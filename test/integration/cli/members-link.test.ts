@@ -41,6 +41,14 @@ describe('wa-lake members link refuses what the lake cannot key by', () => {
     expect(await links()).toEqual([]);
   }, 60_000);
 
+  it('refuses a member id longer than the 255 characters a link holds, naming it, and writes no row', async () => {
+    const run = await runCli(['members', 'link', LID, 'm'.repeat(300)], { env: { DATABASE_URL: fresh.url } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('member_id has 300 characters, more than the 255 a link holds');
+    expect(run.stderr).not.toContain('character varying');
+    expect(await links()).toEqual([]);
+  }, 60_000);
+
   it('links a well-formed participant the lake has not seen yet, with a warning, trimming the member id', async () => {
     const run = await runCli(['members', 'link', LID, '  discord:1 '], { env: { DATABASE_URL: fresh.url } });
     expect(run.code).toBe(0);

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeParquetExport } from '../../../cli/export/write-parquet-export.js';
@@ -99,6 +100,39 @@ describe('wa-lake export --parquet (ADR 0025)', () => {
     const both = await runCli(['export', '--parquet', dir, '--participant', ANA], { env });
     expect(both.code).toBe(1);
   });
+  it('overwrites its own files, and refuses /, the checkout and a file of the same name it did not write', async () => {
+    const env = { DATABASE_URL: fresh.url };
+    const out = join(dir, 'again');
+    expect((await runCli(['export', '--parquet', out], { env, timeoutMs: 120_000 })).code).toBe(0);
+    const again = await runCli(['export', '--parquet', out], { env, timeoutMs: 120_000 });
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    const own = join(dir, 'own');
+    mkdirSync(own);
+    writeFileSync(join(own, 'messages.parquet'), 'my own analysis\n');
+    const checkout = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+    const [foreign, root, tree] = await Promise.all([
+      runCli(['export', '--parquet', own], { env }),
+      runCli(['export', '--parquet', '/'], { env }),
+      runCli(['export', '--parquet', checkout], { env }),
+    ]);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toBe(
+      `wa-lake: refusing to overwrite messages.parquet in ${own}: not written by wa-lake export --parquet; ` +
+        'name another folder, or move them away\n'
+    );
+    expect(readFileSync(join(own, 'messages.parquet'), 'utf8')).toBe('my own analysis\n');
+    expect(readdirSync(own)).toEqual(['messages.parquet']);
+    expect(root.code).toBe(1);
+    expect(root.stderr).toContain(
+      `refusing to write ${String(ANALYST_DATASETS.length)} Parquet files into /: it is the filesystem root`
+    );
+    expect(existsSync('/messages.parquet')).toBe(false);
+    expect(tree.code).toBe(1);
+    expect(tree.stderr).toContain(`into ${checkout}: it is the wa-lake checkout`);
+    expect(existsSync(join(checkout, 'messages.parquet'))).toBe(false);
+  }, 240_000);
+
   it("writes a chat export's messages into messages.parquet with source export, so it counts what the daily views count", async () => {
     const group = '120363000000000993@g.us';
     const text = readFileSync(new URL('../../fixtures/chat-exports/android-en-12h.txt', import.meta.url), 'utf8');

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { asOptionParser, integerInRange, tcpPort } from '../../../../cli/commands/option-parsers.js';
+import { asOptionParser, integerInRange, outputPath, tcpPort } from '../../../../cli/commands/option-parsers.js';
 
 describe('CLI option parsers', () => {
   it('integerInRange accepts integers in range and refuses the rest with InvalidArgumentError', () => {
@@ -28,5 +28,11 @@ describe('CLI option parsers', () => {
     expect(parse('ok')).toBe('ok');
     expect(() => parse('no')).toThrow(InvalidArgumentError);
     expect(() => parse('no')).toThrow('must be ok.');
+  });
+
+  it('outputPath refuses an empty or blank path', () => {
+    expect(outputPath('report.html')).toBe('report.html');
+    for (const bad of ['', ' ', '\t']) expect(() => outputPath(bad), JSON.stringify(bad)).toThrow(InvalidArgumentError);
+    expect(() => outputPath('')).toThrow('expected a path, not an empty string.');
   });
 });

@@ -46,4 +46,21 @@ describe('parseLinksCsv (wa-lake members import)', () => {
       /line 3: participant_id must be a LID/
     );
   });
+
+  it('names every line whose name or member id is longer than the 255 characters a link holds', () => {
+    const csv =
+      'participant_id,member_id,name\n' +
+      `100000000000001@lid,discord:1,${'n'.repeat(256)}\n` +
+      `100000000000002@lid,${'m'.repeat(300)},Ana\n` +
+      `100000000000004@lid,discord:4,${'é'.repeat(255)}\n`;
+    expect(() => parseLinksCsv(csv)).toThrow(LinksCsvError);
+    try {
+      parseLinksCsv(csv);
+    } catch (err) {
+      expect((err as LinksCsvError).problems).toEqual([
+        'line 2: name has 256 characters, more than the 255 a link holds',
+        'line 3: member_id has 300 characters, more than the 255 a link holds',
+      ]);
+    }
+  });
 });

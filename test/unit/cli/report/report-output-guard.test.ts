@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkReportOutput } from '../../../../cli/report/report-output-guard.js';
+import { renderReportHtml } from '../../../../cli/report/render-html.js';
 import { REPORT_CSV_COLUMNS } from '../../../../cli/report/write-csv.js';
+import { emptyReport } from '../../../helpers/engagement-report.js';
 
 describe('checkReportOutput', () => {
   let dir: string;
@@ -27,9 +29,17 @@ describe('checkReportOutput', () => {
 
   it('overwrites an earlier HTML report and writes a new file', () => {
     const earlier = join(dir, 'earlier.html');
-    writeFileSync(earlier, '<!doctype html>\n<html lang="en"><head><title>WhatsApp engagement report</title>');
+    writeFileSync(earlier, renderReportHtml(emptyReport(), new Date('2030-01-01T00:00:00Z')));
     expect(() => checkReportOutput({ html: earlier }, folders)).not.toThrow();
     expect(() => checkReportOutput({ html: join(dir, 'new.html') }, folders)).not.toThrow();
+  });
+
+  it('refuses a file that only quotes the report title or its first lines further down', () => {
+    const notes = join(dir, 'notes.html');
+    writeFileSync(notes, 'my notes\n<title>WhatsApp engagement report</title>\n');
+    expect(() => checkReportOutput({ html: notes }, folders)).toThrow(`refusing to overwrite ${notes}`);
+    writeFileSync(notes, `my notes\n${renderReportHtml(emptyReport(), new Date('2030-01-01T00:00:00Z'))}`);
+    expect(() => checkReportOutput({ html: notes }, folders)).toThrow(`refusing to overwrite ${notes}`);
   });
 
   it('refuses CSV files another program wrote, names them, and overwrites its own', () => {
