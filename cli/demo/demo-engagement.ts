@@ -32,7 +32,7 @@ export interface DemoEngagementResult {
 
 /**
  * Reads the engagement report of the demo's lake, writes it as `engagement-report.html` into the data
- * folder and sums it up in five lines.
+ * folder and sums it up in five lines (six when the range was shortened to fit one report).
  *
  * @throws pg.DatabaseError when the lake cannot be read; NodeJS.ErrnoException when the file cannot be written.
  */
@@ -58,6 +58,7 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
     `  active members    : ${String(activeMembers)}${last ? ` (last day DAU ${String(last.dau)} · WAU ${String(last.wau)} · MAU ${String(last.mau)})` : ''}`,
     `  joins / leaves    : ${String(joins)} / ${String(leaves)}`,
     `  top member        : ${top ? `${memberLabel(top)} (${countNoun(top.messages, 'message')})` : '—'}`,
+    ...(report.rangeNote === null ? [] : [`  range             : ${report.rangeNote}`]),
   ];
   const { firstResponseMedianMinutes, unanswered } = response;
   const engagement = { messages, activeMembers, groups, reactions, firstResponseMedianMinutes, unanswered };
