@@ -60,8 +60,9 @@ export const restrictedPathZones = [
   {
     target: './lake',
     from: './workflows',
-    except: ['./contracts.ts', './send-contracts.ts'],
-    message: 'lake/ may import only the sandbox-safe workflows/contracts.ts and send-contracts.ts (lake/README.md).',
+    except: ['./send-states.ts'],
+    message:
+      'lake/ may import from workflows/ only send-states.ts, plain values that load no Temporal SDK (lake/README.md).',
   },
   {
     target: './lake/projections',

@@ -162,6 +162,14 @@ async function main(): Promise<void> {
       line(`  ${label}: ${verdict(ms, 3_000)} (load ${load()})`);
     }
 
+    // The ceiling of a read over all groups on this host, in the same run: one bare scan of the rows the whole report
+    // cannot avoid reading (every member month, group day and membership fact, the hour months across groups).
+    const ceiling = await timed(() =>
+      pool.query(`SELECT (SELECT count(*) FROM engagement_rollup_member_months) + (SELECT count(*) FROM engagement_rollup_group_days)
+                       + (SELECT count(*) FROM whatsapp_membership_facts) + (SELECT count(*) FROM engagement_rollup_all_hour_months)`)
+    );
+    line(`  ceiling: bare scan of the rows a report over all groups reads: ${String(ceiling)} ms (load ${load()})`);
+
     const app = buildDashboardApp({ pool, token: TOKEN, logger: createRootLogger({ level: 'silent' }) });
     const pages: [string, string][] = [
       ['overview', '/'],

@@ -20,8 +20,16 @@ import {
   levelMonths,
   personDays,
 } from './report-presence.js';
-import { compareTotals, previousPeriod, readNewcomerFunnel, readPeriodTotals } from './report-questions-queries.js';
 import {
+  compareTotals,
+  loadMembershipChanges,
+  previousPeriod,
+  readNewcomerFunnel,
+  readPeriodTotals,
+} from './report-questions-queries.js';
+import {
+  type ActivityBounds,
+  loadGroupDays,
   loadMemberSums,
   readActivityBounds,
   readActivityHours,
@@ -67,15 +75,14 @@ const TOP_MEMBERS_SQL = `
     FROM top LEFT JOIN named USING (person_key)
    ORDER BY top.messages DESC, top."reactionsGiven" DESC, 1`;
 
-// The cohorts of the range, in a temp table of their own: estimated through the membership-changes view, their
-// row count came out as 1, and PostgreSQL then re-aggregated the activity weeks once per cohort week (1.6 s).
+// The cohorts of the range (first joins of the scope's `report_changes` in it), in a temp table of their own: the
+// funnel joins them to its windows.
 const LOAD_COHORTS_SQL = `
   CREATE TEMP TABLE report_cohorts ON COMMIT DROP AS
   SELECT group_jid, participant_id, cohort_week, count(*) OVER (PARTITION BY cohort_week) AS size, joined_at
     FROM (SELECT group_jid, participant_id, date_trunc('week', min(at) AT TIME ZONE $3)::date AS cohort_week,
                  min(at) AS joined_at
-            FROM engagement_membership_changes
-           WHERE change = 'join' AND ($4::text IS NULL OR group_jid = $4)
+            FROM report_changes WHERE change = 'join'
            GROUP BY 1, 2
           HAVING (min(at) AT TIME ZONE $3)::date BETWEEN $1::date AND $2::date) joined`;
 
@@ -97,7 +104,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
       // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
       await client.query(`SET LOCAL work_mem = '256MB'`);
       if (options.groupJid !== null) await assertGroupInLake(client, options.groupJid);
-      const { tz, from, to, note } = await readReportRange(client, options);
+      const { tz, from, to, note, bounds } = await readReportRange(client, options);
       const report = emptyEngagementReport({
         timeZone: tz,
         groupJid: options.groupJid,
@@ -118,7 +125,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
           );
         return report;
       }
-      await fillReport(client, report, { from, to, timeZone: tz, groupJid: options.groupJid }, options);
+      await fillReport(client, report, { from, to, timeZone: tz, groupJid: options.groupJid, bounds }, options);
       return report;
     },
     'BEGIN ISOLATION LEVEL REPEATABLE READ'
@@ -152,7 +159,7 @@ export async function assertGroupInLake(db: pg.Pool | pg.ClientBase, groupJid: s
 async function readReportRange(
   client: pg.ClientBase,
   options: EngagementReportOptions
-): Promise<{ tz: string; from: string | null; to: string | null; note: string | null }> {
+): Promise<{ tz: string; from: string | null; to: string | null; note: string | null; bounds: ActivityBounds }> {
   const zone = await client.query<{ tz: string }>('SELECT wa_engagement_time_zone() AS tz');
   const tz = zone.rows[0]?.tz ?? 'UTC';
   const bounds =
@@ -165,9 +172,9 @@ async function readReportRange(
     const defaulted = options.from === null ? 'from' : options.to === null ? 'to' : null;
     throw new InvertedReportRangeError(from, to, defaulted);
   }
-  if (from === null || to === null) return { tz, from, to, note: null };
+  if (from === null || to === null) return { tz, from, to, note: null, bounds };
   const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
-  if (days <= MAX_REPORT_DAYS) return { tz, from, to, note: null };
+  if (days <= MAX_REPORT_DAYS) return { tz, from, to, note: null, bounds };
   if (options.from !== null && options.to !== null) throw new ReportRangeTooLongError(from, to, days);
   const spans = `the activity from ${from} to ${to} spans ${String(days)} days, more than the ${String(MAX_REPORT_DAYS)} one report covers`;
   if (options.from === null) {
@@ -177,6 +184,7 @@ async function readReportRange(
       from: first,
       to,
       note: `${spans}: this report covers the last ${String(MAX_REPORT_DAYS)}, ${first} to ${to}`,
+      bounds,
     };
   }
   const last = shiftDay(from, MAX_REPORT_DAYS - 1);
@@ -185,6 +193,7 @@ async function readReportRange(
     from,
     to: last,
     note: `${spans}: this report covers the first ${String(MAX_REPORT_DAYS)}, ${from} to ${last}`,
+    bounds,
   };
 }
 
@@ -195,12 +204,13 @@ const shiftDay = (day: string, days: number): string =>
 /**
  * Fills every section of `report` over `scope`: sums from the month and group-day rollups, and the figures that count
  * people per day, week or month from the members' days, read once from the month masks (ADR 0031) as far back as
- * DAU/WAU/MAU (29 days), the previous period and the levels (three months before the first month) need.
+ * DAU/WAU/MAU (29 days), the previous period and the levels (three months before the first month) need. The
+ * membership changes and the group days are read once into temp tables (ADR 0032).
  */
 async function fillReport(
   client: pg.PoolClient,
   report: EngagementReport,
-  scope: { from: string; to: string; timeZone: string; groupJid: string | null },
+  scope: { from: string; to: string; timeZone: string; groupJid: string | null; bounds: ActivityBounds },
   options: EngagementReportOptions
 ): Promise<void> {
   const { from, to, timeZone: tz } = scope;
@@ -215,9 +225,11 @@ async function fillReport(
     epochDay(previous.from),
     epochDay(monthsBefore.toISOString().slice(0, 10))
   );
-  const members = await readMemberPresence(client, first, epochDay(to), scope.groupJid);
-  const people = personDays(members);
   const [fromDay, toDay] = [epochDay(from), epochDay(to)];
+  const members = await readMemberPresence(client, first, toDay, scope.groupJid);
+  const people = personDays(members);
+  await loadMembershipChanges(client, tz, scope.groupJid);
+  await loadGroupDays(client, { ...scope, from: previous.from });
   const totals = await readPeriodTotals(client, scope, countActivePeople(people, fromDay, toDay));
   const previousTotals = await readPeriodTotals(
     client,
@@ -226,20 +238,17 @@ async function fillReport(
   );
   report.previousPeriod = { ...previous, totals: previousTotals };
   report.totalsComparison = compareTotals(totals, previousTotals);
+  await loadMemberSums(client, scope);
   report.groups = await readGroupTotals(client, scope, countActivePeopleByGroup(members, fromDay, toDay));
   report.messagesPerDay = await readMessagesPerDay(client, scope);
   report.activeMembers = activeMembersPerDay(people, fromDay, toDay);
-  await loadMemberSums(client, scope);
   report.topMembers = await q(TOP_MEMBERS_SQL, [options.topMembers]);
   report.joinsLeaves = await q(
-    `SELECT to_char((at AT TIME ZONE $3)::date, 'YYYY-MM-DD') AS day,
-            count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
-       FROM engagement_membership_changes
-      WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)
-      GROUP BY 1 ORDER BY 1`,
-    [...span, tz, options.groupJid]
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, count(*) FILTER (WHERE change = 'join')::int AS joins,
+            count(*) FILTER (WHERE change = 'leave')::int AS leaves
+       FROM report_changes WHERE day BETWEEN $1 AND $2 GROUP BY 1 ORDER BY 1`
   );
-  await client.query(LOAD_COHORTS_SQL, [...span, tz, options.groupJid]);
+  await client.query(LOAD_COHORTS_SQL, [...span, tz]);
   await client.query('ANALYZE report_cohorts');
   const cohort = await q<CohortMember>(
     `SELECT group_jid AS "groupJid", participant_id AS "participantId", to_char(cohort_week, 'YYYY-MM-DD') AS "cohortWeek"

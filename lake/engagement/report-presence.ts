@@ -26,7 +26,7 @@ export interface PresenceRow {
   groupJid: string;
   participantId: string;
   personKey: string;
-  /** `month:mask` pairs, comma-separated: month as `year * 12 + month - 1`, mask bit 0 = the 1st of the month. */
+  /** `month:mask` pairs, comma-separated: month as the epoch day of its 1st, mask bit 0 = the 1st of the month. */
   months: string;
 }
 
@@ -36,47 +36,84 @@ export interface MemberPresence {
   participantId: string;
   personKey: string;
   days: Int32Array;
+  /** The same days as month masks: month start (epoch day) → mask, bit 0 = the 1st. */
+  months: ReadonlyMap<number, number>;
+}
+
+/** The bits of the days of `first`..`last` in the month starting on epoch day `start` (bit 0 = the 1st). */
+const rangeMask = (start: number, first: number, last: number): number => {
+  const low = Math.max(first - start, 0);
+  const high = Math.min(last - start, 30);
+  return low > high ? 0 : (2 ** (high - low + 1) - 1) * 2 ** low;
+};
+
+/** OR-s the `month:mask` pairs of `text` (month as the epoch day of its 1st) into `months`, kept to `first`..`last`. */
+function addMonths(months: Map<number, number>, text: string, first: number, last: number): void {
+  let at = 0;
+  while (at < text.length) {
+    const colon = text.indexOf(':', at);
+    let comma = text.indexOf(',', colon);
+    if (comma < 0) comma = text.length;
+    const start = Number(text.slice(at, colon));
+    const mask = Number(text.slice(colon + 1, comma)) & rangeMask(start, first, last);
+    if (mask !== 0) months.set(start, (months.get(start) ?? 0) | mask);
+    at = comma + 1;
+  }
+}
+
+/** The days of month masks, sorted: months in order, bits in order. */
+function daysOfMonths(months: ReadonlyMap<number, number>): Int32Array {
+  const starts = [...months.keys()].sort((a, b) => a - b);
+  const days: number[] = [];
+  for (const start of starts) {
+    let mask = months.get(start) ?? 0;
+    for (let bit = 0; mask !== 0; bit += 1, mask >>>= 1) if ((mask & 1) !== 0) days.push(start + bit);
+  }
+  return Int32Array.from(days);
 }
 
 /** Turns the presence rows into sorted day lists, keeping the days in `first`..`last` (epoch days). */
 export function readPresence(rows: readonly PresenceRow[], first: number, last: number): MemberPresence[] {
-  const members = new Map<string, { row: PresenceRow; days: Set<number> }>();
+  const members = new Map<string, { row: PresenceRow; months: Map<number, number> }>();
   for (const row of rows) {
     const id = `${row.groupJid}\u0000${row.participantId}\u0000${row.personKey}`;
-    const member = members.get(id) ?? { row, days: new Set<number>() };
-    members.set(id, member);
-    for (const pair of row.months.split(',')) {
-      const [ordinal, mask] = pair.split(':').map(Number) as [number, number];
-      const start = Math.round(Date.UTC(Math.floor(ordinal / 12), ordinal % 12, 1) / DAY_MS);
-      for (let bit = 0; bit < 31; bit += 1) {
-        if ((mask & (1 << bit)) === 0) continue;
-        const day = start + bit;
-        if (day >= first && day <= last) member.days.add(day);
-      }
-    }
+    let member = members.get(id);
+    if (member === undefined) members.set(id, (member = { row, months: new Map<number, number>() }));
+    addMonths(member.months, row.months, first, last);
   }
   return [...members.values()]
-    .filter((member) => member.days.size > 0)
-    .map(({ row, days }) => ({
+    .filter((member) => member.months.size > 0)
+    .map(({ row, months }) => ({
       groupJid: row.groupJid,
       participantId: row.participantId,
       personKey: row.personKey,
-      days: Int32Array.from(days).sort(),
+      days: daysOfMonths(months),
+      months,
     }));
 }
 
 /** Each person's active days across the members given (any group), sorted. */
 export function personDays(members: readonly MemberPresence[]): Map<string, Int32Array> {
-  const sets = new Map<string, Set<number>>();
+  const months = new Map<string, Map<number, number>>();
   for (const member of members) {
-    const set = sets.get(member.personKey) ?? new Set<number>();
-    sets.set(member.personKey, set);
-    for (const day of member.days) set.add(day);
+    let person = months.get(member.personKey);
+    if (person === undefined) months.set(member.personKey, (person = new Map<number, number>()));
+    for (const [start, mask] of member.months) person.set(start, (person.get(start) ?? 0) | mask);
   }
-  return new Map([...sets].map(([person, days]) => [person, Int32Array.from(days).sort()]));
+  return new Map([...months].map(([person, masks]) => [person, daysOfMonths(masks)]));
 }
 
-const hasDayIn = (days: Int32Array, from: number, to: number): boolean => days.some((day) => day >= from && day <= to);
+/** Whether a sorted day list has a day in `from`..`to` (binary search). */
+function hasDayIn(days: Int32Array, from: number, to: number): boolean {
+  let low = 0;
+  let high = days.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((days[middle] ?? 0) < from) low = middle + 1;
+    else high = middle;
+  }
+  return low < days.length && (days[low] ?? 0) <= to;
+}
 
 /** The people active on some day of `from`..`to` (`engagement_period_totals`' active members). */
 export function countActivePeople(people: ReadonlyMap<string, Int32Array>, from: number, to: number): number {
@@ -120,12 +157,12 @@ export function activeMembersPerDay(
     for (; index < days.length && (days[index] ?? 0) <= to; index += 1) {
       const day = days[index] ?? 0;
       const next = days[index + 1] ?? Number.MAX_SAFE_INTEGER;
-      windows.forEach((window, w) => {
+      for (let w = 0; w < 3; w += 1) {
         const change = changes[w] as Int32Array;
         change[day - first] = (change[day - first] ?? 0) + 1;
-        const end = Math.min(day + window, next) - first;
+        const end = Math.min(day + (windows[w] ?? 1), next) - first;
         if (end < length) change[end] = (change[end] ?? 0) - 1;
-      });
+      }
     }
   }
   const result: { day: string; dau: number; wau: number; mau: number }[] = [];
@@ -138,32 +175,62 @@ export function activeMembersPerDay(
   return result;
 }
 
+/** `monthStart` of every day (and Monday) the people's days span, looked up instead of computed per day. */
+function monthStartLookup(people: ReadonlyMap<string, Int32Array>): (day: number) => number {
+  let [low, high] = [Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
+  for (const days of people.values()) {
+    if (days.length === 0) continue;
+    low = Math.min(low, weekStart(days[0] ?? 0));
+    high = Math.max(high, days[days.length - 1] ?? 0);
+  }
+  if (low > high) return (day) => monthStart(day);
+  const starts = new Int32Array(high - low + 1);
+  for (let month = monthStart(low); month <= high; month = monthStart(month, 1))
+    starts.fill(month, Math.max(month - low, 0), Math.min(monthStart(month, 1) - low, starts.length));
+  return (day) => (day >= low && day <= high ? (starts[day - low] ?? 0) : monthStart(day));
+}
+
 /**
  * A person's level per month from `firstMonth` on (`engagement_member_levels`; 1 advocate … 4 explorer): active on
  * 30 days of the month and the two before it, on 7 days of the month, on 2 days of one Monday week starting in the
  * month, or at all in the three months. `days` are the person's days from three months before `firstMonth` on.
  */
-function levelsOf(days: Int32Array, firstMonth: number, lastMonth: number): Map<number, number> {
+function levelsOf(days: Int32Array, months: readonly number[], monthOf: (day: number) => number): Map<number, number> {
+  // Days are sorted, so a month's days and a week's days are runs: counted without a map per day.
   const monthDays = new Map<number, number>();
-  const weekDays = new Map<number, number>();
-  for (const day of days) {
-    const month = monthStart(day);
-    monthDays.set(month, (monthDays.get(month) ?? 0) + 1);
-    const week = weekStart(day);
-    weekDays.set(week, (weekDays.get(week) ?? 0) + 1);
-  }
   const bestWeek = new Map<number, number>();
-  for (const [week, count] of weekDays) {
-    const month = monthStart(week);
-    bestWeek.set(month, Math.max(bestWeek.get(month) ?? 0, count));
+  let [month, monthCount, week, weekCount] = [-1, 0, -1, 0];
+  const closeWeek = (): void => {
+    if (weekCount === 0) return;
+    const weekMonth = monthOf(week);
+    if (weekCount > (bestWeek.get(weekMonth) ?? 0)) bestWeek.set(weekMonth, weekCount);
+  };
+  for (const day of days) {
+    const dayMonth = monthOf(day);
+    if (dayMonth !== month) {
+      if (monthCount > 0) monthDays.set(month, monthCount);
+      [month, monthCount] = [dayMonth, 0];
+    }
+    monthCount += 1;
+    const dayWeek = weekStart(day);
+    if (dayWeek !== week) {
+      closeWeek();
+      [week, weekCount] = [dayWeek, 0];
+    }
+    weekCount += 1;
   }
+  if (monthCount > 0) monthDays.set(month, monthCount);
+  closeWeek();
   const levels = new Map<number, number>();
-  for (let month = firstMonth; month <= lastMonth; month = monthStart(month, 1)) {
-    const inMonth = monthDays.get(month) ?? 0;
-    const quarter = inMonth + (monthDays.get(monthStart(month, -1)) ?? 0) + (monthDays.get(monthStart(month, -2)) ?? 0);
+  // `months` starts two months before the first month a level is asked for.
+  for (let index = 2; index < months.length; index += 1) {
+    const current = months[index] ?? 0;
+    const inMonth = monthDays.get(current) ?? 0;
+    const quarter =
+      inMonth + (monthDays.get(months[index - 1] ?? 0) ?? 0) + (monthDays.get(months[index - 2] ?? 0) ?? 0);
     if (quarter === 0) continue;
-    const level = quarter >= 30 ? 1 : inMonth >= 7 ? 2 : (bestWeek.get(month) ?? 0) >= 2 ? 3 : 4;
-    levels.set(month, level);
+    const level = quarter >= 30 ? 1 : inMonth >= 7 ? 2 : (bestWeek.get(current) ?? 0) >= 2 ? 3 : 4;
+    levels.set(current, level);
   }
   return levels;
 }
@@ -191,11 +258,16 @@ export function levelMonths(people: ReadonlyMap<string, Int32Array>, from: numbe
     });
   }
   const levelKeys = ['advocates', 'contributors', 'participants', 'explorers'] as const;
+  const monthOf = monthStartLookup(people);
+  const levelMonthList: number[] = [];
+  for (let month = monthStart(firstMonth, -3); month <= lastMonth; month = monthStart(month, 1))
+    levelMonthList.push(month);
+  const monthRows = [...months].map(([month, counts]) => [month, counts, monthStart(month, -1)] as const);
   for (const days of people.values()) {
-    const levels = levelsOf(days, monthStart(firstMonth, -1), lastMonth);
-    for (const [month, counts] of months) {
+    const levels = levelsOf(days, levelMonthList, monthOf);
+    for (const [month, counts, previous] of monthRows) {
       const toLevel = levels.get(month);
-      const fromLevel = levels.get(monthStart(month, -1));
+      const fromLevel = levels.get(previous);
       if (toLevel === undefined && fromLevel === undefined) continue;
       if (toLevel !== undefined) counts[levelKeys[toLevel - 1] as (typeof levelKeys)[number]] += 1;
       if (fromLevel === undefined) counts.new += 1;
@@ -232,7 +304,13 @@ export function cohortMemberWeeks(
     if (!wanted.has(id)) continue;
     const set = weeks.get(id) ?? new Set<number>();
     weeks.set(id, set);
-    for (const day of member.days) if (day >= from && day <= to) set.add(weekStart(day));
+    // Sorted days: a week repeats only in a run, so each week is added once.
+    let last = Number.NaN;
+    for (const day of member.days) {
+      if (day < from || day > to) continue;
+      const week = weekStart(day);
+      if (week !== last) set.add((last = week));
+    }
   }
   return weeks;
 }
@@ -249,20 +327,30 @@ export function cohortRetention(
   const cohorts = new Map<number, CohortMember[]>();
   for (const member of cohort) {
     const week = epochDay(member.cohortWeek);
-    cohorts.set(week, [...(cohorts.get(week) ?? []), member]);
+    const members = cohorts.get(week);
+    if (members === undefined) cohorts.set(week, [member]);
+    else members.push(member);
   }
   const lastWeek = weekStart(to);
   const rows = [];
   for (const [cohortWeek, members] of [...cohorts].sort(([a], [b]) => a - b)) {
+    // Each member's active weeks counted into the cohort's offsets, instead of asking every member about every week.
+    const active = new Int32Array(Math.max(Math.floor((lastWeek - cohortWeek) / 7) + 1, 0));
+    for (const m of members)
+      for (const week of weeks.get(`${m.groupJid}\u0000${m.participantId}`) ?? [])
+        if (week >= cohortWeek && week <= lastWeek) {
+          const offset = (week - cohortWeek) / 7;
+          active[offset] = (active[offset] ?? 0) + 1;
+        }
     for (let week = cohortWeek; week <= lastWeek; week += 7) {
-      const active = members.filter((m) => weeks.get(`${m.groupJid}\u0000${m.participantId}`)?.has(week)).length;
+      const activeMembers = active[(week - cohortWeek) / 7] ?? 0;
       rows.push({
         cohortWeek: dayText(cohortWeek),
         weekOffset: (week - cohortWeek) / 7,
         cohortSize: members.length,
-        activeMembers: active,
+        activeMembers,
         // round(active / size, 4) of numeric: half away from zero, in integers.
-        retention: Math.floor((2 * active * 10_000 + members.length) / (2 * members.length)) / 10_000,
+        retention: Math.floor((2 * activeMembers * 10_000 + members.length) / (2 * members.length)) / 10_000,
       });
     }
   }

@@ -82,8 +82,25 @@ export function compareTotals(current: ReportTotals, previous: ReportTotals): To
 }
 
 /**
+ * Loads `report_changes`: the scope's joins and leaves (`engagement_membership_changes`) with their local day, read
+ * once for the totals of both periods, the joins per day and the cohorts.
+ */
+export async function loadMembershipChanges(
+  client: pg.PoolClient,
+  timeZone: string,
+  groupJid: string | null
+): Promise<void> {
+  await client.query(
+    `CREATE TEMP TABLE report_changes ON COMMIT DROP AS
+     SELECT group_jid, participant_id, at, (at AT TIME ZONE $1)::date AS day, change
+       FROM engagement_membership_changes WHERE $2::text IS NULL OR group_jid = $2`,
+    [timeZone, groupJid]
+  );
+}
+
+/**
  * The report's totals over `from`..`to`: messages, groups and reactions from the group-day rollup, joins and leaves
- * from the membership changes, and `activeMembers` (the people active in the range, counted from their days by the
+ * from the membership changes of the scope (`report_changes`, loadMembershipChanges), and `activeMembers` (the people active in the range, counted from their days by the
  * caller).
  */
 export async function readPeriodTotals(
@@ -94,9 +111,8 @@ export async function readPeriodTotals(
   const activity = await readPeriodActivity(client, span);
   const changes = await client.query<Pick<ReportTotals, 'joins' | 'leaves'>>(
     `SELECT count(*) FILTER (WHERE change = 'join')::int AS joins, count(*) FILTER (WHERE change = 'leave')::int AS leaves
-       FROM engagement_membership_changes
-      WHERE (at AT TIME ZONE $3)::date BETWEEN $1 AND $2 AND ($4::text IS NULL OR group_jid = $4)`,
-    [span.from, span.to, span.timeZone, span.groupJid]
+       FROM report_changes WHERE day BETWEEN $1 AND $2`,
+    [span.from, span.to]
   );
   const { joins, leaves } = changes.rows[0] ?? { joins: 0, leaves: 0 };
   return {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { SendState } from '../../workflows/send-contracts.js';
+import type { SendState } from '../../workflows/send-states.js';
 
 /** What {@link forgetParticipantInSendTables} changed: counts, plus ids for the not-reached report. */
 export interface SendErasureResult {

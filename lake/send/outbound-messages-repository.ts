@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { SEND_STATE_RANK, type SendCategory, type SendState } from '../../workflows/send-contracts.js';
+import { SEND_STATE_RANK, type SendCategory, type SendState } from '../../workflows/send-states.js';
 import { queryRows } from '../pool.js';
 import { parseJsonKeepingIntegers } from '../../common/exact-json-text.js';
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { SendCategory, SendState } from '../../workflows/send-contracts.js';
+import type { SendCategory, SendState } from '../../workflows/send-states.js';
 import { stringifyJsonExactly } from '../../common/exact-json-text.js';
 import { quotaCtes } from './send-quota-sql.js';
 import { recipientAllowListJoins, recipientIsAllowedSql } from './send-recipient-allow-list.js';

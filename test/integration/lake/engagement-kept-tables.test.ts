@@ -57,6 +57,10 @@ const RECOUNT_HOUR_MONTHS = `
     FROM (SELECT r.chat_jid AS group_jid, r.sent_at AT TIME ZONE wa_engagement_time_zone() AS local_at
             FROM whatsapp_message_records_attributed r WHERE r.is_message AND r.sender_id IS NOT NULL) stamps
    GROUP BY 1, 2, 3, 4`;
+// The hour months across groups of ADR 0032: the recount above summed per month, weekday and hour, masks OR-ed.
+const RECOUNT_ALL_HOUR_MONTHS = `
+  SELECT month, weekday, hour, bit_or(days)::int AS days, sum(messages)::int AS messages
+    FROM (${RECOUNT_HOUR_MONTHS}) h GROUP BY 1, 2, 3`;
 const RECOUNT_REPLY_EDGES = `
   SELECT w.chat_jid AS group_jid, w.message_id, w.sender_id, w.sent_at, 'reply'::text AS kind,
          w.reply_to_id::varchar AS target_message_id,
@@ -101,6 +105,13 @@ const KEPT = [
     RECOUNT_HOUR_MONTHS,
   ],
   [
+    'hour months across groups',
+    `SELECT to_char(month, 'YYYY-MM-DD') AS month, weekday, hour, bit_or(days)::int AS days,
+            sum(messages)::int AS messages
+       FROM engagement_all_hour_month_parts GROUP BY 1, 2, 3`,
+    RECOUNT_ALL_HOUR_MONTHS,
+  ],
+  [
     'conversation starts',
     `SELECT group_jid, to_char(day, 'YYYY-MM-DD') AS day, message_id, sent_at FROM engagement_conversation_starts`,
     RECOUNT_CONVERSATION_STARTS,
@@ -143,7 +154,7 @@ async function expectExact(step: string): Promise<void> {
   }
 }
 
-describe('kept engagement tables (ADR 0031)', () => {
+describe('kept engagement tables (ADR 0031, ADR 0032)', () => {
   it('read as a recount from the read model after inserts, edits, revokes, retention, erasure and a rebuild', async () => {
     const group = newGroupJid();
     const [ana, bia, caio] = [newMember(), newMember(), newMember()] as [Member, Member, Member];
@@ -153,6 +164,9 @@ describe('kept engagement tables (ADR 0031)', () => {
       sender: member.lid,
     });
     await store(metadataBody(group, [ana, bia, caio], new Date(T0 * 1000).toISOString()));
+    // A second group, so the hour months across groups OR two groups' days and add their sums.
+    const other = newGroupJid();
+    await store(metadataBody(other, [ana, caio], new Date(T0 * 1000).toISOString()));
     await catchUp();
 
     // Messages over two months, replies (one quoting a message the lake lacks), mentions by LID and by phone JID,
@@ -173,7 +187,9 @@ describe('kept engagement tables (ADR 0031)', () => {
         mentions: [bia.lid, bia.lid],
       }),
       reactionEvent(key('KT0000000001', ana), bia.lid, '👍', (T0 + 120) * 1000),
-      pollVote(key('KT0000000006', caio), T0 + 3 * DAY_S, 'KT0000000001')
+      pollVote(key('KT0000000006', caio), T0 + 3 * DAY_S, 'KT0000000001'),
+      messageBody(other, ana, 'elsewhere, same day', new Date((T0 + 30) * 1000), { id: 'KT0000000011' }),
+      messageBody(other, caio, 'elsewhere, next day', new Date((T0 + DAY_S) * 1000), { id: 'KT0000000012' })
     );
     await expectExact('after inserts');
     expect(await rows(`SELECT kind, count(*) FROM engagement_rollup_message_links GROUP BY 1`)).toEqual([

@@ -73,6 +73,8 @@ const YEAR_READS_AND_HISTORY_FIXES = [
   '1766000000004_unanswered-asks-per-start',
   '1766000000010_coverage-lists-groups-known-by-messages',
 ];
+// Reads over all groups (ADR 0032): hour months across groups, the catch-up bounded by the marked days.
+const ALL_GROUP_READS = ['1766000000100_engagement-all-groups-months', '1766000000101_catch-up-bounded-by-marked-days'];
 // Views of one group and one month read that group-month (ADR 0033).
 const GROUP_MONTH_VIEWS = ['1766000000200_group-month-views-read-their-days'];
 
@@ -91,6 +93,7 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17659000000'))).toEqual(BOUNDED_READS);
     expect(names.filter((name) => name.startsWith('17659500000'))).toEqual(RECOUNT_FIXES);
     expect(names.filter((name) => name.startsWith('17660000000'))).toEqual(YEAR_READS_AND_HISTORY_FIXES);
+    expect(names.filter((name) => name.startsWith('17660000001'))).toEqual(ALL_GROUP_READS);
     expect(names.filter((name) => name.startsWith('17660000002'))).toEqual(GROUP_MONTH_VIEWS);
     expect(names).toEqual([
       ...RELEASED,
@@ -102,6 +105,7 @@ describe('lake/migrations', () => {
       ...BOUNDED_READS,
       ...RECOUNT_FIXES,
       ...YEAR_READS_AND_HISTORY_FIXES,
+      ...ALL_GROUP_READS,
       ...GROUP_MONTH_VIEWS,
     ]);
   });

@@ -47,6 +47,11 @@ describe('folder import rules (eslint-import-rules.js)', () => {
     ['lake → ingest-api', 'lake/probe.ts', "import { sanitizeRawJson } from '../ingest-api/sanitize.js';"],
     ['lake → workflow code', 'lake/probe.ts', "import { sendMessage } from '../workflows/send-message.js';"],
     [
+      'lake → send-contracts (loads the SDK)',
+      'lake/probe.ts',
+      "import { WA_SEND_STATE } from '../workflows/send-contracts.js';",
+    ],
+    [
       'ingest-api → a lake internal',
       'ingest-api/probe.ts',
       "import { EventsRepository } from '../lake/events/events-repository.js';",
@@ -102,7 +107,7 @@ describe('folder import rules (eslint-import-rules.js)', () => {
       "import { extractProjectionFacts } from '../projections/extract-projection-facts.js';",
     ],
     ['lake/projections → itself', 'lake/projections/probe.ts', "import { toEpochMs } from './occurred-at.js';"],
-    ['lake → send-contracts', 'lake/probe.ts', "import { SEND_STATES } from '../workflows/send-contracts.js';"],
+    ['lake → send-states', 'lake/probe.ts', "import { SEND_STATES } from '../workflows/send-states.js';"],
     ['ingest-api → lake/index', 'ingest-api/probe.ts', "import { createPool } from '../lake/index.js';"],
     [
       'codec-server → common',

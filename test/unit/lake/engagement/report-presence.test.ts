@@ -12,7 +12,7 @@ import {
   readPresence,
 } from '../../../../lake/engagement/report-presence.js';
 
-const ordinal = (month: string): number => Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1;
+const ordinal = (month: string): number => epochDay(`${month}-01`);
 const maskOf = (...days: number[]): number => days.reduce((mask, day) => mask | (1 << (day - 1)), 0);
 const row = (groupJid: string, participantId: string, personKey: string, months: [string, number][]) => ({
   groupJid,
