@@ -99,7 +99,7 @@ export class ReportRangeTooLongError extends Error {
   constructor(from: string, to: string, days: number) {
     super(
       `the report from ${from} to ${to} would span ${days} days, more than the ${MAX_REPORT_DAYS} one report covers; ` +
-        'pass --from and --to closer together (or several reports)'
+        'choose a first and last day closer together (--from and --to; from and to on the dashboard), or several reports'
     );
   }
 }

@@ -112,6 +112,10 @@ export function registerReportCommand(program: Command): void {
           topMembers: options.top,
         });
       });
+      // A default range shortened to fit one report (docs/engagement.md "Report range"): said on stderr, so --json
+      // stays one JSON document on stdout (where `rangeNote` says it too).
+      if (report.rangeNote !== null)
+        process.stderr.write(`wa-lake report: ${report.rangeNote}; pass --from and --to for other days\n`);
       printLine(await writeReport(report, options));
     });
 }

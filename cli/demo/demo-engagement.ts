@@ -24,7 +24,7 @@ export interface DemoEngagement {
   unanswered: number;
 }
 
-/** What the demo learnt about engagement: the counts, the five summary lines and where the HTML report is. */
+/** What the demo learnt about engagement: the counts, the summary lines and where the HTML report is. */
 export interface DemoEngagementResult {
   engagement: DemoEngagement;
   reportPath: string;
@@ -33,7 +33,7 @@ export interface DemoEngagementResult {
 
 /**
  * Reads the engagement report of the demo's lake, writes it as `engagement-report.html` into the data
- * folder and sums it up in five lines.
+ * folder and sums it up in five lines (six when the range was shortened to fit one report).
  *
  * @throws pg.DatabaseError when the lake cannot be read; NodeJS.ErrnoException when the file cannot be written.
  */
@@ -57,7 +57,7 @@ export async function writeDemoEngagement(databaseUrl: string, dataDir: string):
   return { engagement, reportPath, lines };
 }
 
-/** The five summary lines of the demo's engagement report; remote text in them is escaped (architecture.md §10). */
+/** The demo engagement report's summary lines (a sixth names a shortened range); remote text in them is escaped (architecture.md §10). */
 export function demoEngagementLines(report: EngagementReport): string[] {
   const { messages, activeMembers, groups, reactions, joins, leaves } = report.totals;
   const last = report.activeMembers.at(-1);
@@ -69,5 +69,6 @@ export function demoEngagementLines(report: EngagementReport): string[] {
     `  joins / leaves    : ${String(joins)} / ${String(leaves)}`,
     // A push name is a remote field: its line breaks are escaped too, so it cannot forge a line of the summary.
     `  top member        : ${top ? `${toTerminalText(memberLabel(top))} (${countNoun(top.messages, 'message')})` : '—'}`,
+    ...(report.rangeNote === null ? [] : [`  range             : ${report.rangeNote}`]),
   ];
 }

@@ -46,6 +46,7 @@ export async function runDemo(run: DemoRun, logger: Logger): Promise<void> {
   let summary: DemoSummary;
   let engagementLines: string[] = [];
   let unusable: string | null = null;
+  let reportFailure: string | null = null;
   try {
     summary = await collectSummary(stack, capture, run.timeoutMs, logger, shutdown.signal);
     // The Web UI stops with the demo: name it only when it stays up.
@@ -53,10 +54,16 @@ export async function runDemo(run: DemoRun, logger: Logger): Promise<void> {
     // An empty or malformed-only capture proves nothing: never print "OK" for it.
     unusable = describeUnusableReplay({ ...summary, lines: summary.read }, capture);
     if (unusable !== null) summary = { ...summary, ok: false };
-    // The demo ends with what the lake is for — engagement, and its report.
-    const engagement = await writeDemoEngagement(stack.databaseUrl, run.dataDir);
-    summary = { ...summary, engagement: engagement.engagement, engagementReport: engagement.reportPath };
-    engagementLines = [...engagement.lines, `  engagement report : ${engagement.reportPath}`];
+    // The demo ends with what the lake is for — engagement, and its report. The delivery summary is printed
+    // whatever the report does: a report that fails is said on stderr and makes the exit code 1.
+    try {
+      const engagement = await writeDemoEngagement(stack.databaseUrl, run.dataDir);
+      summary = { ...summary, engagement: engagement.engagement, engagementReport: engagement.reportPath };
+      engagementLines = [...engagement.lines, `  engagement report : ${engagement.reportPath}`];
+    } catch (err) {
+      if (err instanceof ShutdownRequestedError) throw err;
+      reportFailure = `the engagement report failed (${err instanceof Error ? err.message : String(err)}); the delivery summary above stands`;
+    }
   } catch (err) {
     await stack.stop();
     shutdown.dispose();
@@ -84,10 +91,11 @@ export async function runDemo(run: DemoRun, logger: Logger): Promise<void> {
   }
   if (run.json) printLine(JSON.stringify(summary));
   if (unusable !== null) process.stderr.write(`wa-lake demo: ${unusable}\n`);
+  if (reportFailure !== null) process.stderr.write(`wa-lake demo: ${reportFailure}\n`);
   // A wait that ran out is said as such on stderr too: the exit code is 1, and no event was lost.
   const timeout = summary.ok ? null : describeDemoTimeout(summary);
   if (timeout !== null) process.stderr.write(`wa-lake demo: ${timeout}\n`);
-  process.exitCode = summary.ok ? 0 : 1;
+  process.exitCode = summary.ok && reportFailure === null ? 0 : 1;
 }
 
 async function collectSummary(

@@ -153,7 +153,8 @@ ${renderTables(report, links)}${renderExportDays(report)}`;
 export function describeReportScope(report: EngagementReport, subject: string | null = null): string {
   const named = subject ?? report.groups.find((group) => group.groupJid === report.groupJid)?.subject ?? null;
   const scope = report.groupJid ? `group ${named ? `${named} (${report.groupJid})` : report.groupJid}` : 'all groups';
-  return `${scope}, ${report.from ?? '—'} to ${report.to ?? '—'} (days in ${report.timeZone})`;
+  const range = `${scope}, ${report.from ?? '—'} to ${report.to ?? '—'} (days in ${report.timeZone})`;
+  return report.rangeNote === null ? range : `${range}; ${report.rangeNote}`;
 }
 
 /**

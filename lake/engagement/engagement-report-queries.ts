@@ -104,7 +104,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
       // Enough for the rollup's hash aggregates of a lake of millions of messages to stay in memory.
       await client.query(`SET LOCAL work_mem = '256MB'`);
       if (options.groupJid !== null) await assertGroupInLake(client, options.groupJid);
-      const { tz, from, to, bounds } = await readReportRange(client, options);
+      const { tz, from, to, note, bounds } = await readReportRange(client, options);
       const report = emptyEngagementReport({
         timeZone: tz,
         groupJid: options.groupJid,
@@ -112,6 +112,7 @@ export async function readEngagementReport(pool: pg.Pool, options: EngagementRep
         to,
         lurkerDays: options.lurkerDays,
       });
+      report.rangeNote = note;
       if (from === null || to === null) {
         // A group no member ever wrote in has no day to default the range from, and its members are all lurkers
         // whatever the last day: counted as the all-groups report counts them.
@@ -150,13 +151,15 @@ export async function assertGroupInLake(db: pg.Pool | pg.ClientBase, groupJid: s
 
 /**
  * The lake's time zone and the report's days: the asked ones, an open end filled from the first or last day with
- * activity of the scope (null when there is none).
- * @throws InvertedReportRangeError or ReportRangeTooLongError.
+ * activity of the scope (null when there is none). A filled end that would make the range longer than
+ * MAX_REPORT_DAYS is moved in to fit it (the last MAX_REPORT_DAYS days up to the last day, or the first ones from the
+ * first day), and `note` says so.
+ * @throws InvertedReportRangeError, or ReportRangeTooLongError when both ends were asked.
  */
 async function readReportRange(
   client: pg.ClientBase,
   options: EngagementReportOptions
-): Promise<{ tz: string; from: string | null; to: string | null; bounds: ActivityBounds }> {
+): Promise<{ tz: string; from: string | null; to: string | null; note: string | null; bounds: ActivityBounds }> {
   const zone = await client.query<{ tz: string }>('SELECT wa_engagement_time_zone() AS tz');
   const tz = zone.rows[0]?.tz ?? 'UTC';
   const bounds =
@@ -169,11 +172,29 @@ async function readReportRange(
     const defaulted = options.from === null ? 'from' : options.to === null ? 'to' : null;
     throw new InvertedReportRangeError(from, to, defaulted);
   }
-  if (from !== null && to !== null) {
-    const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
-    if (days > MAX_REPORT_DAYS) throw new ReportRangeTooLongError(from, to, days);
+  if (from === null || to === null) return { tz, from, to, note: null, bounds };
+  const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+  if (days <= MAX_REPORT_DAYS) return { tz, from, to, note: null, bounds };
+  if (options.from !== null && options.to !== null) throw new ReportRangeTooLongError(from, to, days);
+  const spans = `the activity from ${from} to ${to} spans ${String(days)} days, more than the ${String(MAX_REPORT_DAYS)} one report covers`;
+  if (options.from === null) {
+    const first = shiftDay(to, 1 - MAX_REPORT_DAYS);
+    return {
+      tz,
+      from: first,
+      to,
+      note: `${spans}: this report covers the last ${String(MAX_REPORT_DAYS)}, ${first} to ${to}`,
+      bounds,
+    };
   }
-  return { tz, from, to, bounds };
+  const last = shiftDay(from, MAX_REPORT_DAYS - 1);
+  return {
+    tz,
+    from,
+    to: last,
+    note: `${spans}: this report covers the first ${String(MAX_REPORT_DAYS)}, ${from} to ${last}`,
+    bounds,
+  };
 }
 
 const DAY_MS = 86_400_000;

@@ -72,6 +72,11 @@ export interface EngagementReport {
   from: string | null;
   to: string | null;
   lurkerDays: number;
+  /**
+   * Set when an open end of the range was shortened to fit MAX_REPORT_DAYS (docs/engagement.md "Report range"): says
+   * which days the activity spans and which this report covers. Null when the range is the asked or defaulted one.
+   */
+  rangeNote: string | null;
   totals: ReportTotals;
   /** The range of equal length just before this one, and its totals (ADR 0025); null without a range. */
   previousPeriod: { from: string; to: string; totals: ReportTotals } | null;
@@ -125,6 +130,7 @@ export function emptyEngagementReport(
 ): EngagementReport {
   return {
     ...head,
+    rangeNote: null,
     totals: { messages: 0, activeMembers: 0, groups: 0, reactions: 0, joins: 0, leaves: 0 },
     groups: [],
     messagesPerDay: [],

@@ -9,6 +9,7 @@ import {
 import { accountJidsOf } from '../projections/account-membership.js';
 import { extractReadModelFacts, isEmptyReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { extractMessageFacts, hasMessageWork } from '../projections/message-facts.js';
+import { eventTime } from '../projections/occurred-at.js';
 import type { ParticipantRef } from '../projections/participant-ref.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import { toDatabaseAvailabilityError } from '../pool.js';
@@ -144,13 +145,14 @@ export class EventsRepository {
       source: body.source,
       erasureGeneration,
     };
+    const time = eventTime(body.occurredAt, body.capturedAt, receivedAt);
     const event: ProjectionEvent = {
       eventId,
       type: body.type,
       chatJid: body.chatJid,
       payload: body.payload,
-      effectiveAt: body.occurredAt ?? body.capturedAt ?? receivedAt,
-      hasOwnTime: body.occurredAt !== null,
+      effectiveAt: time.at,
+      hasOwnTime: time.hasOwnTime,
       accountJids: accountJidsOf(body.accountJid, body.accountLid),
       source: body.source,
     };

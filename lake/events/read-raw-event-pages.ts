@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { JsonValue } from '../../common/json-value.js';
 import { accountJidsOf } from '../projections/account-membership.js';
 import type { ProjectionEvent } from '../projections/extract-projection-facts.js';
+import { EVENT_TIME_SQL, HAS_OWN_TIME_SQL } from '../projections/occurred-at.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from './unreadable-rows.js';
 
 /** One raw `whatsapp_event_logs` row, shaped as the projections read it, with its `id` (paging key). */
@@ -29,7 +30,7 @@ const FIRST_ID = '00000000-0000-0000-0000-000000000000';
  * Reads the raw table in `id` order, one page at a time, through `client` (so inside the caller's
  * transaction and its `SHARE` lock): the keyset paging loop of the rebuilds (`wa-lake rebuild`,
  * architecture.md §9). Pages are read lazily; the last one is shorter than `pageSize`
- * (an empty page is never yielded). Event time is `occurred_at`, else `captured_at`, else `received_at`.
+ * (an empty page is never yielded). Event time is `eventTime`'s (`occurred-at.ts`): `occurred_at` unless it lies more than a day after the capture time.
  *
  * @param options.pageSize - rows per page (≥ 1).
  * @param options.types - when given, only events of these types.
@@ -80,8 +81,8 @@ export async function* readRawEventPages(
 
 async function readRows(client: pg.ClientBase, ids: string[]): Promise<RawEventRow[]> {
   const { rows } = await client.query<RawEventRow>(
-    `SELECT id, event_id, type, chat_jid, payload, COALESCE(occurred_at, captured_at, received_at) AS effective_at,
-            occurred_at IS NOT NULL AS has_own_time, account_jid, account_lid, source
+    `SELECT id, event_id, type, chat_jid, payload, ${EVENT_TIME_SQL} AS effective_at,
+            ${HAS_OWN_TIME_SQL} AS has_own_time, account_jid, account_lid, source
        FROM whatsapp_event_logs WHERE id = ANY($1::uuid[]) ORDER BY id`,
     [ids]
   );

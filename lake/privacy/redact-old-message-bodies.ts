@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { ProgressMeter, type ProgressListener } from '../../common/progress-meter.js';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
+import { EVENT_TIME_SQL } from '../projections/occurred-at.js';
 
 /** Outcome of {@link redactOldMessageBodies}. */
 export interface RetentionResult {
@@ -18,7 +19,7 @@ const DEFAULT_BATCH_SIZE = 500;
 
 /**
  * Retention (architecture.md §14, ADR 0010): redacts the message content of `messages.upsert` and
- * `messages.update` rows whose event time (`occurred_at`, else `captured_at`, else `received_at`: the time engagement counts by) is before `cutoff`,
+ * `messages.update` rows whose event time (`EVENT_TIME_SQL`, `occurred-at.ts`: the time engagement counts by) is before `cutoff`,
  * keeping ids, times, type, group, participant and message kind (`common/redact-message-body.ts`), and
  * stamps `body_redacted_at`. Batches of `batchSize` rows, one transaction each, `FOR UPDATE SKIP LOCKED`
  * so a scheduled run and a manual one (or two ingest replicas) never wait on each other. Projections
@@ -59,7 +60,7 @@ export async function redactOldMessageBodies(
 async function countBodiesToRedact(pool: pg.Pool, cutoff: Date): Promise<number> {
   const { rows } = await pool.query<{ count: string }>(
     `SELECT count(*) FROM whatsapp_event_logs
-      WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND COALESCE(occurred_at, captured_at, received_at) < $2`,
+      WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND ${EVENT_TIME_SQL} < $2`,
     [MESSAGE_BODY_TYPES, cutoff]
   );
   return Number(rows[0]?.count ?? 0);
@@ -77,7 +78,7 @@ async function redactOneBatch(
     // Keys first (no payload rendered); rows already reported as unrenderable stay out of later batches.
     const { rows: keys } = await client.query<{ id: string; event_id: string }>(
       `SELECT id, event_id FROM whatsapp_event_logs
-        WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND COALESCE(occurred_at, captured_at, received_at) < $2
+        WHERE body_redacted_at IS NULL AND type = ANY($1::text[]) AND ${EVENT_TIME_SQL} < $2
           AND NOT (event_id = ANY($4::uuid[]))
         ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,
       [MESSAGE_BODY_TYPES, cutoff, batchSize, skipped.map((row) => row.eventId)]

@@ -88,3 +88,28 @@ function toInteger(raw: JsonValue): number | null {
   }
   return null;
 }
+
+/** How far a payload's own time may lie after the event's capture time and still be believed (one day). */
+export const MAX_OCCURRED_AFTER_CAPTURE_MS = 86_400_000;
+
+/**
+ * The time projections and the read model give an event (architecture.md §9, event times): its own time
+ * (`occurred_at`) unless that lies more than {@link MAX_OCCURRED_AFTER_CAPTURE_MS} after its capture time
+ * (`captured_at`, else `received_at`); a clock in the future is not believed, so the capture time stands in. The raw
+ * row keeps `occurred_at` and the payload as sent: an event whose `occurred_at` lies after that bound is the flag.
+ */
+export function eventTime(
+  occurredAt: Date | null,
+  capturedAt: Date | null,
+  receivedAt: Date
+): { at: Date; hasOwnTime: boolean } {
+  const capture = capturedAt ?? receivedAt;
+  if (occurredAt !== null && occurredAt.getTime() <= capture.getTime() + MAX_OCCURRED_AFTER_CAPTURE_MS)
+    return { at: occurredAt, hasOwnTime: true };
+  return { at: capture, hasOwnTime: false };
+}
+
+/** {@link eventTime} over a `whatsapp_event_logs` row in SQL: the event time, then whether it is the row's own. */
+export const EVENT_TIME_SQL = `CASE WHEN occurred_at <= COALESCE(captured_at, received_at) + interval '1 day'
+        THEN occurred_at ELSE COALESCE(captured_at, received_at) END`;
+export const HAS_OWN_TIME_SQL = `COALESCE(occurred_at <= COALESCE(captured_at, received_at) + interval '1 day', false)`;

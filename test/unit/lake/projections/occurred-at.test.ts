@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractOccurredAt } from '../../../../lake/projections/occurred-at.js';
+import { eventTime, extractOccurredAt } from '../../../../lake/projections/occurred-at.js';
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
@@ -40,5 +40,20 @@ describe('extractOccurredAt', () => {
     expect(extractOccurredAt('messages.upsert', { messageTimestamp: 'soon' })).toBeNull();
     expect(extractOccurredAt('messages.upsert', { messageTimestamp: 1e300 })).toBeNull();
     expect(extractOccurredAt('messages.upsert', [1, 2])).toBeNull();
+  });
+});
+
+describe('eventTime', () => {
+  const captured = new Date('2025-06-02T10:00:00Z');
+  const received = new Date('2025-06-03T00:00:00Z');
+  it('believes an own time up to a day after the capture time', () => {
+    const dayLater = new Date('2025-06-03T10:00:00Z');
+    expect(eventTime(dayLater, captured, received)).toEqual({ at: dayLater, hasOwnTime: true });
+  });
+  it('takes the capture time, else the receipt time, for an own time more than a day after it', () => {
+    const future = new Date('2199-12-08T00:00:00Z');
+    expect(eventTime(future, captured, received)).toEqual({ at: captured, hasOwnTime: false });
+    expect(eventTime(future, null, received)).toEqual({ at: received, hasOwnTime: false });
+    expect(eventTime(null, captured, received)).toEqual({ at: captured, hasOwnTime: false });
   });
 });
