@@ -32,7 +32,7 @@ export default defineConfig({
           fileParallelism: true,
           // Three files at a time on two cores: an integration file spends much of its time waiting on servers,
           // child processes and timers, so a third keeps both cores busy (quiet 2-core box: 493 s with two, 385 s
-          // with three; the suite passes beside a CPU-heavy process).
+          // with three).
           maxWorkers: 3,
           // Files share a worker's modules, as in the unit project: a fresh fork per file would import the Temporal
           // SDK, Fastify, pg and most of the lake again (about a second of CPU per file). Every file closes what
