@@ -1,10 +1,9 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { AES_GCM_IV_BYTES, openAesGcm, sealAesGcm } from './aes-gcm-box.js';
 import type { PayloadEncryptionKeys } from './payload-encryption-keys.js';
 
 const SEALED_PREFIX = 'aes256gcm:';
 const CLEAR_PREFIX = 'clear:';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 /** Binds a ciphertext to its column, so a sealed value moved elsewhere does not open. */
 const ASSOCIATED_DATA = Buffer.from('wa-lake send_api_keys.webhook_secret', 'utf8');
 
@@ -21,10 +20,8 @@ export class WebhookSecretUnreadableError extends Error {
 export function sealWebhookSecret(secret: string, keys: PayloadEncryptionKeys): string {
   const key = keys?.[0];
   if (!key) return `${CLEAR_PREFIX}${secret}`;
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key.key, iv).setAAD(ASSOCIATED_DATA);
-  const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return `${SEALED_PREFIX}${key.id}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+  const sealed = sealAesGcm(key.key, randomBytes(AES_GCM_IV_BYTES), secret, ASSOCIATED_DATA);
+  return `${SEALED_PREFIX}${key.id}:${sealed.toString('base64')}`;
 }
 
 /**
@@ -41,9 +38,7 @@ export function openWebhookSecret(stored: string, keys: PayloadEncryptionKeys): 
   if (separator <= 0 || !key) throw new WebhookSecretUnreadableError(`key ${keyId} is not in PAYLOAD_ENCRYPTION_KEYS`);
   const packed = Buffer.from(rest.slice(separator + 1), 'base64');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key.key, packed.subarray(0, IV_BYTES)).setAAD(ASSOCIATED_DATA);
-    decipher.setAuthTag(packed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(packed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    return openAesGcm(key.key, packed, ASSOCIATED_DATA);
   } catch (err) {
     throw new WebhookSecretUnreadableError('webhook secret does not decrypt', { cause: err });
   }

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { AES_GCM_IV_BYTES, openAesGcm, sealAesGcm } from '../../common/aes-gcm-box.js';
 import { canonicalPersonJid, isPnUser } from '../../common/whatsapp-jid.js';
 
 /** How the dashboard writes a participant in a member page's address, and reads it back. */
@@ -10,8 +11,6 @@ export interface MemberPaths {
 }
 
 const SEALED = 'p-';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 /**
  * Member paths keyed by the dashboard token (docs/engagement.md "Dashboard"): a phone JID in a link is sealed with
@@ -24,22 +23,15 @@ export function memberPathsFor(token: string): MemberPaths {
   return {
     segmentOf(participantId) {
       if (!isPnUser(participantId)) return participantId;
-      const iv = createHmac('sha256', key).update(participantId).digest().subarray(0, IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      const sealed = Buffer.concat([iv, cipher.update(participantId, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-      return SEALED + sealed.toString('base64url');
+      const iv = createHmac('sha256', key).update(participantId).digest().subarray(0, AES_GCM_IV_BYTES);
+      return SEALED + sealAesGcm(key, iv, participantId).toString('base64url');
     },
     participantOf(segment) {
       if (!segment.startsWith(SEALED)) return canonicalPersonJid(segment);
-      const sealed = Buffer.from(segment.slice(SEALED.length), 'base64url');
-      if (sealed.length <= IV_BYTES + TAG_BYTES) return undefined;
-      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));
-      decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
       try {
-        const jid = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, -TAG_BYTES)), decipher.final()]);
-        return canonicalPersonJid(jid.toString('utf8'));
+        return canonicalPersonJid(openAesGcm(key, Buffer.from(segment.slice(SEALED.length), 'base64url')));
       } catch {
-        return undefined; // sealed under another token, or altered
+        return undefined; // sealed under another token, altered or cut short
       }
     },
   };
