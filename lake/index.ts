@@ -47,6 +47,7 @@ export {
   type EngagementReportOptions,
 } from './engagement/engagement-report-queries.js';
 export { emptyEngagementReport } from './engagement/engagement-report.js';
+export { KeptEngagementReports, type KeptReportRead } from './engagement/kept-engagement-reports.js';
 export {
   ANALYST_DATASETS,
   readAnalystDatasets,

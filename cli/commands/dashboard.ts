@@ -18,7 +18,12 @@ export function registerDashboardCommand(program: Command): void {
       const config = loadDashboardConfig(process.env);
       const logger = createCliLogger();
       const pool = createPool(config.DATABASE_URL, { max: 4, logger });
-      const app = buildDashboardApp({ pool, token: config.DASHBOARD_TOKEN, logger });
+      const app = buildDashboardApp({
+        pool,
+        token: config.DASHBOARD_TOKEN,
+        logger,
+        reportMaxAgeMs: config.DASHBOARD_REPORT_MAX_AGE_SECONDS * 1000,
+      });
       try {
         await app.listen({ host: config.DASHBOARD_HOST, port: config.DASHBOARD_PORT });
       } catch (err) {

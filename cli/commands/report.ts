@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
-import { readEngagementReport, type EngagementReport } from '../../lake/index.js';
+import { KeptEngagementReports, type EngagementReport } from '../../lake/index.js';
 import { toFileAccessError } from '../file-access-error.js';
 import { currentProtectedFolders } from '../local-stack/protected-folders.js';
 import { renderReportHtml } from '../report/render-html.js';
@@ -24,6 +24,7 @@ interface ReportOptions {
   force?: boolean;
   lurkerDays: number;
   top: number;
+  maxAge: number;
 }
 
 /**
@@ -51,6 +52,8 @@ function parseGroupJid(value: string): string {
 const MAX_LURKER_DAYS = 36_500;
 /** The most `--top` members a report lists. */
 const MAX_TOP_MEMBERS = 10_000;
+/** The oldest kept report `--max-age` accepts: a day, as `DASHBOARD_REPORT_MAX_AGE_SECONDS`. */
+const MAX_REPORT_AGE_SECONDS = 86_400;
 
 /** Writes the report where the options say. @returns the line to print (empty for `--json`). */
 export async function writeReport(
@@ -94,6 +97,12 @@ export function registerReportCommand(program: Command): void {
       30
     )
     .option('--top <n>', 'how many top members to list', integerInRange(1, MAX_TOP_MEMBERS), 15)
+    .option(
+      '--max-age <seconds>',
+      "serve a report kept at most this long ago (the dashboard's, ADR 0034) instead of counting; default 0: count now",
+      integerInRange(0, MAX_REPORT_AGE_SECONDS),
+      0
+    )
     .action(async (options: ReportOptions) => {
       const outputs = [options.html, options.json, options.csv].filter((value) => value !== undefined);
       if (outputs.length !== 1) throw new Error('choose exactly one output: --html FILE, --json or --csv DIR');
@@ -104,13 +113,16 @@ export function registerReportCommand(program: Command): void {
       const report = await withLakePool(async (pool) => {
         const zoneWarning = await engagementZoneWarning(pool, process.env);
         if (zoneWarning !== null) process.stderr.write(zoneWarning);
-        return readEngagementReport(pool, {
+        const read = await new KeptEngagementReports(pool, options.maxAge * 1000).read({
           groupJid: options.group ?? null,
           from: options.from ?? null,
           to: options.to ?? null,
           lurkerDays: options.lurkerDays,
           topMembers: options.top,
         });
+        if (read.wasKept)
+          process.stderr.write(`wa-lake report: numbers as of ${read.asOf.toISOString()} (a kept report)\n`);
+        return read.report;
       });
       // A default range shortened to fit one report (docs/engagement.md "Report range"): said on stderr, so --json
       // stays one JSON document on stdout (where `rangeNote` says it too).

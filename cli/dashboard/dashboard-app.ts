@@ -10,7 +10,7 @@ import {
   ReportRangeTooLongError,
   UnknownReportGroupError,
   listGroups,
-  readEngagementReport,
+  KeptEngagementReports,
   readMemberPage,
   searchMembers,
 } from '../../lake/index.js';
@@ -28,6 +28,7 @@ import {
   type DashboardFilters,
   type GroupChoice,
 } from './dashboard-pages.js';
+import { startKeptReportRefresher, type KeptReportRefresher } from './kept-report-refresher.js';
 import { memberPathsFor } from './member-paths.js';
 
 /** Dependencies of {@link buildDashboardApp}. */
@@ -36,7 +37,16 @@ export interface DashboardDeps {
   /** The Basic auth password (any user name) or bearer token; ≥ 16 characters. */
   token: string;
   logger: Logger;
+  /**
+   * How old the overview's numbers may be (ADR 0034): a report counted at most this long ago is served from
+   * `engagement_kept_reports`, and a refresher recounts the pages asked for before they reach it. 0 (the default
+   * here) counts every page: exact at commit.
+   */
+  reportMaxAgeMs?: number;
 }
+
+/** The overview with no filter: counted as the dashboard starts, so the first page is served kept. */
+const OVERVIEW = { groupJid: null, from: null, to: null, lurkerDays: 30, topMembers: 15 } as const;
 
 const optional = (check: (value: string) => boolean, message: string): z.ZodType<string | null, unknown> =>
   z
@@ -87,6 +97,20 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
   // The bundled ECharts (no CDN: the page makes no request outside the dashboard), read once as the dashboard
   // starts: importing this module reads nothing, and a missing bundle stops the start instead of a page.
   const echartsBundle = readFileSync(resolveEchartsBundle('browser'));
+  const maxAgeMs = deps.reportMaxAgeMs ?? 0;
+  const keptReports = new KeptEngagementReports(deps.pool, maxAgeMs);
+  let refresher: KeptReportRefresher | null = null;
+  if (maxAgeMs > 0) {
+    app.addHook('onReady', (done) => {
+      refresher = startKeptReportRefresher(keptReports, {
+        intervalMs: Math.min(60_000, Math.max(1_000, Math.round(maxAgeMs / 4))),
+        warm: OVERVIEW,
+        logger: deps.logger.child({ component: 'dashboard' }),
+      });
+      done();
+    });
+    app.addHook('onClose', async () => refresher?.stop());
+  }
 
   app.addHook('onRequest', async (request, reply) => {
     const secret = presentedSecret(request.headers.authorization);
@@ -141,14 +165,13 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     const { filters, query } = parsed;
     if (query.member?.trim()) return reply.redirect(hrefWith('/members', filters, { member: query.member.trim() }));
     try {
-      const report = await readEngagementReport(deps.pool, {
+      const { report, asOf } = await keptReports.read({
+        ...OVERVIEW,
         groupJid: filters.group,
         from: filters.from,
         to: filters.to,
-        lurkerDays: 30,
-        topMembers: 15,
       });
-      return html(reply, renderOverviewPage(report, filters, await groups(), paths));
+      return html(reply, renderOverviewPage(report, filters, await groups(), paths, { asOf, maxAgeMs }));
     } catch (err) {
       if (err instanceof UnknownReportGroupError)
         return html(reply, renderErrorPage('Unknown group', err.message, empty, await groups()), 404);

@@ -12,6 +12,11 @@ export const dashboardEnvSchema = z.object({
   DASHBOARD_PORT: envInt(8687, 0, 65_535),
   /** Every request must carry it (Basic auth password or `Authorization: Bearer`); ≥ 16 characters. */
   DASHBOARD_TOKEN: envSecret,
+  /**
+   * How old the overview's numbers may be, in seconds (ADR 0034): pages are served from reports kept at most this
+   * long, recounted in the background. 0 counts every page when asked (exact at commit, slow on a large lake).
+   */
+  DASHBOARD_REPORT_MAX_AGE_SECONDS: envInt(300, 0, 86_400),
 });
 
 /** Frozen, typed configuration of the dashboard. */

@@ -84,19 +84,35 @@ ${options.body}
 `;
 }
 
+/** When a page's numbers were counted, and how old the dashboard lets them be (ADR 0034); 0 = counted per page. */
+export interface ReportFreshness {
+  asOf: Date;
+  maxAgeMs: number;
+}
+
+/** "numbers as of 10:42:05 UTC, at most 5 minutes old": said only when the dashboard serves kept reports. */
+function describeFreshness(freshness: ReportFreshness): string {
+  if (freshness.maxAgeMs <= 0) return '';
+  const at = freshness.asOf.toISOString().replace('T', ' ').slice(0, 19);
+  const seconds = Math.round(freshness.maxAgeMs / 1000);
+  const limit = seconds % 60 === 0 ? `${String(seconds / 60)} min` : `${String(seconds)} s`;
+  return `<p class="meta" id="report-as-of">numbers as of ${at} UTC (kept at most ${limit})</p>\n`;
+}
+
 /** The overview: the report's content, charts drawn in the browser, top members linked to their pages. */
 export function renderOverviewPage(
   report: EngagementReport,
   filters: DashboardFilters,
   groups: GroupChoice[],
-  paths: MemberPaths
+  paths: MemberPaths,
+  freshness: ReportFreshness = { asOf: new Date(), maxAgeMs: 0 }
 ): string {
   const subject = groups.find((group) => group.groupJid === report.groupJid)?.subject ?? null;
   const body = `<p class="meta">${escapeHtml(describeReportScope(report, subject))}</p>
-${renderReportSections(report, {
-  memberHref: (participantId) => memberHref(participantId, filters, paths),
-  renderChart: renderBrowserChart,
-})}`;
+${describeFreshness(freshness)}${renderReportSections(report, {
+    memberHref: (participantId) => memberHref(participantId, filters, paths),
+    renderChart: renderBrowserChart,
+  })}`;
   const title = report.groupJid === null ? 'Engagement' : `Engagement · ${subject ?? report.groupJid}`;
   return renderDashboardPage({ title, filters, groups, body });
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { discardKeptEngagementReports } from '../engagement/kept-engagement-reports.js';
 import { ProgressMeter, type ProgressListener } from '../../common/progress-meter.js';
 import { extractReadModelFacts } from '../projections/extract-read-model-facts.js';
 import { UnnamedTimeZoneError } from '../errors.js';
@@ -55,6 +56,8 @@ export async function rebuildMessageReadModel(
     await checkTimeZone(client, timeZone);
     await client.query(`UPDATE engagement_settings SET time_zone = $1`, [timeZone]);
   }
+  // A rebuild or a change of zone may change any number: kept reports are not served across it (ADR 0034).
+  await discardKeptEngagementReports(client);
   await client.query(`TRUNCATE ${MESSAGE_TABLES.join(', ')}`);
   const meter = onProgress ? new ProgressMeter('messages', await countRawEvents(client, MESSAGE_TYPES)) : null;
   let events = 0;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { discardKeptEngagementReports } from '../engagement/kept-engagement-reports.js';
 import type { LakeErasureResult } from './lake-erasure-result.js';
 
 const NAME_KEY_PREFIX = 'name:';
@@ -33,6 +34,8 @@ export async function forgetExportSenderInLake(
   name: string,
   pseudonym: string
 ): Promise<LakeErasureResult> {
+  // Kept reports name senders: none counted before this erasure is served or kept after it (ADR 0034).
+  await discardKeptEngagementReports(client);
   const redacted = await client.query(
     `WITH candidates AS (
        SELECT event_id FROM whatsapp_event_logs

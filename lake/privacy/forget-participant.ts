@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { MESSAGE_BODY_TYPES, redactMessageBody } from '../../common/redact-message-body.js';
 import { jidPatternSource, jidUsers, mentionPatternSource } from '../../common/whatsapp-jid.js';
+import { discardKeptEngagementReports } from '../engagement/kept-engagement-reports.js';
 import { runChunkSkippingUnrenderable, type SkippedRow } from '../events/unreadable-rows.js';
 import {
   eitherPattern,
@@ -46,6 +47,8 @@ export async function forgetParticipantInLake(
 ): Promise<LakeErasureResult> {
   // A running ingest API drops the identities it remembers at its next statement (ADR 0019).
   await client.query(`UPDATE whatsapp_identity_generation SET generation = generation + 1`);
+  // Kept reports name members: none counted before this erasure is served or kept after it (ADR 0034).
+  await discardKeptEngagementReports(client);
   const allJids = await expandAliases(client, jids);
   const users = jidUsers(allJids);
   const pattern = jidPatternSource(users);

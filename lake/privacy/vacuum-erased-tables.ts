@@ -9,7 +9,8 @@ export interface VacuumResult {
 
 /**
  * The tables an erasure changed (`counts` of `forgetParticipantInLake` or `forgetExportSenderInLake`): every
- * `table.column` pseudonymized, plus the tables whose rows were redacted or deleted. Sorted, each once.
+ * `table.column` pseudonymized, the tables whose rows were redacted or deleted, and the kept reports. Sorted, each
+ * once.
  */
 export function tablesChangedByErasure(counts: LakeErasureResult['counts']): string[] {
   const tables = new Set(Object.keys(counts.pseudonymized).map((column) => column.split('.')[0] ?? column));
@@ -23,6 +24,8 @@ export function tablesChangedByErasure(counts: LakeErasureResult['counts']): str
     ['outbound_messages', counts.sentMessagesRedacted],
   ];
   for (const [table, rows] of changedWhen) if (rows > 0) tables.add(table);
+  // Every erasure deletes the kept reports (ADR 0034): their old versions may name the member.
+  tables.add('engagement_kept_reports');
   return [...tables].sort();
 }
 

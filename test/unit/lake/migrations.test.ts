@@ -77,6 +77,8 @@ const YEAR_READS_AND_HISTORY_FIXES = [
 const ALL_GROUP_READS = ['1766000000100_engagement-all-groups-months', '1766000000101_catch-up-bounded-by-marked-days'];
 // Views of one group and one month read that group-month (ADR 0033).
 const GROUP_MONTH_VIEWS = ['1766000000200_group-month-views-read-their-days'];
+// Whole reports kept for a bounded delay (ADR 0034).
+const KEPT_REPORTS = ['1766000000300_kept-engagement-reports'];
 
 describe('lake/migrations', () => {
   it('keeps the id and order of every released migration, new ones only after them', () => {
@@ -95,6 +97,7 @@ describe('lake/migrations', () => {
     expect(names.filter((name) => name.startsWith('17660000000'))).toEqual(YEAR_READS_AND_HISTORY_FIXES);
     expect(names.filter((name) => name.startsWith('17660000001'))).toEqual(ALL_GROUP_READS);
     expect(names.filter((name) => name.startsWith('17660000002'))).toEqual(GROUP_MONTH_VIEWS);
+    expect(names.filter((name) => name.startsWith('17660000003'))).toEqual(KEPT_REPORTS);
     expect(names).toEqual([
       ...RELEASED,
       ...ENGAGEMENT_QUESTIONS,
@@ -107,6 +110,7 @@ describe('lake/migrations', () => {
       ...YEAR_READS_AND_HISTORY_FIXES,
       ...ALL_GROUP_READS,
       ...GROUP_MONTH_VIEWS,
+      ...KEPT_REPORTS,
     ]);
   });
 });

@@ -31,7 +31,7 @@ describe('postgresNotReachedLines (what forget says of PostgreSQL’s own copies
 });
 
 describe('tablesChangedByErasure', () => {
-  it('lists each table an erasure changed once: pseudonymized columns, redacted and deleted rows', () => {
+  it('lists each table an erasure changed once: pseudonymized columns, redacted and deleted rows, kept reports', () => {
     const counts = {
       messageBodiesRedacted: 1,
       aliasesDeleted: 0,
@@ -43,6 +43,7 @@ describe('tablesChangedByErasure', () => {
       pseudonymized: { 'whatsapp_event_logs.payload': 3, 'whatsapp_groups.owner': 1, 'whatsapp_groups.raw': 1 },
     };
     expect(tablesChangedByErasure(counts)).toEqual([
+      'engagement_kept_reports',
       'outbound_messages',
       'whatsapp_event_logs',
       'whatsapp_groups',
