@@ -3,17 +3,20 @@ import { InvalidArgumentError } from 'commander';
 /** One day in ms: the longest wait a CLI option accepts (`--timeout-ms`, `--wait-ms`). */
 export const DAY_MS = 86_400_000;
 
+/** Plain decimal digits, nothing else: no sign, blank, point, exponent or `0x`/`0o`/`0b` prefix. */
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
 /**
- * A commander option parser for an integer in `[min, max]`: anything else is rejected before the command
- * runs, with commander's own "option '--limit <n>' argument 'abc' is invalid" message and exit code 1
- * (`--limit abc` reached Temporal as NaN).
+ * A commander option parser for a whole number in `[min, max]` written as plain decimal digits: anything else
+ * (`abc`, `0x10`, `" 5"`, `5.0`, `1e3`, `-0`) is rejected before the command runs, with commander's own
+ * "option '--limit <n>' argument 'abc' is invalid" message and exit code 1.
  *
  * @throws InvalidArgumentError (commander prints it and exits 1).
  */
 export function integerInRange(min: number, max: number): (value: string) => number {
   return (value) => {
-    const parsed = Number(value.trim());
-    if (value.trim() === '' || !Number.isInteger(parsed) || parsed < min || parsed > max) {
+    const parsed = Number(value);
+    if (!DECIMAL_DIGITS.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
       const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
       throw new InvalidArgumentError(`must be an integer ${range}.`);
     }

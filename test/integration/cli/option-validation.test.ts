@@ -45,6 +45,21 @@ describe.concurrent('wa-lake rejects invalid options and settings before doing a
     expect(run.stderr).not.toContain('cannot reach Temporal');
   });
 
+  it.each([
+    ['--lurker-days', '0x10', '<n>'],
+    ['--lurker-days', ' 5', '<n>'],
+    ['--lurker-days', '5.0', '<n>'],
+    ['--top', '1e1', '<n>'],
+    ['--max-age', '-0', '<seconds>'],
+  ])('wa-lake report %s %j (not plain decimal digits) is refused naming the option', async (option, value, arg) => {
+    const run = await runCli(['report', '--json', option, value], {
+      env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`option '${option} ${arg}' argument '${value}' is invalid`);
+    expect(run.stdout).toBe('');
+  });
+
   it('wa-lake report --from after --to is refused before the lake is read', async () => {
     const run = await runCli(['report', '--json', '--from', '2025-06-02', '--to', '2025-06-01'], {
       env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
