@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { createShutdownSignal } from '../run-until-os-signal.js';
-import { DAY_MS, integerInRange } from './option-parsers.js';
+import { DAY_MS, integerInRange, outputPath } from './option-parsers.js';
 import { createCliLogger, printLine } from './shared.js';
 
 interface DemoSendOptions {
@@ -22,6 +22,7 @@ export function registerDemoSendCommand(program: Command): void {
     .option(
       '--data-dir <dir>',
       'state folder: new, empty, or made by an earlier demo (emptied at start)',
+      outputPath,
       '.data/demo-send'
     )
     .option(

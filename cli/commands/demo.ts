@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { packageRoot } from '../../common/package-root.js';
 import { claimDemoDataDir } from '../local-stack/demo-data-dir.js';
 import { describeUnreplayableCapture } from '../local-stack/describe-unreplayable-capture.js';
-import { DAY_MS, integerInRange } from './option-parsers.js';
+import { DAY_MS, integerInRange, outputPath } from './option-parsers.js';
 import { createCliLogger } from './shared.js';
 
 interface DemoOptions {
@@ -27,7 +27,12 @@ export function registerDemoCommand(program: Command): void {
     .argument('[capture]', 'capture file (our JSON lines or the first collector trail; default: the example capture)')
     .option('--json', 'also print the summary as one JSON object on the last line')
     .option('--keep-running', 'keep the stack (and its Web UI) running after the summary, until Ctrl-C')
-    .option('--data-dir <dir>', 'state folder: new, empty, or made by an earlier demo (emptied at start)', '.data/demo')
+    .option(
+      '--data-dir <dir>',
+      'state folder: new, empty, or made by an earlier demo (emptied at start)',
+      outputPath,
+      '.data/demo'
+    )
     .option(
       '--timeout-ms <ms>',
       'how long to wait for deliveries (ms, at most a day)',

@@ -29,7 +29,7 @@ export function registerDevCommands(program: Command): void {
   program
     .command('dev')
     .description('run Temporal dev server, embedded PostgreSQL, ingest API, worker and collector on this machine')
-    .option('--data-dir <dir>', 'state folder (Temporal, PostgreSQL, outbox, auth)', '.data')
+    .option('--data-dir <dir>', 'state folder (Temporal, PostgreSQL, outbox, auth)', outputPath, '.data')
     .option('--replay <file>', 'feed this capture file instead of a live WhatsApp session')
     .option('--record <file>', 'record every Baileys event received (personal data!) as JSON lines', outputPath)
     .option('--pair-phone <number>', 'link with a pairing code for this phone number instead of a QR code')
@@ -98,7 +98,7 @@ export function registerDevCommands(program: Command): void {
   program
     .command('dev:temporal')
     .description('run only the Temporal dev server (Web UI, wa-lake search attributes registered)')
-    .option('--data-dir <dir>', 'state folder', '.data')
+    .option('--data-dir <dir>', 'state folder', outputPath, '.data')
     .option('--temporal-port <port>', 'Temporal frontend port', tcpPort, 7233)
     .option('--ui-port <port>', 'Temporal Web UI port', tcpPort, 8233)
     .action(async (options: { dataDir: string; temporalPort: number; uiPort: number }) => {

@@ -48,7 +48,7 @@ export function asOptionParser<T>(parse: (value: string) => T): (value: string) 
 }
 
 /**
- * A file or folder an output option writes to (`--html`, `--csv`, `--parquet`, `--out`, `--record`): an empty or
+ * A file or folder an output option writes to (`--html`, `--csv`, `--parquet`, `--out`, `--record`, `--data-dir`): an empty or
  * blank path is refused, never taken as "no option" (the report printed JSON) or as the working directory.
  *
  * @throws InvalidArgumentError (commander prints it and exits 1).

@@ -76,6 +76,18 @@ describe.concurrent.each(['demo', 'demo-send'])('wa-lake %s --data-dir', (comman
     expect(above.stderr).toContain(`it holds your home folder (${home})`);
     expect(existsSync(home)).toBe(true);
   });
+
+  it('refuses an empty path, saying it is empty, and writes nothing in the working directory', async () => {
+    const here = join(dir, 'here');
+    mkdirSync(here);
+    const run = await runCli(args(''), { cwd: here });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      "option '--data-dir <dir>' argument '' is invalid. expected a path, not an empty string."
+    );
+    expect(run.stderr).not.toContain('working directory');
+    expect(readdirSync(here)).toEqual([]);
+  });
 });
 
 describe.concurrent('wa-lake demo on its own folder', () => {
