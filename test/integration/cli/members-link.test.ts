@@ -49,6 +49,18 @@ describe('wa-lake members link refuses what the lake cannot key by', () => {
     expect(await links()).toEqual([]);
   }, 60_000);
 
+  it.each([['tab\tand\nnewline'], ['esc\u001b[31m']])(
+    'refuses the member id %j holding a control character, naming it, and writes no row',
+    async (memberId) => {
+      const run = await runCli(['members', 'link', LID, memberId], { env: { DATABASE_URL: fresh.url } });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/member_id holds the control character U\+00(09|1B) at character 4/);
+      expect(run.stdout).toBe('');
+      expect(await links()).toEqual([]);
+    },
+    60_000
+  );
+
   it('links a well-formed participant the lake has not seen yet, with a warning, trimming the member id', async () => {
     const run = await runCli(['members', 'link', LID, '  discord:1 '], { env: { DATABASE_URL: fresh.url } });
     expect(run.code).toBe(0);
@@ -195,6 +207,16 @@ describe('wa-lake members import refuses what is no text file', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const linkCount = async (): Promise<number> =>
     (await fresh.lake.pool.query('SELECT 1 FROM whatsapp_member_links')).rowCount ?? 0;
+
+  it('refuses a CSV whose member id holds a tab, naming the line, and imports none of its rows', async () => {
+    const file = join(dir, 'tabbed.csv');
+    writeFileSync(file, `participant_id,member_id\n${LID},discord:1\n100000000000002@lid,"tab\tand"\n`);
+    const run = await runCli(['members', 'import', file], { env: { DATABASE_URL: fresh.url } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('has 1 problem; nothing was imported');
+    expect(run.stderr).toContain('line 3: member_id holds the control character U+0009 at character 4');
+    expect(await linkCount()).toBe(0);
+  }, 60_000);
 
   it('refuses a CSV holding NUL bytes, imports nothing and exits 1', async () => {
     const file = join(dir, 'links.csv');

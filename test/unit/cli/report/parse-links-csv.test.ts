@@ -31,6 +31,23 @@ describe('parseLinksCsv (wa-lake members import)', () => {
     );
   });
 
+  it('refuses a member id holding a tab or a newline, naming the line, and returns no link', () => {
+    const csv =
+      'participant_id,member_id\n100000000000001@lid,discord:1\n200000000000002@lid,"tab\tand"\n' +
+      '300000000000003@lid,"new\nline"\n';
+    let error: unknown;
+    try {
+      parseLinksCsv(csv);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(LinksCsvError);
+    expect((error as LinksCsvError).problems).toEqual([
+      'line 3: member_id holds the control character U+0009 at character 4; a member id is one line of printable text',
+      'line 4: member_id holds the control character U+000A at character 4; a member id is one line of printable text',
+    ]);
+  });
+
   it('keeps a participant listed twice with the same member id once', () => {
     const csv = 'participant_id,member_id\n100000000000001@lid,discord:1\n100000000000001@lid,discord:1\n';
     expect(parseLinksCsv(csv)).toEqual([{ participantId: '100000000000001@lid', memberId: 'discord:1' }]);
