@@ -1,4 +1,5 @@
 import type { EngagementReport } from '../../lake/index.js';
+import { chartLabel } from './chart-label.js';
 import { chartBody, COUNT_AXIS, HEIGHT, renderSvg, type ChartBody, type ChartSpec } from './chart-svg.js';
 import { coverageMarkAreas } from './coverage-shading.js';
 import { questionChartSpecs } from './render-question-charts.js';
@@ -38,7 +39,7 @@ export function memberLabel(member: { displayName: string; displayNameIsPhone: b
  * and the weekday × hour heatmap (ADR 0025).
  */
 export function reportChartSpecs(report: EngagementReport): ChartSpec[] {
-  const subjects = new Map(report.groups.map((group) => [group.groupJid, group.subject ?? group.groupJid]));
+  const subjects = new Map(report.groups.map((group) => [group.groupJid, chartLabel(group.subject ?? group.groupJid)]));
   return [
     { id: 'messages-per-day', title: 'Messages per day, by group', ...messagesPerDay(report, subjects) },
     { id: 'active-members', title: 'Active members (DAU / WAU / MAU)', ...activeMembers(report) },
@@ -136,7 +137,7 @@ function topMembers(report: EngagementReport): ChartBody {
       legend: { top: 0 },
       grid: { top: 40, left: 200, right: 30, bottom: 30 },
       xAxis: COUNT_AXIS,
-      yAxis: { type: 'category', data: members.map(memberLabel) },
+      yAxis: { type: 'category', data: members.map((member) => chartLabel(memberLabel(member))) },
       series: [
         { name: 'messages', type: 'bar', data: members.map((m) => m.messages) },
         { name: 'replies', type: 'bar', data: members.map((m) => m.replies) },
