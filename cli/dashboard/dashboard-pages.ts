@@ -167,7 +167,12 @@ export function renderMemberPage(
       return `<li>${escapeHtml(participantLabel(p.participantId))}${escapeHtml(phone)}${next}</li>`;
     })
     .join('');
-  const names = page.names.map((n) => `<tr>${cells([n.name, n.kind, n.firstSeenAt, n.lastSeenAt])}</tr>`).join('');
+  const names = page.names
+    .map(
+      (n) =>
+        `<tr>${cells([memberLabel({ displayName: n.name, displayNameIsPhone: false }), n.kind, n.firstSeenAt, n.lastSeenAt])}</tr>`
+    )
+    .join('');
   const groupRows = page.groups
     .map(
       (g) =>
