@@ -39,11 +39,11 @@ export const envBoolean = (defaultValue: boolean): z.ZodType<boolean, string | u
     .default(defaultValue ? 'true' : 'false')
     .transform((value) => value === 'true');
 
-/** A decimal integer within bounds, from a string. */
+/** A whole number within bounds, from a string of plain decimal digits (no sign, blank, point or `0x`). */
 export const envInt = (defaultValue: number, min: number, max: number): z.ZodType<number, string | undefined> =>
   z
     .string()
-    .regex(/^-?\d+$/, 'must be an integer')
+    .regex(/^\d+$/, 'must be an integer written in decimal digits')
     .default(String(defaultValue))
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
