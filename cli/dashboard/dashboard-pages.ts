@@ -134,7 +134,7 @@ export function renderSearchPage(
     .join('');
   const body =
     text === ''
-      ? '<p>Type a name, a participant id or a member id in the member box.</p>'
+      ? '<p>Type a name, a participant id, a member id or a whole phone number in the member box.</p>'
       : `${total > hits.length ? `<p class="meta" id="member-hits-count">first ${String(hits.length)} of ${String(total)} members: type more of the name to narrow the search</p>` : ''}<table id="member-hits"><tr><th>member</th><th>member id</th></tr>${rows}</table>${hits.length === 0 ? '<p>No member matches.</p>' : ''}`;
   return renderDashboardPage({ title: 'Members', filters, groups, body, member: text });
 }

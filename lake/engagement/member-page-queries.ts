@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { phoneDigitsOfNumber } from '../../common/whatsapp-jid.js';
 import { inTransaction } from '../pool.js';
 import { readAtSnapshotSideBySide } from '../snapshot-readers.js';
 import { epochDay, levelMonths } from './report-presence.js';
@@ -370,6 +371,9 @@ export interface MemberSearch {
 /**
  * Participants whose display name contains `text` (case-insensitive), or whose participant id or member id is
  * `text` (ADR 0025: the dashboard's member filter): the first `limit` by name, and the count of all that match.
+ * A name made of a phone number (`display_name_source` 'phone') and a phone JID match only the whole number
+ * (`phoneDigitsOfNumber`: `+55 11 98765-4321` or `0055…`), never a run of its digits, so a masked number cannot be
+ * guessed digit by digit; push, member and business names and LIDs match any part.
  * @throws pg.DatabaseError when the query fails.
  */
 export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearch> {
@@ -379,9 +383,10 @@ export async function searchMembers(pool: pg.Pool, text: string, limit: number):
             display_name_source = 'phone' AS "displayNameIsPhone", member_id AS "memberId",
             (count(*) OVER ())::int AS total
        FROM whatsapp_participant_display_names
-      WHERE display_name ILIKE $1 OR participant_id = $2 OR member_id = $2
+      WHERE (display_name ILIKE $1 AND display_name_source IS DISTINCT FROM 'phone')
+         OR participant_id = $2 OR member_id = $2 OR split_part(phone_jid, '@', 1) = $4
       ORDER BY display_name, participant_id LIMIT $3`,
-    [pattern, text.trim(), limit]
+    [pattern, text.trim(), limit, phoneDigitsOfNumber(text) ?? null]
   );
   const { rows: hits, total } = splitTotal(result.rows);
   return { hits, total };

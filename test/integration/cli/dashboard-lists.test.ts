@@ -64,8 +64,8 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     expect(page.body).toContain('+55•••••••••99');
     expect(page.body).not.toContain(DIGITS);
 
-    // The search finds them by the number they are named by, and its redirect holds no phone number either.
-    const found = await get(`/members?member=${encodeURIComponent('+55119')}&${RANGE}`);
+    // The search finds them by their whole number, and its redirect holds no phone number either.
+    const found = await get(`/members?member=${encodeURIComponent('+55 11 90000-0799')}&${RANGE}`);
     expect(found.statusCode).toBe(302);
     const location = String(found.headers.location);
     expect(location).toMatch(/^\/members\/p-/);
@@ -93,6 +93,22 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     });
     expect(foreign.statusCode).toBe(404);
     await other.close();
+  });
+
+  it('finds a member named by their phone number only by the whole number, never by a run of its digits', async () => {
+    for (const partial of ['55119', '+55119', '99', '0799', '551190000079', DIGITS.slice(1)]) {
+      const search = await get(`/members?member=${encodeURIComponent(partial)}&${RANGE}`);
+      expect(search.statusCode, partial).toBe(200);
+      expect(search.body, partial).toContain('No member matches.');
+      expect(search.body, partial).not.toContain('•••');
+    }
+    for (const whole of [DIGITS, `+${DIGITS}`, `00${DIGITS}`, '+55 11 90000-0799', PHONE]) {
+      const search = await get(`/members?member=${encodeURIComponent(whole)}&${RANGE}`);
+      expect(search.statusCode, whole).toBe(302);
+      expect(String(search.headers.location), whole).toMatch(/^\/members\/p-/);
+    }
+    // Push names keep matching any part.
+    expect((await get(`/members?member=unner%2003&${RANGE}`)).statusCode).toBe(302);
   });
 
   it('says the search lists the first 50 of all the members that match', async () => {
