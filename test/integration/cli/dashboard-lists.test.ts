@@ -130,6 +130,33 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     expect(runnerPage.body).toContain('<p class="meta" id="reply-partners-count">1 participant</p>');
   });
 
+  it('refuses a filter holding a control character with a 400 page naming the filter', async () => {
+    for (const [url, said] of [
+      ['/members?member=%00', 'member must not contain a control character (U+0000)'],
+      [`/members?member=ana%1Fx&${RANGE}`, 'member must not contain a control character (U+001F)'],
+      ['/?member=a%00b', 'member must not contain a control character (U+0000)'],
+      [`/members/${encodeURIComponent(runner(0))}?member=%00`, 'member must not contain a control character'],
+      ['/?from=2024-01-01%00', 'from must not contain a control character (U+0000)'],
+    ] as const) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(400);
+      expect(page.body, url).toContain(said);
+    }
+  });
+
+  it('asks for each filter once when one is given twice', async () => {
+    for (const [url, key] of [
+      [`/?group=${G1}&group=${G2}`, 'group'],
+      [`/members?member=a&member=b`, 'member'],
+      [`/members/${encodeURIComponent(runner(0))}?from=2024-01-01&from=2024-01-02`, 'from'],
+    ] as const) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(400);
+      expect(page.body, url).toContain(`give each filter once: ${key} was given 2 times`);
+      expect(page.body, url).not.toContain('expected string');
+    }
+  });
+
   it('keeps the period asked for in the form of the error page when the lake is down', async () => {
     const down = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:9/none', connectionTimeoutMillis: 2000 });
     const broken = buildDashboardApp({ pool: down, token: TOKEN, logger: silentLogger() });
