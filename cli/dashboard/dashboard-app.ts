@@ -13,6 +13,7 @@ import {
   KeptEngagementReports,
   readMemberPage,
   searchMembers,
+  type MemberPage,
 } from '../../lake/index.js';
 import { resolveEchartsBundle } from '../report/echarts-bundles.js';
 import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
@@ -217,15 +218,26 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
     const participantId = paths.participantOf(request.params.participant);
     const { filters } = parsed;
-    const page =
-      participantId === undefined
-        ? null
-        : await readMemberPage(deps.pool, {
-            participantId,
-            groupJid: filters.group,
-            from: filters.from,
-            to: filters.to,
-          });
+    let page: MemberPage | null;
+    try {
+      page =
+        participantId === undefined
+          ? null
+          : await readMemberPage(deps.pool, {
+              participantId,
+              groupJid: filters.group,
+              from: filters.from,
+              to: filters.to,
+            });
+    } catch (err) {
+      if (err instanceof UnknownReportGroupError)
+        return html(reply, renderErrorPage('Unknown group', err.message, empty, await groups()), 404);
+      if (err instanceof InvertedReportRangeError) {
+        const why = `from ${err.from} is after to ${err.to} (the day of the lake's last message when to is not given)`;
+        return html(reply, renderErrorPage('Bad period', why, filters, await groups()), 400);
+      }
+      throw err;
+    }
     if (page === null)
       return html(
         reply,

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { phoneDigitsOfNumber } from '../../common/whatsapp-jid.js';
+import { InvertedReportRangeError } from '../errors.js';
 import { inTransaction } from '../pool.js';
 import { readAtSnapshotSideBySide } from '../snapshot-readers.js';
+import { assertGroupInLake } from './engagement-report-queries.js';
 import { epochDay, levelMonths } from './report-presence.js';
 import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
@@ -224,6 +226,8 @@ interface PersonRow extends NamedParticipant {
 /**
  * Reads the member page of the person a participant belongs to (ADR 0025) in one repeatable-read
  * transaction. Null when the lake has never seen the participant (nor any participant of its person).
+ * @throws UnknownReportGroupError when a group is asked that the lake has never seen (`assertGroupInLake`).
+ * @throws InvertedReportRangeError when the first day falls after the last (`from` after the default last day).
  * @throws pg.DatabaseError when a query fails.
  */
 export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions): Promise<MemberPage | null> {
@@ -236,6 +240,7 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
       if (!person || !people.some((row) => row.isKnown)) return null;
       const ids = people.map((row) => row.participantId);
       const { groupJid } = options;
+      if (groupJid !== null) await assertGroupInLake(client, groupJid);
       const range = await client.query<{ from: string; to: string; tz: string }>(
         `${LAST_MESSAGE_SQL}, last AS (
          SELECT COALESCE($2::date, (SELECT (at AT TIME ZONE wa_engagement_time_zone())::date FROM last_message),
@@ -246,6 +251,7 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
         [options.from, options.to]
       );
       const { from, to, tz } = range.rows[0] ?? { from: '', to: '', tz: 'UTC' };
+      if (from > to) throw new InvertedReportRangeError(from, to, 'to');
       const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
         (await client.query<T>(sql, values)).rows;
       // The person's conversation starts and questions of the range are messages of the groups they wrote in then:

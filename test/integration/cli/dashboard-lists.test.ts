@@ -157,6 +157,27 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     }
   });
 
+  it('answers 404 for a member page of a group the lake does not know, as the overview does', async () => {
+    const member = `/members/${encodeURIComponent(runner(0))}`;
+    expect((await get(`${member}?group=${G2}&${RANGE}`)).statusCode).toBe(200);
+    for (const url of [`${member}?group=120363000000000999@g.us&${RANGE}`, '/?group=120363000000000999@g.us']) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(404);
+      expect(page.body, url).toContain('Unknown group');
+      expect(page.body, url).toContain('120363000000000999@g.us');
+    }
+  });
+
+  it('refuses a member page whose from falls after its default last day', async () => {
+    const page = await get(`/members/${encodeURIComponent(runner(0))}?from=2030-01-01`);
+    expect(page.statusCode).toBe(400);
+    expect(page.body).toContain('from 2030-01-01 is after to 2024-01-31');
+    expect(page.body).toContain('name="from" value="2030-01-01"');
+    const both = await get(`/members/${encodeURIComponent(runner(0))}?from=2030-01-01&to=2024-01-31`);
+    expect(both.statusCode).toBe(400);
+    expect(both.body).toContain('from 2030-01-01 is after to 2024-01-31');
+  });
+
   it('keeps the period asked for in the form of the error page when the lake is down', async () => {
     const down = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:9/none', connectionTimeoutMillis: 2000 });
     const broken = buildDashboardApp({ pool: down, token: TOKEN, logger: silentLogger() });
