@@ -49,7 +49,13 @@ export function renderBrowserChart(chart: ChartSpec): string {
 }
 
 function renderFilterForm(filters: DashboardFilters, groups: readonly GroupChoice[], member = ''): string {
-  const options = groups
+  // The group asked for stays selected when the list lacks it (the lake down, a group known only by its messages).
+  const asked = filters.group;
+  const choices =
+    asked === null || groups.some((g) => g.groupJid === asked)
+      ? groups
+      : [...groups, { groupJid: asked, subject: null }];
+  const options = choices
     .map(
       (g) =>
         `<option value="${escapeHtml(g.groupJid)}"${g.groupJid === filters.group ? ' selected' : ''}>${escapeHtml(g.subject ?? g.groupJid)}</option>`

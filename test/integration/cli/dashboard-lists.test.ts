@@ -189,6 +189,13 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
         expect(page.body).toContain('name="from" value="2024-01-01"');
         expect(page.body).toContain('name="to" value="2024-02-29"');
       }
+      // The group asked for stays selected although the group list cannot be read.
+      for (const url of [`/?group=${G1}&${RANGE}`, `/members/${encodeURIComponent(runner(0))}?group=${G2}`]) {
+        const page = await broken.inject({ method: 'GET', url, headers });
+        expect(page.statusCode, url).toBe(500);
+        const group = url.includes(G1) ? G1 : G2;
+        expect(page.body, url).toContain(`<option value="${group}" selected>${group}</option>`);
+      }
     } finally {
       await broken.close();
       await down.end();
