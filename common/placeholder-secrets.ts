@@ -19,10 +19,17 @@ export function isPlaceholderSecret(value: string): boolean {
   return PLACEHOLDER.test(value.trim());
 }
 
-/** A secret of at least {@link SECRET_MIN_CHARS} characters that is no placeholder; the value is never echoed. */
+/**
+ * A secret of at least {@link SECRET_MIN_CHARS} characters, not counting spaces around it (a blank value is none),
+ * that is no placeholder; the value is never echoed.
+ */
 export const envSecret = z
   .string({ error: 'is required' })
   .min(SECRET_MIN_CHARS, `must be at least ${SECRET_MIN_CHARS} characters`)
+  .refine(
+    (value) => value.length < SECRET_MIN_CHARS || value.trim().length >= SECRET_MIN_CHARS,
+    `must be at least ${SECRET_MIN_CHARS} characters besides the spaces around it (it is blank or padded)`
+  )
   .refine((value) => !isPlaceholderSecret(value), PLACEHOLDER_MESSAGE);
 
 /**

@@ -76,7 +76,11 @@ export class UnknownReportGroupError extends Error {
  */
 export class InvertedReportRangeError extends Error {
   override readonly name = 'InvertedReportRangeError';
-  constructor(from: string, to: string, defaulted: 'from' | 'to' | null) {
+  constructor(
+    readonly from: string,
+    readonly to: string,
+    defaulted: 'from' | 'to' | null
+  ) {
     const why =
       defaulted === 'from'
         ? ` (--from defaulted to the first day with activity; the lake has none up to ${to})`

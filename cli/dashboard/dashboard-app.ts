@@ -13,6 +13,7 @@ import {
   KeptEngagementReports,
   readMemberPage,
   searchMembers,
+  type MemberPage,
 } from '../../lake/index.js';
 import { resolveEchartsBundle } from '../report/echarts-bundles.js';
 import { isReportDay, REPORT_DAY_RULE } from '../report/report-day.js';
@@ -60,9 +61,26 @@ const querySchema = z.object({
   group: optional(isWellFormedGroupJid, 'group must be a group JID such as 120363…@g.us'),
   from: optional(isReportDay, `from must be a day as ${REPORT_DAY_RULE}`),
   to: optional(isReportDay, `to must be a day as ${REPORT_DAY_RULE}`),
-  member: z.string().max(200).optional(),
+  member: z.string().max(200, 'member must be at most 200 characters').optional(),
 });
 type DashboardQuery = z.output<typeof querySchema>;
+
+/** The first C0 control character or DEL of `text`: no filter holds one, and PostgreSQL refuses a NUL in text. */
+const firstControlCharacter = (text: string): string | undefined =>
+  [...text].find((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+/** Why the filters of a query cannot be read before their own rules: one given twice, or a control character. */
+function describeMalformedFilters(query: unknown): string | undefined {
+  const values = typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {};
+  for (const key of Object.keys(querySchema.shape)) {
+    const value = values[key];
+    if (Array.isArray(value)) return `give each filter once: ${key} was given ${String(value.length)} times`;
+    const control = typeof value === 'string' ? firstControlCharacter(value) : undefined;
+    if (control !== undefined)
+      return `${key} must not contain a control character (U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
+  }
+  return undefined;
+}
 
 /** The most hits the member search lists; the page says how many match in all. */
 const SEARCH_HITS_LISTED = 50;
@@ -131,6 +149,8 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
   const html = (reply: FastifyReply, page: string, status = 200): FastifyReply =>
     reply.code(status).type('text/html; charset=utf-8').send(page);
   const parseQuery = (query: unknown): { filters: DashboardFilters; query: DashboardQuery } | string => {
+    const malformed = describeMalformedFilters(query);
+    if (malformed !== undefined) return malformed;
     const parsed = querySchema.safeParse(query);
     if (!parsed.success) return parsed.error.issues.map((issue) => issue.message).join('; ');
     const { group, from, to } = parsed.data;
@@ -198,15 +218,26 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
       return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
     const participantId = paths.participantOf(request.params.participant);
     const { filters } = parsed;
-    const page =
-      participantId === undefined
-        ? null
-        : await readMemberPage(deps.pool, {
-            participantId,
-            groupJid: filters.group,
-            from: filters.from,
-            to: filters.to,
-          });
+    let page: MemberPage | null;
+    try {
+      page =
+        participantId === undefined
+          ? null
+          : await readMemberPage(deps.pool, {
+              participantId,
+              groupJid: filters.group,
+              from: filters.from,
+              to: filters.to,
+            });
+    } catch (err) {
+      if (err instanceof UnknownReportGroupError)
+        return html(reply, renderErrorPage('Unknown group', err.message, empty, await groups()), 404);
+      if (err instanceof InvertedReportRangeError) {
+        const why = `from ${err.from} is after to ${err.to} (the day of the lake's last message when to is not given)`;
+        return html(reply, renderErrorPage('Bad period', why, filters, await groups()), 400);
+      }
+      throw err;
+    }
     if (page === null)
       return html(
         reply,

@@ -49,7 +49,13 @@ export function renderBrowserChart(chart: ChartSpec): string {
 }
 
 function renderFilterForm(filters: DashboardFilters, groups: readonly GroupChoice[], member = ''): string {
-  const options = groups
+  // The group asked for stays selected when the list lacks it (the lake down, a group known only by its messages).
+  const asked = filters.group;
+  const choices =
+    asked === null || groups.some((g) => g.groupJid === asked)
+      ? groups
+      : [...groups, { groupJid: asked, subject: null }];
+  const options = choices
     .map(
       (g) =>
         `<option value="${escapeHtml(g.groupJid)}"${g.groupJid === filters.group ? ' selected' : ''}>${escapeHtml(g.subject ?? g.groupJid)}</option>`
@@ -134,7 +140,7 @@ export function renderSearchPage(
     .join('');
   const body =
     text === ''
-      ? '<p>Type a name, a participant id or a member id in the member box.</p>'
+      ? '<p>Type a name, a participant id, a member id or a whole phone number in the member box.</p>'
       : `${total > hits.length ? `<p class="meta" id="member-hits-count">first ${String(hits.length)} of ${String(total)} members: type more of the name to narrow the search</p>` : ''}<table id="member-hits"><tr><th>member</th><th>member id</th></tr>${rows}</table>${hits.length === 0 ? '<p>No member matches.</p>' : ''}`;
   return renderDashboardPage({ title: 'Members', filters, groups, body, member: text });
 }

@@ -1,6 +1,9 @@
 import type pg from 'pg';
+import { phoneDigitsOfNumber } from '../../common/whatsapp-jid.js';
+import { InvertedReportRangeError } from '../errors.js';
 import { inTransaction } from '../pool.js';
 import { readAtSnapshotSideBySide } from '../snapshot-readers.js';
+import { assertGroupInLake } from './engagement-report-queries.js';
 import { epochDay, levelMonths } from './report-presence.js';
 import { catchUpEngagementRollup } from './rollup-catch-up.js';
 
@@ -223,6 +226,8 @@ interface PersonRow extends NamedParticipant {
 /**
  * Reads the member page of the person a participant belongs to (ADR 0025) in one repeatable-read
  * transaction. Null when the lake has never seen the participant (nor any participant of its person).
+ * @throws UnknownReportGroupError when a group is asked that the lake has never seen (`assertGroupInLake`).
+ * @throws InvertedReportRangeError when the first day falls after the last (`from` after the default last day).
  * @throws pg.DatabaseError when a query fails.
  */
 export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions): Promise<MemberPage | null> {
@@ -235,6 +240,7 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
       if (!person || !people.some((row) => row.isKnown)) return null;
       const ids = people.map((row) => row.participantId);
       const { groupJid } = options;
+      if (groupJid !== null) await assertGroupInLake(client, groupJid);
       const range = await client.query<{ from: string; to: string; tz: string }>(
         `${LAST_MESSAGE_SQL}, last AS (
          SELECT COALESCE($2::date, (SELECT (at AT TIME ZONE wa_engagement_time_zone())::date FROM last_message),
@@ -245,6 +251,7 @@ export async function readMemberPage(pool: pg.Pool, options: MemberPageOptions):
         [options.from, options.to]
       );
       const { from, to, tz } = range.rows[0] ?? { from: '', to: '', tz: 'UTC' };
+      if (from > to) throw new InvertedReportRangeError(from, to, 'to');
       const q = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T[]> =>
         (await client.query<T>(sql, values)).rows;
       // The person's conversation starts and questions of the range are messages of the groups they wrote in then:
@@ -370,6 +377,9 @@ export interface MemberSearch {
 /**
  * Participants whose display name contains `text` (case-insensitive), or whose participant id or member id is
  * `text` (ADR 0025: the dashboard's member filter): the first `limit` by name, and the count of all that match.
+ * A name made of a phone number (`display_name_source` 'phone') and a phone JID match only the whole number
+ * (`phoneDigitsOfNumber`: `+55 11 98765-4321` or `0055…`), never a run of its digits, so a masked number cannot be
+ * guessed digit by digit; push, member and business names and LIDs match any part.
  * @throws pg.DatabaseError when the query fails.
  */
 export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearch> {
@@ -379,9 +389,10 @@ export async function searchMembers(pool: pg.Pool, text: string, limit: number):
             display_name_source = 'phone' AS "displayNameIsPhone", member_id AS "memberId",
             (count(*) OVER ())::int AS total
        FROM whatsapp_participant_display_names
-      WHERE display_name ILIKE $1 OR participant_id = $2 OR member_id = $2
+      WHERE (display_name ILIKE $1 AND display_name_source IS DISTINCT FROM 'phone')
+         OR participant_id = $2 OR member_id = $2 OR split_part(phone_jid, '@', 1) = $4
       ORDER BY display_name, participant_id LIMIT $3`,
-    [pattern, text.trim(), limit]
+    [pattern, text.trim(), limit, phoneDigitsOfNumber(text) ?? null]
   );
   const { rows: hits, total } = splitTotal(result.rows);
   return { hits, total };

@@ -64,8 +64,8 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     expect(page.body).toContain('+55•••••••••99');
     expect(page.body).not.toContain(DIGITS);
 
-    // The search finds them by the number they are named by, and its redirect holds no phone number either.
-    const found = await get(`/members?member=${encodeURIComponent('+55119')}&${RANGE}`);
+    // The search finds them by their whole number, and its redirect holds no phone number either.
+    const found = await get(`/members?member=${encodeURIComponent('+55 11 90000-0799')}&${RANGE}`);
     expect(found.statusCode).toBe(302);
     const location = String(found.headers.location);
     expect(location).toMatch(/^\/members\/p-/);
@@ -95,6 +95,22 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     await other.close();
   });
 
+  it('finds a member named by their phone number only by the whole number, never by a run of its digits', async () => {
+    for (const partial of ['55119', '+55119', '99', '0799', '551190000079', DIGITS.slice(1)]) {
+      const search = await get(`/members?member=${encodeURIComponent(partial)}&${RANGE}`);
+      expect(search.statusCode, partial).toBe(200);
+      expect(search.body, partial).toContain('No member matches.');
+      expect(search.body, partial).not.toContain('•••');
+    }
+    for (const whole of [DIGITS, `+${DIGITS}`, `00${DIGITS}`, '+55 11 90000-0799', PHONE]) {
+      const search = await get(`/members?member=${encodeURIComponent(whole)}&${RANGE}`);
+      expect(search.statusCode, whole).toBe(302);
+      expect(String(search.headers.location), whole).toMatch(/^\/members\/p-/);
+    }
+    // Push names keep matching any part.
+    expect((await get(`/members?member=unner%2003&${RANGE}`)).statusCode).toBe(302);
+  });
+
   it('says the search lists the first 50 of all the members that match', async () => {
     const search = await get(`/members?member=runner&${RANGE}`);
     expect(search.statusCode).toBe(200);
@@ -114,6 +130,54 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     expect(runnerPage.body).toContain('<p class="meta" id="reply-partners-count">1 participant</p>');
   });
 
+  it('refuses a filter holding a control character with a 400 page naming the filter', async () => {
+    for (const [url, said] of [
+      ['/members?member=%00', 'member must not contain a control character (U+0000)'],
+      [`/members?member=ana%1Fx&${RANGE}`, 'member must not contain a control character (U+001F)'],
+      ['/?member=a%00b', 'member must not contain a control character (U+0000)'],
+      [`/members/${encodeURIComponent(runner(0))}?member=%00`, 'member must not contain a control character'],
+      ['/?from=2024-01-01%00', 'from must not contain a control character (U+0000)'],
+    ] as const) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(400);
+      expect(page.body, url).toContain(said);
+    }
+  });
+
+  it('asks for each filter once when one is given twice', async () => {
+    for (const [url, key] of [
+      [`/?group=${G1}&group=${G2}`, 'group'],
+      [`/members?member=a&member=b`, 'member'],
+      [`/members/${encodeURIComponent(runner(0))}?from=2024-01-01&from=2024-01-02`, 'from'],
+    ] as const) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(400);
+      expect(page.body, url).toContain(`give each filter once: ${key} was given 2 times`);
+      expect(page.body, url).not.toContain('expected string');
+    }
+  });
+
+  it('answers 404 for a member page of a group the lake does not know, as the overview does', async () => {
+    const member = `/members/${encodeURIComponent(runner(0))}`;
+    expect((await get(`${member}?group=${G2}&${RANGE}`)).statusCode).toBe(200);
+    for (const url of [`${member}?group=120363000000000999@g.us&${RANGE}`, '/?group=120363000000000999@g.us']) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(404);
+      expect(page.body, url).toContain('Unknown group');
+      expect(page.body, url).toContain('120363000000000999@g.us');
+    }
+  });
+
+  it('refuses a member page whose from falls after its default last day', async () => {
+    const page = await get(`/members/${encodeURIComponent(runner(0))}?from=2030-01-01`);
+    expect(page.statusCode).toBe(400);
+    expect(page.body).toContain('from 2030-01-01 is after to 2024-01-31');
+    expect(page.body).toContain('name="from" value="2030-01-01"');
+    const both = await get(`/members/${encodeURIComponent(runner(0))}?from=2030-01-01&to=2024-01-31`);
+    expect(both.statusCode).toBe(400);
+    expect(both.body).toContain('from 2030-01-01 is after to 2024-01-31');
+  });
+
   it('keeps the period asked for in the form of the error page when the lake is down', async () => {
     const down = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:9/none', connectionTimeoutMillis: 2000 });
     const broken = buildDashboardApp({ pool: down, token: TOKEN, logger: silentLogger() });
@@ -124,6 +188,13 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
         expect(page.body).toContain('the page could not be read from the lake');
         expect(page.body).toContain('name="from" value="2024-01-01"');
         expect(page.body).toContain('name="to" value="2024-02-29"');
+      }
+      // The group asked for stays selected although the group list cannot be read.
+      for (const url of [`/?group=${G1}&${RANGE}`, `/members/${encodeURIComponent(runner(0))}?group=${G2}`]) {
+        const page = await broken.inject({ method: 'GET', url, headers });
+        expect(page.statusCode, url).toBe(500);
+        const group = url.includes(G1) ? G1 : G2;
+        expect(page.body, url).toContain(`<option value="${group}" selected>${group}</option>`);
       }
     } finally {
       await broken.close();

@@ -95,6 +95,24 @@ describe('placeholder secrets', () => {
     ).toEqual([`DASHBOARD_TOKEN: ${PLACEHOLDER_MESSAGE}`]);
   });
 
+  it('refuses a blank or space-padded token at start, for the dashboard as for every other secret', () => {
+    const blank = `must be at least 16 characters besides the spaces around it (it is blank or padded)`;
+    for (const token of [' '.repeat(16), '\t'.repeat(20), `  short-token  ${' '.repeat(10)}`]) {
+      expect(
+        issues(() => loadDashboardConfig({ DATABASE_URL: INGEST['DATABASE_URL'], DASHBOARD_TOKEN: token }))
+      ).toEqual([`DASHBOARD_TOKEN: ${blank}`]);
+    }
+    expect(
+      issues(() => loadCodecServerConfig({ CODEC_SERVER_TOKEN: ' '.repeat(32), PAYLOAD_ENCRYPTION_KEYS: KEYS }))
+    ).toEqual([`CODEC_SERVER_TOKEN: ${blank}`]);
+    expect(issues(() => loadIngestConfig({ ...INGEST, METRICS_TOKEN: ' '.repeat(16) }))).toEqual([
+      `METRICS_TOKEN: ${blank}`,
+    ]);
+    expect(loadDashboardConfig({ DATABASE_URL: INGEST['DATABASE_URL'], DASHBOARD_TOKEN: SECRET }).DASHBOARD_TOKEN).toBe(
+      SECRET
+    );
+  });
+
   it('refuses a secret shorter than the documented 16 characters, and accepts real ones', () => {
     expect(issues(() => loadWorkerConfig({ ...WORKER, TEMPORAL_POSTGRES_PASSWORD: 'short' }))).toEqual([
       'TEMPORAL_POSTGRES_PASSWORD: must be at least 16 characters',
