@@ -17,6 +17,7 @@ import {
   inTransaction,
   keepPendingErasure,
   recordErasureRun,
+  type ErasedIdentifierKind,
   type LakeErasureResult,
   type PendingErasure,
   tablesChangedByErasure,
@@ -151,11 +152,13 @@ export async function runErasure(options: {
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
   const pending = await findPendingErasures(options.pool, options.erasureKey, jidUsers(jids));
-  // The tombstones commit with the erasure, so no event can be stored between them unchecked (ADR 0027).
-  const lake = await inTransaction(options.pool, async (client) => {
+  // The tombstones commit with the erasure, so no event can be stored between them unchecked (ADR 0027). A lake
+  // that holds nothing of the member is rolled back: the run may yet be refused, and a refused run commits nothing.
+  const mayBeRefused = pending.length === 0 && options.force !== true;
+  const tombstones: Tombstones = { key: options.erasureKey, pseudonym, isWritten: false };
+  const lake = await eraseInLakeUnlessNothing(options.pool, tombstones, mayBeRefused, async (client) => {
     const result = await forgetParticipantInLake(client, jids, pseudonym);
-    await writeErasureTombstones(client, options.erasureKey, userIdentifiers([...jids, ...result.jids]), pseudonym);
-    return result;
+    return { result, identifiers: userIdentifiers([...jids, ...result.jids]) };
   });
   const rollupTables = await foldErasureIntoRollups(options.pool);
   const vacuum = await vacuumErasedTables(options.pool, [...tablesChangedByErasure(lake.counts), ...rollupTables]);
@@ -173,7 +176,7 @@ export async function runErasure(options: {
     try {
       for (const user of recognisePendingUsers(outbox, pending)) memberJids.add(`${user}@lid`);
       const result = forgetParticipantInOutbox(outbox, [...memberJids], pseudonym);
-      await writeErasureTombstones(options.pool, options.erasureKey, userIdentifiers([...memberJids]), pseudonym);
+      if (tombstones.isWritten || result.rowsRewritten > 0) await writeTombstones(options.pool, tombstones, memberJids);
       outboxRowsRewritten = result.rowsRewritten;
       for (const eventId of result.eventIds) eventIds.add(eventId);
       // The rewritten rows' earlier pages stay in the WAL until a checkpoint: the member's ids with them.
@@ -246,6 +249,8 @@ export async function runErasure(options: {
     runningDeliveries: running.count,
   };
   if (report.refused) return report;
+  // Found only in the dead letters, or forced, or incomplete: the member's identifiers still get their tombstones.
+  if (!tombstones.isWritten) await writeTombstones(options.pool, tombstones, memberJids);
   await recordErasureRun(options.pool, {
     id: report.runId,
     requestedBy: report.requestedBy,
@@ -267,11 +272,11 @@ async function eraseExportSender(
 ): Promise<ErasureReport> {
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
-  const lake = await inTransaction(options.pool, async (client) => {
-    const result = await forgetExportSenderInLake(client, name, pseudonym);
-    await writeErasureTombstones(client, options.erasureKey, [{ kind: 'name', value: name }], pseudonym);
-    return result;
-  });
+  const tombstones: Tombstones = { key: options.erasureKey, pseudonym, isWritten: false };
+  const lake = await eraseInLakeUnlessNothing(options.pool, tombstones, options.force !== true, async (client) => ({
+    result: await forgetExportSenderInLake(client, name, pseudonym),
+    identifiers: [{ kind: 'name', value: name }],
+  }));
   const counts = { lake: lake.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 };
   const foundNothing = isNothingFound(counts);
   const vacuum = await vacuumErasedTables(options.pool, tablesChangedByErasure(lake.counts));
@@ -302,6 +307,55 @@ async function eraseExportSender(
     notReached,
   });
   return report;
+}
+
+/** The tombstones of one run (ADR 0027): written once something of the member was found, or the run is forced. */
+interface Tombstones {
+  key: string;
+  pseudonym: string;
+  isWritten: boolean;
+}
+
+/** Thrown inside the lake transaction to roll it back: the lake holds nothing of the member. */
+class NothingInLake extends Error {
+  constructor(readonly result: LakeErasureResult) {
+    super('nothing of the member in the lake');
+  }
+}
+
+/**
+ * Runs `erase` in one lake transaction that also writes the tombstones of the identifiers it returns (ADR 0027).
+ * When `mayBeRefused` and the lake holds nothing of the member, the transaction is rolled back instead (tombstones
+ * not written): a refused run commits nothing, and the caller writes them once another store held the member.
+ */
+async function eraseInLakeUnlessNothing(
+  pool: pg.Pool,
+  tombstones: Tombstones,
+  mayBeRefused: boolean,
+  erase: (client: pg.PoolClient) => Promise<{
+    result: LakeErasureResult;
+    identifiers: Array<{ kind: ErasedIdentifierKind; value: string }>;
+  }>
+): Promise<LakeErasureResult> {
+  try {
+    return await inTransaction(pool, async (client) => {
+      const { result, identifiers } = await erase(client);
+      if (mayBeRefused && isNothingFound({ lake: result.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 }))
+        throw new NothingInLake(result);
+      await writeErasureTombstones(client, tombstones.key, identifiers, tombstones.pseudonym);
+      tombstones.isWritten = true;
+      return result;
+    });
+  } catch (err) {
+    if (err instanceof NothingInLake) return err.result;
+    throw err;
+  }
+}
+
+/** Writes the tombstones of `jids` outside the lake transaction: found beyond the lake, or the run went on. */
+async function writeTombstones(pool: pg.Pool, tombstones: Tombstones, jids: ReadonlySet<string>): Promise<void> {
+  await writeErasureTombstones(pool, tombstones.key, userIdentifiers([...jids]), tombstones.pseudonym);
+  tombstones.isWritten = true;
 }
 
 /** @throws LinkedAccountIdentifierError when the member's JIDs (aliases included) share a user with the account. */
