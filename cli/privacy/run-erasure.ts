@@ -147,7 +147,9 @@ export async function runErasure(options: {
 }): Promise<ErasureReport> {
   const exportSender = exportSenderNameOf(options.participant);
   if (exportSender !== undefined) return eraseExportSender(options, exportSender);
-  const { jids } = parseParticipantIdentifier(options.participant);
+  const { jids } = parseParticipantIdentifier(options.participant, '--participant', [
+    'name:NAME (a chat-export sender)',
+  ]);
   if (options.force !== true) await refuseLinkedAccount(options.pool, jids, options.accountJids ?? []);
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
