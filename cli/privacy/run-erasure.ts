@@ -108,6 +108,8 @@ function isNothingFound(counts: ErasureReport['counts']): boolean {
 const alwaysNotReached = (): string[] => [
   'capture files written with --record, and the first collector trail: delete or edit them by hand',
   'backups and dumps of PostgreSQL and of the outbox: they age out with your backup retention',
+  "files wa-lake itself wrote earlier (wa-lake export --participant output, the demo's engagement-report.html, " +
+    'report --html/--json/--csv files, export --parquet folders): not searched; delete or regenerate them by hand',
 ];
 
 /**

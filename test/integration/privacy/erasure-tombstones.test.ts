@@ -209,7 +209,13 @@ describe('erasure tombstones', () => {
     expect(text).toContain('Nobody Here');
 
     // Forced, a name no export holds yet gets its tombstone: erased ahead of its first message.
-    expect((await run('name:Nobody Yet', true)).refused).toBe(false);
+    const forced = await run('name:Nobody Yet', true);
+    expect(forced.refused).toBe(false);
+    // Files wa-lake wrote earlier (exports, reports) are not searched: the report says so.
+    expect(forced.notReached).toContain(
+      "files wa-lake itself wrote earlier (wa-lake export --participant output, the demo's engagement-report.html, " +
+        'report --html/--json/--csv files, export --parquet folders): not searched; delete or regenerate them by hand'
+    );
     expect(await tombstones()).toBe(before + 1);
   });
 });

@@ -185,6 +185,9 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     const forced = await forgetWithBanner(banner, '+5511900000777', dataDir, '--force');
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('outbox: 0 rows rewritten');
+    expect(forced.stdout).toContain(
+      "  - files wa-lake itself wrote earlier (wa-lake export --participant output, the demo's"
+    );
     expect(await countRuns()).toBe(runsBefore + 1);
     expect(await countTombstones()).toBe(tombstonesBefore + 1);
     const later = { ...newMember(), phone: '5511900000777', phoneJid: '5511900000777@s.whatsapp.net' };
