@@ -14,17 +14,21 @@ import {
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
-  inTransaction,
   keepPendingErasure,
   recordErasureRun,
-  type ErasedIdentifierKind,
   type LakeErasureResult,
   type PendingErasure,
   tablesChangedByErasure,
   vacuumErasedTables,
-  writeErasureTombstones,
 } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
+import {
+  eraseInLakeUnlessNothing,
+  isNothingInLake,
+  type Tombstones,
+  userIdentifiers,
+  writeTombstones,
+} from './erase-in-lake-unless-nothing.js';
 import { postgresNotReachedLines } from './postgres-not-reached.js';
 import {
   RUNNING_DELIVERIES_QUERY,
@@ -91,17 +95,11 @@ export interface ErasureReport {
 
 /** True when the counts show no change anywhere. */
 function isNothingFound(counts: ErasureReport['counts']): boolean {
-  const { lake } = counts;
-  const lakeTotal =
-    lake.messageBodiesRedacted +
-    lake.aliasesDeleted +
-    lake.participantsDeleted +
-    lake.memberLinksDeleted +
-    lake.optInsDeleted +
-    lake.testRecipientsDeleted +
-    lake.sentMessagesRedacted +
-    Object.values(lake.pseudonymized).reduce((sum, rows) => sum + rows, 0);
-  return lakeTotal === 0 && (counts.outboxRowsRewritten ?? 0) === 0 && (counts.deadLetterEntriesRedacted ?? 0) === 0;
+  return (
+    isNothingInLake(counts.lake) &&
+    (counts.outboxRowsRewritten ?? 0) === 0 &&
+    (counts.deadLetterEntriesRedacted ?? 0) === 0
+  );
 }
 
 /** Stores no command can rewrite (architecture.md §14): reported on every run, after Temporal's histories. */
@@ -164,8 +162,11 @@ export async function runErasure(options: {
     const result = await forgetParticipantInLake(client, jids, pseudonym);
     return { result, identifiers: userIdentifiers([...jids, ...result.jids]) };
   });
-  const rollupTables = await foldErasureIntoRollups(options.pool);
-  const vacuum = await vacuumErasedTables(options.pool, [...tablesChangedByErasure(lake.counts), ...rollupTables]);
+  // A rolled-back lake transaction changed nothing: no rollup to fold, no table to vacuum.
+  const isLakeChanged = tombstones.isWritten;
+  const rollupTables = isLakeChanged ? await foldErasureIntoRollups(options.pool) : [];
+  const changedTables = isLakeChanged ? [...tablesChangedByErasure(lake.counts), ...rollupTables] : [];
+  const vacuum = await vacuumErasedTables(options.pool, changedTables);
   const notReached: string[] = lake.skipped.map(
     (row) =>
       `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
@@ -283,7 +284,10 @@ async function eraseExportSender(
   }));
   const counts = { lake: lake.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 };
   const foundNothing = isNothingFound(counts);
-  const vacuum = await vacuumErasedTables(options.pool, tablesChangedByErasure(lake.counts));
+  const vacuum = await vacuumErasedTables(
+    options.pool,
+    tombstones.isWritten ? tablesChangedByErasure(lake.counts) : []
+  );
   const notReached = [
     'the chat export files themselves (.txt, .zip): delete them by hand',
     ...alwaysNotReached(),
@@ -311,55 +315,6 @@ async function eraseExportSender(
     notReached,
   });
   return report;
-}
-
-/** The tombstones of one run (ADR 0027): written once something of the member was found, or the run is forced. */
-interface Tombstones {
-  key: string;
-  pseudonym: string;
-  isWritten: boolean;
-}
-
-/** Thrown inside the lake transaction to roll it back: the lake holds nothing of the member. */
-class NothingInLake extends Error {
-  constructor(readonly result: LakeErasureResult) {
-    super('nothing of the member in the lake');
-  }
-}
-
-/**
- * Runs `erase` in one lake transaction that also writes the tombstones of the identifiers it returns (ADR 0027).
- * When `mayBeRefused` and the lake holds nothing of the member, the transaction is rolled back instead (tombstones
- * not written): a refused run commits nothing, and the caller writes them once another store held the member.
- */
-async function eraseInLakeUnlessNothing(
-  pool: pg.Pool,
-  tombstones: Tombstones,
-  mayBeRefused: boolean,
-  erase: (client: pg.PoolClient) => Promise<{
-    result: LakeErasureResult;
-    identifiers: Array<{ kind: ErasedIdentifierKind; value: string }>;
-  }>
-): Promise<LakeErasureResult> {
-  try {
-    return await inTransaction(pool, async (client) => {
-      const { result, identifiers } = await erase(client);
-      if (mayBeRefused && isNothingFound({ lake: result.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 }))
-        throw new NothingInLake(result);
-      await writeErasureTombstones(client, tombstones.key, identifiers, tombstones.pseudonym);
-      tombstones.isWritten = true;
-      return result;
-    });
-  } catch (err) {
-    if (err instanceof NothingInLake) return err.result;
-    throw err;
-  }
-}
-
-/** Writes the tombstones of `jids` outside the lake transaction: found beyond the lake, or the run went on. */
-async function writeTombstones(pool: pg.Pool, tombstones: Tombstones, jids: ReadonlySet<string>): Promise<void> {
-  await writeErasureTombstones(pool, tombstones.key, userIdentifiers([...jids]), tombstones.pseudonym);
-  tombstones.isWritten = true;
 }
 
 /** @throws LinkedAccountIdentifierError when the member's JIDs (aliases included) share a user with the account. */
@@ -390,7 +345,3 @@ async function countRunningDeliveries(client: Client | null): Promise<{ count: n
     return { count: null, reason: err instanceof Error ? err.message : String(err) };
   }
 }
-
-/** The tombstone identifiers of JIDs: their digits, whatever the server and device (ADR 0027). */
-const userIdentifiers = (jids: readonly string[]): Array<{ kind: 'user'; value: string }> =>
-  jidUsers(jids).map((value) => ({ kind: 'user', value }));
