@@ -109,9 +109,9 @@ export class KeptEngagementReports {
         await this.countOnce(key, options);
         refreshed += 1;
       } catch (err) {
+        if (!isReportRefusal(err)) throw err;
         // A kept report whose scope no longer reads (its group gone after an erasure or rebuild) stops being kept.
         await this.pool.query('DELETE FROM engagement_kept_reports WHERE report_key = $1', [key]);
-        if (!isReportRefusal(err)) throw err;
       }
     }
     return refreshed;
