@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { parseConfig } from './config-schema.js';
 
 /** The collector's default `OUTBOX_PATH`: where a command looks for the dev stack's key file when it is unset. */
 export const DEFAULT_OUTBOX_PATH = '.data/outbox.sqlite';
@@ -19,12 +20,15 @@ export const envErasureKey = z.string().min(32, 'must be at least 32 characters'
  * The erasure key a CLI command uses: `ERASURE_KEY`, else the dev stack's generated file in the data folder that
  * holds `outboxPath` (`wa-lake dev` gives its ingest API the same file); null when neither exists. Never generated
  * here: a key the ingest API does not hold would let erased members back in.
+ * @throws ConfigError naming ERASURE_KEY when it is set but shorter than 32 characters.
  */
 export function resolveErasureKey(
   env: Readonly<Record<string, string | undefined>>,
   outboxPath: string
 ): string | null {
-  const fromEnv = envErasureKey.parse(env['ERASURE_KEY'] === '' ? undefined : env['ERASURE_KEY']);
+  const fromEnv = parseConfig(z.object({ ERASURE_KEY: envErasureKey }), {
+    ERASURE_KEY: env['ERASURE_KEY'] === '' ? undefined : env['ERASURE_KEY'],
+  }).ERASURE_KEY;
   if (fromEnv !== undefined) return fromEnv;
   const file = join(dirname(outboxPath), ERASURE_KEY_FILE);
   if (!existsSync(file)) return null;

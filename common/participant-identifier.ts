@@ -20,16 +20,18 @@ export class InvalidParticipantIdentifierError extends Error {
  * `whatsapp_member_links` use, so `members link`, `members import`, `members unlink` and `forget` all read
  * participants by this one rule (ADR 0010).
  * `name`: what the error message calls the value (`--participant` for forget, `participant` for members link).
+ * `alsoAccepted`: the caller's other forms, listed in the error (forget's `name:NAME`, ADR 0023).
  * @throws InvalidParticipantIdentifierError for anything else (a group JID, a name, too few digits).
  */
-export function canonicalParticipantJid(input: string, name: string): string {
+export function canonicalParticipantJid(input: string, name: string, alsoAccepted: readonly string[] = []): string {
   const trimmed = input.trim();
   const jid = canonicalPersonJid(trimmed);
   if (jid !== undefined) return jid;
   const digits = phoneDigitsOfNumber(trimmed);
   if (digits !== undefined) return phoneJidOf(digits);
+  const forms = ['a LID (…@lid)', 'a phone JID (…@s.whatsapp.net)', 'a phone number', ...alsoAccepted];
   throw new InvalidParticipantIdentifierError(
-    `${name} must be a LID (…@lid), a phone JID (…@s.whatsapp.net) or a phone number, got "${input}"`
+    `${name} must be ${forms.slice(0, -1).join(', ')} or ${forms.at(-1) ?? ''}, got "${input}"`
   );
 }
 
@@ -37,6 +39,10 @@ export function canonicalParticipantJid(input: string, name: string): string {
  * Parses one `--participant` identifier into canonical JIDs (`canonicalParticipantJid`).
  * @throws InvalidParticipantIdentifierError for anything that is not a participant.
  */
-export function parseParticipantIdentifier(input: string, name = '--participant'): ParticipantIdentifiers {
-  return { jids: [canonicalParticipantJid(input, name)] };
+export function parseParticipantIdentifier(
+  input: string,
+  name = '--participant',
+  alsoAccepted: readonly string[] = []
+): ParticipantIdentifiers {
+  return { jids: [canonicalParticipantJid(input, name, alsoAccepted)] };
 }

@@ -60,7 +60,9 @@ export function registerPrivacyCommands(program: Command): void {
 
   program
     .command('forget')
-    .description("erase one member's personal data from the lake, the outbox and the dead-letter entries")
+    .description(
+      "erase one member's personal data: the lake, the projections, the send tables, the outbox and the dead letters"
+    )
     .requiredOption(
       '--participant <id>',
       'LID (…@lid), phone JID (…@s.whatsapp.net), phone number, or name:NAME (a chat-export sender)'

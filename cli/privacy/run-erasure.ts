@@ -14,16 +14,21 @@ import {
   findPendingErasures,
   forgetParticipantInLake,
   forgetPendingErasures,
-  inTransaction,
   keepPendingErasure,
   recordErasureRun,
   type LakeErasureResult,
   type PendingErasure,
   tablesChangedByErasure,
   vacuumErasedTables,
-  writeErasureTombstones,
 } from '../../lake/index.js';
 import { forgetInDeadLetters } from '../../ops/index.js';
+import {
+  eraseInLakeUnlessNothing,
+  isNothingInLake,
+  type Tombstones,
+  userIdentifiers,
+  writeTombstones,
+} from './erase-in-lake-unless-nothing.js';
 import { postgresNotReachedLines } from './postgres-not-reached.js';
 import {
   RUNNING_DELIVERIES_QUERY,
@@ -90,23 +95,19 @@ export interface ErasureReport {
 
 /** True when the counts show no change anywhere. */
 function isNothingFound(counts: ErasureReport['counts']): boolean {
-  const { lake } = counts;
-  const lakeTotal =
-    lake.messageBodiesRedacted +
-    lake.aliasesDeleted +
-    lake.participantsDeleted +
-    lake.memberLinksDeleted +
-    lake.optInsDeleted +
-    lake.testRecipientsDeleted +
-    lake.sentMessagesRedacted +
-    Object.values(lake.pseudonymized).reduce((sum, rows) => sum + rows, 0);
-  return lakeTotal === 0 && (counts.outboxRowsRewritten ?? 0) === 0 && (counts.deadLetterEntriesRedacted ?? 0) === 0;
+  return (
+    isNothingInLake(counts.lake) &&
+    (counts.outboxRowsRewritten ?? 0) === 0 &&
+    (counts.deadLetterEntriesRedacted ?? 0) === 0
+  );
 }
 
 /** Stores no command can rewrite (architecture.md §14): reported on every run, after Temporal's histories. */
 const alwaysNotReached = (): string[] => [
   'capture files written with --record, and the first collector trail: delete or edit them by hand',
   'backups and dumps of PostgreSQL and of the outbox: they age out with your backup retention',
+  "files wa-lake itself wrote earlier (wa-lake export --participant output, the demo's engagement-report.html, " +
+    'report --html/--json/--csv files, export --parquet folders): not searched; delete or regenerate them by hand',
 ];
 
 /**
@@ -146,19 +147,26 @@ export async function runErasure(options: {
 }): Promise<ErasureReport> {
   const exportSender = exportSenderNameOf(options.participant);
   if (exportSender !== undefined) return eraseExportSender(options, exportSender);
-  const { jids } = parseParticipantIdentifier(options.participant);
+  const { jids } = parseParticipantIdentifier(options.participant, '--participant', [
+    'name:NAME (a chat-export sender)',
+  ]);
   if (options.force !== true) await refuseLinkedAccount(options.pool, jids, options.accountJids ?? []);
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
   const pending = await findPendingErasures(options.pool, options.erasureKey, jidUsers(jids));
-  // The tombstones commit with the erasure, so no event can be stored between them unchecked (ADR 0027).
-  const lake = await inTransaction(options.pool, async (client) => {
+  // The tombstones commit with the erasure, so no event can be stored between them unchecked (ADR 0027). A lake
+  // that holds nothing of the member is rolled back: the run may yet be refused, and a refused run commits nothing.
+  const mayBeRefused = pending.length === 0 && options.force !== true;
+  const tombstones: Tombstones = { key: options.erasureKey, pseudonym, isWritten: false };
+  const lake = await eraseInLakeUnlessNothing(options.pool, tombstones, mayBeRefused, async (client) => {
     const result = await forgetParticipantInLake(client, jids, pseudonym);
-    await writeErasureTombstones(client, options.erasureKey, userIdentifiers([...jids, ...result.jids]), pseudonym);
-    return result;
+    return { result, identifiers: userIdentifiers([...jids, ...result.jids]) };
   });
-  const rollupTables = await foldErasureIntoRollups(options.pool);
-  const vacuum = await vacuumErasedTables(options.pool, [...tablesChangedByErasure(lake.counts), ...rollupTables]);
+  // A rolled-back lake transaction changed nothing: no rollup to fold, no table to vacuum.
+  const isLakeChanged = tombstones.isWritten;
+  const rollupTables = isLakeChanged ? await foldErasureIntoRollups(options.pool) : [];
+  const changedTables = isLakeChanged ? [...tablesChangedByErasure(lake.counts), ...rollupTables] : [];
+  const vacuum = await vacuumErasedTables(options.pool, changedTables);
   const notReached: string[] = lake.skipped.map(
     (row) =>
       `lake event ${row.eventId}: PostgreSQL cannot render it (SQLSTATE ${row.sqlState}), so it was not searched; ` +
@@ -173,7 +181,7 @@ export async function runErasure(options: {
     try {
       for (const user of recognisePendingUsers(outbox, pending)) memberJids.add(`${user}@lid`);
       const result = forgetParticipantInOutbox(outbox, [...memberJids], pseudonym);
-      await writeErasureTombstones(options.pool, options.erasureKey, userIdentifiers([...memberJids]), pseudonym);
+      if (tombstones.isWritten || result.rowsRewritten > 0) await writeTombstones(options.pool, tombstones, memberJids);
       outboxRowsRewritten = result.rowsRewritten;
       for (const eventId of result.eventIds) eventIds.add(eventId);
       // The rewritten rows' earlier pages stay in the WAL until a checkpoint: the member's ids with them.
@@ -246,6 +254,8 @@ export async function runErasure(options: {
     runningDeliveries: running.count,
   };
   if (report.refused) return report;
+  // Found only in the dead letters, or forced, or incomplete: the member's identifiers still get their tombstones.
+  if (!tombstones.isWritten) await writeTombstones(options.pool, tombstones, memberJids);
   await recordErasureRun(options.pool, {
     id: report.runId,
     requestedBy: report.requestedBy,
@@ -267,14 +277,17 @@ async function eraseExportSender(
 ): Promise<ErasureReport> {
   const startedAt = new Date();
   const pseudonym = `erased-${randomUUID()}@erased`;
-  const lake = await inTransaction(options.pool, async (client) => {
-    const result = await forgetExportSenderInLake(client, name, pseudonym);
-    await writeErasureTombstones(client, options.erasureKey, [{ kind: 'name', value: name }], pseudonym);
-    return result;
-  });
+  const tombstones: Tombstones = { key: options.erasureKey, pseudonym, isWritten: false };
+  const lake = await eraseInLakeUnlessNothing(options.pool, tombstones, options.force !== true, async (client) => ({
+    result: await forgetExportSenderInLake(client, name, pseudonym),
+    identifiers: [{ kind: 'name', value: name }],
+  }));
   const counts = { lake: lake.counts, outboxRowsRewritten: 0, deadLetterEntriesRedacted: 0 };
   const foundNothing = isNothingFound(counts);
-  const vacuum = await vacuumErasedTables(options.pool, tablesChangedByErasure(lake.counts));
+  const vacuum = await vacuumErasedTables(
+    options.pool,
+    tombstones.isWritten ? tablesChangedByErasure(lake.counts) : []
+  );
   const notReached = [
     'the chat export files themselves (.txt, .zip): delete them by hand',
     ...alwaysNotReached(),
@@ -332,7 +345,3 @@ async function countRunningDeliveries(client: Client | null): Promise<{ count: n
     return { count: null, reason: err instanceof Error ? err.message : String(err) };
   }
 }
-
-/** The tombstone identifiers of JIDs: their digits, whatever the server and device (ADR 0027). */
-const userIdentifiers = (jids: readonly string[]): Array<{ kind: 'user'; value: string }> =>
-  jidUsers(jids).map((value) => ({ kind: 'user', value }));

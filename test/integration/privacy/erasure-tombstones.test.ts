@@ -175,4 +175,47 @@ describe('erasure tombstones', () => {
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row.participant).toMatch(/^erased-[0-9a-f-]{36}@erased$/);
   });
+
+  it('writes no tombstone for a name: forget refuses, and one when it is forced', async () => {
+    const lake = lakes.at(0).lake;
+    const tombstones = async (): Promise<number> =>
+      (await lake.pool.query('SELECT 1 FROM whatsapp_erasure_tombstones')).rowCount ?? 0;
+    const before = await tombstones();
+    const run = (participant: string, force: boolean) =>
+      runErasure({
+        erasureKey: TEST_ERASURE_KEY,
+        pool: lake.pool,
+        outboxPath: join('/nonexistent', randomUUID()),
+        temporalClient: null,
+        participant,
+        requestedBy: 'dpo@example.org',
+        force,
+      });
+    expect((await run('name:Nobody Here', false)).refused).toBe(true);
+    expect(await tombstones()).toBe(before);
+    const words = `first words ${randomUUID()}`;
+    const exportGroup = newGroupJid();
+    const importText = (text: string) =>
+      importChatExport(lake.pool, {
+        groupJid: exportGroup,
+        text,
+        timeZone: 'UTC',
+        eventIdOf: eventIdFromName,
+        erasureKey: TEST_ERASURE_KEY,
+      });
+    await importText(`1/15/25 10:00 - Nobody Here: ${words}\n`);
+    const text = await dumpLakeText(lake.pool);
+    expect(text).toContain(words);
+    expect(text).toContain('Nobody Here');
+
+    // Forced, a name no export holds yet gets its tombstone: erased ahead of its first message.
+    const forced = await run('name:Nobody Yet', true);
+    expect(forced.refused).toBe(false);
+    // Files wa-lake wrote earlier (exports, reports) are not searched: the report says so.
+    expect(forced.notReached).toContain(
+      "files wa-lake itself wrote earlier (wa-lake export --participant output, the demo's engagement-report.html, " +
+        'report --html/--json/--csv files, export --parquet folders): not searched; delete or regenerate them by hand'
+    );
+    expect(await tombstones()).toBe(before + 1);
+  });
 });

@@ -152,7 +152,10 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     });
     const countRuns = async (): Promise<number> =>
       (await fresh.lake.pool.query('SELECT 1 FROM whatsapp_erasure_runs')).rowCount ?? 0;
+    const countTombstones = async (): Promise<number> =>
+      (await fresh.lake.pool.query('SELECT 1 FROM whatsapp_erasure_tombstones')).rowCount ?? 0;
     const runsBefore = await countRuns();
+    const tombstonesBefore = await countTombstones();
     const run = await forgetWithBanner(banner, '+5511900000777', dataDir);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
@@ -163,9 +166,32 @@ describe('wa-lake forget as documented (banner environment, then the rerun)', ()
     expect(run.stderr).toContain('pass --force');
     expect(await countRuns()).toBe(runsBefore);
 
+    // A refused run commits nothing: no tombstone, so the member's first message keeps its sender and text.
+    const unseenLid: Member = { ...newMember(), phone: '5511900000778', phoneJid: '5511900000778@s.whatsapp.net' };
+    const byLid = await forgetWithBanner(banner, unseenLid.lid, dataDir);
+    expect(byLid.code).toBe(1);
+    expect(byLid.stderr).toContain(`refused: nothing of ${unseenLid.lid} was found`);
+    expect(await countTombstones()).toBe(tombstonesBefore);
+    const group = newGroupJid();
+    expect(await fresh.lake.store(randomUUID(), messageBody(group, unseenLid, 'first words', new Date()))).toBe(
+      'stored'
+    );
+    const lake = await dumpLakeText(fresh.lake.pool);
+    expect(lake).toContain('first words');
+    expect(lake).toContain(unseenLid.lid);
+    expect(lake).toContain('Name of 5511900000778');
+
+    // --force records the run and writes the tombstone: the way to erase someone before their first message.
     const forced = await forgetWithBanner(banner, '+5511900000777', dataDir, '--force');
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('outbox: 0 rows rewritten');
+    expect(forced.stdout).toContain(
+      "  - files wa-lake itself wrote earlier (wa-lake export --participant output, the demo's"
+    );
     expect(await countRuns()).toBe(runsBefore + 1);
+    expect(await countTombstones()).toBe(tombstonesBefore + 1);
+    const later = { ...newMember(), phone: '5511900000777', phoneJid: '5511900000777@s.whatsapp.net' };
+    expect(await fresh.lake.store(randomUUID(), messageBody(group, later, 'after force', new Date()))).toBe('stored');
+    expect(await dumpLakeText(fresh.lake.pool)).not.toContain('after force');
   });
 });
