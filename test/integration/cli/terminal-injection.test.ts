@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { linkMembers } from '../../../lake/index.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
 
@@ -7,13 +6,21 @@ const LID = '100000000000021@lid';
 const CLEAR_SCREEN = '\u001b[2J\u001b[H';
 const CLIPBOARD_WRITE = '\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\u0007';
 
-// ADR 0014: a member id comes from a CSV or another system; `members list` printed its bytes raw.
+// ADR 0014: a member id comes from a CSV or another system; `members list` printed its bytes raw. Links refuse
+// control characters since ADR 0035, but a lake keeps the ids an earlier release stored: written here as they were.
 describe('wa-lake members list never lets a stored string drive the terminal', () => {
   const fresh = useFreshLake();
+  const storeLink = async (memberId: string): Promise<void> => {
+    await fresh.lake.pool.query(
+      `INSERT INTO whatsapp_member_links (participant_id, member_id, source) VALUES ($1, $2, 'csv')
+       ON CONFLICT (participant_id) DO UPDATE SET member_id = excluded.member_id`,
+      [LID, memberId]
+    );
+  };
 
   it('prints clear-screen, clipboard-write and C1 sequences as visible escapes, one line per link', async () => {
     const memberId = `discord:1${CLEAR_SCREEN}${CLIPBOARD_WRITE}\u009b2J\nforged\tline`;
-    await linkMembers(fresh.lake.pool, [{ participantId: LID, memberId }], 'csv');
+    await storeLink(memberId);
 
     const run = await runCli(['members', 'list'], { env: { DATABASE_URL: fresh.url } });
 
@@ -28,7 +35,7 @@ describe('wa-lake members list never lets a stored string drive the terminal', (
 
   it('keeps --json exact: the stored member id decodes back from the printed line', async () => {
     const memberId = `discord:2${CLEAR_SCREEN}\u009b2J\u007f`;
-    await linkMembers(fresh.lake.pool, [{ participantId: LID, memberId }], 'csv');
+    await storeLink(memberId);
 
     const run = await runCli(['members', 'list', '--json'], { env: { DATABASE_URL: fresh.url } });
 
