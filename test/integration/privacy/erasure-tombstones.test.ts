@@ -45,7 +45,7 @@ describe('erasure tombstones', () => {
   ];
   const traces = (member: Member): string[] => [member.phone, member.lid.split('@')[0] ?? '', ...texts];
 
-  const forget = (lake: TestLake, participant: string) =>
+  const forget = (lake: TestLake, participant: string, force = false) =>
     runErasure({
       erasureKey: TEST_ERASURE_KEY,
       pool: lake.pool,
@@ -53,6 +53,7 @@ describe('erasure tombstones', () => {
       temporalClient: null,
       participant,
       requestedBy: 'dpo@example.org',
+      force,
     });
   /** Engagement with each run's random pseudonym written the same way, so two lakes compare. */
   const engagementOf = async (lake: TestLake): Promise<unknown> =>
@@ -181,16 +182,7 @@ describe('erasure tombstones', () => {
     const tombstones = async (): Promise<number> =>
       (await lake.pool.query('SELECT 1 FROM whatsapp_erasure_tombstones')).rowCount ?? 0;
     const before = await tombstones();
-    const run = (participant: string, force: boolean) =>
-      runErasure({
-        erasureKey: TEST_ERASURE_KEY,
-        pool: lake.pool,
-        outboxPath: join('/nonexistent', randomUUID()),
-        temporalClient: null,
-        participant,
-        requestedBy: 'dpo@example.org',
-        force,
-      });
+    const run = (participant: string, force: boolean) => forget(lake, participant, force);
     expect((await run('name:Nobody Here', false)).refused).toBe(true);
     expect(await tombstones()).toBe(before);
     const words = `first words ${randomUUID()}`;
