@@ -8,10 +8,10 @@
 // command line (also behind `--init`), else the collector. Exit 0 healthy, 1 unhealthy; prints the reason.
 //   collector  : its status file (COLLECTOR_STATUS_PATH, default collector-status.json next to OUTBOX_PATH)
 //                shows a running collector (no recorded stop, pid alive), a heartbeat at most three
-//                HEARTBEAT_INTERVAL_MS old, and a WhatsApp connection lost (or never made) at most
+//                HEARTBEAT_INTERVAL_MS old and at most one ahead of this host's clock, and a WhatsApp connection lost (or never made) at most
 //                HEALTHCHECK_WHATSAPP_DOWN_MS ago. A replay is healthy while it runs.
 //   worker     : its status file (WORKER_STATUS_PATH) shows the Temporal worker RUNNING, rewritten every
-//                15 s by `wa-lake worker`, at most 45 s old.
+//                15 s by `wa-lake worker`, at most 45 s old and at most 15 s ahead.
 //   ingest-api : GET /healthz on 127.0.0.1:INGEST_PORT answers 2xx within 800 ms.
 // Defaults are those of the processes' configuration (test/unit/deploy/healthcheck.test.ts compares them).
 import { readFileSync } from 'node:fs';
@@ -55,6 +55,16 @@ function isProcessAlive(pid) {
 
 const ageMs = (iso, now) => now - Date.parse(iso);
 
+/**
+ * Why a heartbeat `age` ms old is not fresh, or null: older than `maxMs`, unreadable, or dated more than `intervalMs`
+ * after now — its writer runs on this host, so such a date means a clock moved, and it would otherwise look fresh
+ * for as long as the clock stays behind.
+ */
+function staleHeartbeat(age, maxMs, intervalMs, what) {
+  if (age < -intervalMs) return `${what} dated ${Math.round(-age / 1000)} s in the future (a clock moved)`;
+  return age <= maxMs ? null : `${what} ${Math.round(age / 1000)} s old`;
+}
+
 /** @returns null when healthy, else the reason. */
 export function checkCollector(env, now = Date.now()) {
   const statusPath =
@@ -63,9 +73,9 @@ export function checkCollector(env, now = Date.now()) {
   if (!status || typeof status.lastHeartbeatAt !== 'string') return `no collector status file at ${statusPath}`;
   if (typeof status.stoppedAt === 'string') return `collector stopped at ${status.stoppedAt}`;
   if (!isProcessAlive(status.pid)) return `collector pid ${status.pid} is gone without recording a stop`;
-  const heartbeatMaxMs = 3 * positiveInt(env, 'HEARTBEAT_INTERVAL_MS');
-  const heartbeatAge = ageMs(status.lastHeartbeatAt, now);
-  if (!(heartbeatAge <= heartbeatMaxMs)) return `last heartbeat ${Math.round(heartbeatAge / 1000)} s ago`;
+  const intervalMs = positiveInt(env, 'HEARTBEAT_INTERVAL_MS');
+  const stale = staleHeartbeat(ageMs(status.lastHeartbeatAt, now), 3 * intervalMs, intervalMs, 'last heartbeat');
+  if (stale !== null) return stale;
   const downMaxMs = positiveInt(env, 'HEALTHCHECK_WHATSAPP_DOWN_MS');
   if (typeof status.sessionDownSince === 'string' && ageMs(status.sessionDownSince, now) > downMaxMs) {
     return `no WhatsApp connection since ${status.sessionDownSince} (state ${status.sessionState})`;
@@ -83,10 +93,7 @@ export function checkWorker(env, now = Date.now()) {
   if (!isProcessAlive(status.pid)) return `worker pid ${status.pid} is gone without recording a stop`;
   if (status.state !== 'RUNNING') return `temporal worker is ${status.state}`;
   const age = ageMs(status.lastHeartbeatAt, now);
-  if (!(age <= 3 * WORKER_STATUS_INTERVAL_MS)) {
-    return `worker status ${Math.round(age / 1000)} s old`;
-  }
-  return null;
+  return staleHeartbeat(age, 3 * WORKER_STATUS_INTERVAL_MS, WORKER_STATUS_INTERVAL_MS, 'worker status');
 }
 
 /** @returns null when healthy, else the reason. */

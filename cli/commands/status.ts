@@ -103,6 +103,8 @@ export function registerStatusCommand(program: Command): void {
         pidAlive &&
         heartbeatAgeMs !== null &&
         heartbeatAgeMs <= 3 * config.HEARTBEAT_INTERVAL_MS &&
+        // Dated more than an interval ahead: the clock moved, and the beat says nothing about now.
+        heartbeatAgeMs >= -config.HEARTBEAT_INTERVAL_MS &&
         sessionDownMs <= config.HEALTHCHECK_WHATSAPP_DOWN_MS;
       if (options.healthcheck) {
         process.exitCode = isHealthy ? 0 : 1;

@@ -123,6 +123,15 @@ describe('bin/healthcheck.js collector', () => {
     expect(stale.code).toBe(1);
     expect(stale.stdout).toContain('last heartbeat');
 
+    // A heartbeat dated ahead of this host's clock (the clock moved back) is not fresh; within an interval it is.
+    const ahead = (ms: number) => ({ ...status, lastHeartbeatAt: new Date(Date.now() + ms).toISOString() });
+    writeFileSync(join(dir, 'collector-status.json'), JSON.stringify(ahead(10 * MINUTE_MS)));
+    const future = await probe(['collector'], env);
+    expect(future.code).toBe(1);
+    expect(future.stdout).toMatch(/last heartbeat dated \d+ s in the future/);
+    writeFileSync(join(dir, 'collector-status.json'), JSON.stringify(ahead(5_000)));
+    expect((await probe(['collector'], env)).code).toBe(0);
+
     writeFileSync(join(dir, 'collector-status.json'), JSON.stringify({ ...status, stoppedAt: status.startedAt }));
     const stopped = await probe(['collector'], env);
     expect(stopped.code).toBe(1);
