@@ -78,6 +78,23 @@ describe('wa-lake status when the pid of the status file is gone', () => {
   }, 120_000);
 });
 
+describe('wa-lake status when the heartbeat is dated ahead of the clock', () => {
+  it('fails the healthcheck for a beat more than an interval ahead, passes one a few seconds ahead', async () => {
+    const { dir, cleanup } = createTempDir('status-ahead');
+    cleanups.push(cleanup);
+    const env = { OUTBOX_PATH: join(dir, 'outbox.sqlite'), TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const status = (aheadMs: number) => {
+      const now = new Date().toISOString();
+      const beat = new Date(Date.now() + aheadMs).toISOString();
+      return { sessionState: 'open', sessionStateSince: now, pid: process.pid, startedAt: now, lastHeartbeatAt: beat };
+    };
+    writeFileSync(join(dir, 'collector-status.json'), JSON.stringify({ ...status(3_600_000), stoppedAt: null }));
+    expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(1);
+    writeFileSync(join(dir, 'collector-status.json'), JSON.stringify({ ...status(5_000), stoppedAt: null }));
+    expect((await runCli(['status', '--healthcheck'], { env })).code).toBe(0);
+  }, 120_000);
+});
+
 describe('wa-lake status during a history import (ADR 0016)', () => {
   it('shows the import with WhatsApp’s percentage, the events kept, their rate and the ETA, as pushes arrive', async () => {
     const extra = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
