@@ -55,6 +55,14 @@ describe('erasure tombstones', () => {
       requestedBy: 'dpo@example.org',
       force,
     });
+  const importExport = (lake: TestLake, groupJid: string, text: string) =>
+    importChatExport(lake.pool, {
+      groupJid,
+      text,
+      timeZone: 'UTC',
+      eventIdOf: eventIdFromName,
+      erasureKey: TEST_ERASURE_KEY,
+    });
   /** Engagement with each run's random pseudonym written the same way, so two lakes compare. */
   const engagementOf = async (lake: TestLake): Promise<unknown> =>
     JSON.parse(JSON.stringify(await readEngagement(lake.pool)).replace(/erased-[0-9a-f-]{36}@erased/g, 'ERASED'));
@@ -140,14 +148,7 @@ describe('erasure tombstones', () => {
   it('stores a later chat export of an erased sender, by name or phone number, as forget left the lake', async () => {
     const lake = lakes.at(0).lake;
     const exportGroup = newGroupJid();
-    const importText = (text: string) =>
-      importChatExport(lake.pool, {
-        groupJid: exportGroup,
-        text,
-        timeZone: 'UTC',
-        eventIdOf: eventIdFromName,
-        erasureKey: TEST_ERASURE_KEY,
-      });
+    const importText = (text: string) => importExport(lake, exportGroup, text);
     const secret = `exported words ${randomUUID()}`;
     await importText(`1/13/25 10:00 - Finn Erased: ${secret}\n`);
     await runErasure({
@@ -187,14 +188,7 @@ describe('erasure tombstones', () => {
     expect(await tombstones()).toBe(before);
     const words = `first words ${randomUUID()}`;
     const exportGroup = newGroupJid();
-    const importText = (text: string) =>
-      importChatExport(lake.pool, {
-        groupJid: exportGroup,
-        text,
-        timeZone: 'UTC',
-        eventIdOf: eventIdFromName,
-        erasureKey: TEST_ERASURE_KEY,
-      });
+    const importText = (text: string) => importExport(lake, exportGroup, text);
     await importText(`1/15/25 10:00 - Nobody Here: ${words}\n`);
     const text = await dumpLakeText(lake.pool);
     expect(text).toContain(words);
