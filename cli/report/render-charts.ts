@@ -1,3 +1,4 @@
+import { isPhoneLikeName } from '../../common/phone-like-name.js';
 import type { EngagementReport } from '../../lake/index.js';
 import { chartLabel } from './chart-label.js';
 import { chartBody, COUNT_AXIS, HEIGHT, renderSvg, type ChartBody, type ChartSpec } from './chart-svg.js';
@@ -24,20 +25,13 @@ export function maskPhone(phone: string): string {
   return `+${digits.slice(0, 2)}${'•'.repeat(digits.length - 4)}${digits.slice(-2)}`;
 }
 
-/** A name made only of the characters a phone number is written with: digits, spaces, `+`, `-`, `(`, `)`, `.`. */
-const PHONE_CHARACTERS = /^[\d\s+\-().]+$/u;
-/** The fewest digits that make such a name a phone number (no phone number is shorter; `2024` or `(1)` is not one). */
-const MIN_PHONE_NAME_DIGITS = 8;
-
 /**
  * Whether a display name is masked as a phone number (docs/engagement.md "Names"): the phone number itself (no name
- * known, `displayNameIsPhone`), or a name made only of phone-number characters with at least 8 digits, such as a
- * push name `+55 11 91234-5678` that shows the number as plainly.
+ * known, `displayNameIsPhone`), or a phone-like name (`isPhoneLikeName`), such as a push name `+55 11 91234-5678`
+ * that shows the number as plainly.
  */
 export function isMaskedAsPhone(member: { displayName: string; displayNameIsPhone: boolean }): boolean {
-  if (member.displayNameIsPhone) return true;
-  const name = member.displayName.trim();
-  return PHONE_CHARACTERS.test(name) && name.replace(/\D/g, '').length >= MIN_PHONE_NAME_DIGITS;
+  return member.displayNameIsPhone || isPhoneLikeName(member.displayName);
 }
 
 /**

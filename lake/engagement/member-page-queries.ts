@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { phoneDigitsOfNumber } from '../../common/whatsapp-jid.js';
+import { PHONE_LIKE_NAME_PATTERN, phoneLikeNameDigitsSql, phoneLikeNameSql } from '../../common/phone-like-name.js';
+import { canonicalPersonJid, phoneDigitsOfJid, phoneDigitsOfNumber } from '../../common/whatsapp-jid.js';
 import { InvertedReportRangeError } from '../errors.js';
 import { inTransaction } from '../pool.js';
 import { readAtSnapshotSideBySide } from '../snapshot-readers.js';
@@ -377,22 +378,27 @@ export interface MemberSearch {
 /**
  * Participants whose display name contains `text` (case-insensitive), or whose participant id or member id is
  * `text` (ADR 0025: the dashboard's member filter): the first `limit` by name, and the count of all that match.
- * A name made of a phone number (`display_name_source` 'phone') and a phone JID match only the whole number
- * (`phoneDigitsOfNumber`: `+55 11 98765-4321` or `0055…`), never a run of its digits, so a masked number cannot be
- * guessed digit by digit; push, member and business names and LIDs match any part.
+ * A name the pages mask as a phone number (`display_name_source` 'phone', or a phone-like name,
+ * common/phone-like-name.ts) and a phone JID match only the whole number, typed as a number (`phoneDigitsOfNumber`:
+ * `+55 11 98765-4321` or `0055…`) or as the phone JID, never a run of its digits, so a masked number cannot be
+ * guessed digit by digit; other push, member and business names and LIDs match any part.
  * @throws pg.DatabaseError when the query fails.
  */
 export async function searchMembers(pool: pg.Pool, text: string, limit: number): Promise<MemberSearch> {
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const jid = canonicalPersonJid(text.trim());
+  const digits = phoneDigitsOfNumber(text) ?? (jid === undefined ? undefined : phoneDigitsOfJid(jid));
+  const isMasked = `(COALESCE(display_name_source = 'phone', false) OR ${phoneLikeNameSql('display_name', '$5')})`;
   const result = await pool.query<Listed<MemberSearchHit>>(
     `SELECT participant_id AS "participantId", display_name AS "displayName",
             display_name_source = 'phone' AS "displayNameIsPhone", member_id AS "memberId",
             (count(*) OVER ())::int AS total
        FROM whatsapp_participant_display_names
-      WHERE (display_name ILIKE $1 AND display_name_source IS DISTINCT FROM 'phone')
+      WHERE (display_name ILIKE $1 AND NOT ${isMasked})
+         OR (${isMasked} AND ${phoneLikeNameDigitsSql('display_name')} = $4)
          OR participant_id = $2 OR member_id = $2 OR split_part(phone_jid, '@', 1) = $4
       ORDER BY display_name, participant_id LIMIT $3`,
-    [pattern, text.trim(), limit, phoneDigitsOfNumber(text) ?? null]
+    [pattern, text.trim(), limit, digits ?? null, PHONE_LIKE_NAME_PATTERN]
   );
   const { rows: hits, total } = splitTotal(result.rows);
   return { hits, total };

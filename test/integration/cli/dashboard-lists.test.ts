@@ -12,6 +12,10 @@ const G2 = '120363000000000912@g.us';
 /** An unlinked sender the lake knows only by phone JID (no LID, no push name). */
 const PHONE = '5511900000799@s.whatsapp.net';
 const DIGITS = '5511900000799';
+/** A LID sender whose push name is itself a phone number, and whose phone JID the lake learns beside it. */
+const PHONE_NAMED = '100000000000777@lid';
+const PHONE_NAMED_PN = '5500000000007@s.whatsapp.net';
+const PHONE_NAME = '+55 21 99876-5432';
 const RUNNERS = 51;
 const QUESTIONS = 22;
 const runner = (n: number): string => `1000000000010${String(n).padStart(2, '0')}@lid`;
@@ -33,6 +37,7 @@ function scenario(): Body[] {
       })
     ),
     textMessage({ group: G2, id: 'M0', sender: PHONE }, at(30, 8)),
+    named(PHONE_NAME, textMessage({ group: G2, id: 'P0', sender: PHONE_NAMED, senderAlt: PHONE_NAMED_PN }, at(30, 7))),
     ...Array.from({ length: RUNNERS }, (_, n) =>
       named(
         `Runner ${String(n).padStart(2, '0')}`,
@@ -109,6 +114,21 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     }
     // Push names keep matching any part.
     expect((await get(`/members?member=unner%2003&${RANGE}`)).statusCode).toBe(302);
+  });
+
+  it('finds a member whose push name is a phone number only by that whole number or their phone JID', async () => {
+    for (const partial of ['5432', '998765', '+55 21', '21 99876-5432', '(21)']) {
+      const search = await get(`/members?member=${encodeURIComponent(partial)}&${RANGE}`);
+      expect(search.statusCode, partial).toBe(200);
+      expect(search.body, partial).not.toContain('•••');
+    }
+    for (const whole of ['5521998765432', '+55 21 99876-5432', '0055 21 99876 5432', PHONE_NAMED_PN]) {
+      const search = await get(`/members?member=${encodeURIComponent(whole)}&${RANGE}`);
+      expect(search.statusCode, whole).toBe(302);
+      expect(String(search.headers.location), whole).toBe(
+        String((await get(`/members?member=${encodeURIComponent(PHONE_NAMED)}&${RANGE}`)).headers.location)
+      );
+    }
   });
 
   it('says the search lists the first 50 of all the members that match', async () => {
