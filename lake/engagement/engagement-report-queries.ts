@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isPhoneLikeName } from '../../common/phone-like-name.js';
 import {
   InvertedReportRangeError,
   MAX_REPORT_DAYS,
@@ -242,7 +243,9 @@ async function fillReport(
   report.groups = await readGroupTotals(client, scope, countActivePeopleByGroup(members, fromDay, toDay));
   report.messagesPerDay = await readMessagesPerDay(client, scope);
   report.activeMembers = activeMembersPerDay(people, fromDay, toDay);
-  report.topMembers = await q(TOP_MEMBERS_SQL, [options.topMembers]);
+  report.topMembers = (await q<EngagementReport['topMembers'][number]>(TOP_MEMBERS_SQL, [options.topMembers])).map(
+    (member) => ({ ...member, displayNameIsPhone: member.displayNameIsPhone || isPhoneLikeName(member.displayName) })
+  );
   report.joinsLeaves = await q(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, count(*) FILTER (WHERE change = 'join')::int AS joins,
             count(*) FILTER (WHERE change = 'leave')::int AS leaves

@@ -100,7 +100,10 @@ export interface EngagementReport {
      * the participant with the most messages, else its phone number (`+5511…`), else the participant id.
      */
     displayName: string;
-    /** Whether `displayName` is a phone number (no name known): the HTML report masks it. */
+    /**
+     * Whether `displayName` shows a phone number, masked by the HTML report and the dashboard: the number itself (no
+     * name known) or a name that is one (`isPhoneLikeName`, common/phone-like-name.ts).
+     */
     displayNameIsPhone: boolean;
     messages: number;
     replies: number;

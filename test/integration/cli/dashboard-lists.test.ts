@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
+import { readEngagementReport } from '../../../lake/index.js';
 import { contentMessage, textMessage, type Body } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
@@ -220,5 +221,21 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
       await broken.close();
       await down.end();
     }
+  });
+});
+
+describe('wa-lake report --json and --csv (docs/engagement.md "Names")', () => {
+  it('marks a push name that is itself a phone number as displayNameIsPhone, as the pages mask it', async () => {
+    const report = await readEngagementReport(fresh.lake.pool, {
+      groupJid: G2,
+      from: '2024-01-01',
+      to: '2024-02-29',
+      lurkerDays: 7,
+      topMembers: 100,
+    });
+    const flags = new Map(report.topMembers.map((m) => [m.displayName, m.displayNameIsPhone]));
+    expect(flags.get(PHONE_NAME)).toBe(true);
+    expect(flags.get('+5511900000799')).toBe(true);
+    expect(flags.get('Runner 00')).toBe(false);
   });
 });
