@@ -4,6 +4,11 @@ import { jidDecode, jidPatternSource, mentionPatternSource, personJidUsersIn } f
 /** The server of erasure pseudonyms (`erased-<uuid>@erased`, ADR 0010). */
 export const PSEUDONYM_SERVER = 'erased';
 
+/** Whether `jid` is an erasure pseudonym (`erased-<uuid>@erased`). */
+export function isErasurePseudonym(jid: string): boolean {
+  return jidDecode(jid)?.server === PSEUDONYM_SERVER;
+}
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
@@ -12,7 +17,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  */
 function isErasedAuthor(jid: Json | undefined, users: ReadonlySet<string>): boolean {
   if (typeof jid !== 'string') return false;
-  if (jidDecode(jid)?.server === PSEUDONYM_SERVER) return true;
+  if (isErasurePseudonym(jid)) return true;
   return personJidUsersIn(jid).some((user) => users.has(user));
 }
 

@@ -1,8 +1,17 @@
+import { isErasurePseudonym } from '../../common/erase-member-references.js';
 import { isPnUser, phoneDigitsOfJid } from '../../common/whatsapp-jid.js';
 import { MEMBER_PAGE_LIST_LIMIT, type EngagementReport, type MemberPage, type MemberSearch } from '../../lake/index.js';
 import { chartBody, COUNT_AXIS, type ChartSpec } from '../report/chart-svg.js';
 import { maskPhone, memberLabel } from '../report/render-charts.js';
-import { describeReportScope, escapeHtml, REPORT_STYLE, renderReportSections } from '../report/render-html.js';
+import {
+  describeReportScope,
+  escapeHtml,
+  memberCell,
+  REPORT_STYLE,
+  renderReportSections,
+  tableCells as cells,
+  tableText,
+} from '../report/render-html.js';
 import type { MemberPaths } from './member-paths.js';
 
 /** The filters every page carries (ADR 0025): a group, a range of local days, a member search. */
@@ -42,6 +51,13 @@ export function hrefWith(path: string, filters: DashboardFilters, extra: Record<
 /** A member page's address: the participant's path segment (a phone JID sealed) in the path, the filters in the query. */
 export const memberHref = (participantId: string, filters: DashboardFilters, paths: MemberPaths): string =>
   hrefWith(`/members/${encodeURIComponent(paths.segmentOf(participantId))}`, filters);
+
+/**
+ * The address a table links a participant to: their member page, or none for an erasure pseudonym
+ * (`erased-<uuid>@erased`), which has no page and is shown as plain text.
+ */
+const linkedMemberHref = (participantId: string, filters: DashboardFilters, paths: MemberPaths): string | undefined =>
+  isErasurePseudonym(participantId) ? undefined : memberHref(participantId, filters, paths);
 
 /** A chart drawn in the browser by the bundled ECharts from its option (see DASHBOARD_CLIENT_SCRIPT). */
 export function renderBrowserChart(chart: ChartSpec): string {
@@ -116,7 +132,7 @@ export function renderOverviewPage(
   const subject = groups.find((group) => group.groupJid === report.groupJid)?.subject ?? null;
   const body = `<p class="meta">${escapeHtml(describeReportScope(report, subject))}</p>
 ${describeFreshness(freshness)}${renderReportSections(report, {
-    memberHref: (participantId) => memberHref(participantId, filters, paths),
+    memberHref: (participantId) => linkedMemberHref(participantId, filters, paths),
     renderChart: renderBrowserChart,
   })}`;
   const title = report.groupJid === null ? 'Engagement' : `Engagement · ${subject ?? report.groupJid}`;
@@ -135,7 +151,7 @@ export function renderSearchPage(
   const rows = hits
     .map(
       (hit) =>
-        `<tr><td><a href="${escapeHtml(memberHref(hit.participantId, filters, paths))}">${escapeHtml(memberLabel(hit))}</a></td><td>${escapeHtml(hit.memberId ?? '')}</td></tr>`
+        `<tr>${memberCell(memberLabel(hit), linkedMemberHref(hit.participantId, filters, paths))}<td>${tableText(hit.memberId ?? '')}</td></tr>`
     )
     .join('');
   const body =
@@ -148,9 +164,6 @@ export function renderSearchPage(
 /** A participant id as the page shows it: a phone JID masked (ADR 0020), a LID as it is. */
 const participantLabel = (participantId: string): string =>
   isPnUser(participantId) ? maskPhone(phoneDigitsOfJid(participantId) ?? '') : participantId;
-
-const cells = (values: readonly (string | number | null)[]): string =>
-  values.map((value) => `<td>${value === null ? '—' : escapeHtml(String(value))}</td>`).join('');
 
 /** The count of a list the member page shows at most {@link MEMBER_PAGE_LIST_LIMIT} of, and which it lists. */
 function listedCount(id: string, shown: number, total: number, noun: string, which: string): string {
@@ -191,7 +204,7 @@ export function renderMemberPage(
   const replyRows = page.replies
     .map(
       (r) =>
-        `<tr><td><a href="${escapeHtml(memberHref(r.participantId, filters, paths))}">${escapeHtml(memberLabel(r))}</a></td>${cells([r.repliesGiven, r.mentionsGiven, r.repliesReceived, r.mentionsReceived])}</tr>`
+        `<tr>${memberCell(memberLabel(r), linkedMemberHref(r.participantId, filters, paths))}${cells([r.repliesGiven, r.mentionsGiven, r.repliesReceived, r.mentionsReceived])}</tr>`
     )
     .join('');
   const unansweredRows = page.unanswered

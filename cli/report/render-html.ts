@@ -1,4 +1,5 @@
 import type { EngagementReport } from '../../lake/index.js';
+import { toTerminalText } from '../terminal-text.js';
 import { renderSvg, type ChartSpec } from './chart-svg.js';
 import { describeCoverage } from './coverage-shading.js';
 import { memberLabel, reportChartSpecs } from './render-charts.js';
@@ -6,6 +7,21 @@ import { memberLabel, reportChartSpecs } from './render-charts.js';
 /** Text as HTML: `&`, `<`, `>`, quotes escaped. */
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/**
+ * A remote party's text (member name, group subject, id) as a table cell shows it, in the report file and on the
+ * dashboard alike: whole, every control character and bidi override or isolate shown as its `\uXXXX` escape (as the
+ * terminal shows it, `toTerminalText`) so none turns the text around or hides in it, then escaped as HTML.
+ */
+export const tableText = (text: string): string => escapeHtml(toTerminalText(text));
+
+/** Table cells of `values`, each as {@link tableText}; `null` as `—`. */
+export const tableCells = (values: readonly (string | number | null)[]): string =>
+  values.map((value) => `<td>${value === null ? '—' : tableText(String(value))}</td>`).join('');
+
+/** A table cell naming a member: a link to `href` when there is one, else plain text. */
+export const memberCell = (label: string, href: string | undefined): string =>
+  `<td>${href === undefined ? tableText(label) : `<a href="${escapeHtml(href)}">${tableText(label)}</a>`}</td>`;
 
 // Everything the page needs is inline: no script, font, image or style sheet is fetched.
 export const REPORT_STYLE = `
@@ -38,8 +54,8 @@ export function formatGeneratedAt(generatedAt: Date, timeZone: string): string {
 
 /** How the report's sections link a member and draw a chart: the standalone file's way unless given. */
 export interface ReportLinks {
-  /** The member page of a participant (the dashboard's); the file links none. */
-  memberHref?: (participantId: string) => string;
+  /** The member page of a participant (the dashboard's), undefined for one without a page; the file links none. */
+  memberHref?: (participantId: string) => string | undefined;
   /** One chart as HTML; the file draws SVG on the server (see {@link renderChartFigure}). */
   renderChart?: (chart: ChartSpec) => string;
 }
@@ -74,30 +90,26 @@ function renderTotals(report: EngagementReport): string {
     .join('');
 }
 
-const cells = (values: readonly (string | number | null)[]): string =>
-  values.map((value) => `<td>${value === null ? '—' : escapeHtml(String(value))}</td>`).join('');
-
 function renderTables(report: EngagementReport, links: ReportLinks): string {
   const memberRows = report.topMembers
     .map((m) => {
-      const label = escapeHtml(memberLabel(m));
-      const name = links.memberHref ? `<a href="${escapeHtml(links.memberHref(m.participantId))}">${label}</a>` : label;
-      return `<tr><td>${name}</td>${cells([m.messages, m.replies, m.reactionsGiven])}</tr>`;
+      const name = memberCell(memberLabel(m), links.memberHref?.(m.participantId));
+      return `<tr>${name}${tableCells([m.messages, m.replies, m.reactionsGiven])}</tr>`;
     })
     .join('');
   const groupRows = report.groups
-    .map((g) => `<tr>${cells([g.subject ?? g.groupJid, g.messages, g.activeMembers])}</tr>`)
+    .map((g) => `<tr>${tableCells([g.subject ?? g.groupJid, g.messages, g.activeMembers])}</tr>`)
     .join('');
   const levelRows = report.levels
     .map(
       (l) =>
-        `<tr>${cells([l.month.slice(0, 7), l.advocates, l.contributors, l.participants, l.explorers, l.movedUp, l.held, l.movedDown, l.new, l.gone])}</tr>`
+        `<tr>${tableCells([l.month.slice(0, 7), l.advocates, l.contributors, l.participants, l.explorers, l.movedUp, l.held, l.movedDown, l.new, l.gone])}</tr>`
     )
     .join('');
   const funnelRows = report.newcomerFunnel
     .map(
       (c) =>
-        `<tr>${cells([c.cohortWeek, c.joined, c.firstMessage, c.answeredWithin24h, c.activeWeek4, c.activeWeek12])}</tr>`
+        `<tr>${tableCells([c.cohortWeek, c.joined, c.firstMessage, c.answeredWithin24h, c.activeWeek4, c.activeWeek12])}</tr>`
     )
     .join('');
   return `<h2>Top members</h2>
