@@ -79,16 +79,30 @@ export class InvertedReportRangeError extends Error {
   constructor(
     readonly from: string,
     readonly to: string,
-    defaulted: 'from' | 'to' | null
+    readonly defaulted: 'from' | 'to' | null
   ) {
-    const why =
-      defaulted === 'from'
-        ? ` (--from defaulted to the first day with activity; the lake has none up to ${to})`
-        : defaulted === 'to'
-          ? ` (--to defaulted to the last day with activity; the lake has none from ${from} on)`
-          : '';
-    super(`the report would start on ${from}, after its last day ${to}${why}; the first day must come first`);
+    super(describeInvertedRange(from, to, defaulted, (end) => `--${end}`));
   }
+
+  /** The message with each end named as `nameOf` names it: `--from` for the CLI, `from` on the dashboard. */
+  describe(nameOf: (end: 'from' | 'to') => string): string {
+    return describeInvertedRange(this.from, this.to, this.defaulted, nameOf);
+  }
+}
+
+function describeInvertedRange(
+  from: string,
+  to: string,
+  defaulted: 'from' | 'to' | null,
+  nameOf: (end: 'from' | 'to') => string
+): string {
+  const why =
+    defaulted === 'from'
+      ? ` (${nameOf('from')} defaulted to the first day with activity; the lake has none up to ${to})`
+      : defaulted === 'to'
+        ? ` (${nameOf('to')} defaulted to the last day with activity; the lake has none from ${from} on)`
+        : '';
+  return `the report would start on ${from}, after its last day ${to}${why}; the first day must come first`;
 }
 
 /** Most days one engagement report spans (ten years and a leap day or three): its daily series stay small. */

@@ -49,18 +49,27 @@ export interface DashboardDeps {
 /** The overview with no filter: counted as the dashboard starts, so the first page is served kept. */
 const OVERVIEW = { groupJid: null, from: null, to: null, lurkerDays: 30, topMembers: 15 } as const;
 
-const optional = (check: (value: string) => boolean, message: string): z.ZodType<string | null, unknown> =>
+// An optional filter: absent or empty is none. The group and member boxes forgive spaces around the text; a day is
+// read as `wa-lake report` reads `--from`/`--to`, so `" 2025-06-01"` is refused, not trimmed.
+const optional = (
+  check: (value: string) => boolean,
+  message: string,
+  isTrimmed = true
+): z.ZodType<string | null, unknown> =>
   z
     .string()
     .optional()
-    .transform((value) => (value === undefined || value.trim() === '' ? null : value.trim()))
+    .transform((value) => {
+      const text = isTrimmed ? value?.trim() : value;
+      return text === undefined || text === '' ? null : text;
+    })
     .refine((value) => value === null || check(value), message);
 
 // The query of every page; `member` is the member filter's text (a name, participant id or member id).
 const querySchema = z.object({
   group: optional(isWellFormedGroupJid, 'group must be a group JID such as 120363…@g.us'),
-  from: optional(isReportDay, `from must be a day as ${REPORT_DAY_RULE}`),
-  to: optional(isReportDay, `to must be a day as ${REPORT_DAY_RULE}`),
+  from: optional(isReportDay, `from must be a day as ${REPORT_DAY_RULE}, without spaces`, false),
+  to: optional(isReportDay, `to must be a day as ${REPORT_DAY_RULE}, without spaces`, false),
   member: z.string().max(200, 'member must be at most 200 characters').optional(),
 });
 type DashboardQuery = z.output<typeof querySchema>;
@@ -148,13 +157,18 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
 
   const html = (reply: FastifyReply, page: string, status = 200): FastifyReply =>
     reply.code(status).type('text/html; charset=utf-8').send(page);
-  const parseQuery = (query: unknown): { filters: DashboardFilters; query: DashboardQuery } | string => {
+  // A refused query: "Bad period" for a from after its to, as the pages say when a defaulted end makes it so.
+  const parseQuery = (
+    query: unknown
+  ): { filters: DashboardFilters; query: DashboardQuery } | { title: string; refusal: string } => {
     const malformed = describeMalformedFilters(query);
-    if (malformed !== undefined) return malformed;
+    if (malformed !== undefined) return { title: 'Bad filter', refusal: malformed };
     const parsed = querySchema.safeParse(query);
-    if (!parsed.success) return parsed.error.issues.map((issue) => issue.message).join('; ');
+    if (!parsed.success)
+      return { title: 'Bad filter', refusal: parsed.error.issues.map((issue) => issue.message).join('; ') };
     const { group, from, to } = parsed.data;
-    if (from !== null && to !== null && from > to) return `from ${from} is after to ${to}`;
+    if (from !== null && to !== null && from > to)
+      return { title: 'Bad period', refusal: `from ${from} is after to ${to}` };
     return { filters: { group, from, to }, query: parsed.data };
   };
   const groups = (): Promise<GroupChoice[]> => listGroups(deps.pool);
@@ -172,7 +186,7 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     const page = renderErrorPage(
       'Dashboard error',
       'the page could not be read from the lake: see the dashboard log',
-      typeof parsed === 'string' ? empty : parsed.filters,
+      'refusal' in parsed ? empty : parsed.filters,
       []
     );
     return html(reply, page, 500);
@@ -180,8 +194,8 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
 
   app.get('/', async (request, reply) => {
     const parsed = parseQuery(request.query);
-    if (typeof parsed === 'string')
-      return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
+    if ('refusal' in parsed)
+      return html(reply, renderErrorPage(parsed.title, parsed.refusal, empty, await groups()), 400);
     const { filters, query } = parsed;
     if (query.member?.trim()) return reply.redirect(hrefWith('/members', filters, { member: query.member.trim() }));
     try {
@@ -195,7 +209,18 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
     } catch (err) {
       if (err instanceof UnknownReportGroupError)
         return html(reply, renderErrorPage('Unknown group', err.message, empty, await groups()), 404);
-      if (err instanceof InvertedReportRangeError || err instanceof ReportRangeTooLongError)
+      if (err instanceof InvertedReportRangeError)
+        return html(
+          reply,
+          renderErrorPage(
+            'Bad period',
+            err.describe((end) => end),
+            filters,
+            await groups()
+          ),
+          400
+        );
+      if (err instanceof ReportRangeTooLongError)
         return html(reply, renderErrorPage('Bad period', err.message, filters, await groups()), 400);
       throw err;
     }
@@ -203,8 +228,8 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
 
   app.get('/members', async (request, reply) => {
     const parsed = parseQuery(request.query);
-    if (typeof parsed === 'string')
-      return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
+    if ('refusal' in parsed)
+      return html(reply, renderErrorPage(parsed.title, parsed.refusal, empty, await groups()), 400);
     const text = parsed.query.member?.trim() ?? '';
     const search = text === '' ? { hits: [], total: 0 } : await searchMembers(deps.pool, text, SEARCH_HITS_LISTED);
     const [only] = search.hits;
@@ -214,8 +239,8 @@ export function buildDashboardApp(deps: DashboardDeps): FastifyInstance {
 
   app.get<{ Params: { participant: string } }>('/members/:participant', async (request, reply) => {
     const parsed = parseQuery(request.query);
-    if (typeof parsed === 'string')
-      return html(reply, renderErrorPage('Bad filter', parsed, empty, await groups()), 400);
+    if ('refusal' in parsed)
+      return html(reply, renderErrorPage(parsed.title, parsed.refusal, empty, await groups()), 400);
     const participantId = paths.participantOf(request.params.participant);
     const { filters } = parsed;
     let page: MemberPage | null;

@@ -189,6 +189,36 @@ describe('wa-lake dashboard member pages and search (docs/engagement.md "Dashboa
     }
   });
 
+  it('names a defaulted end as the page names it, and heads every from after its to "Bad period"', async () => {
+    const defaulted = await get('/?to=2010-01-01');
+    expect(defaulted.statusCode).toBe(400);
+    expect(defaulted.body).toContain('<h1>Bad period</h1>');
+    expect(defaulted.body).toContain('(from defaulted to the first day with activity');
+    expect(defaulted.body).not.toContain('--from');
+    for (const url of [
+      '/?from=2024-02-01&to=2024-01-01',
+      `/members/${encodeURIComponent(runner(0))}?from=2024-02-01&to=2024-01-01`,
+    ]) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(400);
+      expect(page.body, url).toContain('<h1>Bad period</h1>');
+      expect(page.body, url).toContain('from 2024-02-01 is after to 2024-01-01');
+    }
+  });
+
+  it('refuses a from or to with spaces around the day, as wa-lake report does', async () => {
+    for (const [url, said] of [
+      ['/?from=%202024-01-01', 'from must be a day as YYYY-MM-DD'],
+      ['/?to=2024-01-31%20', 'to must be a day as YYYY-MM-DD'],
+      [`/members/${encodeURIComponent(runner(0))}?from=2024-01-01%20`, 'from must be a day'],
+    ]) {
+      const page = await get(url ?? '');
+      expect(page.statusCode, url).toBe(400);
+      expect(page.body, url).toContain(said);
+    }
+    expect((await get('/?from=&to=')).statusCode).toBe(200);
+  });
+
   it('refuses a member page whose from falls after its default last day', async () => {
     const page = await get(`/members/${encodeURIComponent(runner(0))}?from=2030-01-01`);
     expect(page.statusCode).toBe(400);
