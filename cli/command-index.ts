@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { toTerminalLine } from './terminal-text.js';
 
 /** A module of `cli/commands/` that registers one command group (e.g. `dlq list` and `dlq replay`). */
 interface CommandModule {
@@ -52,10 +53,18 @@ export interface CommandIndex {
   commandHelp?: Record<string, string>;
 }
 
-/** The `wa-lake` program without commands. */
+/**
+ * The `wa-lake` program without commands. Commander's own errors (`error: option '--from <date>' argument '…' is
+ * invalid`) echo what was typed, so they go through {@link toTerminalLine} like every line the CLI prints
+ * (architecture.md §10). `.command()` copies this output configuration to each subcommand it creates, at any depth.
+ */
 export function createProgram(): Command {
   return new Command('wa-lake')
     .description('WhatsApp group events → SQLite outbox → Temporal → ingest API → PostgreSQL lake')
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(toTerminalLine(text)),
+      outputError: (text, write) => write(toTerminalLine(text)),
+    })
     .showHelpAfterError();
 }
 

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import pg from 'pg';
 import { ConfigError } from '../common/config-schema.js';
 import { withEncryptedPayloadHint } from '../common/encrypted-payload-hint.js';
 import { ListenAddressError } from '../common/listen-error.js';
@@ -25,6 +26,18 @@ function describeError(err: unknown): string {
   );
 }
 
+/** PostgreSQL's SQLSTATE `undefined_table`: a lake command met a table its migrations create. */
+const UNDEFINED_TABLE = '42P01';
+
+/** The `undefined_table` error in `err`'s cause chain, or undefined. */
+function undefinedTableError(err: unknown): pg.DatabaseError | undefined {
+  for (let current: unknown = err, depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    if (current instanceof pg.DatabaseError && current.code === UNDEFINED_TABLE) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 /**
  * Writes a failure's words to stderr: as they are, or with `LOG_FORMAT=json` (the image sets it) as one record
  * shaped like pino's (level 60, fatal), so a JSON-lines log shipper reads a failed start like the process's
@@ -41,7 +54,8 @@ function writeFailure(text: string, logFormat: string | undefined): void {
 
 /**
  * Writes what a failed command says to the operator on stderr and returns its exit code (architecture.md §10):
- * an invalid configuration (1), Ctrl-C during start-up (130), anything else as one sentence with its causes (1),
+ * an invalid configuration (1), Ctrl-C during start-up (130), a table the migrations create missing (SQLSTATE
+ * 42P01: the lake is not migrated, so the words say to run `wa-lake migrate`, 1), anything else as one sentence with its causes (1),
  * or with the stack when `logLevel` is `debug` or `trace`. Imported only when a command failed (ADR 0017).
  * `logFormat` is `LOG_FORMAT`: `json` writes one JSON record instead of text.
  */
@@ -53,6 +67,15 @@ export function reportFailure(err: unknown, logLevel: string | undefined, logFor
   if (err instanceof ShutdownRequestedError) {
     writeFailure(`wa-lake: ${err.message} during start-up; everything started was stopped`, logFormat);
     return 130;
+  }
+  const undefinedTable = undefinedTableError(err);
+  if (undefinedTable) {
+    writeFailure(
+      `wa-lake: the lake at DATABASE_URL is not migrated (${toTerminalLine(undefinedTable.message)}); ` +
+        'run `wa-lake migrate` against it first',
+      logFormat
+    );
+    return 1;
   }
   const isVerbose = ['debug', 'trace'].includes(logLevel ?? '');
   const message = isVerbose && err instanceof Error ? (err.stack ?? err.message) : describeError(err);

@@ -5,8 +5,8 @@ export class ListenAddressError extends Error {
 
 /**
  * The sentence for a failed `listen` of a server whose address comes from settings: `listen EADDRINUSE` named
- * neither the port's owner nor the setting that moves it. Errors other than a taken or unusable address are
- * returned unchanged.
+ * neither the port's owner nor the setting that moves it, `getaddrinfo ENOTFOUND` not the setting that named the
+ * host. Errors other than a taken, unusable or unresolvable address are returned unchanged.
  *
  * @param settings - the settings that choose the address, e.g. `DASHBOARD_HOST/DASHBOARD_PORT`.
  */
@@ -30,6 +30,12 @@ export function explainListenError(
     const reason =
       code === 'EACCES' ? 'ports below 1024 need privileges' : 'no interface of this machine has that address';
     return new ListenAddressError(`the ${server} cannot listen on ${where}: ${reason}; set ${settings}`, {
+      cause: err,
+    });
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    const reason = code === 'ENOTFOUND' ? 'the host name does not resolve' : 'the host name could not be resolved now';
+    return new ListenAddressError(`the ${server} cannot listen on ${where}: ${reason} (${code}); set ${settings}`, {
       cause: err,
     });
   }

@@ -63,8 +63,8 @@ export class UnknownReportGroupError extends Error {
   override readonly name = 'UnknownReportGroupError';
   constructor(readonly groupJid: string) {
     super(
-      `group ${groupJid} is not in the lake (no group row, no message, no observed period); check the JID in ` +
-        'whatsapp_groups or `wa-lake coverage`'
+      `group ${groupJid} is not in the lake (no group row, no message, no observed period); check the JID ` +
+        'against the groups `wa-lake coverage` lists when run without --group'
     );
   }
 }

@@ -13,7 +13,20 @@ import { createCliLogger, isJsonOnlyOutput, printLine } from './shared.js';
 export function registerDashboardCommand(program: Command): void {
   program
     .command('dashboard')
-    .description('serve the engagement report as pages: group, period and member filters, a page per member')
+    .summary('serve the engagement report as pages: group, period and member filters, a page per member')
+    // The settings are environment variables: the command's own help names them (dashboard-config.ts).
+    .description(
+      'serve the engagement report as pages: group, period and member filters, a page per member\n\n' +
+        'Environment:\n' +
+        '  DASHBOARD_TOKEN   required, 16+ characters: the Basic auth password (any user)\n' +
+        '                    or bearer token every request must carry\n' +
+        '  DATABASE_URL      required: the lake\n' +
+        '  DASHBOARD_HOST    address to listen on (default 127.0.0.1)\n' +
+        '  DASHBOARD_PORT    port to listen on (default 8687; 0 picks a free one)\n' +
+        '  DASHBOARD_REPORT_MAX_AGE_SECONDS\n' +
+        '                    how old the served numbers may be, in seconds (default 300;\n' +
+        '                    0 counts every page when asked)'
+    )
     .action(async () => {
       const config = loadDashboardConfig(process.env);
       const logger = createCliLogger();

@@ -99,7 +99,7 @@ export function registerReportCommand(program: Command): void {
     .option('--top <n>', 'how many top members to list', integerInRange(1, MAX_TOP_MEMBERS), 15)
     .option(
       '--max-age <seconds>',
-      "serve a report kept at most this long ago (the dashboard's, ADR 0034) instead of counting; default 0: count now",
+      "serve a report kept at most this long ago (the dashboard's, ADR 0034) instead of counting; 0 counts now",
       integerInRange(0, MAX_REPORT_AGE_SECONDS),
       0
     )

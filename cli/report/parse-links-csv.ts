@@ -21,7 +21,10 @@ interface CsvRecord {
   fields: string[];
 }
 
-/** Splits CSV text into records of fields (RFC 4180: quoted fields, doubled quotes, CRLF or LF). */
+/**
+ * Splits CSV text into records of fields (RFC 4180: quoted fields, doubled quotes, CRLF or LF).
+ * @throws LinksCsvError naming the line of a quote that is never closed (it would join every line after it).
+ */
 function parseCsv(text: string): CsvRecord[] {
   const records: CsvRecord[] = [];
   let field = '';
@@ -29,6 +32,7 @@ function parseCsv(text: string): CsvRecord[] {
   let isQuoted = false;
   let line = 1;
   let recordLine = 1;
+  let quoteLine = 1;
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i];
     if (c === '\n') line += 1;
@@ -38,8 +42,10 @@ function parseCsv(text: string): CsvRecord[] {
         i += 1;
       } else if (c === '"') isQuoted = false;
       else field += c;
-    } else if (c === '"') isQuoted = true;
-    else if (c === ',') {
+    } else if (c === '"') {
+      isQuoted = true;
+      quoteLine = line;
+    } else if (c === ',') {
       record.push(field);
       field = '';
     } else if (c === '\n' || c === '\r') {
@@ -54,6 +60,11 @@ function parseCsv(text: string): CsvRecord[] {
       recordLine = line;
     } else field += c;
   }
+  if (isQuoted)
+    throw new LinksCsvError([
+      `line ${String(quoteLine)}: a quoted field is never closed, so every line after it would be part of it; ` +
+        'close the quote or remove it',
+    ]);
   if (field !== '' || record.length > 0) records.push({ line: recordLine, fields: [...record, field] });
   return records.filter((r) => r.fields.some((value) => value.trim() !== ''));
 }
@@ -81,7 +92,7 @@ function canonicalParticipant(input: string, line: number): { participantId: str
  * Every bad line is reported, not only the first (one problem per run made a long file a
  * dozen runs).
  *
- * @throws LinksCsvError for a missing header column, or naming every row without both values, participant that
+ * @throws LinksCsvError for a quote never closed, a missing header column, or naming every row without both values, participant that
  *   is not a LID, phone JID or phone number, and participant linked to two different member ids; nothing is
  *   returned, so nothing is imported.
  */

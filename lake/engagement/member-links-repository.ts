@@ -10,7 +10,7 @@ export interface MemberLink {
 }
 
 /**
- * Thrown when a link has a blank participant or member id, one too long, or a member id holding a control character:
+ * Thrown when a link has a blank participant or member id, one too long, or a member id or name holding a control character:
  * nothing of the batch is written.
  */
 export class InvalidMemberLinkError extends Error {
@@ -48,17 +48,18 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/u;
 
 /**
  * Why a participant id, member id or name cannot be stored (longer than {@link MAX_MEMBER_LINK_CHARS} characters, counted as
- * PostgreSQL counts them; a member id holding a control character, which would split the rows of `members list`, a
- * CSV or a report), or null.
+ * PostgreSQL counts them; a member id or name holding a control character, which would split the rows of `members list`,
+ * a CSV or a report, and in a CSV is the sign of a stray quote that joined the lines after it), or null.
  */
 export function memberLinkTextProblem(field: 'participant_id' | 'member_id' | 'name', text: string): string | null {
   const length = [...text].length;
   if (length > MAX_MEMBER_LINK_CHARS)
     return `${field} has ${String(length)} characters, more than the ${String(MAX_MEMBER_LINK_CHARS)} a link holds`;
-  const control = field === 'member_id' ? CONTROL_CHARACTER.exec(text) : null;
+  const control = field === 'participant_id' ? null : CONTROL_CHARACTER.exec(text);
   if (control === null) return null;
   const code = (control[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-  return `member_id holds the control character U+${code} at character ${String([...text.slice(0, control.index)].length + 1)}; a member id is one line of printable text`;
+  const what = field === 'name' ? 'a name' : 'a member id';
+  return `${field} holds the control character U+${code} at character ${String([...text.slice(0, control.index)].length + 1)}; ${what} is one line of printable text`;
 }
 
 /** The links as stored: canonical participant JIDs, trimmed member ids. @throws as `linkMembers`. */
@@ -94,7 +95,7 @@ function canonicalLinks(requests: readonly MemberLinkRequest[]): MemberLinkReque
  * @returns the links as written (canonical participant JIDs, trimmed member ids), in the order given, each with
  *   the member id it replaced, so a caller can say a link changed rather than replace it silently.
  * @throws InvalidMemberLinkError for a blank participant or member id or one (or a name) longer than 255 characters,
- *   a member id holding a control character, InvalidParticipantIdentifierError
+ *   a member id or name holding a control character, InvalidParticipantIdentifierError
  *   for a participant that is neither a LID, a phone JID nor a phone number (both before anything is
  *   written); pg.DatabaseError when a value is refused (e.g. one participant twice in the batch).
  */

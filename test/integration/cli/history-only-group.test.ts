@@ -76,6 +76,8 @@ describe('a group the lake knows only from history messages (ADR 0029: one "is t
     const unknown = await runCli(['coverage', '--group', UNKNOWN], { env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`group ${UNKNOWN} is not in the lake`);
+    // The advice names the listing, not the `coverage --group` that was just run.
+    expect(unknown.stderr).toContain('against the groups `wa-lake coverage` lists when run without --group');
   });
 
   it('wa-lake backfill refuses a group the lake has never seen (exit 1, nothing queued) and queues a known one', async () => {

@@ -115,6 +115,17 @@ describe('linkMembers (every path that writes whatsapp_member_links)', () => {
     expect((await fresh.lake.pool.query('SELECT 1 FROM whatsapp_member_links')).rowCount).toBe(0);
   });
 
+  it('refuses a name holding a newline for the whole batch, naming the character', async () => {
+    const batch = [
+      { participantId: LID, memberId: 'discord:1' },
+      { participantId: '100000000000002@lid', memberId: 'discord:2', name: 'Ana\nBea' },
+    ];
+    await expect(linkMembers(fresh.lake.pool, batch, 'csv')).rejects.toThrow(
+      'name holds the control character U+000A at character 4'
+    );
+    expect((await fresh.lake.pool.query('SELECT 1 FROM whatsapp_member_links')).rowCount).toBe(0);
+  });
+
   it('stores each participant under its canonical JID and refuses the batch when one is not a participant', async () => {
     await expect(
       linkMembers(
@@ -215,6 +226,29 @@ describe('wa-lake members import refuses what is no text file', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('has 1 problem; nothing was imported');
     expect(run.stderr).toContain('line 3: member_id holds the control character U+0009 at character 4');
+    expect(await linkCount()).toBe(0);
+  }, 60_000);
+
+  it('refuses a CSV whose stray quote would join the next rows into a name, naming the line, and imports nothing', async () => {
+    const file = join(dir, 'stray-quote.csv');
+    writeFileSync(
+      file,
+      `participant_id,member_id,name\n${LID},d:1,"Ana\n100000000000002@lid,d:2,Bea\n100000000000003@lid,d:3,Caio\n`
+    );
+    const run = await runCli(['members', 'import', file], { env: { DATABASE_URL: fresh.url } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('has 1 problem; nothing was imported');
+    expect(run.stderr).toContain('line 2: a quoted field is never closed');
+    expect(run.stdout).toBe('');
+    expect(await linkCount()).toBe(0);
+  }, 60_000);
+
+  it('refuses a CSV whose quoted name holds a newline, naming the line, and imports none of its rows', async () => {
+    const file = join(dir, 'two-line-name.csv');
+    writeFileSync(file, `participant_id,member_id,name\n${LID},d:1,Ana\n100000000000002@lid,d:2,"Bea\nCaio"\n`);
+    const run = await runCli(['members', 'import', file], { env: { DATABASE_URL: fresh.url } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('line 3: name holds the control character U+000A at character 4');
     expect(await linkCount()).toBe(0);
   }, 60_000);
 

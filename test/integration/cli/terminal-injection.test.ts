@@ -44,3 +44,21 @@ describe('wa-lake members list never lets a stored string drive the terminal', (
     expect(JSON.parse(run.stdout)).toContainEqual(expect.objectContaining({ memberId, participantId: LID }));
   }, 60_000);
 });
+
+// Commander's own errors echo the value typed: a pasted argument could carry a title-setting OSC or a bidi override.
+describe('wa-lake option errors never let a typed value drive the terminal', () => {
+  it.each([
+    [['report', '--json', '--from', '\u001b]0;pwned\u0007'], ['\u001b', '\u0007'], '\\u001b]0;pwned\\u0007'],
+    [['report', '--json', '--group', '\u202e1@g.us'], ['\u202e'], '\\u202e1@g.us'],
+    [['members', 'import', 'a.csv', '--bogus\u001b[2J'], ['\u001b'], '\\u001b[2J'],
+  ])(
+    'escapes what %j echoes on stderr and exits non-zero',
+    async (args, raws, escaped) => {
+      const run = await runCli(args, { env: { DATABASE_URL: 'postgres://127.0.0.1:1/none' } });
+      expect(run.code).not.toBe(0);
+      for (const raw of raws) expect(run.stderr).not.toContain(raw);
+      expect(run.stderr).toContain(escaped);
+    },
+    60_000
+  );
+});

@@ -32,6 +32,18 @@ describe('explainListenError', () => {
     );
   });
 
+  it('names the setting of a host name that does not resolve', () => {
+    const failure = Object.assign(new Error('getaddrinfo ENOTFOUND nohost.invalid'), { code: 'ENOTFOUND' });
+
+    const explained = explainListenError(failure, 'dashboard', 'nohost.invalid', 8687, 'DASHBOARD_HOST/DASHBOARD_PORT');
+
+    expect(explained).toBeInstanceOf(ListenAddressError);
+    expect((explained as Error).message).toBe(
+      'the dashboard cannot listen on nohost.invalid:8687: the host name does not resolve (ENOTFOUND); set ' +
+        'DASHBOARD_HOST/DASHBOARD_PORT'
+    );
+  });
+
   it('returns other errors unchanged', () => {
     const other = new Error('boom');
     expect(explainListenError(other, 'dashboard', '::1', 1, 'X')).toBe(other);
