@@ -144,3 +144,8 @@ export function pollVote(key: Key, t: number, pollId: string): Body {
     },
   });
 }
+
+/** `body` as sent by a sender whose push name is `name`. */
+export function withPushName(name: string, body: Body): Body {
+  return { ...body, payload: { ...(body['payload'] as Record<string, unknown>), pushName: name } };
+}

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
 import { readEngagementReport } from '../../../lake/index.js';
-import { contentMessage, textMessage, type Body } from '../../helpers/message-events.js';
+import { contentMessage, textMessage, type Body, withPushName } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
 
@@ -27,10 +27,6 @@ const RANGE = 'from=2024-01-01&to=2024-02-29';
 
 /** The phone-only sender asks 22 questions nobody answers in G1; in G2, 51 runners reply to their one message. */
 function scenario(): Body[] {
-  const named = (name: string, body: Body): Body => ({
-    ...body,
-    payload: { ...(body['payload'] as Record<string, unknown>), pushName: name },
-  });
   return [
     ...Array.from({ length: QUESTIONS }, (_, day) =>
       contentMessage({ group: G1, id: `Q${String(day)}`, sender: PHONE }, at(day, 12), {
@@ -38,9 +34,12 @@ function scenario(): Body[] {
       })
     ),
     textMessage({ group: G2, id: 'M0', sender: PHONE }, at(30, 8)),
-    named(PHONE_NAME, textMessage({ group: G2, id: 'P0', sender: PHONE_NAMED, senderAlt: PHONE_NAMED_PN }, at(30, 7))),
+    withPushName(
+      PHONE_NAME,
+      textMessage({ group: G2, id: 'P0', sender: PHONE_NAMED, senderAlt: PHONE_NAMED_PN }, at(30, 7))
+    ),
     ...Array.from({ length: RUNNERS }, (_, n) =>
-      named(
+      withPushName(
         `Runner ${String(n).padStart(2, '0')}`,
         textMessage({ group: G2, id: `R${String(n)}`, sender: runner(n) }, at(30, 9) + n, { replyTo: 'M0' })
       )

@@ -4,7 +4,7 @@ import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
 import { renderReportHtml } from '../../../cli/report/render-html.js';
 import { readEngagementReport } from '../../../lake/index.js';
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
-import { textMessage, type Body } from '../../helpers/message-events.js';
+import { textMessage, withPushName } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
 
@@ -19,20 +19,15 @@ const ZED_SHOWN = 'Zed \\u202egnp.exe\\u2066 \\u001b[2J';
 const T0 = Date.parse('2025-03-03T15:00:00Z') / 1000;
 const RANGE = 'from=2025-03-03&to=2025-03-03';
 
-const named = (name: string, body: Body): Body => ({
-  ...body,
-  payload: { ...(body['payload'] as Record<string, unknown>), pushName: name },
-});
-
 const fresh = useFreshLake();
 let app: FastifyInstance;
 const get = (url: string) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${TOKEN}` } });
 
 beforeAll(async () => {
   const bodies = [
-    named('Eve', textMessage({ group: GROUP, id: 'E1', sender: ERASED }, T0)),
-    named('Eve', textMessage({ group: GROUP, id: 'E2', sender: ERASED }, T0 + 60)),
-    named(ZED_NAME, textMessage({ group: GROUP, id: 'Z1', sender: ZED }, T0 + 120)),
+    withPushName('Eve', textMessage({ group: GROUP, id: 'E1', sender: ERASED }, T0)),
+    withPushName('Eve', textMessage({ group: GROUP, id: 'E2', sender: ERASED }, T0 + 60)),
+    withPushName(ZED_NAME, textMessage({ group: GROUP, id: 'Z1', sender: ZED }, T0 + 120)),
   ];
   for (const [index, body] of bodies.entries())
     await fresh.lake.store(`00000000-0000-4000-8000-${String(971000 + index).padStart(12, '0')}`, JSON.stringify(body));

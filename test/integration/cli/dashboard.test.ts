@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboardApp } from '../../../cli/dashboard/dashboard-app.js';
 import { eventIdFromName } from '../../../collector/event-id.js';
 import { importChatExport } from '../../../lake/index.js';
-import { textMessage, type Body } from '../../helpers/message-events.js';
+import { textMessage, type Body, withPushName } from '../../helpers/message-events.js';
 import { silentLogger } from '../../helpers/silent-logger.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
 
@@ -28,9 +28,6 @@ const at = (day: number, hour: number): number =>
   Date.parse('2024-01-01T03:00:00Z') / 1000 + day * 86_400 + hour * HOUR;
 
 /** A message with the sender's push name, as WhatsApp sends it. */
-function named(name: string, body: Body): Body {
-  return { ...body, payload: { ...(body['payload'] as Record<string, unknown>), pushName: name } };
-}
 
 /** Two groups; Ana writes daily (her number gets a new LID on 10 February), Bea answers, Dani joins and says hello. */
 function scenario(): Body[] {
@@ -50,17 +47,20 @@ function scenario(): Body[] {
       payload: { id: G1, action: 'add', participants: [{ id: DANI, admin: null }] },
     },
     ...Array.from({ length: 40 }, (_, day) =>
-      named('Ana', say(G1, `A${String(day)}`, ANA, at(day, 12), { alt: ANA_PHONE }))
+      withPushName('Ana', say(G1, `A${String(day)}`, ANA, at(day, 12), { alt: ANA_PHONE }))
     ),
     ...Array.from({ length: 10 }, (_, day) =>
-      named('Ana S.', say(G1, `N${String(day)}`, ANA_NEW, at(40 + day, 12), { alt: ANA_PHONE }))
+      withPushName('Ana S.', say(G1, `N${String(day)}`, ANA_NEW, at(40 + day, 12), { alt: ANA_PHONE }))
     ),
     ...[1, 5, 7, 9, 11, 13, 15, 40].map((day) =>
-      named('Bea', say(G1, `B${String(day)}`, BEA, at(day, 12) + 600, { replyTo: `A${String(Math.min(day, 39))}` }))
+      withPushName(
+        'Bea',
+        say(G1, `B${String(day)}`, BEA, at(day, 12) + 600, { replyTo: `A${String(Math.min(day, 39))}` })
+      )
     ),
-    named('Bea', say(G2, 'R1', BEA, at(20, 7))),
-    named('Dani', say(G1, 'D1', DANI, at(2, 14))),
-    named('Bea', say(G1, 'B3', BEA, at(3, 11), { replyTo: 'D1' })),
+    withPushName('Bea', say(G2, 'R1', BEA, at(20, 7))),
+    withPushName('Dani', say(G1, 'D1', DANI, at(2, 14))),
+    withPushName('Bea', say(G1, 'B3', BEA, at(3, 11), { replyTo: 'D1' })),
   ];
 }
 

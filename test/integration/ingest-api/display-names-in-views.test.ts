@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { linkMembers } from '../../../lake/index.js';
-import { textMessage, type Body } from '../../helpers/message-events.js';
+import { textMessage, withPushName } from '../../helpers/message-events.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const G1 = '120363000000000961@g.us';
@@ -8,18 +8,13 @@ const ANA = '100000000000961@lid';
 const BEA = '100000000000962@lid';
 const T = Date.parse('2024-03-04T15:00:00Z') / 1000;
 
-const named = (name: string, body: Body): Body => ({
-  ...body,
-  payload: { ...(body['payload'] as Record<string, unknown>), pushName: name },
-});
-
 const fresh = useFreshLake();
 
 describe('display_name in every engagement view (ADR 0020, ADR 0025)', () => {
   it('names the participant or person of each row, and costs nothing to a query that does not read it', async () => {
     const bodies = [
-      named('Ana', textMessage({ group: G1, id: 'A1', sender: ANA }, T)),
-      named('Bea', textMessage({ group: G1, id: 'B1', sender: BEA }, T + 60, { replyTo: 'A1' })),
+      withPushName('Ana', textMessage({ group: G1, id: 'A1', sender: ANA }, T)),
+      withPushName('Bea', textMessage({ group: G1, id: 'B1', sender: BEA }, T + 60, { replyTo: 'A1' })),
     ];
     for (const [index, body] of bodies.entries())
       await fresh.lake.store(`00000000-0000-4000-8000-${String(index).padStart(12, '0')}`, JSON.stringify(body));

@@ -7,7 +7,7 @@ import { renderReportHtml } from '../../../cli/report/render-html.js';
 import { importChatExport, readEngagementReport } from '../../../lake/index.js';
 import { TEST_ERASURE_KEY } from '../../helpers/erasure-key.js';
 import { forgetParticipantInLake } from '../../../lake/privacy/forget-participant.js';
-import { textMessage, type Body } from '../../helpers/message-events.js';
+import { textMessage, withPushName } from '../../helpers/message-events.js';
 import { useFreshLake } from '../../helpers/lake-databases.js';
 
 const GROUP = '120363000000000981@g.us';
@@ -19,16 +19,12 @@ const T0 = Date.parse('2025-03-03T15:00:00Z') / 1000;
 
 const fresh = useFreshLake();
 
-function named(name: string, body: Body): Body {
-  return { ...body, payload: { ...(body['payload'] as Record<string, unknown>), pushName: name } };
-}
-
 describe('an erased member is named "erased member" (ADR 0029)', () => {
   it('in the display names view, the report JSON and its HTML, never as a masked phone number', async () => {
     const bodies = [
-      named('Eve', textMessage({ group: GROUP, id: 'E1', sender: ERASED, senderAlt: PHONE }, T0)),
-      named('Eve', textMessage({ group: GROUP, id: 'E2', sender: ERASED, senderAlt: PHONE }, T0 + 60)),
-      named('Kim', textMessage({ group: GROUP, id: 'K1', sender: KEPT }, T0 + 120)),
+      withPushName('Eve', textMessage({ group: GROUP, id: 'E1', sender: ERASED, senderAlt: PHONE }, T0)),
+      withPushName('Eve', textMessage({ group: GROUP, id: 'E2', sender: ERASED, senderAlt: PHONE }, T0 + 60)),
+      withPushName('Kim', textMessage({ group: GROUP, id: 'K1', sender: KEPT }, T0 + 120)),
     ];
     for (const [index, body] of bodies.entries())
       await fresh.lake.store(
