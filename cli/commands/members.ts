@@ -101,8 +101,10 @@ export function registerMembersCommands(program: Command): void {
           ),
         };
       });
-      const unchanged = written.filter((link) => link.replacedMemberId === link.memberId).length;
-      const changed = written.filter((link) => changedFrom(link) !== null).length;
+      const changed = written.filter((link) => changedFrom(link) !== null || isNameChanged(link)).length;
+      const unchanged = written.filter(
+        (link) => link.replacedMemberId === link.memberId && !isNameChanged(link)
+      ).length;
       const added = written.length - unchanged - changed;
       printLine(
         `read ${countNoun(written.length, 'link')} from ${file}: ${added} new, ${changed} changed, ${unchanged} unchanged`
@@ -112,6 +114,11 @@ export function registerMembersCommands(program: Command): void {
         if (replaced)
           printLine(
             `  ${link.participantId}: ${toTerminalText(replaced)} replaced by ${toTerminalText(link.memberId)}`
+          );
+        else if (isNameChanged(link))
+          printLine(
+            `  ${link.participantId}: name ${link.replacedName === null ? '(none)' : toTerminalText(link.replacedName)} ` +
+              `replaced by ${toTerminalText(link.name ?? '')}`
           );
       }
       if (unseen.length > 0) {
@@ -128,4 +135,9 @@ export function registerMembersCommands(program: Command): void {
 /** The member id a written link took over from, when it differed (relinking to the same id changes nothing). */
 function changedFrom(link: WrittenMemberLink): string | null {
   return link.replacedMemberId !== null && link.replacedMemberId !== link.memberId ? link.replacedMemberId : null;
+}
+
+/** Same member id, and a name given that differs from the one stored (a name left out keeps the stored one). */
+function isNameChanged(link: WrittenMemberLink): boolean {
+  return link.replacedMemberId === link.memberId && link.name !== undefined && link.name !== link.replacedName;
 }

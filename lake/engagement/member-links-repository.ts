@@ -28,6 +28,8 @@ export interface MemberLinkRequest {
 /** A link as `linkMembers` wrote it, with the member id it replaced (null when the participant had no link). */
 export interface WrittenMemberLink extends MemberLinkRequest {
   replacedMemberId: string | null;
+  /** The name stored before (null when none, or no link). */
+  replacedName: string | null;
 }
 
 /**
@@ -108,9 +110,10 @@ export async function linkMembers(
   if (links.length === 0) return [];
   // Every CTE reads the snapshot from before the upsert (which runs whether or not it is read), so `previous`
   // holds exactly the links it replaces.
-  const previous = await pool.query<{ participant_id: string; member_id: string }>(
+  const previous = await pool.query<{ participant_id: string; member_id: string; name: string | null }>(
     `WITH wanted AS (SELECT p, m, n FROM unnest($1::text[], $2::text[], $4::text[]) AS l(p, m, n)),
-     previous AS (SELECT participant_id, member_id FROM whatsapp_member_links WHERE participant_id IN (SELECT p FROM wanted)),
+     previous AS (SELECT participant_id, member_id, name FROM whatsapp_member_links
+                   WHERE participant_id IN (SELECT p FROM wanted)),
      written AS (
        INSERT INTO whatsapp_member_links (participant_id, member_id, source, linked_at, name)
        SELECT p, m, $3, now(), n FROM wanted
@@ -119,7 +122,7 @@ export async function linkMembers(
          name = CASE WHEN excluded.member_id = whatsapp_member_links.member_id
                      THEN COALESCE(excluded.name, whatsapp_member_links.name) ELSE excluded.name END
        RETURNING 1)
-     SELECT participant_id, member_id FROM previous`,
+     SELECT participant_id, member_id, name FROM previous`,
     [
       links.map((link) => link.participantId),
       links.map((link) => link.memberId),
@@ -127,8 +130,11 @@ export async function linkMembers(
       links.map((link) => link.name ?? null),
     ]
   );
-  const replaced = new Map(previous.rows.map((row) => [row.participant_id, row.member_id]));
-  return links.map((link) => ({ ...link, replacedMemberId: replaced.get(link.participantId) ?? null }));
+  const replaced = new Map(previous.rows.map((row) => [row.participant_id, row]));
+  return links.map((link) => {
+    const before = replaced.get(link.participantId);
+    return { ...link, replacedMemberId: before?.member_id ?? null, replacedName: before?.name ?? null };
+  });
 }
 
 /**

@@ -66,6 +66,17 @@ describe('wa-lake members and report output for people', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`read 2 links from ${csv}: 0 new, 0 changed, 2 unchanged`);
     expect(await links()).toEqual([`${SEEN}=discord:1`, `${UNSEEN}=discord:2`]);
+
+    // A name given for the first time, or changed, is a change; a name left out keeps the stored one.
+    writeFileSync(csv, `participant_id,member_id,name\n${SEEN},discord:1,Ana\n${UNSEEN},discord:2,\n`);
+    const named = await cli(['members', 'import', csv]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toContain(`read 2 links from ${csv}: 0 new, 1 changed, 1 unchanged`);
+    expect(named.stdout).toContain(`  ${SEEN}: name (none) replaced by Ana`);
+    writeFileSync(csv, `participant_id,member_id,name\n${SEEN},discord:1,Ana Lima\n${UNSEEN},discord:2,\n`);
+    const renamed = await cli(['members', 'import', csv]);
+    expect(renamed.stdout).toContain(`read 2 links from ${csv}: 0 new, 1 changed, 1 unchanged`);
+    expect(renamed.stdout).toContain(`  ${SEEN}: name Ana replaced by Ana Lima`);
   }, 60_000);
 
   it('members list starts with a header that names its columns', async () => {

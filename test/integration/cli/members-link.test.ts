@@ -154,8 +154,13 @@ describe('linkMembers (every path that writes whatsapp_member_links)', () => {
       { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1' },
     ]);
     expect(written).toEqual([
-      { participantId: '5511987654321@s.whatsapp.net', memberId: 'discord:1', replacedMemberId: null },
-      { participantId: LID, memberId: 'discord:2', replacedMemberId: null },
+      {
+        participantId: '5511987654321@s.whatsapp.net',
+        memberId: 'discord:1',
+        replacedMemberId: null,
+        replacedName: null,
+      },
+      { participantId: LID, memberId: 'discord:2', replacedMemberId: null, replacedName: null },
     ]);
   });
 
