@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
+import { findControlCharacter } from '../../common/control-character.js';
 import type { Logger } from '../../common/logger.js';
 import { isWellFormedGroupJid } from '../../common/whatsapp-jid.js';
 import {
@@ -74,19 +75,14 @@ const querySchema = z.object({
 });
 type DashboardQuery = z.output<typeof querySchema>;
 
-/** The first C0 control character or DEL of `text`: no filter holds one, and PostgreSQL refuses a NUL in text. */
-const firstControlCharacter = (text: string): string | undefined =>
-  [...text].find((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
-
 /** Why the filters of a query cannot be read before their own rules: one given twice, or a control character. */
 function describeMalformedFilters(query: unknown): string | undefined {
   const values = typeof query === 'object' && query !== null ? (query as Record<string, unknown>) : {};
   for (const key of Object.keys(querySchema.shape)) {
     const value = values[key];
     if (Array.isArray(value)) return `give each filter once: ${key} was given ${String(value.length)} times`;
-    const control = typeof value === 'string' ? firstControlCharacter(value) : undefined;
-    if (control !== undefined)
-      return `${key} must not contain a control character (U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
+    const control = typeof value === 'string' ? findControlCharacter(value) : null;
+    if (control !== null) return `${key} must not contain a control character (${control.codePoint})`;
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { findControlCharacter } from '../../common/control-character.js';
 import { canonicalParticipantJid, InvalidParticipantIdentifierError } from '../../common/participant-identifier.js';
 
 /** One row of `whatsapp_member_links`. */
@@ -44,10 +45,6 @@ function exportSenderKeyOf(participantId: string): string | undefined {
 /** The most characters a participant id, member id or member's name holds (their `varchar(255)` columns). */
 export const MAX_MEMBER_LINK_CHARS = 255;
 
-/** A C0 control character (U+0000–U+001F: tab, newline, escape, …) or DEL. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/u;
-
 /**
  * Why a participant id, member id or name cannot be stored (longer than {@link MAX_MEMBER_LINK_CHARS} characters, counted as
  * PostgreSQL counts them; a member id or name holding a control character, which would split the rows of `members list`,
@@ -57,11 +54,10 @@ export function memberLinkTextProblem(field: 'participant_id' | 'member_id' | 'n
   const length = [...text].length;
   if (length > MAX_MEMBER_LINK_CHARS)
     return `${field} has ${String(length)} characters, more than the ${String(MAX_MEMBER_LINK_CHARS)} a link holds`;
-  const control = field === 'participant_id' ? null : CONTROL_CHARACTER.exec(text);
+  const control = field === 'participant_id' ? null : findControlCharacter(text);
   if (control === null) return null;
-  const code = (control[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
   const what = field === 'name' ? 'a name' : 'a member id';
-  return `${field} holds the control character U+${code} at character ${String([...text.slice(0, control.index)].length + 1)}; ${what} is one line of printable text`;
+  return `${field} holds the control character ${control.codePoint} at character ${String(control.position)}; ${what} is one line of printable text`;
 }
 
 /** The links as stored: canonical participant JIDs, trimmed member ids. @throws as `linkMembers`. */
