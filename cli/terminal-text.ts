@@ -1,10 +1,17 @@
+// The bidi embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069).
+const BIDI_CONTROLS = '\u202a-\u202e\u2066-\u2069';
 /**
  * Characters a terminal acts on instead of showing: C0 controls (ESC starts clear-screen, cursor and OSC 52
  * clipboard-write sequences; BEL ends OSC), DEL, C1 controls (U+009B is a one-character CSI) and the bidirectional
  * overrides and isolates that reorder what is shown (Trojan Source).
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is this module's job
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
+const CONTROL = new RegExp(`[\u0000-\u001f\u007f-\u009f${BIDI_CONTROLS}]`, 'gu');
+const BIDI_CONTROL = new RegExp(`[${BIDI_CONTROLS}]`, 'gu');
+
+/** `text` without its bidi controls: where no escape can be shown (a chart's label), they are dropped. */
+export function withoutBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROL, '');
+}
 
 /** `\uXXXX`: visible, and inside a JSON string the same character, so `--json` output stays exact. */
 function visibleEscape(character: string): string {
